@@ -1,0 +1,75 @@
+/*
+ * g2.h — the group G2 of BLS12-381: E'(Fp2): y^2 = x^3 + 4(u+1), the twist; prime-order
+ * subgroup of order r (G2 is the image of the M-type sextic twist).
+ *
+ * Forms:
+ *   affine   (x, y); the point at infinity is (0, 0), which is not on the
+ *            curve (b != 0), so the encoding is unambiguous (as in snarkjs).
+ *   Jacobian (X, Y, Z) = (X/Z^2, Y/Z^3); infinity has Z = 0.
+ *   XYZZ     (X, Y, ZZ, ZZZ) = (X/ZZ, Y/ZZZ) with ZZ^3 = ZZZ^2; infinity has
+ *            ZZ = 0. Cheap mixed additions for MSM buckets.
+ * Every operation handles infinity and equal/opposite inputs. Functions are
+ * constant-time in the point coordinates and scalars unless they end in _var.
+ * Scalars are plain little-endian 64-bit limbs (not Montgomery).
+ */
+#ifndef CUZK_G2_H
+#define CUZK_G2_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fp2.h"
+
+typedef struct {
+    cuzk_fp2 x, y;
+} cuzk_g2_aff;
+typedef struct {
+    cuzk_fp2 x, y, z;
+} cuzk_g2_jac;
+typedef struct {
+    cuzk_fp2 x, y, zz, zzz;
+} cuzk_g2_xyzz;
+
+void cuzk_g2_generator(cuzk_g2_aff *r);
+void cuzk_g2_aff_set_inf(cuzk_g2_aff *r);
+bool cuzk_g2_aff_is_inf(const cuzk_g2_aff *a);
+void cuzk_g2_jac_set_inf(cuzk_g2_jac *r);
+bool cuzk_g2_jac_is_inf(const cuzk_g2_jac *a);
+
+void cuzk_g2_aff_to_jac(cuzk_g2_jac *r, const cuzk_g2_aff *a);
+void cuzk_g2_jac_to_aff(cuzk_g2_aff *r, const cuzk_g2_jac *a);
+/* out[i] = in[i] in affine form with one field inversion; scratch holds n
+ * field elements. Variable-time only in which inputs are infinity. */
+void cuzk_g2_jac_batch_to_aff_var(cuzk_g2_aff *out, const cuzk_g2_jac *in, size_t n,
+                                  cuzk_fp2 *scratch);
+
+void cuzk_g2_aff_neg(cuzk_g2_aff *r, const cuzk_g2_aff *a);
+void cuzk_g2_jac_neg(cuzk_g2_jac *r, const cuzk_g2_jac *a);
+void cuzk_g2_jac_dbl(cuzk_g2_jac *r, const cuzk_g2_jac *a);
+void cuzk_g2_jac_add(cuzk_g2_jac *r, const cuzk_g2_jac *a, const cuzk_g2_jac *b);
+void cuzk_g2_jac_add_aff(cuzk_g2_jac *r, const cuzk_g2_jac *a, const cuzk_g2_aff *b);
+bool cuzk_g2_jac_eq(const cuzk_g2_jac *a, const cuzk_g2_jac *b);
+bool cuzk_g2_aff_eq(const cuzk_g2_aff *a, const cuzk_g2_aff *b);
+
+void cuzk_g2_xyzz_set_inf(cuzk_g2_xyzz *r);
+bool cuzk_g2_xyzz_is_inf(const cuzk_g2_xyzz *a);
+void cuzk_g2_xyzz_dbl(cuzk_g2_xyzz *r, const cuzk_g2_xyzz *a);
+void cuzk_g2_xyzz_add(cuzk_g2_xyzz *r, const cuzk_g2_xyzz *a, const cuzk_g2_xyzz *b);
+void cuzk_g2_xyzz_add_aff(cuzk_g2_xyzz *r, const cuzk_g2_xyzz *a, const cuzk_g2_aff *b);
+void cuzk_g2_xyzz_to_jac(cuzk_g2_jac *r, const cuzk_g2_xyzz *a);
+
+/* r = k*a, constant-time in a and k (k has nlimbs limbs, any value). */
+void cuzk_g2_jac_mul(cuzk_g2_jac *r, const cuzk_g2_jac *a, const uint64_t *k, size_t nlimbs);
+/* r = k*a, variable-time (public scalars). */
+void cuzk_g2_jac_mul_var(cuzk_g2_jac *r, const cuzk_g2_jac *a, const uint64_t *k, size_t nlimbs);
+
+/* Infinity counts as on the curve and in the subgroup. */
+bool cuzk_g2_aff_is_on_curve(const cuzk_g2_aff *a);
+bool cuzk_g2_jac_is_on_curve(const cuzk_g2_jac *a);
+/* Fast check (endomorphism: psi(P) == x P); variable-time (public points). */
+bool cuzk_g2_aff_in_subgroup_var(const cuzk_g2_aff *a);
+/* Reference check r*P == O, slow; tests compare the two. */
+bool cuzk_g2_aff_in_subgroup_naive_var(const cuzk_g2_aff *a);
+
+#endif /* CUZK_G2_H */

@@ -1,0 +1,39 @@
+/* cpu.c — CPU feature detection for the field kernels (see cpu.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuzk.h"
+#include "cpu.h"
+
+int cuzk__cpu_adx = 0;
+
+static int cpu_supports_adx(void) {
+#if CUZK_HAVE_X86_64_ASM && (defined(__x86_64__) || defined(_M_X64))
+    unsigned a = 7, b, c = 0, d;
+    unsigned max;
+    __asm__("cpuid" : "=a"(max), "=b"(b), "=c"(c), "=d"(d) : "a"(0), "c"(0));
+    if (max < 7) return 0;
+    a = 7;
+    c = 0;
+    __asm__("cpuid" : "+a"(a), "=b"(b), "+c"(c), "=d"(d));
+    const unsigned bmi2 = 1u << 8, adx = 1u << 19;
+    return (b & bmi2) && (b & adx);
+#else
+    return 0;
+#endif
+}
+
+static int asm_disabled_by_env(void) {
+    const char *v = getenv("CUZK_NO_ASM");
+    return v != NULL && v[0] != '\0' && strcmp(v, "0") != 0;
+}
+
+__attribute__((constructor)) static void cpu_init(void) {
+    cuzk__cpu_adx = cpu_supports_adx() && !asm_disabled_by_env();
+}
+
+unsigned cuzk_cpu_features(void) { return cuzk__cpu_adx ? CUZK_CPU_ADX : 0u; }
+
+void cuzk_cpu_force_portable(int on) {
+    cuzk__cpu_adx = on ? 0 : (cpu_supports_adx() && !asm_disabled_by_env());
+}

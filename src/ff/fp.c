@@ -1,0 +1,31 @@
+/* fp.c — Fp operations that are not inline (see fp.h). */
+#include "fp.h"
+
+static const uint64_t field_r2[CUZK_FP_LIMBS] = CUZK__FP_R2;
+#define CUZK__F(name) cuzk_fp_##name
+#define CUZK__T cuzk_fp
+#define CUZK__N CUZK_FP_LIMBS
+#define CUZK__MOD cuzk__fp_p
+#define CUZK__R3 CUZK__FP_R3
+#define CUZK__M_MINUS_2 CUZK__FP_P_MINUS_2
+#define CUZK__M_MINUS_1_DIV_2 CUZK__FP_P_MINUS_1_DIV_2
+#include "field_impl.h"
+
+static const uint64_t fp_p_plus_1_div_4[CUZK_FP_LIMBS] = CUZK__FP_P_PLUS_1_DIV_4;
+static const uint64_t fp_p_minus_1_div_2[CUZK_FP_LIMBS] = CUZK__FP_P_MINUS_1_DIV_2;
+
+bool cuzk_fp_sqrt(cuzk_fp *r, const cuzk_fp *a) {
+    /* p = 3 mod 4, so a^((p+1)/4) is a root whenever one exists. */
+    cuzk_fp s, check;
+    cuzk_fp_pow(&s, a, fp_p_plus_1_div_4, CUZK_FP_LIMBS);
+    cuzk_fp_sqr(&check, &s);
+    if (!cuzk_fp_eq(&check, a)) return false;
+    *r = s;
+    return true;
+}
+
+bool cuzk_fp_is_lexicographically_largest(const cuzk_fp *a) {
+    uint64_t t[CUZK_FP_LIMBS];
+    cuzk_fp_to_limbs(t, a);
+    return cuzk__lt_n(fp_p_minus_1_div_2, t, CUZK_FP_LIMBS);
+}
