@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# check-symbols.sh LIB — fail if LIB exports a symbol without the cuzk_ prefix
+# (cuzk_ public, cuzk__ internal); everything else must be static.
+set -euo pipefail
+lib=${1:?usage: check-symbols.sh libcuzk.a}
+bad=$(nm -g --defined-only "$lib" 2>/dev/null | awk 'NF==3 {print $3}' | grep -v '^cuzk_' | sort -u || true)
+if [ -n "$bad" ]; then
+    echo "check-symbols: exported symbols without the cuzk_ prefix in $lib:" >&2
+    echo "$bad" >&2
+    exit 1
+fi
+echo "check-symbols: $(nm -g --defined-only "$lib" | awk 'NF==3' | wc -l) exported symbols, all prefixed cuzk_"

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# run-fuzzers.sh BUILD SECONDS — run each libFuzzer target in BUILD/fuzz for
+# SECONDS seconds, starting from its committed seed corpus (fuzz/corpus/NAME).
+# New inputs go to a scratch copy, so the committed corpus stays unchanged.
+set -euo pipefail
+build=${1:?usage: run-fuzzers.sh BUILD SECONDS}
+secs=${2:-60}
+root=$(cd "$(dirname "$0")/.." && pwd)
+found=0
+for bin in "$build"/fuzz/fuzz_*; do
+    [ -x "$bin" ] || continue
+    found=1
+    name=$(basename "$bin")
+    name=${name#fuzz_}
+    work=$(mktemp -d)
+    [ -d "$root/fuzz/corpus/$name" ] && cp -r "$root/fuzz/corpus/$name/." "$work/"
+    echo "run-fuzzers: $name for ${secs}s"
+    "$bin" -max_total_time="$secs" -print_final_stats=1 "$work" 2>&1 | tail -5
+    rm -rf "$work"
+done
+[ $found -eq 1 ] || { echo "run-fuzzers: no fuzz targets in $build/fuzz" >&2; exit 1; }
