@@ -77,13 +77,13 @@ static inline void cuzk_fp2_mul_by_xi(cuzk_fp2 *r, const cuzk_fp2 *a) {
 }
 
 static inline bool cuzk_fp2_is_zero(const cuzk_fp2 *a) {
-    return cuzk_fp_is_zero(&a->c0) & cuzk_fp_is_zero(&a->c1);
+    return (unsigned)cuzk_fp_is_zero(&a->c0) & (unsigned)cuzk_fp_is_zero(&a->c1);
 }
 static inline bool cuzk_fp2_eq(const cuzk_fp2 *a, const cuzk_fp2 *b) {
-    return cuzk_fp_eq(&a->c0, &b->c0) & cuzk_fp_eq(&a->c1, &b->c1);
+    return (unsigned)cuzk_fp_eq(&a->c0, &b->c0) & (unsigned)cuzk_fp_eq(&a->c1, &b->c1);
 }
 static inline bool cuzk_fp2_is_one(const cuzk_fp2 *a) {
-    return cuzk_fp_is_one(&a->c0) & cuzk_fp_is_zero(&a->c1);
+    return (unsigned)cuzk_fp_is_one(&a->c0) & (unsigned)cuzk_fp_is_zero(&a->c1);
 }
 static inline void cuzk_fp2_cmov(cuzk_fp2 *r, const cuzk_fp2 *a, bool flag) {
     cuzk_fp_cmov(&r->c0, &a->c0, flag);
