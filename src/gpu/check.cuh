@@ -1,0 +1,33 @@
+/*
+ * check.cuh — CUDA error checking for the .cu files of src/gpu (internal).
+ *
+ * CUZK__CUDA_TRY(expr) evaluates a CUDA runtime call; on failure it records
+ * "expr@file:line: name: description" as this thread's last GPU error and
+ * returns CUZK_ERR_GPU from the enclosing function. Functions that hold
+ * resources split into a body that returns early and a caller that frees
+ * (no C++ destructors: they would export weak symbols and need the C++
+ * exception personality, and every symbol of the library is cuzk_-prefixed).
+ */
+#ifndef CUZK_GPU_CHECK_CUH
+#define CUZK_GPU_CHECK_CUH
+
+#include <cuda_runtime.h>
+#include <stddef.h>
+
+#include "gpu.h"
+
+/* Records a failure (and clears the runtime's non-sticky last error so a
+ * later cudaGetLastError() does not report it twice). */
+extern "C" void cuzk__gpu_record_error(cudaError_t err, const char *expr, const char *file,
+                                       int line);
+
+#define CUZK__CUDA_TRY(expr)                                                  \
+    do {                                                                      \
+        cudaError_t cuzk__err = (expr);                                       \
+        if (cuzk__err != cudaSuccess) {                                       \
+            cuzk__gpu_record_error(cuzk__err, #expr, __FILE__, __LINE__);     \
+            return CUZK_ERR_GPU;                                              \
+        }                                                                     \
+    } while (0)
+
+#endif /* CUZK_GPU_CHECK_CUH */

@@ -1,0 +1,327 @@
+/*
+ * ff.cuh — device arithmetic for BLS12-381's Fr and Fp (and Fp2 over Fp),
+ * one template text for both prime fields.
+ *
+ * Representation: N little-endian 32-bit limbs (Fr 8, Fp 12) holding x*R mod m
+ * with the host's R (2^256, 2^384), fully reduced (< m). Byte for byte this is
+ * the host's cuzk_fr / cuzk_fp (4 or 6 little-endian 64-bit limbs), so device
+ * buffers and host arrays are copied without conversion (gpu.h).
+ *
+ * Contract of every function: inputs fully reduced, outputs fully reduced,
+ * outputs may alias inputs, the modulus has a spare top bit (m < 2^(32N-1)).
+ * No branch or memory index depends on the values.
+ *
+ * Carry chains are PTX inline asm (add.cc/addc, sub.cc/subc, mad.lo.cc/
+ * madc.hi.cc). The carry flag lives between asm statements, so each is
+ * volatile (keeps order) and nothing between the statements of one chain
+ * may be a carry-writing instruction: only plain moves and 32-bit
+ * multiplies appear there, never 64- or 128-bit integer arithmetic.
+ */
+#ifndef CUZK_GPU_FF_CUH
+#define CUZK_GPU_FF_CUH
+
+#include <stdint.h>
+
+#include "bls12_381_consts.h"
+
+namespace cuzk_gpu {
+
+/* ---- PTX carry-chain primitives ------------------------------------------ */
+
+#define CUZK__PTX2(name, op)                                                  \
+    __device__ __forceinline__ uint32_t name(uint32_t a, uint32_t b) {        \
+        uint32_t r;                                                           \
+        asm volatile(op " %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));           \
+        return r;                                                             \
+    }
+#define CUZK__PTX3(name, op)                                                  \
+    __device__ __forceinline__ uint32_t name(uint32_t a, uint32_t b, uint32_t c) { \
+        uint32_t r;                                                           \
+        asm volatile(op " %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c)); \
+        return r;                                                             \
+    }
+
+CUZK__PTX2(add_cc, "add.cc.u32")   /* a + b, carry out */
+CUZK__PTX2(addc_cc, "addc.cc.u32") /* a + b + carry, carry out */
+CUZK__PTX2(addc, "addc.u32")       /* a + b + carry */
+CUZK__PTX2(sub_cc, "sub.cc.u32")   /* a - b, borrow out */
+CUZK__PTX2(subc_cc, "subc.cc.u32") /* a - b - borrow, borrow out */
+CUZK__PTX2(subc, "subc.u32")       /* a - b - borrow */
+CUZK__PTX3(mad_lo_cc, "mad.lo.cc.u32")   /* lo(a*b) + c, carry out */
+CUZK__PTX3(madc_lo_cc, "madc.lo.cc.u32") /* lo(a*b) + c + carry, carry out */
+CUZK__PTX3(mad_hi_cc, "mad.hi.cc.u32")   /* hi(a*b) + c, carry out */
+CUZK__PTX3(madc_hi_cc, "madc.hi.cc.u32") /* hi(a*b) + c + carry, carry out */
+CUZK__PTX3(madc_hi, "madc.hi.u32")       /* hi(a*b) + c + carry */
+
+#undef CUZK__PTX2
+#undef CUZK__PTX3
+
+/* ---- field parameters, split from the host's 64-bit constants ------------ */
+
+/* 32-bit limb i of a little-endian array of 64-bit words. */
+template <int W>
+__host__ __device__ constexpr uint32_t limb32(const uint64_t (&w)[W], int i) {
+    return (uint32_t)(w[i >> 1] >> ((i & 1) * 32));
+}
+
+/*
+ * The host's n0 = -m^-1 mod 2^64; its low 32 bits are -m^-1 mod 2^32, the
+ * constant a 32-bit Montgomery reduction needs. The limb accessors are
+ * constexpr and are called with indices that are constant after unrolling,
+ * so the values end up as immediates (no memory, no local array).
+ */
+struct fr_params {
+    static constexpr int N = 8;
+    static constexpr uint32_t n0 = (uint32_t)CUZK__FR_N0;
+    __host__ __device__ static constexpr uint32_t mod(int i) {
+        constexpr uint64_t w[4] = CUZK__FR_R;
+        return limb32(w, i);
+    }
+    __host__ __device__ static constexpr uint32_t one(int i) {
+        constexpr uint64_t w[4] = CUZK__FR_ONE;
+        return limb32(w, i);
+    }
+};
+
+struct fp_params {
+    static constexpr int N = 12;
+    static constexpr uint32_t n0 = (uint32_t)CUZK__FP_N0;
+    __host__ __device__ static constexpr uint32_t mod(int i) {
+        constexpr uint64_t w[6] = CUZK__FP_P;
+        return limb32(w, i);
+    }
+    __host__ __device__ static constexpr uint32_t one(int i) {
+        constexpr uint64_t w[6] = CUZK__FP_ONE;
+        return limb32(w, i);
+    }
+};
+
+/* The split is right only if m*n0 = -1 mod 2^32; the kernels need a spare bit. */
+static_assert((uint32_t)(fr_params::mod(0) * fr_params::n0) == 0xffffffffu, "Fr n0");
+static_assert((uint32_t)(fp_params::mod(0) * fp_params::n0) == 0xffffffffu, "Fp n0");
+static_assert(fr_params::mod(fr_params::N - 1) < 0x80000000u, "Fr needs a spare top bit");
+static_assert(fp_params::mod(fp_params::N - 1) < 0x80000000u, "Fp needs a spare top bit");
+
+/* ---- elements ------------------------------------------------------------ */
+
+template <class P>
+struct __align__(16) fe {
+    uint32_t v[P::N];
+};
+typedef fe<fr_params> fr_t;
+typedef fe<fp_params> fp_t;
+
+struct __align__(16) fp2_t {
+    fp_t c0, c1;
+};
+
+static_assert(sizeof(fr_t) == 32 && sizeof(fp_t) == 48 && sizeof(fp2_t) == 96,
+              "device elements must match the host's cuzk_fr/cuzk_fp/cuzk_fp2");
+
+template <class P>
+__device__ __forceinline__ void set_zero(fe<P> &r) {
+#pragma unroll
+    for (int i = 0; i < P::N; i++) r.v[i] = 0;
+}
+
+template <class P>
+__device__ __forceinline__ void set_one(fe<P> &r) {
+#pragma unroll
+    for (int i = 0; i < P::N; i++) r.v[i] = P::one(i);
+}
+
+/* r = t < m ? t : t - m, for t < 2m (N limbs). Constant-time select. */
+template <class P>
+__device__ __forceinline__ void reduce_once(fe<P> &r, const uint32_t (&t)[P::N]) {
+    constexpr int N = P::N;
+    uint32_t u[N];
+    u[0] = sub_cc(t[0], P::mod(0));
+#pragma unroll
+    for (int i = 1; i < N; i++) u[i] = subc_cc(t[i], P::mod(i));
+    const uint32_t keep = subc(0, 0); /* all ones when t - m borrowed, i.e. t < m */
+#pragma unroll
+    for (int i = 0; i < N; i++) r.v[i] = (t[i] & keep) | (u[i] & ~keep);
+}
+
+/* r = a + b mod m: N-limb add (a + b < 2m < 2^(32N), no carry out), then
+ * one conditional subtraction. */
+template <class P>
+__device__ __forceinline__ void add(fe<P> &r, const fe<P> &a, const fe<P> &b) {
+    constexpr int N = P::N;
+    uint32_t t[N];
+    t[0] = add_cc(a.v[0], b.v[0]);
+#pragma unroll
+    for (int i = 1; i < N - 1; i++) t[i] = addc_cc(a.v[i], b.v[i]);
+    t[N - 1] = addc(a.v[N - 1], b.v[N - 1]);
+    reduce_once(r, t);
+}
+
+/* r = a - b mod m: subtract, then add m back under the borrow mask. */
+template <class P>
+__device__ __forceinline__ void sub(fe<P> &r, const fe<P> &a, const fe<P> &b) {
+    constexpr int N = P::N;
+    uint32_t t[N];
+    t[0] = sub_cc(a.v[0], b.v[0]);
+#pragma unroll
+    for (int i = 1; i < N; i++) t[i] = subc_cc(a.v[i], b.v[i]);
+    const uint32_t mask = subc(0, 0); /* all ones when a < b */
+    r.v[0] = add_cc(t[0], P::mod(0) & mask);
+#pragma unroll
+    for (int i = 1; i < N - 1; i++) r.v[i] = addc_cc(t[i], P::mod(i) & mask);
+    r.v[N - 1] = addc(t[N - 1], P::mod(N - 1) & mask);
+}
+
+/* r = -a mod m (0 stays 0). */
+template <class P>
+__device__ __forceinline__ void neg(fe<P> &r, const fe<P> &a) {
+    constexpr int N = P::N;
+    uint32_t nz = 0;
+#pragma unroll
+    for (int i = 0; i < N; i++) nz |= a.v[i];
+    const uint32_t mask = 0u - (uint32_t)(nz != 0);
+    uint32_t t[N];
+    t[0] = sub_cc(P::mod(0), a.v[0]);
+#pragma unroll
+    for (int i = 1; i < N - 1; i++) t[i] = subc_cc(P::mod(i), a.v[i]);
+    t[N - 1] = subc(P::mod(N - 1), a.v[N - 1]);
+#pragma unroll
+    for (int i = 0; i < N; i++) r.v[i] = t[i] & mask;
+}
+
+/*
+ * t[0..N] += x * y[0..N-1] for the odd indices j of y only, as one carry
+ * chain of (low, high) pairs landing on words (j, j+1): words 1..N. The
+ * caller guarantees the sum fits N+1 words, so the last step needs no
+ * carry out. Each pair is mad.lo.cc + madc.hi.cc of the same product, which
+ * ptxas can fuse into one wide multiply-add with carry (IMAD.WIDE.U32.X)
+ * instead of a multiply plus a separate carry add.
+ */
+template <int N, class Y>
+__device__ __forceinline__ void mac_odd(uint32_t (&t)[N + 1], uint32_t x, Y y) {
+    t[1] = mad_lo_cc(x, y(1), t[1]);
+    t[2] = madc_hi_cc(x, y(1), t[2]);
+#pragma unroll
+    for (int j = 3; j < N - 1; j += 2) {
+        t[j] = madc_lo_cc(x, y(j), t[j]);
+        t[j + 1] = madc_hi_cc(x, y(j), t[j + 1]);
+    }
+    t[N - 1] = madc_lo_cc(x, y(N - 1), t[N - 1]);
+    t[N] = madc_hi(x, y(N - 1), t[N]);
+}
+
+/* The same for the even indices: words 0..N-1, carry into t[N]. */
+template <int N, class Y>
+__device__ __forceinline__ void mac_even(uint32_t (&t)[N + 1], uint32_t x, Y y) {
+    t[0] = mad_lo_cc(x, y(0), t[0]);
+    t[1] = madc_hi_cc(x, y(0), t[1]);
+#pragma unroll
+    for (int j = 2; j < N; j += 2) {
+        t[j] = madc_lo_cc(x, y(j), t[j]);
+        t[j + 1] = madc_hi_cc(x, y(j), t[j + 1]);
+    }
+    t[N] = addc(t[N], 0);
+}
+
+/*
+ * One Montgomery reduction step on t[0..N]: add q*m with q = t[0]*n0 mod
+ * 2^32, which zeroes t[0], then shift down one word (register renaming after
+ * unrolling: no instructions). 2N+1 IMAD.
+ */
+template <class P>
+__device__ __forceinline__ void mont_reduce_step(uint32_t (&t)[P::N + 1]) {
+    constexpr int N = P::N;
+    const uint32_t q = t[0] * P::n0;
+    mac_even<N>(t, q, P::mod); /* t[0] becomes zero; only its carry matters */
+    mac_odd<N>(t, q, P::mod);
+#pragma unroll
+    for (int j = 0; j < N; j++) t[j] = t[j + 1];
+    t[N] = 0;
+}
+
+/*
+ * r = a * b * 2^(-32N) mod m: CIOS Montgomery multiplication (Koc, Acar,
+ * Kaliski, "Analyzing and comparing Montgomery multiplication algorithms",
+ * 1996) with 32-bit words. Row i adds a*b[i] as two carry chains, products
+ * of even limbs of a, then of odd limbs (each a run of low/high pairs), then
+ * one reduction step split the same way. 4N^2 + N IMAD: Fr 264, Fp 588.
+ *
+ * Bound: before a row t < 2m; t + a*b[i] + q*m < 2m + 2(2^32-1)m < 2^33 m
+ * < 2^(32N+32) since m < 2^(32N-1), so N+1 words never overflow (no chain
+ * carries out of t[N]) and the shifted result is again < 2m.
+ * R = 2^(32N) equals the host's 2^(64 n).
+ */
+template <class P>
+__device__ __forceinline__ void mul(fe<P> &r, const fe<P> &a, const fe<P> &b) {
+    constexpr int N = P::N;
+    uint32_t t[N + 1];
+    auto av = [&a](int j) { return a.v[j]; };
+    /* row 0 on t = 0: the even products do not overlap, so no carries */
+    {
+        const uint32_t bi = b.v[0];
+#pragma unroll
+        for (int j = 0; j < N; j += 2) {
+            t[j] = a.v[j] * bi;
+            t[j + 1] = __umulhi(a.v[j], bi);
+        }
+        t[N] = 0;
+        mac_odd<N>(t, bi, av);
+    }
+    mont_reduce_step<P>(t);
+#pragma unroll
+    for (int i = 1; i < N; i++) {
+        mac_even<N>(t, b.v[i], av);
+        mac_odd<N>(t, b.v[i], av);
+        mont_reduce_step<P>(t);
+    }
+    /* t < 2m < 2^(32N): t[N] is zero here */
+    uint32_t lo[N];
+#pragma unroll
+    for (int j = 0; j < N; j++) lo[j] = t[j];
+    reduce_once(r, lo);
+}
+
+/* Squaring as a multiplication for now (a dedicated squaring saves ~20%). */
+template <class P>
+__device__ __forceinline__ void sqr(fe<P> &r, const fe<P> &a) {
+    mul(r, a, a);
+}
+
+/* ---- Fp2 = Fp[u]/(u^2 + 1) ----------------------------------------------- */
+
+__device__ __forceinline__ void add(fp2_t &r, const fp2_t &a, const fp2_t &b) {
+    add(r.c0, a.c0, b.c0);
+    add(r.c1, a.c1, b.c1);
+}
+
+__device__ __forceinline__ void sub(fp2_t &r, const fp2_t &a, const fp2_t &b) {
+    sub(r.c0, a.c0, b.c0);
+    sub(r.c1, a.c1, b.c1);
+}
+
+/* Karatsuba with u^2 = -1: c0 = a0 b0 - a1 b1,
+ * c1 = (a0 + a1)(b0 + b1) - a0 b0 - a1 b1. 3M + 2A + 3S (Fp). */
+__device__ __forceinline__ void mul(fp2_t &r, const fp2_t &a, const fp2_t &b) {
+    fp_t t0, t1, s0, s1;
+    mul(t0, a.c0, b.c0);
+    mul(t1, a.c1, b.c1);
+    add(s0, a.c0, a.c1);
+    add(s1, b.c0, b.c1);
+    mul(s0, s0, s1);
+    sub(s0, s0, t0);
+    sub(r.c1, s0, t1);
+    sub(r.c0, t0, t1);
+}
+
+/* (a0 + a1 u)^2 = (a0 + a1)(a0 - a1) + 2 a0 a1 u. 2M + 3A (Fp). */
+__device__ __forceinline__ void sqr(fp2_t &r, const fp2_t &a) {
+    fp_t s, d, m;
+    add(s, a.c0, a.c1);
+    sub(d, a.c0, a.c1);
+    mul(m, a.c0, a.c1);
+    mul(r.c0, s, d);
+    add(r.c1, m, m);
+}
+
+} /* namespace cuzk_gpu */
+
+#endif /* CUZK_GPU_FF_CUH */

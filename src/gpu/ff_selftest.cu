@@ -1,0 +1,252 @@
+/*
+ * ff_selftest.cu — elementwise field kernels behind the C entry points of
+ * gpu.h, for comparing the device arithmetic (ff.cuh) with the CPU bit for
+ * bit, and a multiplication throughput kernel.
+ */
+#include <stdint.h>
+
+#include "check.cuh"
+#include "ff.cuh"
+
+/* Everything but the extern "C" entry points is static: nvcc turns an
+ * anonymous namespace into a uniquely named global one, whose functions would
+ * be exported. */
+using namespace cuzk_gpu;
+
+static constexpr unsigned THREADS = 256;
+
+/* Whole-element 16-byte loads and stores (every element size is a multiple
+ * of 16 bytes and cudaMalloc aligns to 256). */
+template <class E>
+static __device__ __forceinline__ E load(const E *p) {
+    static_assert(sizeof(E) % 16 == 0, "element size");
+    E r;
+    const uint4 *s = reinterpret_cast<const uint4 *>(p);
+    uint4 *d = reinterpret_cast<uint4 *>(&r);
+#pragma unroll
+    for (unsigned k = 0; k < sizeof(E) / 16; k++) d[k] = s[k];
+    return r;
+}
+
+template <class E>
+static __device__ __forceinline__ void store(E *p, const E &v) {
+    const uint4 *s = reinterpret_cast<const uint4 *>(&v);
+    uint4 *d = reinterpret_cast<uint4 *>(p);
+#pragma unroll
+    for (unsigned k = 0; k < sizeof(E) / 16; k++) d[k] = s[k];
+}
+
+/* Operations as types, so each kernel instantiation inlines its own. */
+struct op_mul {
+    static constexpr bool binary = true;
+    template <class E>
+    __device__ static void apply(E &r, const E &a, const E &b) { mul(r, a, b); }
+};
+struct op_sqr {
+    static constexpr bool binary = false;
+    template <class E>
+    __device__ static void apply(E &r, const E &a, const E &) { sqr(r, a); }
+};
+struct op_add {
+    static constexpr bool binary = true;
+    template <class E>
+    __device__ static void apply(E &r, const E &a, const E &b) { add(r, a, b); }
+};
+struct op_sub {
+    static constexpr bool binary = true;
+    template <class E>
+    __device__ static void apply(E &r, const E &a, const E &b) { sub(r, a, b); }
+};
+struct op_neg {
+    static constexpr bool binary = false;
+    template <class E>
+    __device__ static void apply(E &r, const E &a, const E &) { neg(r, a); }
+};
+
+template <class E, class Op>
+static __global__ void elementwise_kernel(E *out, const E *a, const E *b, size_t n) {
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        E x = load(a + i), y, r;
+        if (Op::binary) y = load(b + i);
+        Op::apply(r, x, y);
+        store(out + i, r);
+    }
+}
+
+static unsigned grid_for(size_t n) {
+    size_t blocks = (n + THREADS - 1) / THREADS;
+    return (unsigned)(blocks < (1u << 20) ? blocks : (1u << 20)); /* grid-stride beyond */
+}
+
+/* d[0] = a, d[1] = b, d[2] = out on the device; the caller frees them. */
+template <class E, class Op>
+static cuzk_status elementwise_body(void *d[3], uint64_t *out, const uint64_t *a,
+                                    const uint64_t *b, size_t n) {
+    const size_t bytes = n * sizeof(E);
+    CUZK__CUDA_TRY(cudaMalloc(&d[0], bytes));
+    CUZK__CUDA_TRY(cudaMalloc(&d[2], bytes));
+    CUZK__CUDA_TRY(cudaMemcpy(d[0], a, bytes, cudaMemcpyHostToDevice));
+    if (Op::binary) {
+        CUZK__CUDA_TRY(cudaMalloc(&d[1], bytes));
+        CUZK__CUDA_TRY(cudaMemcpy(d[1], b, bytes, cudaMemcpyHostToDevice));
+    }
+    /* Poison the output: all-ones limbs are never a reduced element, so an
+     * element the kernel fails to write cannot match the CPU. */
+    CUZK__CUDA_TRY(cudaMemset(d[2], 0xff, bytes));
+    elementwise_kernel<E, Op><<<grid_for(n), THREADS>>>(
+        static_cast<E *>(d[2]), static_cast<const E *>(d[0]), static_cast<const E *>(d[1]), n);
+    CUZK__CUDA_TRY(cudaGetLastError());
+    CUZK__CUDA_TRY(cudaMemcpy(out, d[2], bytes, cudaMemcpyDeviceToHost));
+    return CUZK_OK;
+}
+
+template <class E, class Op>
+static cuzk_status elementwise(uint64_t *out, const uint64_t *a, const uint64_t *b, size_t n) {
+    if (n == 0) return CUZK_OK;
+    if (out == nullptr || a == nullptr || (Op::binary && b == nullptr))
+        return CUZK_ERR_INVALID_ARG;
+    if (n > SIZE_MAX / sizeof(E)) return CUZK_ERR_INVALID_ARG;
+    void *d[3] = {nullptr, nullptr, nullptr};
+    cuzk_status st = elementwise_body<E, Op>(d, out, a, b, n);
+    for (int i = 0; i < 3; i++)
+        if (d[i]) (void)cudaFree(d[i]); /* a failure here has nowhere to go */
+    return st;
+}
+
+/* ---- throughput ----------------------------------------------------------- */
+
+/* Pseudo-random reduced elements: a splitmix-style hash of (seed, index,
+ * limb), with the top limb masked below the modulus's top limb. */
+static __device__ __forceinline__ uint32_t hash32(uint64_t x) {
+    x += 0x9e3779b97f4a7c15ULL;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    return (uint32_t)(x ^ (x >> 31));
+}
+
+template <class P>
+static __device__ __forceinline__ void fill_one(fe<P> &r, uint64_t key) {
+#pragma unroll
+    for (int j = 0; j < P::N; j++) r.v[j] = hash32(key * 64 + (uint64_t)j);
+    r.v[P::N - 1] &= P::mod(P::N - 1) >> 1; /* < top limb of m, so r < m */
+}
+static __device__ __forceinline__ void fill_one(fp2_t &r, uint64_t key) {
+    fill_one(r.c0, 2 * key);
+    fill_one(r.c1, 2 * key + 1);
+}
+
+template <class E>
+static __global__ void fill_kernel(E *out, size_t n, uint64_t seed) {
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        E r;
+        fill_one(r, seed * 0x100000000ULL + i);
+        store(out + i, r);
+    }
+}
+
+/* x[i] = x[i] * y[i], iters times: one dependent chain per thread; the many
+ * resident warps hide the chain's latency. */
+template <class E>
+static __global__ void mul_chain_kernel(E *x, const E *y, size_t n, unsigned iters) {
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        E a = load(x + i);
+        const E b = load(y + i);
+#pragma unroll 1
+        for (unsigned k = 0; k < iters; k++) mul(a, a, b);
+        store(x + i, a);
+    }
+}
+
+#define CUZK__BENCH_MAX_REPS 64
+
+/* d[0] = x, d[1] = y, ev[0..1] = events; the caller frees them. */
+template <class E>
+static cuzk_status bench_mul_body(void *d[2], cudaEvent_t ev[2], cuzk__gpu_bench_result *res,
+                                  size_t n, unsigned iters, unsigned reps) {
+    const size_t bytes = n * sizeof(E);
+    CUZK__CUDA_TRY(cudaMalloc(&d[0], bytes));
+    CUZK__CUDA_TRY(cudaMalloc(&d[1], bytes));
+    CUZK__CUDA_TRY(cudaEventCreate(&ev[0]));
+    CUZK__CUDA_TRY(cudaEventCreate(&ev[1]));
+    E *x = static_cast<E *>(d[0]), *y = static_cast<E *>(d[1]);
+    fill_kernel<E><<<grid_for(n), THREADS>>>(x, n, 1);
+    CUZK__CUDA_TRY(cudaGetLastError());
+    fill_kernel<E><<<grid_for(n), THREADS>>>(y, n, 2);
+    CUZK__CUDA_TRY(cudaGetLastError());
+    mul_chain_kernel<E><<<grid_for(n), THREADS>>>(x, y, n, iters); /* warm-up */
+    CUZK__CUDA_TRY(cudaGetLastError());
+    CUZK__CUDA_TRY(cudaDeviceSynchronize());
+    double ms[CUZK__BENCH_MAX_REPS] = {0};
+    for (unsigned r = 0; r < reps; r++) {
+        CUZK__CUDA_TRY(cudaEventRecord(ev[0]));
+        mul_chain_kernel<E><<<grid_for(n), THREADS>>>(x, y, n, iters);
+        CUZK__CUDA_TRY(cudaGetLastError());
+        CUZK__CUDA_TRY(cudaEventRecord(ev[1]));
+        CUZK__CUDA_TRY(cudaEventSynchronize(ev[1]));
+        float t = 0;
+        CUZK__CUDA_TRY(cudaEventElapsedTime(&t, ev[0], ev[1]));
+        /* insertion into the sorted prefix */
+        unsigned k = r;
+        for (; k > 0 && ms[k - 1] > t; k--) ms[k] = ms[k - 1];
+        ms[k] = t;
+    }
+    res->ms_min = ms[0];
+    res->ms_median = reps % 2 ? ms[reps / 2] : 0.5 * (ms[reps / 2 - 1] + ms[reps / 2]);
+    res->mul_per_s = (double)n * iters / (res->ms_median * 1e-3);
+    return CUZK_OK;
+}
+
+template <class E>
+static cuzk_status bench_mul(cuzk__gpu_bench_result *res, size_t n, unsigned iters,
+                             unsigned reps) {
+    if (res == nullptr || n == 0 || iters == 0 || reps == 0 || reps > CUZK__BENCH_MAX_REPS ||
+        n > SIZE_MAX / sizeof(E))
+        return CUZK_ERR_INVALID_ARG;
+    void *d[2] = {nullptr, nullptr};
+    cudaEvent_t ev[2] = {nullptr, nullptr};
+    cuzk_status st = bench_mul_body<E>(d, ev, res, n, iters, reps);
+    for (int i = 0; i < 2; i++) {
+        if (d[i]) (void)cudaFree(d[i]);
+        if (ev[i]) (void)cudaEventDestroy(ev[i]);
+    }
+    return st;
+}
+
+
+#define CUZK__GPU_BINARY(name, E, Op)                                                         \
+    extern "C" cuzk_status name(uint64_t *out, const uint64_t *a, const uint64_t *b, size_t n) { \
+        return elementwise<E, Op>(out, a, b, n);                                              \
+    }
+#define CUZK__GPU_UNARY(name, E, Op)                                            \
+    extern "C" cuzk_status name(uint64_t *out, const uint64_t *a, size_t n) {  \
+        return elementwise<E, Op>(out, a, nullptr, n);                          \
+    }
+
+CUZK__GPU_BINARY(cuzk__gpu_fr_mul, fr_t, op_mul)
+CUZK__GPU_UNARY(cuzk__gpu_fr_sqr, fr_t, op_sqr)
+CUZK__GPU_BINARY(cuzk__gpu_fr_add, fr_t, op_add)
+CUZK__GPU_BINARY(cuzk__gpu_fr_sub, fr_t, op_sub)
+CUZK__GPU_UNARY(cuzk__gpu_fr_neg, fr_t, op_neg)
+CUZK__GPU_BINARY(cuzk__gpu_fp_mul, fp_t, op_mul)
+CUZK__GPU_UNARY(cuzk__gpu_fp_sqr, fp_t, op_sqr)
+CUZK__GPU_BINARY(cuzk__gpu_fp_add, fp_t, op_add)
+CUZK__GPU_BINARY(cuzk__gpu_fp_sub, fp_t, op_sub)
+CUZK__GPU_UNARY(cuzk__gpu_fp_neg, fp_t, op_neg)
+CUZK__GPU_BINARY(cuzk__gpu_fp2_mul, fp2_t, op_mul)
+CUZK__GPU_UNARY(cuzk__gpu_fp2_sqr, fp2_t, op_sqr)
+
+extern "C" cuzk_status cuzk__gpu_bench_mul(cuzk__gpu_bench_result *res, cuzk__gpu_field field,
+                                           size_t n, unsigned iters, unsigned reps) {
+    switch (field) {
+    case CUZK__GPU_FR:
+        return bench_mul<fr_t>(res, n, iters, reps);
+    case CUZK__GPU_FP:
+        return bench_mul<fp_t>(res, n, iters, reps);
+    case CUZK__GPU_FP2:
+        return bench_mul<fp2_t>(res, n, iters, reps);
+    }
+    return CUZK_ERR_INVALID_ARG;
+}

@@ -1,0 +1,95 @@
+/*
+ * gpu.h — the C-callable edge of the CUDA backend (the .cu files of
+ * src/gpu), internal to cuzk. Everything here is compiled only when CMake
+ * finds nvcc (CUZK_HAVE_CUDA=1) and is linked from the cuzk_gpu library.
+ *
+ * Field elements cross this edge in the host's exact layout: a cuzk_fr is
+ * 4 little-endian uint64 limbs, a cuzk_fp 6, a cuzk_fp2 is c0 then c1, all in
+ * Montgomery form (R = 2^256 for Fr, 2^384 for Fp) and fully reduced. The
+ * device stores the same bytes as 8 or 12 little-endian uint32 limbs with the
+ * same R, so buffers are copied, never converted. Pointers below are host
+ * pointers to n such elements, passed as uint64_t words so this header needs
+ * none of the field headers.
+ *
+ * Errors: every CUDA call is checked. A failure returns CUZK_ERR_GPU and
+ * records "call@file:line: cudaErrorName: description" in a thread-local
+ * buffer read by cuzk__gpu_last_error(). Nothing here aborts.
+ */
+#ifndef CUZK_GPU_H
+#define CUZK_GPU_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cuzk.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The message of the last failure on this thread ("" if none yet). Stays
+ * valid until the next failing call on the same thread. */
+const char *cuzk__gpu_last_error(void);
+
+/*
+ * Number of CUDA devices. When the runtime reports no device or no usable
+ * driver, *count is 0 and CUZK_OK is returned (the reason is still recorded
+ * in cuzk__gpu_last_error()); other runtime failures return CUZK_ERR_GPU.
+ */
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_device_count(int *count);
+
+/* The device's name (NUL-terminated, truncated to len) and multiprocessor
+ * count (sm_count may be NULL). */
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_device_name(int device, char *name, size_t len,
+                                                          int *sm_count);
+
+/*
+ * Elementwise test operations on the current device: out[i] = a[i] op b[i]
+ * for i < n (unary operations take no b). Each call allocates device
+ * buffers, copies in, launches one kernel, copies out and frees; meant for
+ * tests, not for speed. out may alias a or b. n = 0 is a no-op.
+ * Word counts per element: Fr 4, Fp 6, Fp2 12.
+ */
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_fr_mul(uint64_t *out, const uint64_t *a,
+                                                     const uint64_t *b, size_t n);
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_fr_sqr(uint64_t *out, const uint64_t *a, size_t n);
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_fr_add(uint64_t *out, const uint64_t *a,
+                                                     const uint64_t *b, size_t n);
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_fr_sub(uint64_t *out, const uint64_t *a,
+                                                     const uint64_t *b, size_t n);
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_fr_neg(uint64_t *out, const uint64_t *a, size_t n);
+
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_fp_mul(uint64_t *out, const uint64_t *a,
+                                                     const uint64_t *b, size_t n);
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_fp_sqr(uint64_t *out, const uint64_t *a, size_t n);
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_fp_add(uint64_t *out, const uint64_t *a,
+                                                     const uint64_t *b, size_t n);
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_fp_sub(uint64_t *out, const uint64_t *a,
+                                                     const uint64_t *b, size_t n);
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_fp_neg(uint64_t *out, const uint64_t *a, size_t n);
+
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_fp2_mul(uint64_t *out, const uint64_t *a,
+                                                      const uint64_t *b, size_t n);
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_fp2_sqr(uint64_t *out, const uint64_t *a, size_t n);
+
+/*
+ * Throughput of one field's multiplication: n pseudo-random elements
+ * generated on the device; each thread runs the dependent chain x = x * y
+ * iters times. Timed with CUDA events over reps launches after one warm-up.
+ */
+typedef enum { CUZK__GPU_FR = 0, CUZK__GPU_FP = 1, CUZK__GPU_FP2 = 2 } cuzk__gpu_field;
+
+typedef struct {
+    double ms_median; /* one launch (n * iters multiplications) */
+    double ms_min;
+    double mul_per_s; /* n * iters / median */
+} cuzk__gpu_bench_result;
+
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_bench_mul(cuzk__gpu_bench_result *res,
+                                                        cuzk__gpu_field field, size_t n,
+                                                        unsigned iters, unsigned reps);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CUZK_GPU_H */

@@ -1,0 +1,312 @@
+/*
+ * GPU field arithmetic (src/gpu/ff.cuh) against the CPU (src/ff), bit for bit.
+ *
+ * For Fr, Fp and Fp2 and every exported elementwise operation: fresh seeded
+ * random inputs of sizes 1, 1000 and 2^20, with the first elements replaced
+ * by all pairs of edge values (0, 1, 2, limb boundaries, m-1, m-2, R mod m,
+ * -R mod m, (m-1)/2, (m+1)/2, ...). The buffers are the host's own cuzk_fr /
+ * cuzk_fp / cuzk_fp2 arrays, handed to the device unconverted, so this also
+ * checks that the layouts agree. Exits 77 (skipped) without a CUDA device,
+ * unless CUZK_GPU_REQUIRED=1.
+ *
+ * --bench: afterwards, times Fr, Fp and Fp2 multiplication over 2^24
+ * elements and prints a table (elements x iterations per second).
+ */
+#include <stdbool.h>
+
+#include "fp2.h"
+#include "fr.h"
+#include "gpu/gpu.h"
+#include "harness.h"
+
+#define MAX_WORDS 12 /* Fp2: 2 x 6 */
+#define MAX_EDGES 64
+
+typedef cuzk_status (*gpu_binary_fn)(uint64_t *, const uint64_t *, const uint64_t *, size_t);
+typedef cuzk_status (*gpu_unary_fn)(uint64_t *, const uint64_t *, size_t);
+typedef void (*cpu_fn)(uint64_t *r, const uint64_t *a, const uint64_t *b);
+
+typedef struct {
+    const char *name;
+    gpu_binary_fn gpu2; /* one of gpu2 / gpu1 */
+    gpu_unary_fn gpu1;
+    cpu_fn cpu;
+} op_desc;
+
+typedef struct {
+    const char *name;
+    size_t words; /* uint64 words per element */
+    const uint64_t *mod; /* one coordinate's modulus */
+    size_t mod_words;
+    const uint64_t *one; /* R mod m */
+    const op_desc *ops;
+    size_t nops;
+} field_desc;
+
+/* ---- CPU references (the host field code) --------------------------------- */
+
+#define CPU2(fname, T, call) \
+    static void fname(uint64_t *r, const uint64_t *a, const uint64_t *b) { \
+        call((T *)r, (const T *)a, (const T *)b);                        \
+    }
+#define CPU1(fname, T, call) \
+    static void fname(uint64_t *r, const uint64_t *a, const uint64_t *b) { \
+        (void)b;                                                         \
+        call((T *)r, (const T *)a);                                      \
+    }
+CPU2(cpu_fr_mul, cuzk_fr, cuzk_fr_mul)
+CPU1(cpu_fr_sqr, cuzk_fr, cuzk_fr_sqr)
+CPU2(cpu_fr_add, cuzk_fr, cuzk_fr_add)
+CPU2(cpu_fr_sub, cuzk_fr, cuzk_fr_sub)
+CPU1(cpu_fr_neg, cuzk_fr, cuzk_fr_neg)
+CPU2(cpu_fp_mul, cuzk_fp, cuzk_fp_mul)
+CPU1(cpu_fp_sqr, cuzk_fp, cuzk_fp_sqr)
+CPU2(cpu_fp_add, cuzk_fp, cuzk_fp_add)
+CPU2(cpu_fp_sub, cuzk_fp, cuzk_fp_sub)
+CPU1(cpu_fp_neg, cuzk_fp, cuzk_fp_neg)
+CPU2(cpu_fp2_mul, cuzk_fp2, cuzk_fp2_mul)
+CPU1(cpu_fp2_sqr, cuzk_fp2, cuzk_fp2_sqr)
+
+static const op_desc fr_ops[] = {
+    {"mul", cuzk__gpu_fr_mul, NULL, cpu_fr_mul}, {"sqr", NULL, cuzk__gpu_fr_sqr, cpu_fr_sqr},
+    {"add", cuzk__gpu_fr_add, NULL, cpu_fr_add}, {"sub", cuzk__gpu_fr_sub, NULL, cpu_fr_sub},
+    {"neg", NULL, cuzk__gpu_fr_neg, cpu_fr_neg},
+};
+static const op_desc fp_ops[] = {
+    {"mul", cuzk__gpu_fp_mul, NULL, cpu_fp_mul}, {"sqr", NULL, cuzk__gpu_fp_sqr, cpu_fp_sqr},
+    {"add", cuzk__gpu_fp_add, NULL, cpu_fp_add}, {"sub", cuzk__gpu_fp_sub, NULL, cpu_fp_sub},
+    {"neg", NULL, cuzk__gpu_fp_neg, cpu_fp_neg},
+};
+static const op_desc fp2_ops[] = {
+    {"mul", cuzk__gpu_fp2_mul, NULL, cpu_fp2_mul},
+    {"sqr", NULL, cuzk__gpu_fp2_sqr, cpu_fp2_sqr},
+};
+
+static const field_desc fields[] = {
+    {"Fr", 4, cuzk__fr_r, 4, cuzk__fr_one.l, fr_ops, sizeof fr_ops / sizeof fr_ops[0]},
+    {"Fp", 6, cuzk__fp_p, 6, cuzk__fp_one.l, fp_ops, sizeof fp_ops / sizeof fp_ops[0]},
+    {"Fp2", 12, cuzk__fp_p, 6, cuzk__fp_one.l, fp2_ops, sizeof fp2_ops / sizeof fp2_ops[0]},
+};
+
+/* ---- inputs ------------------------------------------------------------- */
+
+/* Uniform in [0, m) by rejection over the bit length of m. */
+static void rand_coord(uint64_t *r, const uint64_t *m, size_t n) {
+    uint64_t top = m[n - 1], mask = top;
+    for (int s = 1; s < 64; s <<= 1) mask |= mask >> s;
+    do {
+        for (size_t i = 0; i < n; i++) r[i] = cuzk_test_rand64();
+        r[n - 1] &= mask;
+    } while (!cuzk__lt_n(r, m, n));
+}
+
+static void sub_small(uint64_t *r, const uint64_t *a, uint64_t v, size_t n) {
+    uint64_t borrow = 0;
+    for (size_t i = 0; i < n; i++) r[i] = cuzk__sbb(a[i], i == 0 ? v : 0, &borrow);
+}
+
+/* Edge coordinates of one prime field (plain limbs used as Montgomery
+ * representatives: every reduced value is a valid element). */
+static size_t edge_coords(uint64_t out[][6], const uint64_t *m, const uint64_t *one, size_t n) {
+    size_t k = 0;
+    for (size_t i = 0; i < 20; i++) memset(out[i], 0, sizeof out[i]);
+    k++;                        /* 0 */
+    out[k++][0] = 1;            /* 1 (= R^-1 as a value) */
+    out[k++][0] = 2;
+    out[k++][0] = 0xffffffffULL; /* 32-bit limb boundary */
+    out[k++][0] = 0x100000000ULL;
+    out[k++][0] = ~0ULL; /* 64-bit limb boundary */
+    out[k][1] = 1, k++;
+    sub_small(out[k++], m, 1, n); /* m-1 = -1 (as a value) */
+    sub_small(out[k++], m, 2, n); /* m-2 */
+    memcpy(out[k++], one, n * 8); /* R mod m = Montgomery one */
+    {
+        uint64_t borrow = 0; /* m - (R mod m) = Montgomery -1 */
+        for (size_t i = 0; i < n; i++) out[k][i] = cuzk__sbb(m[i], one[i], &borrow);
+        k++;
+    }
+    for (size_t i = 0; i < n; i++) /* (m-1)/2 */
+        out[k][i] = (m[i] >> 1) | (i + 1 < n ? m[i + 1] << 63 : 0);
+    k++;
+    memcpy(out[k], out[k - 1], n * 8), out[k][0] += 1, k++; /* (m+1)/2 */
+    for (size_t i = 0; i + 1 < n; i++) out[k][i] = ~0ULL;  /* 2^(64(n-1)) - 1 */
+    k++;
+    out[k][n - 1] = m[n - 1], k++; /* m's top limb, zeros below (< m) */
+    out[k][n - 1] = m[n - 1] >> 1, out[k][0] = 0xffffffff00000000ULL, k++;
+    return k;
+}
+
+/* Edge elements of the field (Fp2: combinations of coordinates). */
+static size_t edge_elements(uint64_t out[][MAX_WORDS], const field_desc *f) {
+    uint64_t c[20][6];
+    size_t k = edge_coords(c, f->mod, f->one, f->mod_words), e = 0;
+    memset(out, 0, sizeof(uint64_t) * MAX_WORDS * MAX_EDGES);
+    if (f->words == f->mod_words) {
+        for (size_t i = 0; i < k; i++) memcpy(out[e++], c[i], f->mod_words * 8);
+        return e;
+    }
+    for (size_t i = 0; i < k && e + 4 <= MAX_EDGES; i++) {
+        memcpy(out[e], c[i], 48), memcpy(out[e] + 6, c[i], 48), e++;     /* (x, x) */
+        memcpy(out[e], c[i], 48), e++;                                    /* (x, 0) */
+        memcpy(out[e] + 6, c[i], 48), e++;                                /* (0, x) */
+        memcpy(out[e], c[i], 48), memcpy(out[e] + 6, c[k - 1 - i], 48), e++; /* (x, y) */
+    }
+    return e;
+}
+
+static void fill_inputs(uint64_t *a, uint64_t *b, size_t n, const field_desc *f) {
+    const size_t w = f->words, mw = f->mod_words;
+    for (size_t i = 0; i < n; i++)
+        for (size_t c = 0; c < w; c += mw) {
+            rand_coord(a + i * w + c, f->mod, mw);
+            rand_coord(b + i * w + c, f->mod, mw);
+        }
+    /* all pairs of edge values first, as far as they fit */
+    static uint64_t edges[MAX_EDGES][MAX_WORDS];
+    size_t ne = edge_elements(edges, f), pos = 0;
+    for (size_t i = 0; i < ne; i++)
+        for (size_t j = 0; j < ne && pos < n; j++, pos++) {
+            memcpy(a + pos * w, edges[i], w * 8);
+            memcpy(b + pos * w, edges[j], w * 8);
+        }
+}
+
+/* ---- the comparison ------------------------------------------------------ */
+
+static void print_elem(const char *label, const uint64_t *x, size_t w) {
+    fprintf(stderr, "    %s", label);
+    for (size_t i = w; i-- > 0;) fprintf(stderr, " %016" PRIx64, x[i]);
+    fprintf(stderr, "\n");
+}
+
+static void check_field(const field_desc *f) {
+    static const size_t sizes[] = {1, 1000, (size_t)1 << 20};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        const size_t n = sizes[s], w = f->words;
+        uint64_t *a = malloc(n * w * 8), *b = malloc(n * w * 8);
+        uint64_t *got = malloc(n * w * 8), *want = malloc(n * w * 8);
+        CHECK(a && b && got && want);
+        if (!(a && b && got && want)) goto out;
+        fill_inputs(a, b, n, f);
+        for (size_t o = 0; o < f->nops; o++) {
+            const op_desc *op = &f->ops[o];
+            for (size_t i = 0; i < n; i++) op->cpu(want + i * w, a + i * w, b + i * w);
+            memset(got, 0, n * w * 8);
+            cuzk_status st = op->gpu2 ? op->gpu2(got, a, b, n) : op->gpu1(got, a, n);
+            if (st != CUZK_OK) {
+                fprintf(stderr, "%s %s n=%zu: %s: %s\n", f->name, op->name, n,
+                        cuzk_status_name(st), cuzk__gpu_last_error());
+                CHECK(st == CUZK_OK);
+                continue;
+            }
+            size_t bad = 0;
+            for (size_t i = 0; i < n; i++) {
+                if (memcmp(got + i * w, want + i * w, w * 8) == 0) continue;
+                if (bad++ < 3) {
+                    fprintf(stderr, "  %s %s n=%zu: element %zu differs\n", f->name, op->name,
+                            n, i);
+                    print_elem("a   ", a + i * w, w);
+                    if (op->gpu2) print_elem("b   ", b + i * w, w);
+                    print_elem("gpu ", got + i * w, w);
+                    print_elem("cpu ", want + i * w, w);
+                }
+            }
+            if (bad) fprintf(stderr, "  %s %s n=%zu: %zu of %zu differ\n", f->name, op->name, n,
+                             bad, n);
+            CHECK(bad == 0);
+        }
+    out:
+        free(a), free(b), free(got), free(want);
+    }
+}
+
+static void test_fr(void) { check_field(&fields[0]); }
+static void test_fp(void) { check_field(&fields[1]); }
+static void test_fp2(void) { check_field(&fields[2]); }
+
+/* Bad arguments are refused, a failing CUDA call is reported (not fatal) and
+ * leaves the device usable. */
+static void test_errors(void) {
+    cuzk_fr a = cuzk__fr_one, b = cuzk__fr_one, r;
+    CHECK(cuzk__gpu_fr_mul(NULL, a.l, b.l, 1) == CUZK_ERR_INVALID_ARG);
+    CHECK(cuzk__gpu_fr_mul(r.l, a.l, NULL, 1) == CUZK_ERR_INVALID_ARG);
+    CHECK(cuzk__gpu_fr_mul(r.l, a.l, b.l, 0) == CUZK_OK);
+    /* 2^40 elements (32 TiB): cudaMalloc fails before any host memory is read. */
+    cuzk_status st = cuzk__gpu_fr_mul(r.l, a.l, b.l, (size_t)1 << 40);
+    CHECK(st == CUZK_ERR_GPU);
+    CHECK(strstr(cuzk__gpu_last_error(), "cudaMalloc") != NULL);
+    printf("  expected failure recorded: %s\n", cuzk__gpu_last_error());
+    int count = 0;
+    CHECK(cuzk__gpu_device_count(&count) == CUZK_OK);
+    char name[64];
+    CHECK(cuzk__gpu_device_name(count, name, sizeof name, NULL) == CUZK_ERR_GPU);
+    CHECK(strstr(cuzk__gpu_last_error(), "cudaErrorInvalidDevice") != NULL);
+    /* still usable: one * one = one */
+    r = a;
+    st = cuzk__gpu_fr_mul(r.l, a.l, b.l, 1);
+    CHECK(st == CUZK_OK);
+    CHECK(cuzk_fr_is_one(&r));
+}
+
+/* ---- throughput --------------------------------------------------------- */
+
+static void bench(void) {
+    static const struct {
+        cuzk__gpu_field f;
+        const char *name;
+        unsigned iters;
+        double imad; /* 32-bit multiply-adds per multiplication (ff.cuh) */
+    } rows[] = {
+        {CUZK__GPU_FR, "Fr mul", 64, 4 * 8 * 8 + 8},
+        {CUZK__GPU_FP, "Fp mul", 32, 4 * 12 * 12 + 12},
+        {CUZK__GPU_FP2, "Fp2 mul", 16, 3 * (4 * 12 * 12 + 12)},
+    };
+    const size_t n = (size_t)1 << 24;
+    const unsigned reps = 10;
+    char name[128];
+    int sms = 0;
+    if (cuzk__gpu_device_name(0, name, sizeof name, &sms) != CUZK_OK) return;
+    printf("\nthroughput on %s (%d SMs): n = 2^24 elements, x = x*y chains, median of %u\n",
+           name, sms, reps);
+    printf("%-8s %6s %10s %10s %12s %10s\n", "op", "iters", "median ms", "min ms", "Gmul/s",
+           "IMAD/s");
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        cuzk__gpu_bench_result res;
+        cuzk_status st = cuzk__gpu_bench_mul(&res, rows[i].f, n, rows[i].iters, reps);
+        if (st != CUZK_OK) {
+            printf("%-8s failed: %s\n", rows[i].name, cuzk__gpu_last_error());
+            CHECK(st == CUZK_OK);
+            continue;
+        }
+        printf("%-8s %6u %10.3f %10.3f %12.2f %9.2fT\n", rows[i].name, rows[i].iters,
+               res.ms_median, res.ms_min, res.mul_per_s * 1e-9,
+               res.mul_per_s * rows[i].imad * 1e-12);
+    }
+}
+
+int main(int argc, char **argv) {
+    cuzk_test_init(argc, argv);
+    int count = 0;
+    cuzk_status st = cuzk__gpu_device_count(&count);
+    if (st != CUZK_OK || count == 0) {
+        printf("no CUDA device (%s: %s)\n", cuzk_status_name(st), cuzk__gpu_last_error());
+        const char *req = getenv("CUZK_GPU_REQUIRED");
+        if (req && *req && strcmp(req, "0") != 0) {
+            printf("CUZK_GPU_REQUIRED is set: failing\n");
+            return 1;
+        }
+        return cuzk_test_skip("no CUDA device");
+    }
+    char name[128];
+    int sms = 0;
+    if (cuzk__gpu_device_name(0, name, sizeof name, &sms) == CUZK_OK)
+        printf("device 0 of %d: %s, %d SMs; CPU reference %s\n", count, name, sms,
+               cuzk_cpu_features() & CUZK_CPU_ADX ? "ADX asm" : "portable C");
+    RUN(test_fr);
+    RUN(test_fp);
+    RUN(test_fp2);
+    RUN(test_errors);
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--bench") == 0) RUN(bench);
+    return cuzk_test_finish();
+}
