@@ -8,6 +8,8 @@
  *   Jacobian (X, Y, Z) = (X/Z^2, Y/Z^3); infinity has Z = 0.
  *   XYZZ     (X, Y, ZZ, ZZZ) = (X/ZZ, Y/ZZZ) with ZZ^3 = ZZZ^2; infinity has
  *            ZZ = 0. Cheap mixed additions for MSM buckets.
+ * The set_inf functions write all zeros, so zeroed memory is infinity in
+ * every form.
  * Every operation handles infinity and equal/opposite inputs. Functions are
  * constant-time in the point coordinates and scalars unless they end in _var.
  * Scalars are plain little-endian 64-bit limbs (not Montgomery).
@@ -39,8 +41,11 @@ bool cuzk_g1_jac_is_inf(const cuzk_g1_jac *a);
 
 void cuzk_g1_aff_to_jac(cuzk_g1_jac *r, const cuzk_g1_aff *a);
 void cuzk_g1_jac_to_aff(cuzk_g1_aff *r, const cuzk_g1_jac *a);
+/* The same with a variable-time inversion (public points). */
+void cuzk_g1_jac_to_aff_var(cuzk_g1_aff *r, const cuzk_g1_jac *a);
 /* out[i] = in[i] in affine form with one field inversion; scratch holds n
- * field elements. Variable-time only in which inputs are infinity. */
+ * field elements. Variable-time only in which inputs are infinity. out and
+ * in must not overlap. */
 void cuzk_g1_jac_batch_to_aff_var(cuzk_g1_aff *out, const cuzk_g1_jac *in, size_t n,
                                   cuzk_fp *scratch);
 
@@ -49,6 +54,10 @@ void cuzk_g1_jac_neg(cuzk_g1_jac *r, const cuzk_g1_jac *a);
 void cuzk_g1_jac_dbl(cuzk_g1_jac *r, const cuzk_g1_jac *a);
 void cuzk_g1_jac_add(cuzk_g1_jac *r, const cuzk_g1_jac *a, const cuzk_g1_jac *b);
 void cuzk_g1_jac_add_aff(cuzk_g1_jac *r, const cuzk_g1_jac *a, const cuzk_g1_aff *b);
+/* Variable-time versions: they branch on infinity and on a == +-b (public
+ * points, MSM); the plain ones compute the doubling too and select. */
+void cuzk_g1_jac_add_var(cuzk_g1_jac *r, const cuzk_g1_jac *a, const cuzk_g1_jac *b);
+void cuzk_g1_jac_add_aff_var(cuzk_g1_jac *r, const cuzk_g1_jac *a, const cuzk_g1_aff *b);
 bool cuzk_g1_jac_eq(const cuzk_g1_jac *a, const cuzk_g1_jac *b);
 bool cuzk_g1_aff_eq(const cuzk_g1_aff *a, const cuzk_g1_aff *b);
 
@@ -57,14 +66,20 @@ bool cuzk_g1_xyzz_is_inf(const cuzk_g1_xyzz *a);
 void cuzk_g1_xyzz_dbl(cuzk_g1_xyzz *r, const cuzk_g1_xyzz *a);
 void cuzk_g1_xyzz_add(cuzk_g1_xyzz *r, const cuzk_g1_xyzz *a, const cuzk_g1_xyzz *b);
 void cuzk_g1_xyzz_add_aff(cuzk_g1_xyzz *r, const cuzk_g1_xyzz *a, const cuzk_g1_aff *b);
+void cuzk_g1_xyzz_add_var(cuzk_g1_xyzz *r, const cuzk_g1_xyzz *a, const cuzk_g1_xyzz *b);
+void cuzk_g1_xyzz_add_aff_var(cuzk_g1_xyzz *r, const cuzk_g1_xyzz *a, const cuzk_g1_aff *b);
+void cuzk_g1_xyzz_neg(cuzk_g1_xyzz *r, const cuzk_g1_xyzz *a);
 void cuzk_g1_xyzz_to_jac(cuzk_g1_jac *r, const cuzk_g1_xyzz *a);
+void cuzk_g1_aff_to_xyzz(cuzk_g1_xyzz *r, const cuzk_g1_aff *a);
+void cuzk_g1_jac_to_xyzz(cuzk_g1_xyzz *r, const cuzk_g1_jac *a);
 
 /* r = k*a, constant-time in a and k (k has nlimbs limbs, any value). */
 void cuzk_g1_jac_mul(cuzk_g1_jac *r, const cuzk_g1_jac *a, const uint64_t *k, size_t nlimbs);
 /* r = k*a, variable-time (public scalars). */
 void cuzk_g1_jac_mul_var(cuzk_g1_jac *r, const cuzk_g1_jac *a, const uint64_t *k, size_t nlimbs);
 
-/* Infinity counts as on the curve and in the subgroup. */
+/* Infinity counts as on the curve and in the subgroup; a point off the curve
+ * is in no subgroup (both checks return false). */
 bool cuzk_g1_aff_is_on_curve(const cuzk_g1_aff *a);
 bool cuzk_g1_jac_is_on_curve(const cuzk_g1_jac *a);
 /* Fast check (endomorphism: phi(P) == -x^2 P); variable-time (public points). */

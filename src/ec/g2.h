@@ -8,6 +8,8 @@
  *   Jacobian (X, Y, Z) = (X/Z^2, Y/Z^3); infinity has Z = 0.
  *   XYZZ     (X, Y, ZZ, ZZZ) = (X/ZZ, Y/ZZZ) with ZZ^3 = ZZZ^2; infinity has
  *            ZZ = 0. Cheap mixed additions for MSM buckets.
+ * The set_inf functions write all zeros, so zeroed memory is infinity in
+ * every form.
  * Every operation handles infinity and equal/opposite inputs. Functions are
  * constant-time in the point coordinates and scalars unless they end in _var.
  * Scalars are plain little-endian 64-bit limbs (not Montgomery).
@@ -39,8 +41,11 @@ bool cuzk_g2_jac_is_inf(const cuzk_g2_jac *a);
 
 void cuzk_g2_aff_to_jac(cuzk_g2_jac *r, const cuzk_g2_aff *a);
 void cuzk_g2_jac_to_aff(cuzk_g2_aff *r, const cuzk_g2_jac *a);
+/* The same with a variable-time inversion (public points). */
+void cuzk_g2_jac_to_aff_var(cuzk_g2_aff *r, const cuzk_g2_jac *a);
 /* out[i] = in[i] in affine form with one field inversion; scratch holds n
- * field elements. Variable-time only in which inputs are infinity. */
+ * field elements. Variable-time only in which inputs are infinity. out and
+ * in must not overlap. */
 void cuzk_g2_jac_batch_to_aff_var(cuzk_g2_aff *out, const cuzk_g2_jac *in, size_t n,
                                   cuzk_fp2 *scratch);
 
@@ -49,6 +54,10 @@ void cuzk_g2_jac_neg(cuzk_g2_jac *r, const cuzk_g2_jac *a);
 void cuzk_g2_jac_dbl(cuzk_g2_jac *r, const cuzk_g2_jac *a);
 void cuzk_g2_jac_add(cuzk_g2_jac *r, const cuzk_g2_jac *a, const cuzk_g2_jac *b);
 void cuzk_g2_jac_add_aff(cuzk_g2_jac *r, const cuzk_g2_jac *a, const cuzk_g2_aff *b);
+/* Variable-time versions: they branch on infinity and on a == +-b (public
+ * points, MSM); the plain ones compute the doubling too and select. */
+void cuzk_g2_jac_add_var(cuzk_g2_jac *r, const cuzk_g2_jac *a, const cuzk_g2_jac *b);
+void cuzk_g2_jac_add_aff_var(cuzk_g2_jac *r, const cuzk_g2_jac *a, const cuzk_g2_aff *b);
 bool cuzk_g2_jac_eq(const cuzk_g2_jac *a, const cuzk_g2_jac *b);
 bool cuzk_g2_aff_eq(const cuzk_g2_aff *a, const cuzk_g2_aff *b);
 
@@ -57,19 +66,29 @@ bool cuzk_g2_xyzz_is_inf(const cuzk_g2_xyzz *a);
 void cuzk_g2_xyzz_dbl(cuzk_g2_xyzz *r, const cuzk_g2_xyzz *a);
 void cuzk_g2_xyzz_add(cuzk_g2_xyzz *r, const cuzk_g2_xyzz *a, const cuzk_g2_xyzz *b);
 void cuzk_g2_xyzz_add_aff(cuzk_g2_xyzz *r, const cuzk_g2_xyzz *a, const cuzk_g2_aff *b);
+void cuzk_g2_xyzz_add_var(cuzk_g2_xyzz *r, const cuzk_g2_xyzz *a, const cuzk_g2_xyzz *b);
+void cuzk_g2_xyzz_add_aff_var(cuzk_g2_xyzz *r, const cuzk_g2_xyzz *a, const cuzk_g2_aff *b);
+void cuzk_g2_xyzz_neg(cuzk_g2_xyzz *r, const cuzk_g2_xyzz *a);
 void cuzk_g2_xyzz_to_jac(cuzk_g2_jac *r, const cuzk_g2_xyzz *a);
+void cuzk_g2_aff_to_xyzz(cuzk_g2_xyzz *r, const cuzk_g2_aff *a);
+void cuzk_g2_jac_to_xyzz(cuzk_g2_xyzz *r, const cuzk_g2_jac *a);
 
 /* r = k*a, constant-time in a and k (k has nlimbs limbs, any value). */
 void cuzk_g2_jac_mul(cuzk_g2_jac *r, const cuzk_g2_jac *a, const uint64_t *k, size_t nlimbs);
 /* r = k*a, variable-time (public scalars). */
 void cuzk_g2_jac_mul_var(cuzk_g2_jac *r, const cuzk_g2_jac *a, const uint64_t *k, size_t nlimbs);
 
-/* Infinity counts as on the curve and in the subgroup. */
+/* Infinity counts as on the curve and in the subgroup; a point off the curve
+ * is in no subgroup (both checks return false). */
 bool cuzk_g2_aff_is_on_curve(const cuzk_g2_aff *a);
 bool cuzk_g2_jac_is_on_curve(const cuzk_g2_jac *a);
 /* Fast check (endomorphism: psi(P) == x P); variable-time (public points). */
 bool cuzk_g2_aff_in_subgroup_var(const cuzk_g2_aff *a);
 /* Reference check r*P == O, slow; tests compare the two. */
 bool cuzk_g2_aff_in_subgroup_naive_var(const cuzk_g2_aff *a);
+
+/* psi(x, y) = (conj(x) CX, conj(y) CY), the untwist-Frobenius-twist
+ * endomorphism; on G2 it acts as multiplication by the seed x. */
+void cuzk_g2_aff_psi(cuzk_g2_aff *r, const cuzk_g2_aff *a);
 
 #endif /* CUZK_G2_H */
