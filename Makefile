@@ -60,6 +60,7 @@ test-fuzz:
 # Every exported symbol of the library carries the cuzk_ prefix.
 check-symbols: build
 	scripts/check-symbols.sh $(BUILD)/libcuzk.a
+	@if [ -f $(BUILD)/libcuzk_gpu.a ]; then scripts/check-symbols.sh $(BUILD)/libcuzk_gpu.a; fi
 
 # Generated files are current (regenerate and diff).
 check-generated:
