@@ -46,6 +46,8 @@ extern "C" {
     XX(ERR_POINT_AT_INFINITY, "point at infinity where a finite one is required") \
     XX(ERR_NOT_A_SQUARE, "no square root exists")                              \
     XX(ERR_UNSUPPORTED, "unsupported feature or format")                       \
+    XX(ERR_PROOF_INVALID, "proof does not verify")                             \
+    XX(ERR_WITNESS_UNSATISFIED, "witness does not satisfy the circuit")        \
     XX(ERR_GPU, "GPU error")
 
 typedef enum {
