@@ -9,6 +9,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 found=0
 for bin in "$build"/fuzz/fuzz_*; do
     [ -x "$bin" ] || continue
+    case "$bin" in *_replay) continue ;; esac # corpus replay drivers, not fuzzers
     found=1
     name=$(basename "$bin")
     name=${name#fuzz_}
