@@ -1,0 +1,171 @@
+/*
+ * fuzz_r1cs.c — libFuzzer target for the .r1cs reader (src/io/r1cs.h) and
+ * the witness check.
+ *
+ * The input is the file, copied to an exact-size heap block and opened with
+ * cuzk_r1cs_open_mem. A refused input must give a status in range and a
+ * message naming the input, and leave the object zeroed. An accepted one is
+ * iterated in full: exactly nConstraints constraints, every wire < nWires,
+ * every coefficient canonical, the term total equal to n_terms, the walk
+ * ending exactly at the end of section 2. Small circuits are then checked
+ * against the witness (1, 0, 0, ...), which must either pass or name a
+ * constraint index < nConstraints.
+ * Built with -DCUZK_FUZZ_REPLAY, main() runs files or folders once.
+ */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "r1cs.h"
+
+#define FUZZ_ASSERT(cond)                                                              \
+    do {                                                                               \
+        if (!(cond)) {                                                                 \
+            fprintf(stderr, "%s:%d: fuzz property failed: %s\n", __FILE__, __LINE__, #cond); \
+            abort();                                                                   \
+        }                                                                              \
+    } while (0)
+
+#define NAME "fuzz-input"
+
+/* Every failure names the input and carries a status in range. */
+static void check_error(cuzk_status st, const cuzk_error *e) {
+    FUZZ_ASSERT((unsigned)st < CUZK_STATUS_COUNT);
+    FUZZ_ASSERT(e->status == st);
+    FUZZ_ASSERT(strstr(e->msg, NAME) != NULL);
+}
+
+static bool all_zero(const void *p, size_t n) {
+    const uint8_t *b = p;
+    for (size_t i = 0; i < n; i++)
+        if (b[i]) return false;
+    return true;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void check_lc(const cuzk_r1cs *r, const cuzk_r1cs_lc *lc) {
+    for (uint32_t i = 0; i < lc->n; i++) {
+        uint32_t wire;
+        uint64_t c[CUZK_FR_LIMBS];
+        cuzk_r1cs_lc_term(lc, i, &wire, c);
+        FUZZ_ASSERT(wire < r->n_wires);
+        FUZZ_ASSERT(cuzk__lt_n(c, cuzk__fr_r, CUZK_FR_LIMBS));
+    }
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    uint8_t *in = malloc(size ? size : 1);
+    if (in == NULL) return 0;
+    if (size) memcpy(in, data, size);
+    cuzk_r1cs r;
+    cuzk_error e;
+    memset(&e, 0, sizeof(e));
+    cuzk_status st = cuzk_r1cs_open_mem(&r, in, size, NAME, &e);
+    if (st != CUZK_OK) {
+        check_error(st, &e);
+        FUZZ_ASSERT(all_zero(&r, sizeof(r)));
+        free(in);
+        return 0;
+    }
+    FUZZ_ASSERT(r.n8 == 32 && memcmp(r.prime, cuzk__fr_r, 32) == 0);
+    FUZZ_ASSERT(1ull + r.n_pub_out + r.n_pub_in + r.n_prv_in <= r.n_wires);
+    cuzk_r1cs_iter it;
+    cuzk_r1cs_constraint k;
+    uint64_t n = 0, terms = 0;
+    const uint8_t *end = NULL;
+    cuzk_r1cs_iter_init(&it, &r);
+    while (cuzk_r1cs_iter_next(&it, &k)) {
+        check_lc(&r, &k.a);
+        check_lc(&r, &k.b);
+        check_lc(&r, &k.c);
+        terms += (uint64_t)k.a.n + k.b.n + k.c.n;
+        end = k.c.terms + (uint64_t)k.c.n * CUZK_R1CS_TERM_BYTES;
+        n++;
+    }
+    FUZZ_ASSERT(n == r.n_constraints && terms == r.n_terms);
+    if (n) FUZZ_ASSERT(end == r.constraints + r.constraints_size);
+    if (r.n_wires && r.n_wires <= 4096) {
+        uint64_t *w = calloc((size_t)r.n_wires * 4, sizeof(uint64_t));
+        if (w != NULL) {
+            w[0] = 1;
+            uint64_t bad = 0;
+            st = cuzk_r1cs_check_witness(&r, w, r.n_wires, "w", &bad, &e);
+            if (st != CUZK_OK) {
+                check_error(st, &e);
+                FUZZ_ASSERT(st == CUZK_ERR_INVALID_ARG && bad < r.n_constraints);
+            } else {
+                FUZZ_ASSERT(bad == UINT64_MAX);
+            }
+            free(w);
+        }
+    }
+    cuzk_r1cs_close(&r);
+    FUZZ_ASSERT(all_zero(&r, sizeof(r)));
+    free(in);
+    return 0;
+}
+
+#ifdef CUZK_FUZZ_REPLAY
+#include <dirent.h>
+#include <sys/stat.h>
+
+static unsigned long replayed;
+
+static int replay_file(const char *path) {
+    FILE *f = fopen(path, "rb");
+    if (f == NULL) {
+        perror(path);
+        return 1;
+    }
+    size_t cap = 1 << 16, n = 0;
+    uint8_t *buf = malloc(cap);
+    if (buf == NULL) abort();
+    for (;;) {
+        size_t got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (n < cap) break;
+        cap *= 2;
+        buf = realloc(buf, cap);
+        if (buf == NULL) abort();
+    }
+    fclose(f);
+    LLVMFuzzerTestOneInput(buf, n);
+    free(buf);
+    replayed++;
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    int bad = 0;
+    for (int i = 1; i < argc; i++) {
+        struct stat sb;
+        if (stat(argv[i], &sb) != 0) {
+            perror(argv[i]);
+            bad = 1;
+            continue;
+        }
+        if (!S_ISDIR(sb.st_mode)) {
+            bad |= replay_file(argv[i]);
+            continue;
+        }
+        DIR *d = opendir(argv[i]);
+        if (d == NULL) {
+            perror(argv[i]);
+            bad = 1;
+            continue;
+        }
+        struct dirent *e;
+        while ((e = readdir(d)) != NULL) {
+            if (e->d_name[0] == '.') continue;
+            char path[4096];
+            snprintf(path, sizeof(path), "%s/%s", argv[i], e->d_name);
+            bad |= replay_file(path);
+        }
+        closedir(d);
+    }
+    printf("replayed %lu inputs\n", replayed);
+    return bad || replayed == 0;
+}
+#endif

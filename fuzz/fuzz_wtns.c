@@ -1,0 +1,131 @@
+/*
+ * fuzz_wtns.c — libFuzzer target for the .wtns reader (src/io/wtns.h).
+ *
+ * The input is the file, copied to an exact-size heap block and opened with
+ * cuzk_wtns_open_mem. A refused input must give a status in range and a
+ * message naming the input, and leave the object zeroed; an accepted one
+ * must hold n_witness canonical values equal to the bytes of section 2.
+ * Built with -DCUZK_FUZZ_REPLAY, main() runs files or folders once.
+ */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "wtns.h"
+
+#define FUZZ_ASSERT(cond)                                                              \
+    do {                                                                               \
+        if (!(cond)) {                                                                 \
+            fprintf(stderr, "%s:%d: fuzz property failed: %s\n", __FILE__, __LINE__, #cond); \
+            abort();                                                                   \
+        }                                                                              \
+    } while (0)
+
+#define NAME "fuzz-input"
+
+/* Every failure names the input and carries a status in range. */
+static void check_error(cuzk_status st, const cuzk_error *e) {
+    FUZZ_ASSERT((unsigned)st < CUZK_STATUS_COUNT);
+    FUZZ_ASSERT(e->status == st);
+    FUZZ_ASSERT(strstr(e->msg, NAME) != NULL);
+}
+
+static bool all_zero(const void *p, size_t n) {
+    const uint8_t *b = p;
+    for (size_t i = 0; i < n; i++)
+        if (b[i]) return false;
+    return true;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    uint8_t *in = malloc(size ? size : 1);
+    if (in == NULL) return 0;
+    if (size) memcpy(in, data, size);
+    cuzk_wtns w;
+    cuzk_error e;
+    memset(&e, 0, sizeof(e));
+    cuzk_status st = cuzk_wtns_open_mem(&w, in, size, NAME, &e);
+    if (st != CUZK_OK) {
+        check_error(st, &e);
+        FUZZ_ASSERT(all_zero(&w, sizeof(w)));
+    } else {
+        FUZZ_ASSERT(w.n8 == 32 && memcmp(w.prime, cuzk__fr_r, 32) == 0);
+        FUZZ_ASSERT(w.values_offset + (uint64_t)w.n_witness * 32 <= size);
+        for (uint64_t i = 0; i < w.n_witness; i++) {
+            const uint64_t *v = cuzk_wtns_value(&w, i);
+            FUZZ_ASSERT(cuzk__lt_n(v, cuzk__fr_r, CUZK_FR_LIMBS));
+            for (int k = 0; k < 4; k++)
+                FUZZ_ASSERT(v[k] == cuzk__load_le64(in + w.values_offset + 32 * i + 8 * k));
+        }
+        cuzk_wtns_close(&w);
+        FUZZ_ASSERT(all_zero(&w, sizeof(w)));
+    }
+    free(in);
+    return 0;
+}
+
+#ifdef CUZK_FUZZ_REPLAY
+#include <dirent.h>
+#include <sys/stat.h>
+
+static unsigned long replayed;
+
+static int replay_file(const char *path) {
+    FILE *f = fopen(path, "rb");
+    if (f == NULL) {
+        perror(path);
+        return 1;
+    }
+    size_t cap = 1 << 16, n = 0;
+    uint8_t *buf = malloc(cap);
+    if (buf == NULL) abort();
+    for (;;) {
+        size_t got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (n < cap) break;
+        cap *= 2;
+        buf = realloc(buf, cap);
+        if (buf == NULL) abort();
+    }
+    fclose(f);
+    LLVMFuzzerTestOneInput(buf, n);
+    free(buf);
+    replayed++;
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    int bad = 0;
+    for (int i = 1; i < argc; i++) {
+        struct stat sb;
+        if (stat(argv[i], &sb) != 0) {
+            perror(argv[i]);
+            bad = 1;
+            continue;
+        }
+        if (!S_ISDIR(sb.st_mode)) {
+            bad |= replay_file(argv[i]);
+            continue;
+        }
+        DIR *d = opendir(argv[i]);
+        if (d == NULL) {
+            perror(argv[i]);
+            bad = 1;
+            continue;
+        }
+        struct dirent *e;
+        while ((e = readdir(d)) != NULL) {
+            if (e->d_name[0] == '.') continue;
+            char path[4096];
+            snprintf(path, sizeof(path), "%s/%s", argv[i], e->d_name);
+            bad |= replay_file(path);
+        }
+        closedir(d);
+    }
+    printf("replayed %lu inputs\n", replayed);
+    return bad || replayed == 0;
+}
+#endif

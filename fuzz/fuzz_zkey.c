@@ -1,0 +1,183 @@
+/*
+ * fuzz_zkey.c — libFuzzer target for the .zkey reader (src/io/zkey.h) and
+ * the container under it (binfile.h).
+ *
+ * The input is the file itself, copied to an exact-size heap block (so ASan
+ * sees any read past its end) and opened with cuzk_zkey_open_mem with the
+ * curve check on. Properties (abort on violation):
+ *   - a refused input gives a status in range, a message naming the input,
+ *     and leaves the object zeroed;
+ *   - an accepted key is consistent: counts match nVars/nPublic/domainSize,
+ *     every coefficient record is in range and canonical, every point
+ *     canonical and on its curve; small keys are also subgroup-checked
+ *     through cuzk_zkey_check_points, which must then agree with a serial
+ *     re-check.
+ * Built with -DCUZK_FUZZ_REPLAY, main() runs files or folders once.
+ */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "zkey.h"
+
+#define FUZZ_ASSERT(cond)                                                              \
+    do {                                                                               \
+        if (!(cond)) {                                                                 \
+            fprintf(stderr, "%s:%d: fuzz property failed: %s\n", __FILE__, __LINE__, #cond); \
+            abort();                                                                   \
+        }                                                                              \
+    } while (0)
+
+#define NAME "fuzz-input"
+
+/* Every failure names the input and carries a status in range. */
+static void check_error(cuzk_status st, const cuzk_error *e) {
+    FUZZ_ASSERT((unsigned)st < CUZK_STATUS_COUNT);
+    FUZZ_ASSERT(e->status == st);
+    FUZZ_ASSERT(strstr(e->msg, NAME) != NULL);
+}
+
+static bool all_zero(const void *p, size_t n) {
+    const uint8_t *b = p;
+    for (size_t i = 0; i < n; i++)
+        if (b[i]) return false;
+    return true;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static bool fp_ok(const cuzk_fp *a) { return cuzk__lt_n(a->l, cuzk__fp_p, CUZK_FP_LIMBS); }
+
+static void check_key(const cuzk_zkey *zk) {
+    FUZZ_ASSERT(zk->protocol == 1 && zk->n8q == 48 && zk->n8r == 32);
+    FUZZ_ASSERT(zk->n_public < zk->n_vars);
+    FUZZ_ASSERT(zk->domain_size > zk->n_public);
+    FUZZ_ASSERT((zk->domain_size & (zk->domain_size - 1)) == 0);
+    FUZZ_ASSERT((1ull << zk->log_domain_size) == zk->domain_size);
+    FUZZ_ASSERT(zk->ic.n == (uint64_t)zk->n_public + 1);
+    FUZZ_ASSERT(zk->a.n == zk->n_vars && zk->b1.n == zk->n_vars && zk->b2.n == zk->n_vars);
+    FUZZ_ASSERT(zk->c.n == (uint64_t)zk->n_vars - zk->n_public - 1);
+    FUZZ_ASSERT(zk->h.n == zk->domain_size);
+    FUZZ_ASSERT(zk->n_rows <= zk->domain_size);
+    FUZZ_ASSERT(zk->root == CUZK_NTT_ROOT5 && zk->h_kind == CUZK_H_ODD_COSET_LAGRANGE);
+    uint32_t rows = 0;
+    for (uint32_t i = 0; i < zk->n_coefs; i++) {
+        cuzk_zkey_coef e;
+        cuzk_zkey_coef_get(zk, i, &e);
+        FUZZ_ASSERT(e.matrix <= 1 && e.constraint < zk->domain_size && e.signal < zk->n_vars);
+        FUZZ_ASSERT(cuzk__lt_n(e.value, cuzk__fr_r, CUZK_FR_LIMBS));
+        if (e.constraint + 1 > rows) rows = e.constraint + 1;
+    }
+    FUZZ_ASSERT(rows == zk->n_rows);
+    const cuzk_zkey_g1_vec *v[5] = {&zk->ic, &zk->a, &zk->b1, &zk->c, &zk->h};
+    for (int k = 0; k < 5; k++) {
+        FUZZ_ASSERT(v[k]->raw == zk->file.data + v[k]->offset);
+        for (uint64_t i = 0; i < v[k]->n; i++) {
+            const cuzk_g1_aff *p = &v[k]->p[i];
+            FUZZ_ASSERT(memcmp(p, v[k]->raw + 96 * i, 96) == 0); /* little-endian host */
+            FUZZ_ASSERT(fp_ok(&p->x) && fp_ok(&p->y) && cuzk_g1_aff_is_on_curve(p));
+        }
+    }
+    for (uint64_t i = 0; i < zk->b2.n; i++) {
+        FUZZ_ASSERT(memcmp(&zk->b2.p[i], zk->b2.raw + 192 * i, 192) == 0);
+        FUZZ_ASSERT(cuzk_g2_aff_is_on_curve(&zk->b2.p[i]));
+    }
+    FUZZ_ASSERT(cuzk_g1_aff_in_subgroup_var(&zk->alpha1));
+    FUZZ_ASSERT(cuzk_g2_aff_in_subgroup_var(&zk->delta2));
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    uint8_t *in = malloc(size ? size : 1);
+    if (in == NULL) return 0;
+    if (size) memcpy(in, data, size);
+    cuzk_zkey zk;
+    cuzk_error e;
+    memset(&e, 0, sizeof(e));
+    cuzk_status st = cuzk_zkey_open_mem(&zk, in, size, NAME, CUZK_ZKEY_CHECK_CURVE, &e);
+    if (st != CUZK_OK) {
+        check_error(st, &e);
+        FUZZ_ASSERT(all_zero(&zk, sizeof(zk)));
+    } else {
+        check_key(&zk);
+        uint64_t pts = zk.ic.n + zk.a.n + zk.b1.n + zk.b2.n + zk.c.n + zk.h.n;
+        if (pts <= 256) {
+            cuzk_error e2;
+            cuzk_status s1 = cuzk_zkey_check_points(&zk, CUZK_ZKEY_CHECK_SUBGROUP, &e);
+            cuzk_status s2 = cuzk_zkey_check_points(
+                &zk, CUZK_ZKEY_CHECK_SUBGROUP | CUZK_ZKEY_PARALLEL, &e2);
+            FUZZ_ASSERT(s1 == s2);
+            if (s1 != CUZK_OK) {
+                check_error(s1, &e);
+                FUZZ_ASSERT(strcmp(e.msg, e2.msg) == 0);
+            }
+        }
+        cuzk_zkey_close(&zk);
+        FUZZ_ASSERT(all_zero(&zk, sizeof(zk)));
+    }
+    free(in);
+    return 0;
+}
+
+#ifdef CUZK_FUZZ_REPLAY
+#include <dirent.h>
+#include <sys/stat.h>
+
+static unsigned long replayed;
+
+static int replay_file(const char *path) {
+    FILE *f = fopen(path, "rb");
+    if (f == NULL) {
+        perror(path);
+        return 1;
+    }
+    size_t cap = 1 << 16, n = 0;
+    uint8_t *buf = malloc(cap);
+    if (buf == NULL) abort();
+    for (;;) {
+        size_t got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (n < cap) break;
+        cap *= 2;
+        buf = realloc(buf, cap);
+        if (buf == NULL) abort();
+    }
+    fclose(f);
+    LLVMFuzzerTestOneInput(buf, n);
+    free(buf);
+    replayed++;
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    int bad = 0;
+    for (int i = 1; i < argc; i++) {
+        struct stat sb;
+        if (stat(argv[i], &sb) != 0) {
+            perror(argv[i]);
+            bad = 1;
+            continue;
+        }
+        if (!S_ISDIR(sb.st_mode)) {
+            bad |= replay_file(argv[i]);
+            continue;
+        }
+        DIR *d = opendir(argv[i]);
+        if (d == NULL) {
+            perror(argv[i]);
+            bad = 1;
+            continue;
+        }
+        struct dirent *e;
+        while ((e = readdir(d)) != NULL) {
+            if (e->d_name[0] == '.') continue;
+            char path[4096];
+            snprintf(path, sizeof(path), "%s/%s", argv[i], e->d_name);
+            bad |= replay_file(path);
+        }
+        closedir(d);
+    }
+    printf("replayed %lu inputs\n", replayed);
+    return bad || replayed == 0;
+}
+#endif
