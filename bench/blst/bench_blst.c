@@ -21,6 +21,12 @@
  *   pairing_product_2    blst_pairing ctx: 2 x raw_aggregate, commit
  *                        (one shared Miller loop), finalverify (final exp,
  *                        compare with 1), on (P,Q), (-P,Q)
+ *
+ * `bench_blst msm [--log N]... [--reps R]` times blst_p1s_mult_pippenger
+ * (single-threaded, 255-bit scalars, caller scratch) the way `cuzk bench msm
+ * --g1 --threads 1` times cuzk: same inputs (same generator, same order of
+ * draws), same columns, thread CPU clock, min / median of R runs after a
+ * warm-up.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -282,7 +288,111 @@ static const bench_op ops[] = {
 };
 #define N_OPS (sizeof(ops) / sizeof(ops[0]))
 
+/* ---- msm mode --------------------------------------------------------------- */
+
+/* A scalar below r as 4 little-endian limbs (bench_msm.c's msm_rand_scalar). */
+static void rand_scalar_lt_r(uint64_t k[4]) {
+    do {
+        for (int i = 0; i < 4; i++) k[i] = rand64();
+        k[3] &= 0x7fffffffffffffffULL;
+    } while (!lt_n(k, R_LIMBS, 4));
+}
+
+static void limbs_to_bytes(uint8_t out[32], const uint64_t k[4]) {
+    for (int i = 0; i < 32; i++) out[i] = (uint8_t)(k[i / 8] >> (8 * (i % 8)));
+}
+
+static double msm_now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static int bench_msm(int argc, char **argv) {
+    int logs[32], nlogs = 0, reps = 3;
+    for (int i = 0; i < argc; i++) {
+        if (strcmp(argv[i], "--log") == 0 && i + 1 < argc && nlogs < 32) {
+            logs[nlogs++] = atoi(argv[++i]);
+            if (logs[nlogs - 1] < 1 || logs[nlogs - 1] > 26) return 2;
+        } else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc) {
+            reps = atoi(argv[++i]);
+            if (reps < 1 || reps > CUZK_BENCH_MAX_BATCHES) return 2;
+        } else if (strcmp(argv[i], "--g1") == 0 || strcmp(argv[i], "--no-batch-add") == 0) {
+            /* accepted for symmetry with cuzk bench msm */
+        } else {
+            fprintf(stderr, "usage: bench_blst msm [--log N]... [--reps R]\n");
+            return 2;
+        }
+    }
+    if (nlogs == 0)
+        for (int lg = 10; lg <= 18; lg += 2) logs[nlogs++] = lg;
+    int maxlog = 0;
+    for (int i = 0; i < nlogs; i++) maxlog = logs[i] > maxlog ? logs[i] : maxlog;
+    size_t nmax = (size_t)1 << maxlog;
+    /* Draw order as in bench_msm.c: all scalars, then 8 step scalars, then the
+     * walk P_i+1 = P_i + S_(rand % 8) from S_0. */
+    uint8_t *k = malloc(nmax * 32);
+    blst_p1_affine *bases = malloc(nmax * sizeof(*bases));
+    blst_p1 *tmp = malloc(4096 * sizeof(*tmp));
+    if (!k || !bases || !tmp) return 1;
+    for (size_t i = 0; i < nmax; i++) {
+        uint64_t l[4];
+        rand_scalar_lt_r(l);
+        limbs_to_bytes(k + 32 * i, l);
+    }
+    blst_p1 steps[8], cur;
+    for (int j = 0; j < 8; j++) {
+        uint64_t l[4];
+        uint8_t b[32];
+        rand_scalar_lt_r(l);
+        limbs_to_bytes(b, l);
+        blst_p1_mult(&steps[j], blst_p1_generator(), b, 255);
+    }
+    cur = steps[0];
+    for (size_t i0 = 0; i0 < nmax; i0 += 4096) {
+        size_t m = nmax - i0 < 4096 ? nmax - i0 : 4096;
+        for (size_t i = 0; i < m; i++) {
+            blst_p1_add_or_double(&cur, &cur, &steps[rand64() % 8]);
+            tmp[i] = cur;
+        }
+        const blst_p1 *pp[2] = {tmp, NULL};
+        blst_p1s_to_affine(bases + i0, pp, m);
+    }
+    free(tmp);
+    printf("blst bench msm (%s; blst_p1s_mult_pippenger, 1 thread; min / median of %d runs "
+           "after a warm-up; thread-cpu clock)\n", BENCH_BLST_KERNELS, reps);
+    printf("%-10s %5s %9s %7s %3s %11s %11s %10s\n", "operation", "log2n", "n", "threads", "c",
+           "min ms", "median ms", "ns/point");
+    for (int li = 0; li < nlogs; li++) {
+        size_t n = (size_t)1 << logs[li];
+        limb_t *scratch = malloc(blst_p1s_mult_pippenger_scratch_sizeof(n));
+        if (!scratch) return 1;
+        const blst_p1_affine *pts[2] = {bases, NULL};
+        const uint8_t *scs[2] = {k, NULL};
+        double t[CUZK_BENCH_MAX_BATCHES];
+        for (int r = -1; r < reps; r++) {
+            blst_p1 out;
+            double t0 = msm_now_ms();
+            blst_p1s_mult_pippenger(&out, pts, n, scs, 255, scratch);
+            double t1 = msm_now_ms();
+            cuzk_bench_sink ^= *(const uint64_t *)&out;
+            if (r >= 0) t[r] = t1 - t0;
+        }
+        free(scratch);
+        /* blst's window: log2(n) - 3 above 2^12, - 2 above 2^4 (pippenger_window_size) */
+        int c = logs[li] > 12 ? logs[li] - 3 : logs[li] > 4 ? logs[li] - 2 : 2;
+        double mn = cuzk_bench_min(t, reps), md = cuzk_bench_median(t, reps);
+        printf("%-10s %5d %9zu %7u %3d %11.3f %11.3f %10.1f\n", "g1_msm", logs[li], n, 1u, c, mn,
+               md, mn * 1e6 / (double)n);
+        fflush(stdout);
+    }
+    free(k);
+    free(bases);
+    return 0;
+}
+
 int main(int argc, char **argv) {
+    if (argc > 1 && strcmp(argv[1], "msm") == 0) return bench_msm(argc - 2, argv + 2);
     cuzk_bench_cfg cfg;
     if (cuzk_bench_cfg_init(&cfg, argc - 1, argv + 1, CLOCK_THREAD_CPUTIME_ID) != 0) {
         fprintf(stderr, "usage: bench_blst [--json] [--iters N] [--clock cpu|wall]\n");

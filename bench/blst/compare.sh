@@ -18,7 +18,11 @@
 #   CUZK_BIN          an already built cuzk command to use
 #   CC                C compiler (default cc)
 #   COMPARE_RESULTS   a folder of cuzk.N.txt / blst.N.txt tables: only summarize it
-# Targets (checked and printed at the end): fp_mul ratio <= 1.25, pairing <= 1.5.
+#                     (and msm_cuzk.N.txt / msm_blst.N.txt when present)
+#   COMPARE_MSM_LOGS  log2 sizes for the G1 MSM rows, 1 thread: `cuzk bench msm`
+#                     against blst_p1s_mult_pippenger (default "16"; empty: skip)
+# Targets (checked and printed at the end): fp_mul ratio <= 1.25, pairing <= 1.5,
+# G1 MSM at 2^16 (1 thread) <= 1.2.
 set -eu
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -86,12 +90,55 @@ END {
 }' "$1"/cuzk.*.txt "$1"/blst.*.txt
 }
 
+# The MSM tables (`cuzk bench msm` and `bench_blst msm`, same columns): per
+# size the best (lowest) min ms over rounds and the median of the per-round
+# medians, and the ratio cuzk / blst.
+summarize_msm() { # summarize_msm <dir with msm_cuzk.N.txt and msm_blst.N.txt>
+ls "$1"/msm_cuzk.*.txt >/dev/null 2>&1 || return 0
+awk -v rounds="$(ls "$1"/msm_cuzk.*.txt | wc -l)" '
+function med(key,   n, i, j, t, v) {
+    n = cnt[key]
+    if (n == 0) return -1
+    for (i = 1; i <= n; i++) v[i] = val[key, i]
+    for (i = 2; i <= n; i++)
+        for (j = i; j > 1 && v[j - 1] > v[j]; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
+    return (n % 2) ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+}
+$1 == "g1_msm" && $4 == 1 {
+    impl = FILENAME; sub(/.*\//, "", impl); sub(/\..*/, "", impl); sub(/^msm_/, "", impl)
+    if (!($2 in seen)) { seen[$2] = 1; order[++nl] = $2 }
+    k = impl SUBSEP $2
+    if (!(k in best) || $6 + 0 < best[k]) best[k] = $6 + 0
+    cnt[k]++; val[k, cnt[k]] = $7 + 0
+}
+function fmt(x) { return x < 0 ? "-" : sprintf("%.1f", x) }
+function ratio(a, b) { return (a < 0 || b <= 0) ? "-" : sprintf("%.2f", a / b) }
+function getb(k) { return (k in best) ? best[k] : -1 }
+END {
+    printf "%-18s %11s %11s %7s %11s %11s %7s\n", "g1_msm, 1 thread", "cuzk best", "blst best",
+           "ratio", "cuzk med", "blst med", "ratio"
+    for (i = 1; i <= nl; i++) {
+        l = order[i]
+        cb = getb("cuzk" SUBSEP l); bb = getb("blst" SUBSEP l)
+        printf "%-18s %11s %11s %7s %11s %11s %7s\n", "2^" l, fmt(cb), fmt(bb), ratio(cb, bb),
+               fmt(med("cuzk" SUBSEP l)), fmt(med("blst" SUBSEP l)),
+               ratio(med("cuzk" SUBSEP l), med("blst" SUBSEP l))
+        rb[l] = (cb < 0 || bb <= 0) ? -1 : cb / bb
+    }
+    printf "(ms per MSM; best = fastest run of %d rounds, med = median over rounds of the\n", rounds
+    printf " per-round median; ratio = cuzk / blst)\n"
+    printf "target g1_msm 2^16 <= 1.20x (best): %s\n", !(16 in rb) || rb[16] < 0 ? "n/a" : \
+           sprintf("%.2fx %s", rb[16], rb[16] <= 1.2 ? "met" : "NOT met")
+}' "$1"/msm_cuzk.*.txt "$1"/msm_blst.*.txt
+}
+
 # COMPARE_RESULTS=<dir>: only summarize tables already made (e.g. on another
 # machine by running the two benches there), build and run nothing.
 if [ -n "${COMPARE_RESULTS:-}" ]; then
     head -1 "$COMPARE_RESULTS/cuzk.1.txt"
     head -1 "$COMPARE_RESULTS/blst.1.txt"
     summarize "$COMPARE_RESULTS"
+    summarize_msm "$COMPARE_RESULTS"
     exit 0
 fi
 
@@ -153,3 +200,20 @@ head -1 "$OUTD/cuzk.1.txt"
 head -1 "$OUTD/blst.1.txt"
 
 summarize "$OUTD"
+
+# ---- G1 MSM, one thread ------------------------------------------------------
+MSM_LOGS=${COMPARE_MSM_LOGS-16}
+if [ -n "$MSM_LOGS" ]; then
+    args=""
+    for l in $MSM_LOGS; do args="$args --log $l"; done
+    r=1
+    while [ "$r" -le "$ROUNDS" ]; do
+        # shellcheck disable=SC2086
+        "$CUZK_BIN" bench msm --g1 --threads 1 --no-batch-add $args >"$OUTD/msm_cuzk.$r.txt"
+        # shellcheck disable=SC2086
+        "$BUILD/bench_blst" msm $args >"$OUTD/msm_blst.$r.txt"
+        r=$((r + 1))
+    done
+    echo
+    summarize_msm "$OUTD"
+fi

@@ -1,0 +1,246 @@
+/*
+ * bench_msm.c — `cuzk bench msm`: milliseconds per CPU multi-scalar
+ * multiplication (src/msm/msm.h), G1 and G2, one thread and all threads, plus
+ * the bitmap batch-add.
+ *
+ *   cuzk bench msm [--log N]... [--g1] [--g2] [--threads T] [--reps R] [--no-batch-add]
+ *                  [--path auto|xyzz|affine] [--c BITS]
+ *
+ * Defaults: G1 at 2^10..2^18, G2 at 2^10..2^14; threads 1 and all cores
+ * (--threads T: only T; 0 = all); R = 3 runs per row after one warm-up run,
+ * min and median reported. One-thread rows are timed on the thread's CPU clock
+ * (bench.h: the machine's load does not count), multi-thread rows on the wall
+ * clock. Inputs: bases from a random walk P_i+1 = P_i + S_j (8 random steps
+ * S_j), uniform scalars below r from a fixed-seed generator (bench_field.c's),
+ * so runs compare like with like; bench/blst/bench_blst.c (`msm` mode) times
+ * blst_p1s_mult_pippenger on the same sizes with the same columns.
+ * --path forces the bucket accumulation (msm.h: XYZZ mixed additions or
+ * batch-affine additions); the default picks by window size. --c forces the
+ * window (tuning only; the printed c is then the forced one).
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bench.h"
+#include "cuzk.h"
+#include "fr.h"
+#include "g1.h"
+#include "g2.h"
+#include "msm.h"
+
+int cuzk__bench_msm(int argc, char **argv);
+
+static uint64_t msm_rng = 0x243f6a8885a308d3ULL;
+
+static uint64_t msm_rand64(void) {
+    uint64_t z = (msm_rng += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+static void msm_rand_scalar(uint64_t k[4]) {
+    do {
+        for (int i = 0; i < 4; i++) k[i] = msm_rand64();
+        k[3] &= 0x7fffffffffffffffULL;
+    } while (!cuzk__lt_n(k, cuzk__fr_r, 4));
+}
+
+static double now_ms(clockid_t clk) {
+    struct timespec ts;
+    clock_gettime(clk, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* Stamped for G1 and G2: make_bases_g?, run_g? */
+#define MSM_BENCH_GROUP(g, fe_t)                                                              \
+    static int make_bases_##g(cuzk_##g##_aff *out, size_t n) {                                \
+        cuzk_##g##_aff gen;                                                                   \
+        cuzk_##g##_jac gj, steps[8], cur;                                                     \
+        cuzk_##g##_generator(&gen);                                                           \
+        cuzk_##g##_aff_to_jac(&gj, &gen);                                                     \
+        for (int j = 0; j < 8; j++) {                                                         \
+            uint64_t k[4];                                                                    \
+            msm_rand_scalar(k);                                                               \
+            cuzk_##g##_jac_mul_var(&steps[j], &gj, k, 4);                                     \
+        }                                                                                     \
+        cur = steps[0];                                                                       \
+        size_t chunk = 4096;                                                                  \
+        cuzk_##g##_jac *tmp = malloc(chunk * sizeof(*tmp));                                   \
+        fe_t *scr = malloc(chunk * sizeof(*scr));                                             \
+        if (!tmp || !scr) {                                                                   \
+            free(tmp);                                                                        \
+            free(scr);                                                                        \
+            return 0;                                                                         \
+        }                                                                                     \
+        for (size_t i0 = 0; i0 < n; i0 += chunk) {                                            \
+            size_t m = n - i0 < chunk ? n - i0 : chunk;                                       \
+            for (size_t i = 0; i < m; i++) {                                                  \
+                cuzk_##g##_jac_add_var(&cur, &cur, &steps[msm_rand64() % 8]);                 \
+                tmp[i] = cur;                                                                 \
+            }                                                                                 \
+            cuzk_##g##_jac_batch_to_aff_var(out + i0, tmp, m, scr);                           \
+        }                                                                                     \
+        free(tmp);                                                                            \
+        free(scr);                                                                            \
+        return 1;                                                                             \
+    }                                                                                         \
+    /* min and median ms of reps runs (after one warm-up); kind 0 = MSM, 1 = batch-add */     \
+    static int run_##g(double *min_ms, double *med_ms, const cuzk_##g##_aff *bases,           \
+                       const uint64_t(*k)[4], size_t n, unsigned threads, int reps, int kind) { \
+        clockid_t clk = threads == 1 ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC;             \
+        size_t bytes = kind == 0 ? cuzk_##g##_msm_scratch_sizeof(n, threads)                  \
+                                 : cuzk_##g##_batch_add_scratch_sizeof(threads);              \
+        void *scratch = malloc(bytes);                                                        \
+        double t[CUZK_BENCH_MAX_BATCHES];                                                     \
+        if (!scratch) return 0;                                                               \
+        for (int r = -1; r < reps; r++) {                                                     \
+            cuzk_##g##_jac out;                                                               \
+            double t0 = now_ms(clk);                                                          \
+            cuzk_status st =                                                                  \
+                kind == 0 ? cuzk_##g##_msm_var(&out, bases, k, n, NULL, threads,              \
+                                               cuzk__msm_force_c ? NULL : scratch)            \
+                          : cuzk_##g##_batch_add_var(&out, bases, n, NULL, threads, scratch); \
+            double t1 = now_ms(clk);                                                          \
+            if (st != CUZK_OK) {                                                              \
+                free(scratch);                                                                \
+                return 0;                                                                     \
+            }                                                                                 \
+            cuzk_bench_sink ^= *(const uint64_t *)&out; /* keep the result */                 \
+            if (r >= 0) t[r] = t1 - t0;                                                       \
+        }                                                                                     \
+        free(scratch);                                                                        \
+        *min_ms = cuzk_bench_min(t, reps);                                                    \
+        *med_ms = cuzk_bench_median(t, reps);                                                 \
+        return 1;                                                                             \
+    }
+
+MSM_BENCH_GROUP(g1, cuzk_fp)
+MSM_BENCH_GROUP(g2, cuzk_fp2)
+
+static int usage(void) {
+    fprintf(stderr, "usage: cuzk bench msm [--log N]... [--g1] [--g2] [--threads T] [--reps R] "
+                    "[--no-batch-add] [--path auto|xyzz|affine] [--c BITS]\n");
+    return 2;
+}
+
+int cuzk__bench_msm(int argc, char **argv) {
+    int logs[32], nlogs = 0, want_g1 = 0, want_g2 = 0, reps = 3, batch_add = 1;
+    long threads_opt = -1;
+    for (int i = 0; i < argc; i++) {
+        char *end;
+        if (strcmp(argv[i], "--log") == 0 && i + 1 < argc && nlogs < 32) {
+            long v = strtol(argv[++i], &end, 0);
+            if (*end || v < 0 || v > 26) return usage();
+            logs[nlogs++] = (int)v;
+        } else if (strcmp(argv[i], "--g1") == 0) {
+            want_g1 = 1;
+        } else if (strcmp(argv[i], "--g2") == 0) {
+            want_g2 = 1;
+        } else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc) {
+            threads_opt = strtol(argv[++i], &end, 0);
+            if (*end || threads_opt < 0 || threads_opt > 4096) return usage();
+        } else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc) {
+            reps = (int)strtol(argv[++i], &end, 0);
+            if (*end || reps < 1 || reps > CUZK_BENCH_MAX_BATCHES) return usage();
+        } else if (strcmp(argv[i], "--path") == 0 && i + 1 < argc) {
+            i++;
+            if (strcmp(argv[i], "auto") == 0)
+                cuzk__msm_force_path = 0;
+            else if (strcmp(argv[i], "xyzz") == 0)
+                cuzk__msm_force_path = 1;
+            else if (strcmp(argv[i], "affine") == 0)
+                cuzk__msm_force_path = 2;
+            else
+                return usage();
+        } else if (strcmp(argv[i], "--c") == 0 && i + 1 < argc) {
+            long v = strtol(argv[++i], &end, 0);
+            if (*end || v < 0 || v > CUZK_MSM_MAX_C) return usage();
+            cuzk__msm_force_c = (unsigned)v;
+        } else if (strcmp(argv[i], "--no-batch-add") == 0) {
+            batch_add = 0;
+        } else {
+            return usage();
+        }
+    }
+    if (!want_g1 && !want_g2) want_g1 = want_g2 = 1;
+    unsigned all = cuzk_msm_threads(0);
+    unsigned tl[2];
+    int ntl = 0;
+    if (threads_opt >= 0) {
+        tl[ntl++] = (unsigned)threads_opt;
+    } else {
+        tl[ntl++] = 1;
+        if (all > 1) tl[ntl++] = 0;
+    }
+    int g1_logs[32], g2_logs[32], n1 = 0, n2 = 0;
+    if (nlogs) {
+        for (int i = 0; i < nlogs; i++) g1_logs[n1++] = g2_logs[n2++] = logs[i];
+    } else {
+        for (int lg = 10; lg <= 18; lg += 2) g1_logs[n1++] = lg;
+        for (int lg = 10; lg <= 14; lg += 2) g2_logs[n2++] = lg;
+    }
+    int maxlog = 0;
+    for (int i = 0; i < n1; i++) maxlog = g1_logs[i] > maxlog ? g1_logs[i] : maxlog;
+    for (int i = 0; i < n2; i++) maxlog = g2_logs[i] > maxlog ? g2_logs[i] : maxlog;
+    size_t nmax = (size_t)1 << maxlog;
+
+    uint64_t(*k)[4] = malloc(nmax * sizeof(*k));
+    if (!k) return 1;
+    for (size_t i = 0; i < nmax; i++) msm_rand_scalar(k[i]);
+
+    printf("cuzk bench msm (field kernels: %s; %u OpenMP threads; min / median of %d runs "
+           "after a warm-up; 1 thread: thread-cpu clock, more: wall clock)\n",
+           (cuzk_cpu_features() & CUZK_CPU_ADX) ? "x86-64 BMI2/ADX" : "portable C", all, reps);
+    printf("%-10s %5s %9s %7s %3s %11s %11s %10s\n", "operation", "log2n", "n", "threads", "c",
+           "min ms", "median ms", "ns/point");
+    int rc = 0;
+    for (int g = 1; g <= 2; g++) {
+        if ((g == 1 && !want_g1) || (g == 2 && !want_g2)) continue;
+        const int *lgs = g == 1 ? g1_logs : g2_logs;
+        int nl = g == 1 ? n1 : n2;
+        int top = 0;
+        for (int i = 0; i < nl; i++) top = lgs[i] > top ? lgs[i] : top;
+        size_t ntop = (size_t)1 << top;
+        void *bases = malloc(ntop * (g == 1 ? sizeof(cuzk_g1_aff) : sizeof(cuzk_g2_aff)));
+        if (!bases) {
+            free(k);
+            return 1;
+        }
+        int ok = g == 1 ? make_bases_g1(bases, ntop) : make_bases_g2(bases, ntop);
+        for (int kind = 0; ok && kind < 1 + batch_add; kind++) {
+            for (int i = 0; i < nl; i++) {
+                size_t n = (size_t)1 << lgs[i];
+                for (int ti = 0; ti < ntl; ti++) {
+                    double mn = 0, md = 0;
+                    int good = g == 1 ? run_g1(&mn, &md, bases, (const uint64_t(*)[4])k, n,
+                                               tl[ti], reps, kind)
+                                      : run_g2(&mn, &md, bases, (const uint64_t(*)[4])k, n,
+                                               tl[ti], reps, kind);
+                    if (!good) {
+                        rc = 1;
+                        continue;
+                    }
+                    char name[32];
+                    snprintf(name, sizeof name, "%s_%s", g == 1 ? "g1" : "g2",
+                             kind == 0 ? "msm" : "batch_add");
+                    char c[8] = "-";
+                    if (kind == 0)
+                        snprintf(c, sizeof c, "%u",
+                                 cuzk__msm_force_c ? cuzk__msm_force_c
+                                                   : cuzk_msm_window_bits(n, tl[ti]));
+                    printf("%-10s %5d %9zu %7u %3s %11.3f %11.3f %10.1f\n", name, lgs[i], n,
+                           cuzk_msm_threads(tl[ti]), c, mn, md, mn * 1e6 / (double)n);
+                    fflush(stdout);
+                }
+            }
+        }
+        if (!ok) rc = 1;
+        free(bases);
+    }
+    free(k);
+    return rc;
+}

@@ -1,0 +1,204 @@
+/*
+ * msm.h — CPU multi-scalar multiplication in G1 and G2 (Pippenger), the 0/1/other
+ * classification of scalars and the "bitmap batch-add" of the bases whose scalar
+ * is 1. VARIABLE TIME: everything here branches and indexes memory on the
+ * scalars and on the points. It is meant for public data or for data whose
+ * timing is accepted to leak (the prover's MSMs over witness scalars; see
+ * DESIGN.md); never call it with secret scalars that must stay secret.
+ *
+ * Inputs
+ *   bases    affine points (cuzk_g1_aff / cuzk_g2_aff, Montgomery coordinates);
+ *            the point at infinity (0, 0) is allowed and contributes nothing.
+ *            Bases need not be distinct (repeats and P, -P are fine).
+ *   scalars  plain (non-Montgomery) little-endian 4 x 64-bit limbs, one per
+ *            base: `const uint64_t (*scalars)[4]`. Any integer below 2^255 is
+ *            accepted (canonical Fr values are < r < 2^255); a larger one makes
+ *            the call fail with CUZK_ERR_INVALID_ARG before any work.
+ *   mask     optional bitmap of n bits (bit i = word i/64, bit i%64): only bases
+ *            whose bit is set take part. NULL = all of them.
+ *   threads  OpenMP threads to use; 0 = omp_get_max_threads(). Without OpenMP
+ *            every call runs on the calling thread.
+ * Output: a Jacobian point (infinity when nothing contributes).
+ *
+ * Memory: the functions that need working memory take a `void *scratch` of at
+ * least *_scratch_sizeof(...) bytes (no alignment needed; they align inside),
+ * so repeated calls never allocate. scratch = NULL makes the call allocate that
+ * much itself with malloc (and free it before returning); the only failure is
+ * then CUZK_ERR_NOMEM. The scratch size depends on `threads` as resolved at
+ * call time, so a caller that preallocates should pass the same explicit
+ * thread count to both calls.
+ *
+ * Algorithm (cuzk_g{1,2}_msm_var)
+ *   - Window c (bits) from the number of participating points n': the c that
+ *     minimizes ceil(256/c) (n' + K 2^(c-1)), with K the cost of one bucket's
+ *     share of the reduction in mixed additions (see msm.c); it grows with n'
+ *     (c = 13 near 2^16) and stops at CUZK_MSM_MAX_C, or at 13 when several
+ *     threads share the caches (measured, msm.c).
+ *   - Signed digits by Booth recoding, computed on the fly from the scalar:
+ *     the digit of window j reads bits jc-1 .. jc+c-1 (bit -1 = 0),
+ *     d = (w >> 1) + (w & 1) - 2^c (w >> c), in [-2^(c-1), 2^(c-1)], and
+ *     k = sum d_j 2^(jc) as long as bit nwin*c - 1 of k is 0, which
+ *     nwin = ceil(256/c) guarantees for k < 2^255. So 2^(c-1) buckets.
+ *   - Bucket accumulation, one of two (negative digits add the negated base,
+ *     y -> -y; the next point's bucket is prefetched):
+ *     XYZZ buckets (fewer than 2048 buckets): a mixed addition per point
+ *       (8M + 2S, cuzk_*_xyzz_add_aff_var).
+ *     batch-affine buckets (2048 and more): buckets hold affine points; a
+ *       point for a bucket that holds one becomes a pending pair, and a batch
+ *       of up to min(512, nbuckets/4) pairs is added at once in affine
+ *       coordinates with one shared inversion (Montgomery's trick): about
+ *       6M + 1S per point. A point whose bucket already has a pair pending
+ *       waits in a queue for the next batch. Equal points double, opposite
+ *       ones empty the bucket. 1.3-1.4x faster than XYZZ at 2^16 (G1).
+ *   - Running-sum reduction: for b from the top bucket down,
+ *     running += B[b], total += running, giving sum b B[b] in 2 XYZZ
+ *     additions per bucket (12M + 2S each; the first is mixed, 8M + 2S, when
+ *     the buckets are affine).
+ *   - Work split: the (window, chunk of points) pairs are OpenMP tasks
+ *     (schedule dynamic); the number of chunks per window is chosen so that the
+ *     tasks fill the threads evenly (each extra chunk costs one more reduction).
+ *     Each thread owns one bucket array (and batch buffers); partial window
+ *     sums are added into their window under a critical section.
+ *   - Result: Horner over the windows, c doublings between them.
+ *
+ * Classification and batch-add (the tail MSMs of the prover): one pass over the
+ * scalars yields bitmaps of the zero, one and other scalars; the bases of the
+ * ones are summed by cuzk_g{1,2}_batch_add_var (affine additions, one shared
+ * field inversion per batch of up to CUZK_MSM_BATCH_ADD/2 additions), and the
+ * others go through the MSM with the "other" bitmap as mask. Their sum equals
+ * the plain MSM.
+ */
+#ifndef CUZK_MSM_H
+#define CUZK_MSM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cuzk.h"
+#include "g1.h"
+#include "g2.h"
+
+/* Largest window (bits): 2^15 buckets of 192 bytes (G1 XYZZ) = 6 MiB per thread. */
+#define CUZK_MSM_MAX_C 16
+/* Points held by one batch-add buffer; a round adds CUZK_MSM_BATCH_ADD/2 pairs
+ * with one inversion. */
+#define CUZK_MSM_BATCH_ADD 1024
+
+/* Threads a call with `threads` will use at most: threads, or all cores for 0
+ * (1 without OpenMP). */
+unsigned cuzk_msm_threads(unsigned threads);
+
+/* The window (bits) the MSM uses for n participating points on `threads`. */
+unsigned cuzk_msm_window_bits(size_t n, unsigned threads);
+
+/* Bytes of scratch for an MSM over n bases (whatever the mask). */
+size_t cuzk_g1_msm_scratch_sizeof(size_t n, unsigned threads);
+size_t cuzk_g2_msm_scratch_sizeof(size_t n, unsigned threads);
+
+/* r = sum over i < n (with mask bit i set, or all when mask is NULL) of
+ * scalars[i] * bases[i]. CUZK_ERR_INVALID_ARG: a NULL array with n > 0 or a
+ * (participating) scalar >= 2^255; CUZK_ERR_NOMEM: scratch NULL and malloc
+ * failed. Variable time. */
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_g1_msm_var(cuzk_g1_jac *r, const cuzk_g1_aff *bases,
+                                                    const uint64_t (*scalars)[4], size_t n,
+                                                    const uint64_t *mask, unsigned threads,
+                                                    void *scratch);
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_g2_msm_var(cuzk_g2_jac *r, const cuzk_g2_aff *bases,
+                                                    const uint64_t (*scalars)[4], size_t n,
+                                                    const uint64_t *mask, unsigned threads,
+                                                    void *scratch);
+
+/* ---- classification ------------------------------------------------------- */
+
+/* 64-bit words of a bitmap of n bits. */
+static inline size_t cuzk_msm_bitmap_words(size_t n) { return (n + 63) / 64; }
+
+typedef struct {
+    size_t zero, one, other;
+} cuzk_msm_counts;
+
+/*
+ * One pass over the scalars: bit i of `zero`, `one` or `other` (each
+ * cuzk_msm_bitmap_words(n) words, or NULL when not wanted) is set when
+ * scalars[i] is 0, 1, or anything else; the bits past n in the last word are
+ * 0. counts (may be NULL) receives the three population counts. Compares
+ * plain limbs only: a scalar equal to r is "other". Runs on `threads`.
+ */
+void cuzk_msm_classify_var(uint64_t *zero, uint64_t *one, uint64_t *other, cuzk_msm_counts *counts,
+                           const uint64_t (*scalars)[4], size_t n, unsigned threads);
+
+/* ---- bitmap batch-add --------------------------------------------------------- */
+
+size_t cuzk_g1_batch_add_scratch_sizeof(unsigned threads);
+size_t cuzk_g2_batch_add_scratch_sizeof(unsigned threads);
+
+/*
+ * r = sum of bases[i] over i < n with bit i of bitmap set (all when bitmap is
+ * NULL). Streaming pairwise reduction in affine coordinates: a buffer of up to
+ * CUZK_MSM_BATCH_ADD points is refilled from the input and halved by one
+ * round of independent affine additions (x3 = l^2 - x1 - x2,
+ * y3 = l (x1 - x3) - y1, l = (y2 - y1)/(x2 - x1), or 3x^2/2y for a doubling)
+ * whose denominators share one inversion (Montgomery's trick: 3M each), so
+ * one addition costs about 6M + 1S plus 1/512 of an inversion, against 8M + 2S
+ * for a mixed XYZZ addition. The bitmap's words are split over the threads.
+ * CUZK_ERR_NOMEM only when scratch is NULL and malloc fails.
+ */
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_g1_batch_add_var(cuzk_g1_jac *r, const cuzk_g1_aff *bases,
+                                                          size_t n, const uint64_t *bitmap,
+                                                          unsigned threads, void *scratch);
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_g2_batch_add_var(cuzk_g2_jac *r, const cuzk_g2_aff *bases,
+                                                          size_t n, const uint64_t *bitmap,
+                                                          unsigned threads, void *scratch);
+
+/*
+ * The same result as cuzk_g{1,2}_msm_var(r, bases, scalars, n, NULL, threads, NULL),
+ * computed as batch_add(ones) + msm(others) after one classification pass;
+ * zeros are skipped. Allocates its bitmaps and scratch internally
+ * (CUZK_ERR_NOMEM); counts (may be NULL) receives the classification.
+ */
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_g1_msm_with_classification_var(
+    cuzk_g1_jac *r, cuzk_msm_counts *counts, const cuzk_g1_aff *bases,
+    const uint64_t (*scalars)[4], size_t n, unsigned threads);
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_g2_msm_with_classification_var(
+    cuzk_g2_jac *r, cuzk_msm_counts *counts, const cuzk_g2_aff *bases,
+    const uint64_t (*scalars)[4], size_t n, unsigned threads);
+
+/* ---- internal (shared by msm_g1.c, msm_g2.c and the tests) -------------------- */
+
+typedef struct {
+    unsigned c;       /* window bits */
+    unsigned nwin;    /* windows: ceil(256 / c) */
+    unsigned nchunks; /* point chunks per window */
+    unsigned threads; /* threads that get a bucket array */
+    size_t nbuckets;  /* 2^(c-1) */
+    unsigned affine;  /* 1: batch-affine bucket accumulation, 0: XYZZ buckets */
+} cuzk__msm_plan;
+
+/* Bucket accumulation for tests and benchmarks: 0 = chosen by size (default),
+ * 1 = always XYZZ, 2 = always batch-affine. Not thread-safe against running
+ * MSMs. */
+extern int cuzk__msm_force_path;
+/* Window override for tuning (0 = chosen by size). The scratch functions do
+ * not know it: pass scratch = NULL while it is set. */
+extern unsigned cuzk__msm_force_c;
+
+/* The plan for n participating points on (resolved) `threads` threads. */
+void cuzk__msm_plan_make(cuzk__msm_plan *p, size_t n, unsigned threads);
+/* The Booth digit of window j (see above) of a scalar < 2^255. */
+static inline int cuzk__msm_booth_digit(const uint64_t k[4], unsigned j, unsigned c) {
+    uint64_t w;
+    uint64_t mask = ((uint64_t)1 << (c + 1)) - 1;
+    if (j == 0) {
+        w = (k[0] << 1) & mask;
+    } else {
+        unsigned s = j * c - 1, limb = s / 64, off = s % 64;
+        w = k[limb] >> off;
+        if (off + c + 1 > 64 && limb + 1 < 4) w |= k[limb + 1] << (64 - off);
+        w &= mask;
+    }
+    return (int)((w >> 1) + (w & 1)) - (int)((w >> c) << c);
+}
+/* Number of set bits among the first n of a bitmap. */
+size_t cuzk__msm_popcount(const uint64_t *bitmap, size_t n);
+
+#endif /* CUZK_MSM_H */

@@ -1,0 +1,509 @@
+/*
+ * msm_impl.h — Pippenger MSM and bitmap batch-add (msm.h), written once over
+ * the group and stamped by msm_g1.c (Fp) and msm_g2.c (Fp2), as ec_impl.h is.
+ * The including file includes its group header and msm.h and defines
+ *   CUZK__EC(name)     the group's prefix (cuzk_g1_##name)
+ *   CUZK__FE           the coordinate field type
+ *   CUZK__FE_OP(name)  the field's prefix (cuzk_fp_##name)
+ *
+ * VARIABLE TIME throughout (public or accepted-to-leak data, msm.h).
+ * Operation counts: M, S = multiplication, squaring in the coordinate field.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(CUZK_HAVE_OPENMP)
+#include <omp.h>
+#endif
+
+typedef CUZK__FE msm_fe;
+typedef CUZK__EC(aff) msm_aff;
+typedef CUZK__EC(jac) msm_jac;
+typedef CUZK__EC(xyzz) msm_xyzz;
+
+#define MSM_ALIGN 64
+
+static inline void *msm_align(void *p) {
+    uintptr_t u = (uintptr_t)p;
+    return (void *)((u + MSM_ALIGN - 1) & ~(uintptr_t)(MSM_ALIGN - 1));
+}
+
+static inline int msm_bit(const uint64_t *bitmap, size_t i) {
+    return (int)((bitmap[i / 64] >> (i % 64)) & 1);
+}
+
+/* ---- Pippenger ---------------------------------------------------------------- */
+
+/* ---- batch-affine bucket accumulation: per-thread layout ---------------------- */
+
+/* Pairs (bucket, point) added per shared inversion, and the deferral queue for
+ * points whose bucket already has a pending pair in the batch. */
+static size_t msm_aff_batch(size_t nbuckets) {
+    size_t b = nbuckets / 4;
+    return b < 32 ? 32 : b > 512 ? 512 : b;
+}
+
+typedef struct {
+    msm_aff *bk;      /* nbuckets affine bucket values */
+    uint8_t *state;   /* 0 empty, 1 holds a value, 2 has a pending pair */
+    msm_aff *pts;     /* batch: the point added to bucket bidx[k] */
+    uint32_t *bidx;
+    msm_fe *den, *pref; /* denominators / inverses and prefix products */
+    msm_aff *qpts;    /* deferred points and their buckets */
+    uint32_t *qidx;
+    size_t batch, m, qn;
+} msm_aff_ws;
+
+static size_t msm_aff_ws_bytes(size_t nb) {
+    size_t b = msm_aff_batch(nb);
+    return nb * sizeof(msm_aff) + b * (2 * sizeof(msm_aff) + 2 * sizeof(msm_fe)) +
+           nb + 2 * b * sizeof(uint32_t) + 4 * MSM_ALIGN;
+}
+
+static void msm_aff_ws_init(msm_aff_ws *w, void *mem, size_t nb) {
+    size_t b = msm_aff_batch(nb);
+    uint8_t *q = msm_align(mem);
+    w->bk = (msm_aff *)q, q += nb * sizeof(msm_aff);
+    w->pts = (msm_aff *)q, q += b * sizeof(msm_aff);
+    w->qpts = (msm_aff *)q, q += b * sizeof(msm_aff);
+    w->den = (msm_fe *)q, q += b * sizeof(msm_fe);
+    w->pref = (msm_fe *)q, q += b * sizeof(msm_fe);
+    w->bidx = (uint32_t *)q, q += b * sizeof(uint32_t);
+    w->qidx = (uint32_t *)q, q += b * sizeof(uint32_t);
+    w->state = q;
+    w->batch = b;
+    w->m = w->qn = 0;
+}
+
+static size_t msm_thread_bytes(const cuzk__msm_plan *p) {
+    size_t x = p->nbuckets * sizeof(msm_xyzz) + MSM_ALIGN;
+    return p->affine ? msm_aff_ws_bytes(p->nbuckets) : x;
+}
+
+static size_t msm_scratch_bytes(const cuzk__msm_plan *p) {
+    return (size_t)p->threads * msm_thread_bytes(p) + MSM_ALIGN;
+}
+
+size_t CUZK__EC(msm_scratch_sizeof)(size_t n, unsigned threads) {
+    /* The window grows with the number of points (msm.c), so the plan for all
+     * n points bounds the plan for any masked subset; threads likewise. */
+    cuzk__msm_plan p;
+    cuzk__msm_plan_make(&p, n, cuzk_msm_threads(threads));
+    p.threads = cuzk_msm_threads(threads);
+    /* either accumulation path, whichever needs more */
+    p.affine = 0;
+    size_t x = msm_scratch_bytes(&p);
+    p.affine = 1;
+    size_t a = msm_scratch_bytes(&p);
+    return x > a ? x : a;
+}
+
+/*
+ * sum over i in [lo, hi) (masked) of d_i(j) bases[i] for window j, through the
+ * buckets B[0 .. nbuckets-1] (B[b] collects the bases with digit +-(b+1)),
+ * then the running-sum reduction. B is cleared here.
+ */
+static void msm_window_chunk(msm_jac *out, msm_xyzz *B, const cuzk__msm_plan *p, unsigned j,
+                             const msm_aff *bases, const uint64_t (*scalars)[4], size_t lo,
+                             size_t hi, const uint64_t *mask) {
+    memset(B, 0, p->nbuckets * sizeof(msm_xyzz)); /* zero is infinity in XYZZ */
+    unsigned c = p->c;
+    int dnext = lo < hi ? cuzk__msm_booth_digit(scalars[lo], j, c) : 0;
+    for (size_t i = lo; i < hi; i++) {
+        /* the digit of the next point one step ahead, to prefetch its bucket
+         * while this addition runs (the buckets outgrow L1/L2 from c ~ 11) */
+        int d = dnext;
+        if (i + 1 < hi) {
+            dnext = cuzk__msm_booth_digit(scalars[i + 1], j, c);
+            if (dnext) __builtin_prefetch(&B[(dnext < 0 ? -dnext : dnext) - 1], 1);
+        }
+        if (mask && !msm_bit(mask, i)) continue;
+        if (d > 0) {
+            CUZK__EC(xyzz_add_aff_var)(&B[d - 1], &B[d - 1], &bases[i]);
+        } else if (d < 0) {
+            msm_aff neg;
+            CUZK__EC(aff_neg)(&neg, &bases[i]);
+            CUZK__EC(xyzz_add_aff_var)(&B[-d - 1], &B[-d - 1], &neg);
+        }
+    }
+    /* running = B[top] + ... + B[b]; total accumulates running once per b, so
+     * B[b] is counted b+1 times. */
+    msm_xyzz running, total;
+    CUZK__EC(xyzz_set_inf)(&running);
+    CUZK__EC(xyzz_set_inf)(&total);
+    for (size_t b = p->nbuckets; b-- > 0;) {
+        CUZK__EC(xyzz_add_var)(&running, &running, &B[b]);
+        CUZK__EC(xyzz_add_var)(&total, &total, &running);
+    }
+    CUZK__EC(xyzz_to_jac)(out, &total);
+}
+
+/*
+ * One batch of pending pairs: bk[bidx[k]] += pts[k] in affine coordinates with
+ * one shared inversion (Montgomery's trick, 3M per element), then
+ * l = (y2 - y1)/(x2 - x1) (or 3x^2/2y when the two are equal), x3 = l^2 - x1
+ * - x2, y3 = l (x1 - x3) - y1: about 6M + 1S per pair. Opposite points empty
+ * the bucket.
+ */
+static void msm_aff_flush(msm_aff_ws *w) {
+    size_t m = w->m;
+    if (m == 0) return;
+    msm_fe acc;
+    CUZK__FE_OP(set_one)(&acc);
+    for (size_t k = 0; k < m; k++) {
+        const msm_aff *a = &w->bk[w->bidx[k]], *b = &w->pts[k];
+        msm_fe *d = &w->den[k];
+        if (!CUZK__FE_OP(eq)(&a->x, &b->x))
+            CUZK__FE_OP(sub)(d, &b->x, &a->x);
+        else if (CUZK__FE_OP(eq)(&a->y, &b->y) && !CUZK__FE_OP(is_zero)(&a->y))
+            CUZK__FE_OP(dbl)(d, &a->y);
+        else
+            CUZK__FE_OP(set_zero)(d);
+        w->pref[k] = acc;
+        if (!CUZK__FE_OP(is_zero)(d)) CUZK__FE_OP(mul)(&acc, &acc, d);
+    }
+    CUZK__FE_OP(inv_var)(&acc, &acc);
+    for (size_t k = m; k-- > 0;) {
+        msm_fe *d = &w->den[k];
+        uint32_t bi = w->bidx[k];
+        msm_aff *a = &w->bk[bi];
+        const msm_aff *b = &w->pts[k];
+        if (CUZK__FE_OP(is_zero)(d)) { /* a = -b */
+            w->state[bi] = 0;
+            continue;
+        }
+        msm_fe inv, l, t, x3, y3;
+        CUZK__FE_OP(mul)(&inv, &acc, &w->pref[k]);
+        CUZK__FE_OP(mul)(&acc, &acc, d);
+        if (!CUZK__FE_OP(eq)(&a->x, &b->x)) {
+            CUZK__FE_OP(sub)(&t, &b->y, &a->y);
+        } else {
+            msm_fe t2;
+            CUZK__FE_OP(sqr)(&t, &a->x);
+            CUZK__FE_OP(dbl)(&t2, &t);
+            CUZK__FE_OP(add)(&t, &t2, &t);
+        }
+        CUZK__FE_OP(mul)(&l, &t, &inv);
+        CUZK__FE_OP(sqr)(&x3, &l);
+        CUZK__FE_OP(sub)(&x3, &x3, &a->x);
+        CUZK__FE_OP(sub)(&x3, &x3, &b->x);
+        CUZK__FE_OP(sub)(&t, &a->x, &x3);
+        CUZK__FE_OP(mul)(&y3, &l, &t);
+        CUZK__FE_OP(sub)(&a->y, &y3, &a->y);
+        a->x = x3;
+        w->state[bi] = 1;
+    }
+    w->m = 0;
+}
+
+/* bk[b] += P (P finite): fill an empty bucket, pair with a holding one, or
+ * defer when the bucket already has a pair pending in this batch. */
+static inline void msm_aff_add(msm_aff_ws *w, uint32_t b, const msm_aff *P) {
+    uint8_t s = w->state[b];
+    if (s == 0) {
+        w->bk[b] = *P;
+        w->state[b] = 1;
+    } else if (s == 1) {
+        w->bidx[w->m] = b;
+        w->pts[w->m] = *P;
+        w->state[b] = 2;
+        if (++w->m == w->batch) msm_aff_flush(w);
+    } else {
+        w->qidx[w->qn] = b;
+        w->qpts[w->qn] = *P;
+        w->qn++;
+    }
+}
+
+/* Flush the batch, then re-offer the deferred points (in place: an item is
+ * re-queued at an index no larger than its own). */
+static void msm_aff_drain(msm_aff_ws *w) {
+    msm_aff_flush(w);
+    size_t qn = w->qn;
+    w->qn = 0;
+    for (size_t r = 0; r < qn; r++) {
+        msm_aff P = w->qpts[r];
+        msm_aff_add(w, w->qidx[r], &P);
+    }
+}
+
+/* msm_window_chunk with affine buckets filled in batches (msm.h). */
+static void msm_window_chunk_aff(msm_jac *out, void *mem, const cuzk__msm_plan *p, unsigned j,
+                                 const msm_aff *bases, const uint64_t (*scalars)[4], size_t lo,
+                                 size_t hi, const uint64_t *mask) {
+    msm_aff_ws w;
+    msm_aff_ws_init(&w, mem, p->nbuckets);
+    memset(w.state, 0, p->nbuckets);
+    unsigned c = p->c;
+    int dnext = lo < hi ? cuzk__msm_booth_digit(scalars[lo], j, c) : 0;
+    for (size_t i = lo; i < hi; i++) {
+        int d = dnext;
+        if (i + 1 < hi) { /* prefetch the next point's bucket, as in msm_window_chunk */
+            dnext = cuzk__msm_booth_digit(scalars[i + 1], j, c);
+            if (dnext) {
+                size_t b = (size_t)(dnext < 0 ? -dnext : dnext) - 1;
+                __builtin_prefetch(&w.bk[b], 1);
+                __builtin_prefetch(&w.state[b], 1);
+            }
+        }
+        if (mask && !msm_bit(mask, i)) continue;
+        if (d == 0 || CUZK__EC(aff_is_inf)(&bases[i])) continue;
+        if (d > 0) {
+            msm_aff_add(&w, (uint32_t)(d - 1), &bases[i]);
+        } else {
+            msm_aff neg;
+            CUZK__EC(aff_neg)(&neg, &bases[i]);
+            msm_aff_add(&w, (uint32_t)(-d - 1), &neg);
+        }
+        if (w.qn == w.batch) msm_aff_drain(&w);
+    }
+    while (w.m || w.qn) msm_aff_drain(&w);
+    /* running sum: running += bucket is a mixed addition now (8M + 2S) */
+    msm_xyzz running, total;
+    CUZK__EC(xyzz_set_inf)(&running);
+    CUZK__EC(xyzz_set_inf)(&total);
+    for (size_t b = p->nbuckets; b-- > 0;) {
+        if (w.state[b]) CUZK__EC(xyzz_add_aff_var)(&running, &running, &w.bk[b]);
+        CUZK__EC(xyzz_add_var)(&total, &total, &running);
+    }
+    CUZK__EC(xyzz_to_jac)(out, &total);
+}
+
+cuzk_status CUZK__EC(msm_var)(msm_jac *r, const msm_aff *bases, const uint64_t (*scalars)[4],
+                              size_t n, const uint64_t *mask, unsigned threads, void *scratch) {
+    if (!r || (n > 0 && (!bases || !scalars))) return CUZK_ERR_INVALID_ARG;
+    CUZK__EC(jac_set_inf)(r);
+    for (size_t i = 0; i < n; i++)
+        if ((scalars[i][3] >> 63) && (!mask || msm_bit(mask, i))) return CUZK_ERR_INVALID_ARG;
+    size_t np = mask ? cuzk__msm_popcount(mask, n) : n;
+    if (np == 0) return CUZK_OK;
+
+    unsigned tmax = cuzk_msm_threads(threads);
+    cuzk__msm_plan p;
+    cuzk__msm_plan_make(&p, np, tmax);
+    void *owned = NULL;
+    if (!scratch) {
+        owned = malloc(msm_scratch_bytes(&p));
+        if (!owned) return CUZK_ERR_NOMEM;
+        scratch = owned;
+    }
+    uint8_t *mem = msm_align(scratch);
+    size_t per_thread = msm_thread_bytes(&p);
+
+    /* Chunks split the index range [0, n) evenly, which splits the
+     * participating points evenly when the mask is spread out. */
+    msm_jac wsum[256];
+    for (unsigned j = 0; j < p.nwin; j++) CUZK__EC(jac_set_inf)(&wsum[j]);
+    long tasks = (long)p.nwin * p.nchunks;
+#if defined(CUZK_HAVE_OPENMP)
+#pragma omp parallel for num_threads(p.threads) schedule(dynamic, 1) if (p.threads > 1)
+#endif
+    for (long t = 0; t < tasks; t++) {
+        unsigned tid = 0;
+#if defined(CUZK_HAVE_OPENMP)
+        tid = (unsigned)omp_get_thread_num();
+#endif
+        unsigned j = (unsigned)(t / p.nchunks), ch = (unsigned)(t % p.nchunks);
+        size_t lo = n * ch / p.nchunks, hi = n * (ch + 1) / p.nchunks;
+        msm_jac part;
+        void *tmem = mem + (size_t)tid * per_thread;
+        if (p.affine)
+            msm_window_chunk_aff(&part, tmem, &p, j, bases, scalars, lo, hi, mask);
+        else
+            msm_window_chunk(&part, msm_align(tmem), &p, j, bases, scalars, lo, hi, mask);
+        if (p.nchunks == 1) {
+            wsum[j] = part;
+        } else {
+#if defined(CUZK_HAVE_OPENMP)
+#pragma omp critical(cuzk_msm_wsum)
+#endif
+            CUZK__EC(jac_add_var)(&wsum[j], &wsum[j], &part);
+        }
+    }
+
+    /* Horner: r = (...(W_top 2^c + W_top-1) 2^c + ...) + W_0 */
+    msm_jac acc = wsum[p.nwin - 1];
+    for (unsigned j = p.nwin - 1; j-- > 0;) {
+        for (unsigned k = 0; k < p.c; k++) CUZK__EC(jac_dbl)(&acc, &acc);
+        CUZK__EC(jac_add_var)(&acc, &acc, &wsum[j]);
+    }
+    *r = acc;
+    free(owned);
+    return CUZK_OK;
+}
+
+/* ---- bitmap batch-add --------------------------------------------------------- */
+
+#define MSM_BA_PAIRS (CUZK_MSM_BATCH_ADD / 2)
+/* Below this many buffered points the tail goes through Jacobian additions:
+ * an inversion per round no longer pays. */
+#define MSM_BA_TAIL 16
+
+typedef struct {
+    msm_aff buf[CUZK_MSM_BATCH_ADD];
+    msm_fe den[MSM_BA_PAIRS];  /* denominators, then their inverses */
+    msm_fe pref[MSM_BA_PAIRS]; /* prefix products for the batch inversion */
+} msm_ba_state;
+
+size_t CUZK__EC(batch_add_scratch_sizeof)(unsigned threads) {
+    return (size_t)cuzk_msm_threads(threads) * sizeof(msm_ba_state) + MSM_ALIGN;
+}
+
+/*
+ * One round: the m buffered (finite) points are added in pairs (buf[2i],
+ * buf[2i+1]); the sums (finite ones only) and an odd last point are compacted
+ * to the front. Returns the new count. Per pair: the Montgomery-trick
+ * inversion (3M, plus one shared inversion), l = num/den (1M), x3 = l^2 - x1 -
+ * x2 (1S), y3 = l (x1 - x3) - y1 (1M); a doubling's numerator 3x^2 adds 1S.
+ */
+static size_t msm_ba_round(msm_ba_state *st, size_t m) {
+    size_t pairs = m / 2;
+    msm_aff *buf = st->buf;
+    msm_fe acc;
+    CUZK__FE_OP(set_one)(&acc);
+    for (size_t i = 0; i < pairs; i++) {
+        const msm_aff *a = &buf[2 * i], *b = &buf[2 * i + 1];
+        msm_fe *d = &st->den[i];
+        if (!CUZK__FE_OP(eq)(&a->x, &b->x)) {
+            CUZK__FE_OP(sub)(d, &b->x, &a->x);
+        } else if (CUZK__FE_OP(eq)(&a->y, &b->y) && !CUZK__FE_OP(is_zero)(&a->y)) {
+            CUZK__FE_OP(dbl)(d, &a->y); /* doubling: l = 3x^2 / 2y */
+        } else {
+            CUZK__FE_OP(set_zero)(d); /* a = -b: the pair sums to infinity */
+        }
+        st->pref[i] = acc;
+        if (!CUZK__FE_OP(is_zero)(d)) CUZK__FE_OP(mul)(&acc, &acc, d);
+    }
+    CUZK__FE_OP(inv_var)(&acc, &acc);
+    /* Backwards: acc = (prod of den[0..i])^-1 before step i. Inverses land in
+     * den[i]; zero denominators are skipped. */
+    for (size_t i = pairs; i-- > 0;) {
+        msm_fe *d = &st->den[i];
+        if (CUZK__FE_OP(is_zero)(d)) continue;
+        msm_fe inv;
+        CUZK__FE_OP(mul)(&inv, &acc, &st->pref[i]);
+        CUZK__FE_OP(mul)(&acc, &acc, d);
+        *d = inv;
+    }
+    size_t out = 0;
+    for (size_t i = 0; i < pairs; i++) {
+        const msm_fe *inv = &st->den[i];
+        if (CUZK__FE_OP(is_zero)(inv)) continue;
+        msm_aff a = buf[2 * i], b = buf[2 * i + 1];
+        msm_fe l, t, x3, y3;
+        if (!CUZK__FE_OP(eq)(&a.x, &b.x)) {
+            CUZK__FE_OP(sub)(&t, &b.y, &a.y);
+        } else {
+            CUZK__FE_OP(sqr)(&t, &a.x);
+            msm_fe t2;
+            CUZK__FE_OP(dbl)(&t2, &t);
+            CUZK__FE_OP(add)(&t, &t2, &t);
+        }
+        CUZK__FE_OP(mul)(&l, &t, inv);
+        CUZK__FE_OP(sqr)(&x3, &l);
+        CUZK__FE_OP(sub)(&x3, &x3, &a.x);
+        CUZK__FE_OP(sub)(&x3, &x3, &b.x);
+        CUZK__FE_OP(sub)(&t, &a.x, &x3);
+        CUZK__FE_OP(mul)(&y3, &l, &t);
+        CUZK__FE_OP(sub)(&y3, &y3, &a.y);
+        /* out <= i < 2i: buf[out] is no longer needed by a later pair */
+        buf[out].x = x3;
+        buf[out].y = y3;
+        out++;
+    }
+    if (m & 1) buf[out++] = buf[m - 1];
+    return out;
+}
+
+/* Sum of the (finite) bases with bit set among indices [lo, hi). */
+static void msm_ba_range(msm_jac *out, msm_ba_state *st, const msm_aff *bases,
+                         const uint64_t *bitmap, size_t lo, size_t hi) {
+    size_t m = 0;
+    for (size_t i = lo; i < hi; i++) {
+        if (bitmap) {
+            uint64_t w = bitmap[i / 64] >> (i % 64);
+            if (w == 0) { /* skip to the next word */
+                i = (i | 63);
+                continue;
+            }
+            if (!(w & 1)) {
+                i += (size_t)__builtin_ctzll(w) - 1;
+                continue;
+            }
+        }
+        if (CUZK__EC(aff_is_inf)(&bases[i])) continue;
+        st->buf[m++] = bases[i];
+        if (m == CUZK_MSM_BATCH_ADD) m = msm_ba_round(st, m);
+    }
+    while (m > MSM_BA_TAIL) m = msm_ba_round(st, m);
+    msm_jac acc;
+    CUZK__EC(jac_set_inf)(&acc);
+    for (size_t i = 0; i < m; i++) CUZK__EC(jac_add_aff_var)(&acc, &acc, &st->buf[i]);
+    *out = acc;
+}
+
+cuzk_status CUZK__EC(batch_add_var)(msm_jac *r, const msm_aff *bases, size_t n,
+                                    const uint64_t *bitmap, unsigned threads, void *scratch) {
+    if (!r || (n > 0 && !bases)) return CUZK_ERR_INVALID_ARG;
+    CUZK__EC(jac_set_inf)(r);
+    if (n == 0) return CUZK_OK;
+    unsigned tmax = cuzk_msm_threads(threads);
+    void *owned = NULL;
+    /* one thread per 4096 indices at least: below that a team costs more */
+    size_t words = cuzk_msm_bitmap_words(n);
+    unsigned t = tmax;
+    if ((size_t)t > words / 64 + 1) t = (unsigned)(words / 64 + 1);
+    if (!scratch) {
+        owned = malloc((size_t)t * sizeof(msm_ba_state) + MSM_ALIGN);
+        if (!owned) return CUZK_ERR_NOMEM;
+        scratch = owned;
+    }
+    msm_ba_state *st = msm_align(scratch);
+    msm_jac acc;
+    CUZK__EC(jac_set_inf)(&acc);
+#if defined(CUZK_HAVE_OPENMP)
+#pragma omp parallel for num_threads(t) schedule(static, 1) if (t > 1)
+#endif
+    for (long k = 0; k < (long)t; k++) {
+        /* split on word boundaries so the threads read disjoint words */
+        size_t lo = 64 * (words * (size_t)k / t), hi = 64 * (words * (size_t)(k + 1) / t);
+        if (hi > n) hi = n;
+        msm_jac part;
+        msm_ba_range(&part, &st[k], bases, bitmap, lo, hi);
+#if defined(CUZK_HAVE_OPENMP)
+#pragma omp critical(cuzk_msm_batch_add)
+#endif
+        CUZK__EC(jac_add_var)(&acc, &acc, &part);
+    }
+    *r = acc;
+    free(owned);
+    return CUZK_OK;
+}
+
+/* ---- classification + batch-add + MSM ------------------------------------------ */
+
+cuzk_status CUZK__EC(msm_with_classification_var)(msm_jac *r, cuzk_msm_counts *counts,
+                                                  const msm_aff *bases,
+                                                  const uint64_t (*scalars)[4], size_t n,
+                                                  unsigned threads) {
+    if (!r || (n > 0 && (!bases || !scalars))) return CUZK_ERR_INVALID_ARG;
+    CUZK__EC(jac_set_inf)(r);
+    size_t words = cuzk_msm_bitmap_words(n);
+    uint64_t *bm = malloc((2 * words + 1) * sizeof(uint64_t));
+    if (!bm) return CUZK_ERR_NOMEM;
+    uint64_t *one = bm, *other = bm + words;
+    cuzk_msm_counts cnt;
+    cuzk_msm_classify_var(NULL, one, other, &cnt, scalars, n, threads);
+    if (counts) *counts = cnt;
+    msm_jac ones, others;
+    cuzk_status st = CUZK_OK;
+    CUZK__EC(jac_set_inf)(&ones);
+    CUZK__EC(jac_set_inf)(&others);
+    if (cnt.one) st = CUZK__EC(batch_add_var)(&ones, bases, n, one, threads, NULL);
+    if (st == CUZK_OK && cnt.other)
+        st = CUZK__EC(msm_var)(&others, bases, scalars, n, other, threads, NULL);
+    free(bm);
+    if (st != CUZK_OK) return st;
+    CUZK__EC(jac_add_var)(r, &ones, &others);
+    return CUZK_OK;
+}

@@ -1,0 +1,565 @@
+/*
+ * test_msm.c — the CPU MSM, classification and batch-add (src/msm/msm.h).
+ *
+ * References, both independent of the code under test:
+ *   naive  sum of cuzk_g*_jac_mul_var(P_i, k_i) with Jacobian additions;
+ *   dlog   the bases are built with known discrete logs (P_i = a_i G, made by
+ *          adding random steps s_j G, so a_i is tracked in Fr), and the MSM
+ *          must equal (sum k_i a_i mod r) G: one scalar multiplication, which
+ *          lets the large sizes run in milliseconds.
+ * The group tests are written once and stamped for G1 and G2: this file
+ * includes itself with TEST_MSM_GROUP set.
+ */
+#ifndef TEST_MSM_GROUP
+
+#include "harness.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "fr.h"
+#include "g1.h"
+#include "g2.h"
+#include "msm.h"
+
+static const uint64_t R_LIMBS[4] = CUZK__FR_R;
+
+/* a < b on 4 limbs */
+static int lt4(const uint64_t a[4], const uint64_t b[4]) {
+    for (int i = 3; i >= 0; i--)
+        if (a[i] != b[i]) return a[i] < b[i];
+    return 0;
+}
+
+/* A scalar for the tests: mostly uniform below r, sometimes an edge value. */
+static void rand_scalar(uint64_t k[4]) {
+    unsigned kind = (unsigned)(cuzk_test_rand64() % 16);
+    memset(k, 0, 4 * sizeof(uint64_t));
+    switch (kind) {
+    case 0: return; /* 0 */
+    case 1: k[0] = 1; return;
+    case 2: /* r - 1 */
+        memcpy(k, R_LIMBS, sizeof(R_LIMBS));
+        k[0] -= 1;
+        return;
+    case 3: k[0] = cuzk_test_rand64() & 0xffff; return; /* small */
+    case 4: k[0] = 2; return;
+    default:
+        do {
+            for (int i = 0; i < 4; i++) k[i] = cuzk_test_rand64();
+            k[3] &= 0x7fffffffffffffffULL;
+        } while (!lt4(k, R_LIMBS));
+    }
+}
+
+/* k mod r as an Fr element (k < 2^255 < 2r, so one subtraction at most). */
+static void scalar_to_fr(cuzk_fr *r, const uint64_t k[4]) {
+    uint64_t t[4];
+    memcpy(t, k, sizeof(t));
+    if (!lt4(t, R_LIMBS)) {
+        uint64_t borrow = 0;
+        for (int i = 0; i < 4; i++) t[i] = cuzk__sbb(t[i], R_LIMBS[i], &borrow);
+    }
+    cuzk_fr_from_limbs(r, t);
+}
+
+static void rand_fr_plain(uint64_t k[4]) {
+    do {
+        for (int i = 0; i < 4; i++) k[i] = cuzk_test_rand64();
+        k[3] &= 0x7fffffffffffffffULL;
+    } while (!lt4(k, R_LIMBS));
+}
+
+/* The Booth digits of msm.h recombine to k: sum d_j 2^(jc) over 5 limbs (two's
+ * complement for the negative partial sums), digits within [-2^(c-1), 2^(c-1)]. */
+static void test_booth_digits(void) {
+    for (unsigned long it = 0; it < ITERS(200); it++) {
+        uint64_t k[4];
+        for (int i = 0; i < 4; i++) k[i] = cuzk_test_rand64();
+        k[3] &= 0x7fffffffffffffffULL;
+        if (it == 0) memset(k, 0xff, sizeof(k)), k[3] = 0x7fffffffffffffffULL; /* 2^255 - 1 */
+        for (unsigned c = 1; c <= CUZK_MSM_MAX_C; c++) {
+            unsigned nwin = (256 + c - 1) / c;
+            uint64_t acc[5] = {0};
+            int range_ok = 1;
+            for (unsigned j = 0; j < nwin; j++) {
+                int d = cuzk__msm_booth_digit(k, j, c);
+                if (d > (1 << (c - 1)) || d < -(1 << (c - 1))) range_ok = 0;
+                /* acc += d * 2^(jc) */
+                uint64_t term[5] = {0}, mag = (uint64_t)(d < 0 ? -d : d);
+                unsigned s = j * c, limb = s / 64, off = s % 64;
+                term[limb] = mag << off;
+                if (off && limb + 1 < 5) term[limb + 1] = mag >> (64 - off);
+                uint64_t carry = 0;
+                for (int i = 0; i < 5; i++)
+                    acc[i] = d < 0 ? cuzk__sbb(acc[i], term[i], &carry)
+                                   : cuzk__adc(acc[i], term[i], &carry);
+            }
+            CHECK(range_ok);
+            CHECK(acc[4] == 0 && memcmp(acc, k, 4 * sizeof(uint64_t)) == 0);
+        }
+    }
+}
+
+/* Larger n never gets a smaller window (the scratch bound relies on it). */
+static void test_window_monotone(void) {
+    for (unsigned threads = 1; threads <= 4; threads += 3) {
+        unsigned prev = 0;
+        for (size_t n = 1; n < ((size_t)1 << 28); n = n + n / 7 + 1) {
+            unsigned c = cuzk_msm_window_bits(n, threads);
+            CHECK(c >= prev && c >= 1 && c <= CUZK_MSM_MAX_C);
+            prev = c;
+        }
+    }
+    CHECK(cuzk_msm_window_bits((size_t)1 << 16, 1) >= 10);
+}
+
+/* Bitmaps and counts against a direct reading of the scalars. */
+static void test_classify(void) {
+    size_t sizes[] = {0, 1, 63, 64, 65, 1000, 70000};
+    for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++) {
+        size_t n = sizes[si], words = cuzk_msm_bitmap_words(n);
+        uint64_t(*k)[4] = malloc((n + 1) * sizeof(*k));
+        uint64_t *bz = malloc((words + 1) * 8), *bo = malloc((words + 1) * 8),
+                 *bx = malloc((words + 1) * 8);
+        CHECK(k && bz && bo && bx);
+        if (!k || !bz || !bo || !bx) return;
+        size_t cz = 0, co = 0, cx = 0;
+        for (size_t i = 0; i < n; i++) {
+            rand_scalar(k[i]);
+            if (cuzk_test_rand64() % 8 == 0) { /* 1 in a high limb only: "other" */
+                memset(k[i], 0, 32);
+                k[i][1 + cuzk_test_rand64() % 3] = 1;
+            }
+        }
+        for (unsigned threads = 1; threads <= 3; threads += 2) {
+            cuzk_msm_counts cnt;
+            memset(bz, 0xaa, (words + 1) * 8);
+            cuzk_msm_classify_var(bz, bo, bx, &cnt, (const uint64_t(*)[4])k, n, threads);
+            cz = co = cx = 0;
+            int ok = 1;
+            for (size_t i = 0; i < words * 64; i++) {
+                int z = (bz[i / 64] >> (i % 64)) & 1, o = (bo[i / 64] >> (i % 64)) & 1,
+                    x = (bx[i / 64] >> (i % 64)) & 1;
+                if (i >= n) {
+                    if (z | o | x) ok = 0;
+                    continue;
+                }
+                int is0 = !(k[i][0] | k[i][1] | k[i][2] | k[i][3]);
+                int is1 = k[i][0] == 1 && !(k[i][1] | k[i][2] | k[i][3]);
+                if (z != is0 || o != is1 || x != (!is0 && !is1)) ok = 0;
+                cz += (size_t)is0;
+                co += (size_t)is1;
+                cx += (size_t)(!is0 && !is1);
+            }
+            CHECK(ok);
+            CHECK(cnt.zero == cz && cnt.one == co && cnt.other == cx);
+            CHECK(cuzk__msm_popcount(bx, n) == cx);
+        }
+        free(k);
+        free(bz);
+        free(bo);
+        free(bx);
+    }
+}
+
+#define TEST_MSM_GROUP 1
+#include "test_msm.c"
+#undef TEST_MSM_GROUP
+#define TEST_MSM_GROUP 2
+#include "test_msm.c"
+#undef TEST_MSM_GROUP
+
+int main(int argc, char **argv) {
+    cuzk_test_init(argc, argv);
+    RUN(test_booth_digits);
+    RUN(test_window_monotone);
+    RUN(test_classify);
+    RUN(g1_test_small_naive);
+    RUN(g1_test_edges);
+    RUN(g1_test_dlog_large);
+    RUN(g1_test_mask_and_classification);
+    RUN(g1_test_batch_add);
+    RUN(g1_test_paths);
+    RUN(g1_test_bad_args);
+    RUN(g2_test_small_naive);
+    RUN(g2_test_edges);
+    RUN(g2_test_dlog_large);
+    RUN(g2_test_mask_and_classification);
+    RUN(g2_test_batch_add);
+    RUN(g2_test_paths);
+    RUN(g2_test_bad_args);
+    return cuzk_test_finish();
+}
+
+#else /* TEST_MSM_GROUP: the per-group tests, stamped twice */
+
+#if TEST_MSM_GROUP == 1
+#define G(name) cuzk_g1_##name
+#define T(name) g1_##name
+#define NAIVE_MAX 1000
+#define LARGE_N 4000
+#else
+#define G(name) cuzk_g2_##name
+#define T(name) g2_##name
+#define NAIVE_MAX 300
+#define LARGE_N 2500
+#endif
+
+typedef G(aff) T(aff);
+typedef G(jac) T(jac);
+
+/*
+ * n bases with known logs: a_i in Fr, P_i = a_i G. A walk with random steps
+ * from 8 precomputed s_j G; then ~3% infinity (a_i = 0) and ~3% repeats of an
+ * earlier base or its negation.
+ */
+static void T(make_bases)(T(aff) *P, cuzk_fr *a, size_t n) {
+    T(aff) g;
+    T(jac) gj, steps[8], cur;
+    cuzk_fr s[8], acc;
+    G(generator)(&g);
+    G(aff_to_jac)(&gj, &g);
+    for (int j = 0; j < 8; j++) {
+        uint64_t k[4];
+        rand_fr_plain(k);
+        cuzk_fr_from_limbs(&s[j], k);
+        G(jac_mul_var)(&steps[j], &gj, k, 4);
+    }
+    uint64_t k0[4];
+    rand_fr_plain(k0);
+    cuzk_fr_from_limbs(&acc, k0);
+    G(jac_mul_var)(&cur, &gj, k0, 4);
+    T(jac) *pj = malloc((n + 1) * sizeof(*pj));
+    if (!pj) return;
+    for (size_t i = 0; i < n; i++) {
+        unsigned j = (unsigned)(cuzk_test_rand64() % 8);
+        G(jac_add_var)(&cur, &cur, &steps[j]);
+        cuzk_fr_add(&acc, &acc, &s[j]);
+        pj[i] = cur;
+        a[i] = acc;
+    }
+    if (n) {
+        void *scr = malloc(n * sizeof(pj[0].z));
+        if (scr) G(jac_batch_to_aff_var)(P, pj, n, scr);
+        free(scr);
+    }
+    free(pj);
+    for (size_t i = 0; i < n; i++) {
+        unsigned r = (unsigned)(cuzk_test_rand64() % 64);
+        if (r < 2) {
+            G(aff_set_inf)(&P[i]);
+            cuzk_fr_set_zero(&a[i]);
+        } else if (r < 4 && i > 0) {
+            size_t src = (size_t)(cuzk_test_rand64() % i);
+            P[i] = P[src];
+            a[i] = a[src];
+            if (r == 3) {
+                G(aff_neg)(&P[i], &P[i]);
+                cuzk_fr_neg(&a[i], &a[i]);
+            }
+        }
+    }
+}
+
+/* sum_i k_i P_i by scalar multiplications (mask: only bits set; NULL: all) */
+static void T(naive)(T(jac) *r, const T(aff) *P, const uint64_t (*k)[4], size_t n,
+                     const uint64_t *mask) {
+    T(jac) acc, t, pj;
+    G(jac_set_inf)(&acc);
+    for (size_t i = 0; i < n; i++) {
+        if (mask && !((mask[i / 64] >> (i % 64)) & 1)) continue;
+        G(aff_to_jac)(&pj, &P[i]);
+        G(jac_mul_var)(&t, &pj, k[i], 4);
+        G(jac_add_var)(&acc, &acc, &t);
+    }
+    *r = acc;
+}
+
+/* (sum_i k_i a_i) G */
+static void T(dlog_ref)(T(jac) *r, const cuzk_fr *a, const uint64_t (*k)[4], size_t n,
+                        const uint64_t *mask) {
+    cuzk_fr sum, t, kf;
+    cuzk_fr_set_zero(&sum);
+    for (size_t i = 0; i < n; i++) {
+        if (mask && !((mask[i / 64] >> (i % 64)) & 1)) continue;
+        scalar_to_fr(&kf, k[i]);
+        cuzk_fr_mul(&t, &kf, &a[i]);
+        cuzk_fr_add(&sum, &sum, &t);
+    }
+    uint64_t e[4];
+    cuzk_fr_to_limbs(e, &sum);
+    T(aff) g;
+    T(jac) gj;
+    G(generator)(&g);
+    G(aff_to_jac)(&gj, &g);
+    G(jac_mul_var)(r, &gj, e, 4);
+}
+
+typedef struct {
+    T(aff) *P;
+    cuzk_fr *a;
+    uint64_t (*k)[4];
+    size_t n;
+} T(data);
+
+static int T(data_new)(T(data) *d, size_t n) {
+    d->n = n;
+    d->P = malloc((n + 1) * sizeof(*d->P));
+    d->a = malloc((n + 1) * sizeof(*d->a));
+    d->k = malloc((n + 1) * sizeof(*d->k));
+    if (!d->P || !d->a || !d->k) return 0;
+    T(make_bases)(d->P, d->a, n);
+    for (size_t i = 0; i < n; i++) rand_scalar(d->k[i]);
+    return 1;
+}
+
+static void T(data_free)(T(data) *d) {
+    free(d->P);
+    free(d->a);
+    free(d->k);
+}
+
+#define KC(d) ((const uint64_t(*)[4])(d).k)
+
+/* n in {0, 1, 2, 3, 17, 100, NAIVE_MAX} against the naive sum; the dlog
+ * reference is checked against the naive one on the way. */
+static void T(test_small_naive)(void) {
+    size_t sizes[] = {0, 1, 2, 3, 17, 100, NAIVE_MAX};
+    for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++) {
+        T(data) d;
+        CHECK(T(data_new)(&d, sizes[si]));
+        T(jac) ref, ref2, got;
+        T(naive)(&ref, d.P, KC(d), d.n, NULL);
+        T(dlog_ref)(&ref2, d.a, KC(d), d.n, NULL);
+        CHECK(G(jac_eq)(&ref, &ref2));
+        CHECK(G(msm_var)(&got, d.P, KC(d), d.n, NULL, 1, NULL) == CUZK_OK);
+        CHECK(G(jac_eq)(&got, &ref));
+        CHECK(G(msm_var)(&got, d.P, KC(d), d.n, NULL, 0, NULL) == CUZK_OK);
+        CHECK(G(jac_eq)(&got, &ref));
+        if (!G(jac_eq)(&got, &ref)) printf("  mismatch at n = %zu\n", d.n);
+        T(data_free)(&d);
+    }
+}
+
+/* All scalars r-1, all equal, all 0, all 1; all bases infinity; one base
+ * repeated with k and r-k; 2^255 - 1 (the top Booth window). */
+static void T(test_edges)(void) {
+    const size_t n = 51; /* odd: the pairs below cancel, the last scalar is 1 */
+    T(data) d;
+    CHECK(T(data_new)(&d, n));
+    T(jac) ref, got;
+    uint64_t same[4];
+    rand_fr_plain(same);
+    for (int kind = 0; kind < 6; kind++) {
+        for (size_t i = 0; i < n; i++) {
+            memset(d.k[i], 0, 32);
+            switch (kind) {
+            case 0: memcpy(d.k[i], R_LIMBS, 32), d.k[i][0] -= 1; break;
+            case 1: memcpy(d.k[i], same, 32); break;
+            case 2: break;
+            case 3: d.k[i][0] = 1; break;
+            case 4: memset(d.k[i], 0xff, 32), d.k[i][3] >>= 1; break; /* 2^255 - 1 */
+            case 5: d.k[i][3] = 0x4000000000000000ULL; break;         /* 2^254 */
+            }
+        }
+        T(dlog_ref)(&ref, d.a, KC(d), n, NULL);
+        CHECK(G(msm_var)(&got, d.P, KC(d), n, NULL, 1, NULL) == CUZK_OK);
+        CHECK(G(jac_eq)(&got, &ref));
+        CHECK(G(msm_var)(&got, d.P, KC(d), n, NULL, 3, NULL) == CUZK_OK);
+        CHECK(G(jac_eq)(&got, &ref));
+        if (kind == 2) CHECK(G(jac_is_inf)(&got));
+    }
+    /* all bases at infinity */
+    T(aff) *inf = calloc(n, sizeof(*inf));
+    CHECK(inf != NULL);
+    if (inf) {
+        for (size_t i = 0; i < n; i++) rand_scalar(d.k[i]);
+        CHECK(G(msm_var)(&got, inf, KC(d), n, NULL, 2, NULL) == CUZK_OK);
+        CHECK(G(jac_is_inf)(&got));
+        CHECK(G(msm_with_classification_var)(&got, NULL, inf, KC(d), n, 2) == CUZK_OK);
+        CHECK(G(jac_is_inf)(&got));
+    }
+    free(inf);
+    /* P_i = P_0 for all i, scalars k and r - k alternating (+ one 1): sum = P_0 */
+    for (size_t i = 0; i < n; i++) {
+        d.P[i] = d.P[1];
+        d.a[i] = d.a[1];
+        if (i % 2 == 0) {
+            rand_fr_plain(d.k[i]);
+        } else {
+            uint64_t borrow = 0;
+            for (int l = 0; l < 4; l++) d.k[i][l] = cuzk__sbb(R_LIMBS[l], d.k[i - 1][l], &borrow);
+        }
+    }
+    d.k[n - 1][0] = 1, d.k[n - 1][1] = d.k[n - 1][2] = d.k[n - 1][3] = 0;
+    T(dlog_ref)(&ref, d.a, KC(d), n, NULL);
+    CHECK(G(msm_var)(&got, d.P, KC(d), n, NULL, 1, NULL) == CUZK_OK);
+    CHECK(G(jac_eq)(&got, &ref));
+    T(jac) p1;
+    G(aff_to_jac)(&p1, &d.P[1]);
+    CHECK(G(jac_eq)(&got, &p1));
+    T(data_free)(&d);
+}
+
+/* A few thousand points (and 2^14 for G1) against the dlog reference,
+ * single-threaded and on 2, 3 and all threads, with and without scratch. */
+static void T(test_dlog_large)(void) {
+    size_t sizes[] = {LARGE_N, TEST_MSM_GROUP == 1 ? ((size_t)1 << 14) : 777};
+    for (size_t si = 0; si < 2; si++) {
+        T(data) d;
+        CHECK(T(data_new)(&d, sizes[si]));
+        T(jac) ref, got, got1;
+        T(dlog_ref)(&ref, d.a, KC(d), d.n, NULL);
+        CHECK(G(msm_var)(&got1, d.P, KC(d), d.n, NULL, 1, NULL) == CUZK_OK);
+        CHECK(G(jac_eq)(&got1, &ref));
+        unsigned tl[] = {2, 3, 0};
+        for (int ti = 0; ti < 3; ti++) {
+            size_t bytes = G(msm_scratch_sizeof)(d.n, tl[ti]);
+            void *scr = malloc(bytes);
+            CHECK(scr != NULL);
+            CHECK(G(msm_var)(&got, d.P, KC(d), d.n, NULL, tl[ti], scr) == CUZK_OK);
+            CHECK(G(jac_eq)(&got, &got1));
+            free(scr);
+        }
+        T(data_free)(&d);
+    }
+}
+
+/* Masked MSM against the reference over the masked subset; classification +
+ * batch-add equals the plain MSM, with zeros and ones made frequent. */
+static void T(test_mask_and_classification)(void) {
+    size_t sizes[] = {1, 70, 3000};
+    for (size_t si = 0; si < 3; si++) {
+        T(data) d;
+        size_t n = sizes[si];
+        CHECK(T(data_new)(&d, n));
+        for (size_t i = 0; i < n; i++) {
+            unsigned r = (unsigned)(cuzk_test_rand64() % 3);
+            if (r < 2) memset(d.k[i], 0, 32), d.k[i][0] = r; /* a third 0, a third 1 */
+        }
+        size_t words = cuzk_msm_bitmap_words(n);
+        uint64_t *mask = calloc(words, 8);
+        CHECK(mask != NULL);
+        if (!mask) return;
+        for (size_t w = 0; w < words; w++) mask[w] = cuzk_test_rand64() & cuzk_test_rand64();
+        T(jac) ref, got, plain;
+        T(dlog_ref)(&ref, d.a, KC(d), n, mask);
+        CHECK(G(msm_var)(&got, d.P, KC(d), n, mask, 1, NULL) == CUZK_OK);
+        CHECK(G(jac_eq)(&got, &ref));
+        CHECK(G(msm_var)(&got, d.P, KC(d), n, mask, 0, NULL) == CUZK_OK);
+        CHECK(G(jac_eq)(&got, &ref));
+
+        T(dlog_ref)(&ref, d.a, KC(d), n, NULL);
+        CHECK(G(msm_var)(&plain, d.P, KC(d), n, NULL, 0, NULL) == CUZK_OK);
+        CHECK(G(jac_eq)(&plain, &ref));
+        cuzk_msm_counts cnt;
+        for (unsigned threads = 1; threads <= 3; threads += 2) {
+            CHECK(G(msm_with_classification_var)(&got, &cnt, d.P, KC(d), n, threads) ==
+                  CUZK_OK);
+            CHECK(G(jac_eq)(&got, &plain));
+            CHECK(cnt.zero + cnt.one + cnt.other == n);
+        }
+        /* the pieces: batch_add(ones) + msm(others) */
+        uint64_t *one = calloc(words, 8), *other = calloc(words, 8);
+        CHECK(one && other);
+        if (one && other) {
+            cuzk_msm_classify_var(NULL, one, other, NULL, KC(d), n, 1);
+            T(jac) a, b, s;
+            CHECK(G(batch_add_var)(&a, d.P, n, one, 1, NULL) == CUZK_OK);
+            T(naive)(&s, d.P, KC(d), n, one);
+            CHECK(G(jac_eq)(&a, &s));
+            CHECK(G(msm_var)(&b, d.P, KC(d), n, other, 2, NULL) == CUZK_OK);
+            G(jac_add_var)(&s, &a, &b);
+            CHECK(G(jac_eq)(&s, &plain));
+        }
+        free(one);
+        free(other);
+        free(mask);
+        T(data_free)(&d);
+    }
+}
+
+/* Batch-add against Jacobian additions: sizes across the round boundaries,
+ * many equal points (doublings in a round), P with -P (infinity), infinity
+ * bases, all-ones and random bitmaps, NULL bitmap, 1 and several threads. */
+static void T(test_batch_add)(void) {
+    size_t sizes[] = {0, 1, 2, 3, 16, 17, CUZK_MSM_BATCH_ADD - 1, CUZK_MSM_BATCH_ADD + 1,
+                      TEST_MSM_GROUP == 1 ? 9000 : 2100};
+    for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++) {
+        size_t n = sizes[si], words = cuzk_msm_bitmap_words(n);
+        T(data) d;
+        CHECK(T(data_new)(&d, n));
+        /* a run of equal points and a run of P, -P pairs */
+        for (size_t i = 0; i + 1 < n && i < n / 4; i++) d.P[i] = d.P[0];
+        for (size_t i = n / 4; i + 1 < n / 2; i += 2) G(aff_neg)(&d.P[i + 1], &d.P[i]);
+        uint64_t *bm = calloc(words + 1, 8);
+        CHECK(bm != NULL);
+        if (!bm) return;
+        for (int variant = 0; variant < 3; variant++) {
+            for (size_t w = 0; w < words; w++)
+                bm[w] = variant == 0 ? ~(uint64_t)0 : variant == 1 ? cuzk_test_rand64() : 0x5;
+            if (n % 64 && words) bm[words - 1] &= ((uint64_t)1 << (n % 64)) - 1;
+            T(jac) ref, got;
+            G(jac_set_inf)(&ref);
+            for (size_t i = 0; i < n; i++)
+                if ((bm[i / 64] >> (i % 64)) & 1) G(jac_add_aff_var)(&ref, &ref, &d.P[i]);
+            CHECK(G(batch_add_var)(&got, d.P, n, bm, 1, NULL) == CUZK_OK);
+            CHECK(G(jac_eq)(&got, &ref));
+            void *scr = malloc(G(batch_add_scratch_sizeof)(3));
+            CHECK(G(batch_add_var)(&got, d.P, n, bm, 3, scr) == CUZK_OK);
+            CHECK(G(jac_eq)(&got, &ref));
+            free(scr);
+            if (variant == 0) {
+                CHECK(G(batch_add_var)(&got, d.P, n, NULL, 0, NULL) == CUZK_OK);
+                CHECK(G(jac_eq)(&got, &ref));
+            }
+        }
+        free(bm);
+        T(data_free)(&d);
+    }
+}
+
+/* Both bucket accumulations (XYZZ and batch-affine) forced on every size,
+ * with the edge cases of test_edges, against the dlog reference. */
+static void T(test_paths)(void) {
+    size_t sizes[] = {1, 2, 17, 300, TEST_MSM_GROUP == 1 ? 3000 : 1000};
+    for (int path = 1; path <= 2; path++) {
+        cuzk__msm_force_path = path;
+        for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++) {
+            T(data) d;
+            CHECK(T(data_new)(&d, sizes[si]));
+            T(jac) ref, got;
+            T(dlog_ref)(&ref, d.a, KC(d), d.n, NULL);
+            CHECK(G(msm_var)(&got, d.P, KC(d), d.n, NULL, 1, NULL) == CUZK_OK);
+            CHECK(G(jac_eq)(&got, &ref));
+            CHECK(G(msm_var)(&got, d.P, KC(d), d.n, NULL, 3, NULL) == CUZK_OK);
+            CHECK(G(jac_eq)(&got, &ref));
+            T(data_free)(&d);
+        }
+        T(test_edges)();
+    }
+    cuzk__msm_force_path = 0;
+}
+
+static void T(test_bad_args)(void) {
+    T(data) d;
+    CHECK(T(data_new)(&d, 5));
+    T(jac) got;
+    d.k[3][3] |= (uint64_t)1 << 63; /* 2^255 and above are refused */
+    CHECK(G(msm_var)(&got, d.P, KC(d), d.n, NULL, 1, NULL) == CUZK_ERR_INVALID_ARG);
+    uint64_t mask = 0x17; /* bit 3 clear: the bad scalar does not take part */
+    CHECK(G(msm_var)(&got, d.P, KC(d), d.n, &mask, 1, NULL) == CUZK_OK);
+    CHECK(G(msm_var)(&got, NULL, KC(d), d.n, NULL, 1, NULL) == CUZK_ERR_INVALID_ARG);
+    CHECK(G(msm_var)(&got, NULL, NULL, 0, NULL, 1, NULL) == CUZK_OK);
+    CHECK(G(jac_is_inf)(&got));
+    T(data_free)(&d);
+}
+
+#undef G
+#undef T
+#undef NAIVE_MAX
+#undef LARGE_N
+#undef KC
+
+#endif /* TEST_MSM_GROUP */
