@@ -24,6 +24,17 @@ void cuzk__mul_mont_256_adx(uint64_t r[4], const uint64_t a[4], const uint64_t b
                             const uint64_t m[4], uint64_t n0);
 void cuzk__sqr_mont_256_adx(uint64_t r[4], const uint64_t a[4], const uint64_t m[4],
                             uint64_t n0);
+/* Fp2 = F_m[u]/(u^2 + 1) on 12 words (c0 then c1; a cuzk_fp2 or uint64_t[12]),
+ * lazy reduction: r = a*b
+ * and r = a^2, coordinates < m in and out, odd m < 2^382, r may alias a, b.
+ * Same results as the Karatsuba/complex formulas over cuzk__mont_mul_n. */
+void cuzk__mul_mont_384x_adx(void *r, const void *a, const void *b, const uint64_t m[6],
+                             uint64_t n0);
+void cuzk__sqr_mont_384x_adx(void *r, const void *a, const uint64_t m[6], uint64_t n0);
+/* Fp4 = Fp2[s]/(s^2 - xi), xi = u + 1: r0 = a^2 + xi b^2, r1 = 2ab (Fp2 values
+ * as above), lazy reduction; odd m < 2^381; r0, r1 may alias a, b, not each other. */
+void cuzk__fp4_sqr_adx(void *r0, void *r1, const void *a, const void *b, const uint64_t m[6],
+                       uint64_t n0);
 #endif
 
 #endif /* CUZK_CPU_H */

@@ -31,6 +31,11 @@
  * Squaring: sqr_384 computes the 12-word square with each cross product
  * once (15 + 6 mulx instead of 36), then reduces the low half and adds the
  * high half (see its comment). sqr_256 reuses the multiply.
+ *
+ * Further down, for the pairing tower: Fp2 multiplication and squaring
+ * (mul_mont_384x, sqr_mont_384x) and the Fp4 squaring of the cyclotomic
+ * squaring (fp4_sqr), all with lazy reduction: 768-bit products combined as
+ * integers, one Montgomery reduction per output coordinate.
  */
 
     .intel_syntax noprefix
@@ -612,5 +617,662 @@ cuzk__sqr_mont_384_adx:
     ret
     .cfi_endproc
     .size cuzk__sqr_mont_384_adx, . - cuzk__sqr_mont_384_adx
+
+/*
+ * ---- Fp2 = Fp[u]/(u^2 + 1) over a 6-limb modulus ---------------------------
+ *
+ * void cuzk__mul_mont_384x_adx(uint64_t r[12], const uint64_t a[12],
+ *                              const uint64_t b[12], const uint64_t m[6],
+ *                              uint64_t n0)
+ * void cuzk__sqr_mont_384x_adx(uint64_t r[12], const uint64_t a[12],
+ *                              const uint64_t m[6], uint64_t n0)
+ *
+ * An Fp2 element is its two Montgomery coordinates c0, c1 one after the
+ * other (12 words). Contract: odd m < 2^382, n0 = -m^-1 mod 2^64, every
+ * coordinate < m in and out; r may alias a and/or b (r is written only after
+ * the last read of a and b). Results equal those of the Fp2 formulas over
+ * cuzk__mont_mul_n bit for bit (both are fully reduced). Constant-time: no
+ * branch or address depends on the values; the one sign correction is a mask.
+ *
+ * Lazy reduction (the technique of Aranha, Karabina, Longa, Gebotys, Lopez,
+ * "Faster explicit formulas for computing pairings over ordinary curves",
+ * EUROCRYPT 2011, sec. 3): form 768-bit products, combine them as integers,
+ * reduce each output coordinate once.
+ *
+ * Multiplication (Karatsuba, u^2 = -1):
+ *   T0 = a0 b0, T1 = a1 b1, T2 = (a0 + a1)(b0 + b1)     (the sums unreduced, < 2m)
+ *   c1 = redc(T2 - T0 - T1) = redc(a0 b1 + a1 b0),   0 <= . < 2m^2 < m 2^384
+ *   c0 = redc(T0 - T1 + (T0 < T1 ? m 2^384 : 0)),    0 <= . < m 2^384
+ *   3 x 36 mulx for the products + 2 x (36 mulx + 6 imul) for the reductions,
+ *   against 3 x (72 mulx + 6 imul) for three Montgomery products.
+ * Squaring:
+ *   c0 = redc((a0 + a1)(a0 - a1 mod m)),  (a0 + a1) unreduced: < 2m^2
+ *   c1 = redc(a0 (2 a1)),                 2 a1 unreduced:      < 2m^2
+ *   2 x 36 + 2 x 36 mulx.
+ * redc(T) for T < m 2^384 (REDC768) returns T 2^-384 mod m, fully reduced.
+ */
+
+/* [D..D+88] = [A..A+40] * [B..B+40] (768-bit product, 36 mulx): row 0 with
+ * one add chain, rows 1..5 with MACFRESH6 (each partial sum a*b[0..i] <
+ * 2^(64(i+7)), so no carry escapes a row's fresh top word). A, B, D are
+ * address expressions written without spaces (rsi, rsp+24, r9+48).
+ * Clobbers rax rcx rdx rdi rbx rbp r10 r11 r12 r13 r15. */
+.macro MUL384W A, B, D
+    mov rdx, [\B]
+    mulx rbp, rbx, [\A]
+    mulx r10, rcx, [\A + 8]
+    add rbp, rcx
+    mulx r11, rcx, [\A + 16]
+    adc r10, rcx
+    mulx r12, rcx, [\A + 24]
+    adc r11, rcx
+    mulx r13, rcx, [\A + 32]
+    adc r12, rcx
+    mulx r15, rcx, [\A + 40]
+    adc r13, rcx
+    adc r15, 0
+    mov [\D], rbx
+    MUL384ROW 1, \A, \B, \D, rbp, r10, r11, r12, r13, r15, rbx
+    MUL384ROW 2, \A, \B, \D, r10, r11, r12, r13, r15, rbx, rbp
+    MUL384ROW 3, \A, \B, \D, r11, r12, r13, r15, rbx, rbp, r10
+    MUL384ROW 4, \A, \B, \D, r12, r13, r15, rbx, rbp, r10, r11
+    MUL384ROW 5, \A, \B, \D, r13, r15, rbx, rbp, r10, r11, r12
+    mov [\D + 48], r15
+    mov [\D + 56], rbx
+    mov [\D + 64], rbp
+    mov [\D + 72], r10
+    mov [\D + 80], r11
+    mov [\D + 88], r12
+.endm
+
+.macro MUL384ROW i, A, B, D, t0, t1, t2, t3, t4, t5, t6
+    mov rdx, [\B + 8 * \i]
+    xor eax, eax
+    MACFRESH6 \A, rcx, rdi, rax, \t0, \t1, \t2, \t3, \t4, \t5, \t6
+    mov [\D + 8 * \i], \t0
+.endm
+
+/* One reduce row: t0..t5 + q*m, q = t0*n0 (n0 at [rsp+16]), t0 cancels,
+ * result t1..t6 (t6 fresh). m at r8. */
+.macro REDROW t0, t1, t2, t3, t4, t5, t6
+    mov rdx, \t0
+    imul rdx, [rsp + 16]
+    xor eax, eax
+    MACFRESH6 r8, rcx, rdi, rax, \t0, \t1, \t2, \t3, \t4, \t5, \t6
+.endm
+
+/*
+ * [O..O+40] = redc([T..T+88]) for T < m 2^384, as in step 3 of sqr_384:
+ * six reduce rows on the low half L give (L + Q m)/2^384 <= m, adding the
+ * high half H < m gives T 2^-384 mod m + (0 or m) < 2m, then one conditional
+ * subtraction. m at r8, n0 at [rsp+16]; O must not use the clobbered
+ * registers rax rcx rdx rdi rsi rbx rbp r10 r11 r12 r13 r15.
+ */
+.macro REDC768 T, O
+    mov rbx, [\T]
+    mov rbp, [\T + 8]
+    mov r10, [\T + 16]
+    mov r11, [\T + 24]
+    mov r12, [\T + 32]
+    mov r13, [\T + 40]
+    REDROW rbx, rbp, r10, r11, r12, r13, r15
+    REDROW rbp, r10, r11, r12, r13, r15, rbx
+    REDROW r10, r11, r12, r13, r15, rbx, rbp
+    REDROW r11, r12, r13, r15, rbx, rbp, r10
+    REDROW r12, r13, r15, rbx, rbp, r10, r11
+    REDROW r13, r15, rbx, rbp, r10, r11, r12
+    add r15, [\T + 48]
+    adc rbx, [\T + 56]
+    adc rbp, [\T + 64]
+    adc r10, [\T + 72]
+    adc r11, [\T + 80]
+    adc r12, [\T + 88]
+    mov rax, r15
+    sub rax, [r8]
+    mov rcx, rbx
+    sbb rcx, [r8 + 8]
+    mov rdx, rbp
+    sbb rdx, [r8 + 16]
+    mov rdi, r10
+    sbb rdi, [r8 + 24]
+    mov rsi, r11
+    sbb rsi, [r8 + 32]
+    mov r13, r12
+    sbb r13, [r8 + 40]
+    cmovc rax, r15
+    cmovc rcx, rbx
+    cmovc rdx, rbp
+    cmovc rdi, r10
+    cmovc rsi, r11
+    cmovc r13, r12
+    mov [\O], rax
+    mov [\O + 8], rcx
+    mov [\O + 16], rdx
+    mov [\O + 24], rdi
+    mov [\O + 32], rsi
+    mov [\O + 40], r13
+.endm
+
+/* [D..D+88] -= [S..S+88] (768-bit, no borrow out by the caller's bound). */
+.macro SUB768 D, S
+    mov rax, [\D]
+    sub rax, [\S]
+    mov rbx, [\D + 8]
+    sbb rbx, [\S + 8]
+    mov rcx, [\D + 16]
+    sbb rcx, [\S + 16]
+    mov rdx, [\D + 24]
+    sbb rdx, [\S + 24]
+    mov rbp, [\D + 32]
+    sbb rbp, [\S + 32]
+    mov r10, [\D + 40]
+    sbb r10, [\S + 40]
+    mov r11, [\D + 48]
+    sbb r11, [\S + 48]
+    mov r12, [\D + 56]
+    sbb r12, [\S + 56]
+    mov r13, [\D + 64]
+    sbb r13, [\S + 64]
+    mov r15, [\D + 72]
+    sbb r15, [\S + 72]
+    mov rdi, [\D + 80]
+    sbb rdi, [\S + 80]
+    mov rsi, [\D + 88]
+    sbb rsi, [\S + 88]
+    mov [\D], rax
+    mov [\D + 8], rbx
+    mov [\D + 16], rcx
+    mov [\D + 24], rdx
+    mov [\D + 32], rbp
+    mov [\D + 40], r10
+    mov [\D + 48], r11
+    mov [\D + 56], r12
+    mov [\D + 64], r13
+    mov [\D + 72], r15
+    mov [\D + 80], rdi
+    mov [\D + 88], rsi
+.endm
+
+/* [D..D+40] = [X..X+40] + [Y..Y+40] as integers (no carry out: both < 2^383). */
+.macro ADD384 D, X, Y
+    mov rax, [\X]
+    add rax, [\Y]
+    mov rbx, [\X + 8]
+    adc rbx, [\Y + 8]
+    mov rcx, [\X + 16]
+    adc rcx, [\Y + 16]
+    mov rdx, [\X + 24]
+    adc rdx, [\Y + 24]
+    mov rbp, [\X + 32]
+    adc rbp, [\Y + 32]
+    mov r10, [\X + 40]
+    adc r10, [\Y + 40]
+    mov [\D], rax
+    mov [\D + 8], rbx
+    mov [\D + 16], rcx
+    mov [\D + 24], rdx
+    mov [\D + 32], rbp
+    mov [\D + 40], r10
+.endm
+
+.macro PUSH6
+    push rbx
+    .cfi_adjust_cfa_offset 8
+    .cfi_offset rbx, -16
+    push rbp
+    .cfi_adjust_cfa_offset 8
+    .cfi_offset rbp, -24
+    push r12
+    .cfi_adjust_cfa_offset 8
+    .cfi_offset r12, -32
+    push r13
+    .cfi_adjust_cfa_offset 8
+    .cfi_offset r13, -40
+    push r14
+    .cfi_adjust_cfa_offset 8
+    .cfi_offset r14, -48
+    push r15
+    .cfi_adjust_cfa_offset 8
+    .cfi_offset r15, -56
+.endm
+
+.macro POP6
+    pop r15
+    .cfi_adjust_cfa_offset -8
+    .cfi_restore r15
+    pop r14
+    .cfi_adjust_cfa_offset -8
+    .cfi_restore r14
+    pop r13
+    .cfi_adjust_cfa_offset -8
+    .cfi_restore r13
+    pop r12
+    .cfi_adjust_cfa_offset -8
+    .cfi_restore r12
+    pop rbp
+    .cfi_adjust_cfa_offset -8
+    .cfi_restore rbp
+    pop rbx
+    .cfi_adjust_cfa_offset -8
+    .cfi_restore rbx
+.endm
+
+/*
+ * Multiplication. Stack (after the pushes): [rsp] r, [rsp+16] n0,
+ * [rsp+24] a0 + a1, [rsp+72] b0 + b1, [rsp+120] T0, [rsp+216] T1,
+ * [rsp+312] T2. m in r8 throughout, b in r9 until the products are done.
+ */
+    .globl cuzk__mul_mont_384x_adx
+    .hidden cuzk__mul_mont_384x_adx
+    .type cuzk__mul_mont_384x_adx, @function
+    .p2align 5
+cuzk__mul_mont_384x_adx:
+    .cfi_startproc
+    endbr64
+    PUSH6
+    sub rsp, 408
+    .cfi_adjust_cfa_offset 408
+    mov [rsp], rdi
+    mov [rsp + 16], r8
+    mov r8, rcx
+    mov r9, rdx
+
+    ADD384 rsp+24, rsi, rsi+48
+    ADD384 rsp+72, r9, r9+48
+    MUL384W rsi, r9, rsp+120
+    MUL384W rsi+48, r9+48, rsp+216
+    MUL384W rsp+24, rsp+72, rsp+312
+
+    /* T2 = T2 - T0 - T1 = a0 b1 + a1 b0 >= 0 */
+    SUB768 rsp+312, rsp+120
+    SUB768 rsp+312, rsp+216
+
+    /* T0 = T0 - T1, plus m 2^384 when that borrowed */
+    mov rax, [rsp + 120]
+    sub rax, [rsp + 216]
+    mov [rsp + 120], rax
+    mov rax, [rsp + 128]
+    sbb rax, [rsp + 224]
+    mov [rsp + 128], rax
+    mov rax, [rsp + 136]
+    sbb rax, [rsp + 232]
+    mov [rsp + 136], rax
+    mov rax, [rsp + 144]
+    sbb rax, [rsp + 240]
+    mov [rsp + 144], rax
+    mov rax, [rsp + 152]
+    sbb rax, [rsp + 248]
+    mov [rsp + 152], rax
+    mov rax, [rsp + 160]
+    sbb rax, [rsp + 256]
+    mov [rsp + 160], rax
+    mov rbx, [rsp + 168]
+    sbb rbx, [rsp + 264]
+    mov rbp, [rsp + 176]
+    sbb rbp, [rsp + 272]
+    mov r10, [rsp + 184]
+    sbb r10, [rsp + 280]
+    mov r11, [rsp + 192]
+    sbb r11, [rsp + 288]
+    mov r12, [rsp + 200]
+    sbb r12, [rsp + 296]
+    mov r13, [rsp + 208]
+    sbb r13, [rsp + 304]
+    sbb rax, rax
+    mov rcx, [r8]
+    and rcx, rax
+    mov rdx, [r8 + 8]
+    and rdx, rax
+    mov rsi, [r8 + 16]
+    and rsi, rax
+    mov rdi, [r8 + 24]
+    and rdi, rax
+    mov r14, [r8 + 32]
+    and r14, rax
+    mov r15, [r8 + 40]
+    and r15, rax
+    add rbx, rcx
+    adc rbp, rdx
+    adc r10, rsi
+    adc r11, rdi
+    adc r12, r14
+    adc r13, r15
+    mov [rsp + 168], rbx
+    mov [rsp + 176], rbp
+    mov [rsp + 184], r10
+    mov [rsp + 192], r11
+    mov [rsp + 200], r12
+    mov [rsp + 208], r13
+
+    mov r9, [rsp]
+    REDC768 rsp+120, r9
+    REDC768 rsp+312, r9+48
+
+    add rsp, 408
+    .cfi_adjust_cfa_offset -408
+    POP6
+    ret
+    .cfi_endproc
+    .size cuzk__mul_mont_384x_adx, . - cuzk__mul_mont_384x_adx
+
+/*
+ * Squaring. Stack (after the pushes): [rsp] r, [rsp+16] n0, [rsp+24]
+ * a0 + a1, [rsp+72] a0 - a1 mod m, [rsp+120] 2 a1, [rsp+168] T0,
+ * [rsp+264] T1. m in r8.
+ */
+    .globl cuzk__sqr_mont_384x_adx
+    .hidden cuzk__sqr_mont_384x_adx
+    .type cuzk__sqr_mont_384x_adx, @function
+    .p2align 5
+cuzk__sqr_mont_384x_adx:
+    .cfi_startproc
+    endbr64
+    PUSH6
+    sub rsp, 360
+    .cfi_adjust_cfa_offset 360
+    mov [rsp], rdi
+    mov [rsp + 16], rcx
+    mov r8, rdx
+
+    ADD384 rsp+24, rsi, rsi+48
+    ADD384 rsp+120, rsi+48, rsi+48
+
+    /* a0 - a1, plus m when that borrowed */
+    mov rax, [rsi]
+    sub rax, [rsi + 48]
+    mov rbx, [rsi + 8]
+    sbb rbx, [rsi + 56]
+    mov rbp, [rsi + 16]
+    sbb rbp, [rsi + 64]
+    mov r10, [rsi + 24]
+    sbb r10, [rsi + 72]
+    mov r11, [rsi + 32]
+    sbb r11, [rsi + 80]
+    mov r12, [rsi + 40]
+    sbb r12, [rsi + 88]
+    sbb r13, r13
+    mov rcx, [r8]
+    and rcx, r13
+    mov rdx, [r8 + 8]
+    and rdx, r13
+    mov rdi, [r8 + 16]
+    and rdi, r13
+    mov r9, [r8 + 24]
+    and r9, r13
+    mov r14, [r8 + 32]
+    and r14, r13
+    mov r15, [r8 + 40]
+    and r15, r13
+    add rax, rcx
+    adc rbx, rdx
+    adc rbp, rdi
+    adc r10, r9
+    adc r11, r14
+    adc r12, r15
+    mov [rsp + 72], rax
+    mov [rsp + 80], rbx
+    mov [rsp + 88], rbp
+    mov [rsp + 96], r10
+    mov [rsp + 104], r11
+    mov [rsp + 112], r12
+
+    MUL384W rsp+24, rsp+72, rsp+168
+    MUL384W rsi, rsp+120, rsp+264
+
+    mov r9, [rsp]
+    REDC768 rsp+168, r9
+    REDC768 rsp+264, r9+48
+
+    add rsp, 360
+    .cfi_adjust_cfa_offset -360
+    POP6
+    ret
+    .cfi_endproc
+    .size cuzk__sqr_mont_384x_adx, . - cuzk__sqr_mont_384x_adx
+
+
+/*
+ * ---- Fp4 squaring for the cyclotomic squaring -----------------------------
+ *
+ * void cuzk__fp4_sqr_adx(uint64_t r0[12], uint64_t r1[12], const uint64_t a[12],
+ *                        const uint64_t b[12], const uint64_t m[6], uint64_t n0)
+ *
+ * (a + b s)^2 in Fp4 = Fp2[s]/(s^2 - xi), xi = u + 1, u^2 = -1:
+ *   r0 = a^2 + xi b^2,  r1 = 2ab = (a + b)^2 - a^2 - b^2
+ * (Granger-Scott cyclotomic squaring, fp12.c, calls it three times.)
+ * Contract: odd m < 2^381, coordinates < m in and out; r0, r1 may alias a,
+ * b (written last) but not each other. Constant-time.
+ *
+ * Lazy reduction: the three Fp2 squares are formed at full width, as in
+ * cuzk__sqr_mont_384x_adx, S = x^2 = ((x0 + x1)(x0 - x1), x0 (2 x1)), each
+ * word pair < 2m^2; the four output coordinates are signed integer
+ * combinations of them, |v| < 6m^2 < 2^765, taken mod 2^768 (two's
+ * complement), plus m 2^384 when bit 767 says negative, then reduced once:
+ *   r0.c0 = redc(A.c0 + B.c0 - B.c1)     r0.c1 = redc(A.c1 + B.c0 + B.c1)
+ *   r1.c0 = redc(U.c0 - A.c0 - B.c0)     r1.c1 = redc(U.c1 - A.c1 - B.c1)
+ * with A = a^2, B = b^2, U = (a + b mod m)^2. 0 <= v + (m 2^384 or 0) <
+ * m 2^384 because 6m^2 < m 2^384 for m < 2^381. 6 x 36 + 4 x 36 mulx,
+ * against 6 x 36 + 6 x 36 for three Fp2 squarings.
+ *
+ * Stack: [rsp] r0, [rsp+8] r1, [rsp+16] n0, [rsp+24] a, [rsp+32] b,
+ * [rsp+40] x0 + x1, [rsp+88] x0 - x1 mod m, [rsp+136] 2 x1, [rsp+184]
+ * a + b mod m, [rsp+280] A, [rsp+472] B, [rsp+664] U, [rsp+856] the
+ * combination being reduced. m in r8.
+ */
+
+/* [D..D+40] = X - Y mod m (inputs < m). Clobbers rax rbx rcx rdx rdi rbp
+ * r9 r10 r11 r12 r13 r14 r15. */
+.macro SUBMOD384 D, X, Y
+    mov rax, [\X]
+    sub rax, [\Y]
+    mov rbx, [\X + 8]
+    sbb rbx, [\Y + 8]
+    mov rcx, [\X + 16]
+    sbb rcx, [\Y + 16]
+    mov rdx, [\X + 24]
+    sbb rdx, [\Y + 24]
+    mov rdi, [\X + 32]
+    sbb rdi, [\Y + 32]
+    mov rbp, [\X + 40]
+    sbb rbp, [\Y + 40]
+    sbb r9, r9
+    mov r10, [r8]
+    and r10, r9
+    mov r11, [r8 + 8]
+    and r11, r9
+    mov r12, [r8 + 16]
+    and r12, r9
+    mov r13, [r8 + 24]
+    and r13, r9
+    mov r14, [r8 + 32]
+    and r14, r9
+    mov r15, [r8 + 40]
+    and r15, r9
+    add rax, r10
+    adc rbx, r11
+    adc rcx, r12
+    adc rdx, r13
+    adc rdi, r14
+    adc rbp, r15
+    mov [\D], rax
+    mov [\D + 8], rbx
+    mov [\D + 16], rcx
+    mov [\D + 24], rdx
+    mov [\D + 32], rdi
+    mov [\D + 40], rbp
+.endm
+
+/* [D..D+40] = X + Y mod m (inputs < m). Clobbers rax rbx rcx rdx rdi rbp
+ * r10 r11 r12 r13 r14 r15. */
+.macro ADDMOD384 D, X, Y
+    mov rax, [\X]
+    add rax, [\Y]
+    mov rbx, [\X + 8]
+    adc rbx, [\Y + 8]
+    mov rcx, [\X + 16]
+    adc rcx, [\Y + 16]
+    mov rdx, [\X + 24]
+    adc rdx, [\Y + 24]
+    mov rdi, [\X + 32]
+    adc rdi, [\Y + 32]
+    mov rbp, [\X + 40]
+    adc rbp, [\Y + 40]
+    mov r10, rax
+    sub r10, [r8]
+    mov r11, rbx
+    sbb r11, [r8 + 8]
+    mov r12, rcx
+    sbb r12, [r8 + 16]
+    mov r13, rdx
+    sbb r13, [r8 + 24]
+    mov r14, rdi
+    sbb r14, [r8 + 32]
+    mov r15, rbp
+    sbb r15, [r8 + 40]
+    cmovc r10, rax
+    cmovc r11, rbx
+    cmovc r12, rcx
+    cmovc r13, rdx
+    cmovc r14, rdi
+    cmovc r15, rbp
+    mov [\D], r10
+    mov [\D + 8], r11
+    mov [\D + 16], r12
+    mov [\D + 24], r13
+    mov [\D + 32], r14
+    mov [\D + 40], r15
+.endm
+
+/* [DST..DST+184] = the full-width square of the Fp2 at SRC (a register
+ * other than those clobbered: rax rbx rcx rdx rdi rbp r9 r10..r15). */
+.macro WSQR2 SRC, DST
+    ADD384 rsp+40, \SRC, \SRC+48
+    SUBMOD384 rsp+88, \SRC, \SRC+48
+    ADD384 rsp+136, \SRC+48, \SRC+48
+    MUL384W rsp+40, rsp+88, \DST
+    MUL384W \SRC, rsp+136, \DST+96
+.endm
+
+/*
+ * [D..D+88] = X op1 Y op2 Z over 768 bits (op = add/adc or sub/sbb), plus
+ * m 2^384 when the result's bit 767 is set (a negative value). Words in
+ * rax rbx rcx rdx rsi rdi | rbp r9 r10 r11 r12 r13, mask in r14.
+ */
+.macro W3 D, X, op1, op1c, Y, op2, op2c, Z
+    mov rax, [\X]
+    \op1 rax, [\Y]
+    mov rbx, [\X + 8]
+    \op1c rbx, [\Y + 8]
+    mov rcx, [\X + 16]
+    \op1c rcx, [\Y + 16]
+    mov rdx, [\X + 24]
+    \op1c rdx, [\Y + 24]
+    mov rsi, [\X + 32]
+    \op1c rsi, [\Y + 32]
+    mov rdi, [\X + 40]
+    \op1c rdi, [\Y + 40]
+    mov rbp, [\X + 48]
+    \op1c rbp, [\Y + 48]
+    mov r9, [\X + 56]
+    \op1c r9, [\Y + 56]
+    mov r10, [\X + 64]
+    \op1c r10, [\Y + 64]
+    mov r11, [\X + 72]
+    \op1c r11, [\Y + 72]
+    mov r12, [\X + 80]
+    \op1c r12, [\Y + 80]
+    mov r13, [\X + 88]
+    \op1c r13, [\Y + 88]
+    \op2 rax, [\Z]
+    \op2c rbx, [\Z + 8]
+    \op2c rcx, [\Z + 16]
+    \op2c rdx, [\Z + 24]
+    \op2c rsi, [\Z + 32]
+    \op2c rdi, [\Z + 40]
+    \op2c rbp, [\Z + 48]
+    \op2c r9, [\Z + 56]
+    \op2c r10, [\Z + 64]
+    \op2c r11, [\Z + 72]
+    \op2c r12, [\Z + 80]
+    \op2c r13, [\Z + 88]
+    mov [\D], rax
+    mov [\D + 8], rbx
+    mov [\D + 16], rcx
+    mov [\D + 24], rdx
+    mov [\D + 32], rsi
+    mov [\D + 40], rdi
+    mov r14, r13
+    sar r14, 63
+    mov rax, [r8]
+    and rax, r14
+    mov rbx, [r8 + 8]
+    and rbx, r14
+    mov rcx, [r8 + 16]
+    and rcx, r14
+    mov rdx, [r8 + 24]
+    and rdx, r14
+    mov rsi, [r8 + 32]
+    and rsi, r14
+    mov rdi, [r8 + 40]
+    and rdi, r14
+    add rbp, rax
+    adc r9, rbx
+    adc r10, rcx
+    adc r11, rdx
+    adc r12, rsi
+    adc r13, rdi
+    mov [\D + 48], rbp
+    mov [\D + 56], r9
+    mov [\D + 64], r10
+    mov [\D + 72], r11
+    mov [\D + 80], r12
+    mov [\D + 88], r13
+.endm
+
+    .globl cuzk__fp4_sqr_adx
+    .hidden cuzk__fp4_sqr_adx
+    .type cuzk__fp4_sqr_adx, @function
+    .p2align 5
+cuzk__fp4_sqr_adx:
+    .cfi_startproc
+    endbr64
+    PUSH6
+    sub rsp, 952
+    .cfi_adjust_cfa_offset 952
+    mov [rsp], rdi
+    mov [rsp + 8], rsi
+    mov [rsp + 16], r9
+    mov [rsp + 24], rdx
+    mov [rsp + 32], rcx
+
+    mov rsi, rdx
+    mov r9, rcx
+    ADDMOD384 rsp+184, rsi, r9
+    ADDMOD384 rsp+232, rsi+48, r9+48
+    WSQR2 rsi, rsp+280
+    mov rsi, [rsp + 32]
+    WSQR2 rsi, rsp+472
+    lea rsi, [rsp + 184]
+    WSQR2 rsi, rsp+664
+
+    W3 rsp+856, rsp+280, add, adc, rsp+472, sub, sbb, rsp+568
+    mov r9, [rsp]
+    REDC768 rsp+856, r9
+    W3 rsp+856, rsp+376, add, adc, rsp+472, add, adc, rsp+568
+    mov r9, [rsp]
+    REDC768 rsp+856, r9+48
+    W3 rsp+856, rsp+664, sub, sbb, rsp+280, sub, sbb, rsp+472
+    mov r9, [rsp + 8]
+    REDC768 rsp+856, r9
+    W3 rsp+856, rsp+760, sub, sbb, rsp+376, sub, sbb, rsp+568
+    mov r9, [rsp + 8]
+    REDC768 rsp+856, r9+48
+
+    add rsp, 952
+    .cfi_adjust_cfa_offset -952
+    POP6
+    ret
+    .cfi_endproc
+    .size cuzk__fp4_sqr_adx, . - cuzk__fp4_sqr_adx
 
     .section .note.GNU-stack, "", @progbits
