@@ -13,7 +13,7 @@
 #include "encode.h"
 #include "fr.h"
 #include "pairing.h"
-#include "selftest.h"
+#include "commands.h"
 
 static int checks_run, checks_failed;
 

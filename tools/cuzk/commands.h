@@ -1,0 +1,10 @@
+/* commands.h — the subcommands of the cuzk command, one file each in tools/cuzk. */
+#ifndef CUZK_TOOLS_COMMANDS_H
+#define CUZK_TOOLS_COMMANDS_H
+
+int cuzk__selftest_main(int argc, char **argv); /* selftest.c */
+int cuzk__cmd_groth16(int argc, char **argv);   /* groth16_cmd.c */
+int cuzk__cmd_zkey(int argc, char **argv);      /* groth16_cmd.c */
+int cuzk__cmd_wtns(int argc, char **argv);      /* groth16_cmd.c */
+
+#endif
