@@ -27,7 +27,10 @@
 #include <time.h>
 
 /* Entry points of the bench subcommands (tools/cuzk/main.c dispatches). */
-int cuzk__bench_field(int argc, char **argv);
+int cuzk__bench_field(int argc, char **argv); /* bench_field.c */
+int cuzk__bench_ntt(int argc, char **argv);   /* bench_ntt.c */
+int cuzk__bench_msm(int argc, char **argv);   /* bench_msm.c */
+int cuzk__bench_prove(int argc, char **argv); /* bench_prove.c */
 
 #define CUZK_BENCH_MAX_BATCHES 64
 #define CUZK_BENCH_DEFAULT_ITERS 10

@@ -31,7 +31,6 @@
 #include "g2.h"
 #include "msm.h"
 
-int cuzk__bench_msm(int argc, char **argv);
 
 static uint64_t msm_rng = 0x243f6a8885a308d3ULL;
 

@@ -40,7 +40,6 @@
 #define BENCH_HAVE_OMP 0
 #endif
 
-int cuzk__bench_ntt(int argc, char **argv);
 
 #define MAX_LOGS 33
 #define MAX_REPS 64

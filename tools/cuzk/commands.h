@@ -6,5 +6,6 @@ int cuzk__selftest_main(int argc, char **argv); /* selftest.c */
 int cuzk__cmd_groth16(int argc, char **argv);   /* groth16_cmd.c */
 int cuzk__cmd_zkey(int argc, char **argv);      /* groth16_cmd.c */
 int cuzk__cmd_wtns(int argc, char **argv);      /* groth16_cmd.c */
+int cuzk__cmd_info(int argc, char **argv);      /* info_cmd.c */
 
 #endif

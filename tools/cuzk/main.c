@@ -1,18 +1,21 @@
-/* main.c — the cuzk command: one binary, subcommands. */
+/*
+ * main.c — the cuzk command: one binary, subcommands. Each subcommand lives
+ * in its own file (tools/cuzk/NAME_cmd.c, bench/bench_NAME.c) and parses its own
+ * arguments; this file only dispatches and prints the overview.
+ */
 #include <stdio.h>
 #include <string.h>
 
 #include "bench.h"
-#include "cuzk.h"
 #include "commands.h"
-
-int cuzk__bench_ntt(int argc, char **argv); /* bench/bench_ntt.c */
+#include "cuzk.h"
 
 static int usage(FILE *f) {
     fprintf(f,
             "usage: cuzk <command> [args]\n"
             "  version           print the version and the CPU kernels in use\n"
             "  selftest          known-answer and random checks of the arithmetic stack\n"
+            "  info FILE         what a zkey, wtns, r1cs, ptau or snarkjs JSON file holds\n"
             "  groth16 prove <circuit.zkey> <witness.wtns> <proof.json> <public.json>\n"
             "                    prove (snarkjs-compatible; --threads N, --r1cs FILE)\n"
             "  groth16 verify <verification_key.json> <public.json> <proof.json>\n"
@@ -25,35 +28,57 @@ static int usage(FILE *f) {
             "  bench ntt [--log N|A-B]... [--threads T] [--reps R] [--all] [--json]\n"
             "                    ms per NTT over Fr (default 2^16..2^22) against the mul floor\n"
             "  bench msm [--log N]... [--g1] [--g2] [--threads T] [--reps R] [--no-batch-add]\n"
-            "                    ms per CPU MSM (G1 2^10..2^18, G2 2^10..2^14; 1 and all threads)\n");
+            "                    ms per CPU MSM (G1 2^10..2^18, G2 2^10..2^14; 1 and all threads)\n"
+            "  bench prove --zkey K --wtns W [--threads T] [--reps R] [--json]\n"
+            "                    per-stage times of whole proofs\n");
     return f == stderr ? 2 : 0;
 }
 
-int cuzk__bench_msm(int argc, char **argv); /* bench/bench_msm.c */
+typedef int (*command_fn)(int argc, char **argv);
 
-/* cuzk bench <name> [args]: each bench parses its own arguments. */
+static const struct {
+    const char *name;
+    command_fn fn;
+} benches[] = {
+    {"field", cuzk__bench_field},
+    {"ntt", cuzk__bench_ntt},
+    {"msm", cuzk__bench_msm},
+    {"prove", cuzk__bench_prove},
+};
+
 static int cmd_bench(int argc, char **argv) {
-    if (argc < 1) return usage(stderr);
-    if (strcmp(argv[0], "field") == 0) return cuzk__bench_field(argc - 1, argv + 1);
-    if (strcmp(argv[0], "ntt") == 0) return cuzk__bench_ntt(argc - 1, argv + 1);
-    if (strcmp(argv[0], "msm") == 0) return cuzk__bench_msm(argc - 1, argv + 1);
-    fprintf(stderr, "cuzk bench: unknown benchmark '%s'\n", argv[0]);
+    for (size_t i = 0; argc >= 1 && i < sizeof(benches) / sizeof(benches[0]); i++)
+        if (strcmp(argv[0], benches[i].name) == 0) return benches[i].fn(argc - 1, argv + 1);
+    if (argc >= 1) fprintf(stderr, "cuzk bench: unknown benchmark '%s'\n", argv[0]);
     return usage(stderr);
 }
 
+static int cmd_version(int argc, char **argv) {
+    (void)argc;
+    (void)argv;
+    printf("cuzk %s (field kernels: %s)\n", cuzk_version(),
+           (cuzk_cpu_features() & CUZK_CPU_ADX) ? "x86-64 BMI2/ADX" : "portable C");
+    return 0;
+}
+
+static const struct {
+    const char *name;
+    command_fn fn;
+} commands[] = {
+    {"version", cmd_version},
+    {"selftest", cuzk__selftest_main},
+    {"info", cuzk__cmd_info},
+    {"groth16", cuzk__cmd_groth16},
+    {"zkey", cuzk__cmd_zkey},
+    {"wtns", cuzk__cmd_wtns},
+    {"bench", cmd_bench},
+};
+
 int main(int argc, char **argv) {
     if (argc < 2) return usage(stderr);
-    if (strcmp(argv[1], "version") == 0) {
-        printf("cuzk %s (field kernels: %s)\n", cuzk_version(),
-               (cuzk_cpu_features() & CUZK_CPU_ADX) ? "x86-64 BMI2/ADX" : "portable C");
-        return 0;
-    }
-    if (strcmp(argv[1], "selftest") == 0) return cuzk__selftest_main(argc - 2, argv + 2);
-    if (strcmp(argv[1], "groth16") == 0) return cuzk__cmd_groth16(argc - 2, argv + 2);
-    if (strcmp(argv[1], "zkey") == 0) return cuzk__cmd_zkey(argc - 2, argv + 2);
-    if (strcmp(argv[1], "wtns") == 0) return cuzk__cmd_wtns(argc - 2, argv + 2);
-    if (strcmp(argv[1], "bench") == 0) return cmd_bench(argc - 2, argv + 2);
     if (strcmp(argv[1], "help") == 0 || strcmp(argv[1], "--help") == 0) return usage(stdout);
+    for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+        if (strcmp(argv[1], commands[i].name) == 0) return commands[i].fn(argc - 2, argv + 2);
     fprintf(stderr, "cuzk: unknown command '%s'\n", argv[1]);
     return usage(stderr);
 }
