@@ -130,6 +130,12 @@ static int cmd_prove(int argc, char **argv) {
     int rc = EXIT_ERROR;
     if (cuzk_zkey_open(&zk, argv[0], 0, &err) != CUZK_OK) goto out;
     if (cuzk_wtns_open(&w, argv[1], &err) != CUZK_OK) goto out;
+    if (w.n_witness != zk.n_vars) {
+        cuzk__fail(&err, CUZK_ERR_INVALID_ARG,
+                   "%s has %u values, but %s expects %u (nVars): witness of another circuit?",
+                   argv[1], w.n_witness, argv[0], zk.n_vars);
+        goto out;
+    }
     cuzk_groth16_partial part;
     if (cuzk_groth16_prove_start_zkey(&part, &zk, (const uint64_t(*)[4])w.values, w.n_witness,
                                       threads, &err) != CUZK_OK)
