@@ -25,11 +25,17 @@ $(BUILD)/CMakeCache.txt:
 build: $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j$(JOBS)
 
-# The sample job: until the Groth16 prover lands this runs the self-test,
-# which exercises the arithmetic end to end on known answers.
+# The sample job: a Groth16 proof of examples/sample (a snarkjs key and
+# witness) end to end, checked by the verifier, after the arithmetic self-test.
+SAMPLE = examples/sample
 run: deps-build
 	@$(MAKE) --no-print-directory build
 	$(BUILD)/cuzk selftest
+	$(BUILD)/cuzk groth16 prove $(SAMPLE)/circuit.zkey $(SAMPLE)/witness.wtns \
+	    $(BUILD)/sample-proof.json $(BUILD)/sample-public.json --verbose
+	$(BUILD)/cuzk groth16 verify $(SAMPLE)/verification_key.json \
+	    $(BUILD)/sample-public.json $(BUILD)/sample-proof.json
+	@echo "make run: proof in $(BUILD)/sample-proof.json, public signals in $(BUILD)/sample-public.json"
 
 # Everything CI runs (.ci/run calls this).
 test: deps

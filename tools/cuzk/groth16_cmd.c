@@ -109,13 +109,23 @@ static int cmd_prove(int argc, char **argv) {
     int ok;
     argc = parse_threads(argc, argv, &threads, &ok);
     const char *r1cs_path = NULL;
-    if (ok && argc >= 2 && strcmp(argv[argc - 2], "--r1cs") == 0) {
-        r1cs_path = argv[argc - 1];
-        argc -= 2;
+    int verbose = 0;
+    for (int i = 0; ok && i < argc;) { /* options may follow the positionals */
+        if (strcmp(argv[i], "--r1cs") == 0 && i + 1 < argc) {
+            r1cs_path = argv[i + 1];
+            memmove(&argv[i], &argv[i + 2], (size_t)(argc - i - 2) * sizeof(char *));
+            argc -= 2;
+        } else if (strcmp(argv[i], "--verbose") == 0 || strcmp(argv[i], "-v") == 0) {
+            verbose = 1;
+            memmove(&argv[i], &argv[i + 1], (size_t)(argc - i - 1) * sizeof(char *));
+            argc -= 1;
+        } else {
+            i++;
+        }
     }
     if (!ok || argc != 4) {
         fprintf(stderr, "usage: cuzk groth16 prove <circuit.zkey> <witness.wtns> <proof.json> "
-                        "<public.json> [--threads N] [--r1cs circuit.r1cs]\n");
+                        "<public.json> [--threads N] [--r1cs circuit.r1cs] [--verbose]\n");
         return EXIT_ERROR;
     }
     cuzk_error err;
@@ -186,6 +196,16 @@ static int cmd_prove(int argc, char **argv) {
     }
     if (cuzk_snarkjs_proof_write(argv[2], &proof, &err) != CUZK_OK) goto out;
     if (write_public(argv[3], &w, zk.n_public, &err) != CUZK_OK) goto out;
+    if (verbose) {
+        const cuzk_groth16_timings *t = &part.t;
+        fprintf(stderr,
+                "cuzk groth16 prove: %s: nVars %u, domain 2^%u: %.1f ms (a,b,c %.1f, H %.1f, "
+                "MSM A %.1f, B1 %.1f, B2 %.1f, C %.1f, H %.1f, finish %.1f); self-check "
+                "passed\n",
+                argv[0], zk.n_vars, zk.log_domain_size, t->total_ms, t->abc_ms, t->ntt_ms,
+                t->msm_a_ms, t->msm_b1_ms, t->msm_b2_ms, t->msm_c_ms, t->msm_h_ms,
+                t->finish_ms);
+    }
     rc = 0;
 out:
     free(pub);
