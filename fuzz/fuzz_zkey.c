@@ -12,7 +12,7 @@
  *     canonical and on its curve; small keys are also subgroup-checked
  *     through cuzk_zkey_check_points, which must then agree with a serial
  *     re-check.
- * Built with -DCUZK_FUZZ_REPLAY, main() runs files or folders once.
+ * fuzz/replay_main.c turns this file into a corpus replayer for any compiler.
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -118,66 +118,3 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     free(in);
     return 0;
 }
-
-#ifdef CUZK_FUZZ_REPLAY
-#include <dirent.h>
-#include <sys/stat.h>
-
-static unsigned long replayed;
-
-static int replay_file(const char *path) {
-    FILE *f = fopen(path, "rb");
-    if (f == NULL) {
-        perror(path);
-        return 1;
-    }
-    size_t cap = 1 << 16, n = 0;
-    uint8_t *buf = malloc(cap);
-    if (buf == NULL) abort();
-    for (;;) {
-        size_t got = fread(buf + n, 1, cap - n, f);
-        n += got;
-        if (n < cap) break;
-        cap *= 2;
-        buf = realloc(buf, cap);
-        if (buf == NULL) abort();
-    }
-    fclose(f);
-    LLVMFuzzerTestOneInput(buf, n);
-    free(buf);
-    replayed++;
-    return 0;
-}
-
-int main(int argc, char **argv) {
-    int bad = 0;
-    for (int i = 1; i < argc; i++) {
-        struct stat sb;
-        if (stat(argv[i], &sb) != 0) {
-            perror(argv[i]);
-            bad = 1;
-            continue;
-        }
-        if (!S_ISDIR(sb.st_mode)) {
-            bad |= replay_file(argv[i]);
-            continue;
-        }
-        DIR *d = opendir(argv[i]);
-        if (d == NULL) {
-            perror(argv[i]);
-            bad = 1;
-            continue;
-        }
-        struct dirent *e;
-        while ((e = readdir(d)) != NULL) {
-            if (e->d_name[0] == '.') continue;
-            char path[4096];
-            snprintf(path, sizeof(path), "%s/%s", argv[i], e->d_name);
-            bad |= replay_file(path);
-        }
-        closedir(d);
-    }
-    printf("replayed %lu inputs\n", replayed);
-    return bad || replayed == 0;
-}
-#endif
