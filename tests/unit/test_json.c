@@ -159,9 +159,12 @@ static void rand_below(uint64_t *out, const uint64_t *mod, size_t n) {
     } while (!cuzk__lt_n(out, mod, n));
 }
 
+/* A nonzero scalar below r (short ones included), so that k*G is finite:
+ * verification keys must not hold the point at infinity. */
 static void rand_fr_limbs(uint64_t k[4]) {
     static const uint64_t r[4] = CUZK__FR_R;
-    rand_below(k, r, 4);
+    do rand_below(k, r, 4);
+    while (cuzk__is_zero_n(k, 4));
 }
 
 static void rand_g1(cuzk_g1_aff *out) {
