@@ -537,7 +537,7 @@ static void field_arith(field *f) {
 
 static void pow_one(const field *f, const mpz_t a, const uint64_t *e, size_t k, mpz_t w, mpz_t ez) {
     elt ea, r;
-    char name[48];
+    char name[128];
     elt_set(f, &ea, a);
     mpz_set_ui(ez, 0);
     if (k) mpz_from_limbs(ez, e, k);
@@ -636,7 +636,7 @@ static void field_batch_inv(field *f) {
                         mpz_set_ui(w, 0);
                     else
                         mpz_invert(w, x[i], f->m);
-                    char name[64];
+                    char name[128];
                     snprintf(name, sizeof(name), "batch_inv_var (%s, n=%zu, index %zu)",
                              inplace ? "out==a" : "out!=a", n, i);
                     expect(f, name, out[i].l, w, x[i], NULL);
