@@ -1,11 +1,10 @@
 #!/usr/bin/env bash
-# fixtures.sh OUTDIR [CIRCUIT...]
+# fixtures.sh [--cuzk BIN] [--ptau auto|cuzk|snarkjs] OUTDIR [CIRCUIT...]
 #
 # Builds snarkjs/circom Groth16 fixtures on BLS12-381 for the interop tests
 # (tests/interop/snarkjs/README.md has the why, the file list and timings).
 # CIRCUIT names a tests/interop/circuits/CIRCUIT.circom with its
-# CIRCUIT.input.json; default: the CI set "multiplier multi_public" (the
-# sha256 circuit needs a 2^15 ptau, which takes far longer than CI allows).
+# CIRCUIT.input.json; default: "multiplier multi_public".
 #
 # For each circuit, OUTDIR/CIRCUIT/ receives
 #   circuit.r1cs circuit.sym circuit.wasm   circom2 --prime bls12381
@@ -17,16 +16,27 @@
 #   witness_bad.wtns witness_bad.json        one wire changed; which constraints break
 #   proof_tampered.json proof_offcurve.json proof_notsubgroup.json
 #   public_tampered.json public_noncanonical.json public_short.json
-# and OUTDIR/ptau/pot<P>.ptau (prepared for phase 2) is shared: every circuit
+# and the prepared powers of tau are shared in OUTDIR/ptau/: every circuit
 # uses the smallest cached one that is large enough. CUZK_PTAU_DIR=DIR keeps
-# the ptau files in DIR instead, so that a large one (2^15 for sha256: an hour
-# or more on two cores) is made once per machine rather than per build folder.
+# them in DIR instead, so that a large one is made once per machine.
+#
+# Who makes the ptau (--ptau, or CUZK_PTAU_MAKER):
+#   snarkjs  powersoftau new + beacon + prepare phase2 -> potP.ptau. Slow:
+#            prepare phase2 is 5 s at 2^8 but 30 min to hours at 2^15.
+#   cuzk     `cuzk ptau new` (--cuzk BIN or CUZK_BIN) -> potP_cuzkdev.ptau, a
+#            development file with secrets derived from a fixed seed (byte for
+#            byte what snarkjs's prepare phase2 makes from the same points,
+#            tests/interop/check_ptau.sh), in seconds.
+#   auto     (default) cuzk for powers >= CUZK_PTAU_CUZK_FROM (default 12)
+#            when a cuzk binary is given, snarkjs otherwise; so the small
+#            circuits keep an all-snarkjs ptau and sha256 (2^15) gets a fast
+#            one (or a cached snarkjs one of that size, if there is one).
 #
 # Deterministic except proof.json (snarkjs draws r, s at random): contributions
 # are beacons with fixed hashes (`contribute -e` would still mix in random
-# bytes). A circuit whose inputs (its .circom, input, this script, the tools,
-# the npm lock) are unchanged since its last build is skipped; delete OUTDIR to
-# start over.
+# bytes), the cuzk ptau seed is fixed. A circuit whose inputs (its .circom,
+# input, this script, the tools, the npm lock) are unchanged since its last
+# build is skipped; delete OUTDIR to start over.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -41,12 +51,32 @@ circom=$jsdir/node_modules/.bin/circom2
 PTAU_BEACON=${CUZK_PTAU_BEACON:-6375686b2d70746175000000000000000000000000000000000000000000000a}
 ZKEY_BEACON=${CUZK_ZKEY_BEACON:-6375686b2d7a6b6579000000000000000000000000000000000000000000000b}
 BEACON_EXP=10
+# Seed of the cuzk development ptau (its toxic waste is public on purpose).
+PTAU_SEED=${CUZK_PTAU_SEED:-cuzk fixtures ptau}
 
 die() { echo "fixtures.sh: $*" >&2; exit 1; }
-[ $# -ge 1 ] || die "usage: fixtures.sh OUTDIR [CIRCUIT...]"
+usage="usage: fixtures.sh [--cuzk BIN] [--ptau auto|cuzk|snarkjs] OUTDIR [CIRCUIT...]"
+cuzk=${CUZK_BIN:-}
+maker=${CUZK_PTAU_MAKER:-auto}
+cuzk_from=${CUZK_PTAU_CUZK_FROM:-12}
+while [ $# -gt 0 ]; do
+    case $1 in
+        --cuzk) [ $# -ge 2 ] || die "$usage"; cuzk=$2; shift 2 ;;
+        --ptau) [ $# -ge 2 ] || die "$usage"; maker=$2; shift 2 ;;
+        -*) die "unknown option $1; $usage" ;;
+        *) break ;;
+    esac
+done
+case $maker in auto | cuzk | snarkjs) ;; *) die "--ptau must be auto, cuzk or snarkjs" ;; esac
+[ $# -ge 1 ] || die "$usage"
 out=$1
 shift
 [ $# -gt 0 ] || set -- multiplier multi_public
+if [ -n "$cuzk" ]; then
+    [ -x "$cuzk" ] || die "the cuzk binary $cuzk is missing (build the cuzk_cli target)"
+    cuzk=$(cd "$(dirname "$cuzk")" && pwd)/$(basename "$cuzk")
+fi
+[ "$maker" != cuzk ] || [ -n "$cuzk" ] || die "--ptau cuzk needs --cuzk BIN (or CUZK_BIN)"
 
 command -v node >/dev/null || die "node is not installed (make test installs it)"
 if [ ! -x "$snarkjs" ] || [ ! -x "$circom" ]; then
@@ -116,22 +146,57 @@ for c in "$@"; do
 done
 [ ${#todo[@]} -gt 0 ] || exit 0
 
-# ---- 2. one prepared ptau large enough for all of them ------------------------
-need=0
+# ---- 2. prepared ptau files large enough for all of them ----------------------
+# The maker of a new ptau of power k.
+maker_for() {
+    case $maker in
+        auto) if [ -n "$cuzk" ] && [ "$1" -ge "$cuzk_from" ]; then echo cuzk; else echo snarkjs; fi ;;
+        *) echo "$maker" ;;
+    esac
+}
+# The largest power each maker has to provide (in auto mode the small circuits
+# get a snarkjs ptau and the large ones a cuzk one).
+need_snarkjs=0
+need_cuzk=0
 for c in "${todo[@]}"; do
     k=$(node "$tools" power "$out/$c/circuit.r1cs")
     echo "$k" >"$out/$c/.power"
-    [ "$k" -le "$need" ] || need=$k
+    if [ "$(maker_for "$k")" = cuzk ]; then
+        [ "$k" -le "$need_cuzk" ] || need_cuzk=$k
+    else
+        [ "$k" -le "$need_snarkjs" ] || need_snarkjs=$k
+    fi
 done
-# The smallest cached ptau of power >= k, or none.
+# The kinds of cached ptau a circuit of power k may use: the forced one, or in
+# auto mode snarkjs's for the small circuits and either for the large ones.
+kind_for() {
+    case $maker:$(maker_for "$1") in auto:cuzk) echo any ;; *) maker_for "$1" ;; esac
+}
+# pick_ptau K KIND: the smallest cached ptau of power >= K of KIND
+# (snarkjs, cuzk or any), or nothing.
 pick_ptau() {
-    local k=$1 p
+    local k=$1 kind=$2 p f
     for p in $(seq "$k" 28); do
-        [ -s "$ptaudir/pot$p.ptau" ] && { echo "$ptaudir/pot$p.ptau"; return; }
+        for f in "$ptaudir/pot$p.ptau" "$ptaudir/pot${p}_cuzkdev.ptau"; do
+            case $kind:$f in snarkjs:*_cuzkdev.ptau | cuzk:*/pot$p.ptau) continue ;; esac
+            [ -s "$f" ] && { echo "$f"; return; }
+        done
     done
     return 0
 }
-if [ -z "$(pick_ptau "$need")" ]; then
+if [ "$need_cuzk" -gt 0 ] && [ -z "$(pick_ptau "$need_cuzk" "$(kind_for "$need_cuzk")")" ]; then
+    t=$(now)
+    pl=$ptaudir/log${need_cuzk}_cuzkdev.txt
+    final=$ptaudir/pot${need_cuzk}_cuzkdev.ptau
+    run "$pl" "$cuzk" ptau new --power "$need_cuzk" --seed "$PTAU_SEED" -o "$final.tmp"
+    want "$final.tmp" ptau "$pl"
+    mv "$final.tmp" "$final"
+    echo "fixtures: ptau 2^$need_cuzk made by cuzk ptau new (development, NOT FOR PRODUCTION) in $(elapsed "$t") s"
+fi
+if [ "$need_snarkjs" -gt 0 ] && [ -z "$(pick_ptau "$need_snarkjs" snarkjs)" ]; then
+    need=$need_snarkjs
+    [ "$need" -lt 12 ] ||
+        echo "fixtures: making a 2^$need ptau with snarkjs: this takes long (--cuzk BIN makes it in seconds)"
     t=$(now)
     pl=$ptaudir/log$need.txt
     p0=$ptaudir/pot${need}_0000.ptau
@@ -144,7 +209,7 @@ if [ -z "$(pick_ptau "$need")" ]; then
     want "$ptaudir/pot$need.ptau.tmp" ptau "$pl"
     mv "$ptaudir/pot$need.ptau.tmp" "$ptaudir/pot$need.ptau"
     rm -f "$p0" "$p1"
-    echo "fixtures: ptau 2^$need built in $(elapsed "$t") s"
+    echo "fixtures: ptau 2^$need built by snarkjs in $(elapsed "$t") s"
 fi
 
 # ---- 3. keys, witnesses, proofs, invalid variants -----------------------------
@@ -152,7 +217,8 @@ for c in "${todo[@]}"; do
     d=$out/$c
     log=$d/log.txt
     t=$(now)
-    ptau=$(pick_ptau "$(cat "$d/.power")")
+    k=$(cat "$d/.power")
+    ptau=$(pick_ptau "$k" "$(kind_for "$k")")
     echo "+ ptau $ptau" >>"$log"
     cp "$circuits_dir/$c.input.json" "$d/input.json"
 

@@ -7,5 +7,6 @@ int cuzk__cmd_groth16(int argc, char **argv);   /* groth16_cmd.c */
 int cuzk__cmd_zkey(int argc, char **argv);      /* groth16_cmd.c */
 int cuzk__cmd_wtns(int argc, char **argv);      /* groth16_cmd.c */
 int cuzk__cmd_info(int argc, char **argv);      /* info_cmd.c */
+int cuzk__cmd_ptau(int argc, char **argv);      /* ptau_cmd.c */
 
 #endif

@@ -23,6 +23,8 @@ static int usage(FILE *f) {
             "  zkey export verificationkey <circuit.zkey> <verification_key.json>\n"
             "  wtns check <circuit.r1cs> <witness.wtns>\n"
             "                    name the first constraint a witness fails\n"
+            "  ptau new --power P [--seed S] -o out.ptau\n"
+            "                    development prepared powers of tau for snarkjs (NOT FOR PRODUCTION)\n"
             "  bench field [--json] [--iters N] [--clock cpu|wall]\n"
             "                    time field, group and pairing operations (doc/bench.md)\n"
             "  bench ntt [--log N|A-B]... [--threads T] [--reps R] [--all] [--json]\n"
@@ -71,6 +73,7 @@ static const struct {
     {"groth16", cuzk__cmd_groth16},
     {"zkey", cuzk__cmd_zkey},
     {"wtns", cuzk__cmd_wtns},
+    {"ptau", cuzk__cmd_ptau},
     {"bench", cmd_bench},
 };
 

@@ -1,0 +1,200 @@
+/*
+ * params.h — bellman / Filecoin Groth16 parameter files (.params) and
+ * verifying-key files (.vk), BLS12-381 (FORMATS.md §7, §8, §10).
+ *
+ * Layout (bellman `Parameters::write`, no padding, every integer u32
+ * big-endian, every point the 96-byte (G1) or 192-byte (G2) UNCOMPRESSED
+ * zcash encoding):
+ *
+ *   vk:  alpha_g1, beta_g1, beta_g2, gamma_g2, delta_g1, delta_g2  (864 B)
+ *        u32 n_ic, then n_ic G1 points IC_i = [(beta u_i + alpha v_i + w_i)/gamma]
+ *   h:   u32 n, then n G1 points [tau^i Z(tau)/delta], i < N - 1 (monomial)
+ *   l:   u32 n, then G1 points [(beta u_j + alpha v_j + w_j)/delta], one per aux
+ *   a:   u32 n, then G1 points [u_i(tau)], inputs then aux, identities removed
+ *   b_g1: u32 n, then G1 points [v_i(tau)], identities removed
+ *   b_g2: u32 n, then G2 points [v_i(tau)], identities removed
+ *
+ * A .vk file is the vk part alone. Neither file has a header or a checksum.
+ *
+ * Reading. The file is memory-mapped read-only. Every count is checked
+ * against the bytes left in the file with 64-bit arithmetic before anything
+ * is allocated, so a hostile count can make us allocate no more than about
+ * the file's own size. Then each vector is decoded in one pass into an array
+ * of cuzk_g1_aff / cuzk_g2_aff (LE Montgomery limbs, the form every backend
+ * uses): zcash is big-endian canonical, so a converted copy cannot be
+ * avoided (one Montgomery multiplication per coordinate). The mapping is
+ * released before open returns.
+ *
+ * Checks, in this order per point: flag bits (an uncompressed point must
+ * have 0x80 and 0x20 clear; 0x40 = infinity needs every other bit zero),
+ * canonical coordinates (< p), the unflagged (0, 0) encoding refused; then,
+ * by flag, the curve equation and subgroup membership. Infinity is refused
+ * everywhere, as bellperson's `Parameters::read` does for every vector and
+ * for IC (a, b_g1, b_g2 have their identities removed by the generator; an
+ * infinite h or l point makes the key degenerate), and also in the six vk
+ * points, where bellperson accepts it (an infinite delta lets anyone forge
+ * proofs; alpha, beta or gamma at infinity is no valid setup either). The six vk points and IC
+ * always get the full curve and subgroup check, as bellperson's
+ * `VerifyingKey::read` does whatever `checked` says (they are few); the five
+ * vectors get what the flags ask for. The first bad point is reported by
+ * vector and index ("vector b_g2 point 17"), whichever thread found it.
+ *
+ * Shape checks (all cheap, all on counts; bellman writes nothing else):
+ *   n_ic >= 1 (IC[0] is for the constant input 1);
+ *   N = |h| + 1 is a power of two (the evaluation domain; N <= 2^32 since
+ *   |h| is a u32) and N >= n_ic (bellman's domain covers the constraints
+ *   plus one row per input);
+ *   n_ic <= |a| <= n_ic + |l| (the input part of A is dense: bellman adds
+ *   one input_i * 0 = 0 row per input; aux points may be removed);
+ *   |b_g1| = |b_g2| <= n_ic + |l|;
+ *   nothing after b_g2.
+ *
+ * Memory. An open cuzk_params holds, on the heap,
+ *   96 (|IC| + |h| + |l| + |a| + |b_g1|) + 192 |b_g2| bytes,
+ * the same as the file's size minus its 24 count bytes; the file's pages
+ * are only borrowed while open runs (page cache, released with the
+ * mapping). For a 2^27 PoRep partition's parameters (~47 GiB) that is
+ * ~47 GiB of RAM. Peak during open: the converted arrays plus whatever part
+ * of the mapping the kernel keeps resident.
+ *
+ * Conventions recorded for the prover (FORMATS.md §10): root
+ * CUZK_NTT_ROOT7 (omega_N from 7^t), H kind CUZK_H_MONOMIAL (N - 1 points,
+ * coset NTT with shift g = 7 and division by g^N - 1).
+ *
+ * Writing (cuzk_params_write, cuzk_params_vk_write) produces exactly this
+ * layout. The writer refuses what the reader would refuse for shape or
+ * infinity, so a written file always reads back; it does not re-check curve
+ * or subgroup membership of in-memory points (they came from our own
+ * arithmetic).
+ *
+ * Errors: cuzk_status plus a cuzk_error whose message names the path (or the
+ * name given to the _mem functions), the file offset, the part ("vk", "IC",
+ * "vector h") and the reason:
+ *   ERR_IO          cannot open/stat/map/write the file
+ *   ERR_NOMEM       allocation failed
+ *   ERR_BAD_LENGTH  truncated file, a count larger than the bytes left,
+ *                   trailing bytes
+ *   ERR_BAD_ENCODING flag bits, a shape rule above
+ *   ERR_NOT_CANONICAL, ERR_NOT_ON_CURVE, ERR_NOT_IN_SUBGROUP,
+ *   ERR_POINT_AT_INFINITY  a point, named by part and index
+ *
+ * Concurrency: an open cuzk_params is immutable; any number of threads may
+ * read it.
+ */
+#ifndef CUZK_PARAMS_H
+#define CUZK_PARAMS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "g1.h"
+#include "g2.h"
+#include "ntt.h"
+#include "zkey.h" /* cuzk_h_kind */
+
+/* Open flags. */
+#define CUZK_PARAMS_CHECK_CURVE 1u    /* every vector point on its curve */
+#define CUZK_PARAMS_CHECK_SUBGROUP 2u /* every vector point in the r-torsion (implies CURVE) */
+#define CUZK_PARAMS_PARALLEL 4u       /* decode and check on OpenMP threads */
+
+/* Bytes of the fixed vk head: 3 G1 + 3 G2 uncompressed points. */
+#define CUZK_PARAMS_VK_HEAD_BYTES (3u * 96u + 3u * 192u)
+
+/* The verifying-key part (bellman's VerifyingKey). */
+typedef struct {
+    cuzk_g1_aff alpha1, beta1, delta1;
+    cuzk_g2_aff beta2, gamma2, delta2;
+    uint64_t n_ic;   /* number of public inputs + 1 (IC[0] is for the constant 1) */
+    cuzk_g1_aff *ic; /* n_ic points, heap */
+} cuzk_params_vk;
+
+/* One vector: n points on the heap (p is NULL when n is 0) and the file
+ * offset of its first point (for messages; 0 for keys built in memory). */
+typedef struct {
+    cuzk_g1_aff *p;
+    uint64_t n;
+    uint64_t offset;
+} cuzk_params_g1_vec;
+
+typedef struct {
+    cuzk_g2_aff *p;
+    uint64_t n;
+    uint64_t offset;
+} cuzk_params_g2_vec;
+
+typedef struct {
+    char *path; /* copy of the path or name, for messages */
+    cuzk_params_vk vk;
+    cuzk_params_g1_vec h;    /* N - 1 points tau^i Z(tau)/delta */
+    cuzk_params_g1_vec l;    /* one per aux variable */
+    cuzk_params_g1_vec a;    /* inputs (dense) then aux (density a_aux) */
+    cuzk_params_g1_vec b_g1; /* inputs (density b_inp) then aux (density b_aux) */
+    cuzk_params_g2_vec b_g2; /* same density as b_g1 */
+
+    /* Derived from the counts. */
+    uint64_t domain_size;     /* N = |h| + 1, a power of two */
+    uint32_t log_domain_size; /* k with N = 2^k */
+    uint64_t n_inputs;        /* = vk.n_ic (the constant 1 included) */
+    uint64_t n_aux;           /* = |l| */
+
+    /* Conventions the prover must follow with these parameters. */
+    cuzk_ntt_root root; /* CUZK_NTT_ROOT7 */
+    cuzk_h_kind h_kind; /* CUZK_H_MONOMIAL */
+} cuzk_params;
+
+/* Opens and checks a .params file (see above). On failure *p is left
+ * closed (zeroed). */
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_params_open(cuzk_params *p, const char *path,
+                                                     unsigned flags, cuzk_error *err);
+/* The same over a caller's buffer (read during the call only); name stands
+ * in for the path in messages. For fuzzing and keys already in memory. */
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_params_open_mem(cuzk_params *p, const void *data,
+                                                         size_t size, const char *name,
+                                                         unsigned flags, cuzk_error *err);
+/* Frees everything; leaves *p zeroed. Safe on a zeroed or closed object. */
+void cuzk_params_close(cuzk_params *p);
+
+/* Opens a .vk file (the vk part alone, nothing after it). Every point gets
+ * the full check; flags may hold CUZK_PARAMS_PARALLEL. On failure *vk is
+ * zeroed. */
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_params_vk_open(cuzk_params_vk *vk, const char *path,
+                                                        unsigned flags, cuzk_error *err);
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_params_vk_open_mem(cuzk_params_vk *vk, const void *data,
+                                                            size_t size, const char *name,
+                                                            unsigned flags, cuzk_error *err);
+/* Frees vk->ic; leaves *vk zeroed. */
+void cuzk_params_vk_free(cuzk_params_vk *vk);
+
+/* A deep copy (for a .vk taken from an open .params). */
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_params_vk_copy(cuzk_params_vk *out,
+                                                        const cuzk_params_vk *vk,
+                                                        cuzk_error *err);
+
+/*
+ * Serialized sizes (64-bit; no overflow for any counts that fit in memory).
+ * The encoders write exactly that many bytes into out (cap must be at least
+ * that); the writers write a file atomically (a temporary file in the same
+ * folder, renamed on success, removed on failure). Every count must fit in a
+ * u32 (else ERR_INVALID_ARG) and follow the shape rules above (else
+ * ERR_BAD_ENCODING, the reader's message without an offset); no point of
+ * the vk, IC or a vector may be infinity (ERR_POINT_AT_INFINITY naming the
+ * part and index). On failure the buffer holds a partial encoding. The flags of the writers
+ * may hold CUZK_PARAMS_PARALLEL (encode chunks on OpenMP threads).
+ */
+uint64_t cuzk_params_vk_encoded_size(const cuzk_params_vk *vk);
+uint64_t cuzk_params_encoded_size(const cuzk_params *p);
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_params_vk_encode(uint8_t *out, size_t cap,
+                                                          const cuzk_params_vk *vk,
+                                                          cuzk_error *err);
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_params_encode(uint8_t *out, size_t cap,
+                                                       const cuzk_params *p, unsigned flags,
+                                                       cuzk_error *err);
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_params_vk_write(const char *path,
+                                                         const cuzk_params_vk *vk,
+                                                         cuzk_error *err);
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_params_write(const char *path, const cuzk_params *p,
+                                                      unsigned flags, cuzk_error *err);
+
+#endif /* CUZK_PARAMS_H */
