@@ -56,7 +56,7 @@ test-asan:
 	cd $(BUILD)-asan && ctest --output-on-failure -j$(JOBS) -L unit
 
 # A short libFuzzer run of every fuzz target from its seed corpus (clang).
-FUZZ_SECONDS ?= 60
+FUZZ_SECONDS ?= 30
 test-fuzz:
 	CC=clang cmake -S . -B $(BUILD)-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCUZK_CUDA=OFF \
 	      -DCUZK_FUZZ=ON -DCUZK_SANITIZE=address,undefined
