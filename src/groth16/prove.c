@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "h.h"
+#include "mem.h"
 #include "msm.h"
 #include "ntt.h"
 
@@ -107,8 +108,8 @@ cuzk_status cuzk_groth16_prove_start_zkey(cuzk_groth16_partial *out, const cuzk_
     const size_t n = zk->domain_size;
     cuzk_ntt_domain dom;
     memset(&dom, 0, sizeof(dom));
-    cuzk_fr *abc = calloc(3 * n, sizeof(cuzk_fr));
-    uint64_t(*h_plain)[4] = malloc(n * sizeof(*h_plain));
+    cuzk_fr *abc = cuzk__calloc_large(3 * n, sizeof(cuzk_fr));
+    uint64_t(*h_plain)[4] = cuzk__alloc_large(n * sizeof(*h_plain));
     if (abc == NULL || h_plain == NULL) {
         st = cuzk__fail(err, CUZK_ERR_NOMEM, "no memory for the %zu-point domain vectors", n);
         goto done;

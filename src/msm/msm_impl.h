@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mem.h"
+
 #if defined(CUZK_HAVE_OPENMP)
 #include <omp.h>
 #endif
@@ -283,7 +285,7 @@ cuzk_status CUZK__EC(msm_var)(msm_jac *r, const msm_aff *bases, const uint64_t (
     cuzk__msm_plan_make(&p, np, tmax);
     void *owned = NULL;
     if (!scratch) {
-        owned = malloc(msm_scratch_bytes(&p));
+        owned = cuzk__alloc_large(msm_scratch_bytes(&p));
         if (!owned) return CUZK_ERR_NOMEM;
         scratch = owned;
     }

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "commands.h"
 #include "cuzk.h"
@@ -23,6 +24,12 @@
 
 #define EXIT_INVALID 1
 #define EXIT_ERROR 2
+
+static double now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
 
 static int fail(const char *cmd, const cuzk_error *err) {
     fprintf(stderr, "cuzk %s: %s\n", cmd, cuzk__error_text(err));
@@ -138,8 +145,10 @@ static int cmd_prove(int argc, char **argv) {
     memset(&vk, 0, sizeof(vk));
     uint64_t(*pub)[4] = NULL;
     int rc = EXIT_ERROR;
+    const double t_open = now_ms();
     if (cuzk_zkey_open(&zk, argv[0], 0, &err) != CUZK_OK) goto out;
     if (cuzk_wtns_open(&w, argv[1], &err) != CUZK_OK) goto out;
+    const double open_ms = now_ms() - t_open;
     if (w.n_witness != zk.n_vars) {
         cuzk__fail(&err, CUZK_ERR_INVALID_ARG,
                    "%s has %u values, but %s expects %u (nVars): witness of another circuit?",
@@ -159,6 +168,7 @@ static int cmd_prove(int argc, char **argv) {
     memset(r, 0, sizeof(r));
     memset(s, 0, sizeof(s));
 
+    const double t_check = now_ms();
     if (cuzk_groth16_vk_from_zkey(&vk, &zk, &err) != CUZK_OK) goto out;
     pub = malloc(sizeof(*pub) * (zk.n_public ? zk.n_public : 1));
     if (pub == NULL) {
@@ -194,17 +204,20 @@ static int cmd_prove(int argc, char **argv) {
         cuzk_r1cs_close(&rc1);
         goto out;
     }
+    const double check_ms = now_ms() - t_check;
+    const double t_write = now_ms();
     if (cuzk_snarkjs_proof_write(argv[2], &proof, &err) != CUZK_OK) goto out;
     if (write_public(argv[3], &w, zk.n_public, &err) != CUZK_OK) goto out;
+    const double write_ms = now_ms() - t_write;
     if (verbose) {
         const cuzk_groth16_timings *t = &part.t;
         fprintf(stderr,
                 "cuzk groth16 prove: %s: nVars %u, domain 2^%u: %.1f ms (a,b,c %.1f, H %.1f, "
-                "MSM A %.1f, B1 %.1f, B2 %.1f, C %.1f, H %.1f, finish %.1f); self-check "
-                "passed\n",
+                "MSM A %.1f, B1 %.1f, B2 %.1f, C %.1f, H %.1f, finish %.1f); opening the "
+                "files %.1f ms, self-check %.1f ms, writing %.1f ms\n",
                 argv[0], zk.n_vars, zk.log_domain_size, t->total_ms, t->abc_ms, t->ntt_ms,
                 t->msm_a_ms, t->msm_b1_ms, t->msm_b2_ms, t->msm_c_ms, t->msm_h_ms,
-                t->finish_ms);
+                t->finish_ms, open_ms, check_ms, write_ms);
     }
     rc = 0;
 out:

@@ -1,0 +1,29 @@
+/* mem.c — see mem.h. */
+#include "mem.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#define HUGE_PAGE ((size_t)2 << 20)
+
+void *cuzk__alloc_large(size_t n) {
+    if (n < HUGE_PAGE) return malloc(n ? n : 1);
+    void *p = NULL;
+    if (posix_memalign(&p, HUGE_PAGE, n) != 0) return NULL;
+#if defined(MADV_HUGEPAGE)
+    (void)madvise(p, n & ~(HUGE_PAGE - 1), MADV_HUGEPAGE); /* best effort */
+#endif
+#if defined(MADV_POPULATE_WRITE)
+    (void)madvise(p, n & ~((size_t)4095), MADV_POPULATE_WRITE); /* best effort */
+#endif
+    return p;
+}
+
+void *cuzk__calloc_large(size_t count, size_t size) {
+    if (size != 0 && count > SIZE_MAX / size) return NULL;
+    void *p = cuzk__alloc_large(count * size);
+    if (p != NULL) memset(p, 0, count * size);
+    return p;
+}
