@@ -24,29 +24,7 @@
 #include <string.h>
 
 #include "circuit.h"
-
-#define FUZZ_ASSERT(cond)                                                              \
-    do {                                                                               \
-        if (!(cond)) {                                                                 \
-            fprintf(stderr, "%s:%d: fuzz property failed: %s\n", __FILE__, __LINE__, #cond); \
-            abort();                                                                   \
-        }                                                                              \
-    } while (0)
-
-#define NAME "fuzz-input"
-
-static void check_error(cuzk_status st, const cuzk_error *e) {
-    FUZZ_ASSERT((unsigned)st < CUZK_STATUS_COUNT);
-    FUZZ_ASSERT(e->status == st);
-    FUZZ_ASSERT(strstr(e->msg, NAME) != NULL);
-}
-
-static bool all_zero(const void *p, size_t n) {
-    const uint8_t *b = p;
-    for (size_t i = 0; i < n; i++)
-        if (b[i]) return false;
-    return true;
-}
+#include "fuzz_common.h"
 
 static bool bit(const uint64_t *bm, uint64_t i) { return bm[i / 64] >> (i % 64) & 1; }
 
@@ -138,8 +116,6 @@ static void check_spmv(const cuzk_circuit *c, const uint8_t *data, size_t size) 
         for (int j = 0; j < 3; j++) free(out[f][j]);
     free(w);
 }
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     uint8_t *in = malloc(size ? size : 1);

@@ -25,14 +25,7 @@
 
 #include "json.h"
 #include "snarkjs_json.h"
-
-#define FUZZ_ASSERT(cond)                                                              \
-    do {                                                                               \
-        if (!(cond)) {                                                                 \
-            fprintf(stderr, "%s:%d: fuzz property failed: %s\n", __FILE__, __LINE__, #cond); \
-            abort();                                                                   \
-        }                                                                              \
-    } while (0)
+#include "fuzz_common.h"
 
 #define SEL_JSON 0u
 #define SEL_PROOF 1u
@@ -166,8 +159,6 @@ static void fuzz_decimal(const char *in, size_t len, int fp) {
     }
     FUZZ_ASSERT(n == len && memcmp(out, in, len) == 0);
 }
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (size == 0) return 0;

@@ -23,14 +23,7 @@
 #include <string.h>
 
 #include "encode.h"
-
-#define FUZZ_ASSERT(cond)                                                              \
-    do {                                                                               \
-        if (!(cond)) {                                                                 \
-            fprintf(stderr, "%s:%d: fuzz property failed: %s\n", __FILE__, __LINE__, #cond); \
-            abort();                                                                   \
-        }                                                                              \
-    } while (0)
+#include "fuzz_common.h"
 
 #define SEL_G1_ZCASH 0u
 #define SEL_G2_ZCASH 1u
@@ -160,8 +153,6 @@ static void fuzz_g2_snarkjs(const uint8_t *in, size_t len, unsigned flags) {
     FUZZ_ASSERT(memcmp(out, in, 192) == 0);
     g2_cross_forms(&p, flags);
 }
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (size == 0) return 0;

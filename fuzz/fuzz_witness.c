@@ -16,31 +16,13 @@
 #include <string.h>
 
 #include "witness.h"
-
-#define FUZZ_ASSERT(cond)                                                              \
-    do {                                                                               \
-        if (!(cond)) {                                                                 \
-            fprintf(stderr, "%s:%d: fuzz property failed: %s\n", __FILE__, __LINE__, #cond); \
-            abort();                                                                   \
-        }                                                                              \
-    } while (0)
-
-#define NAME "fuzz-input"
-
-static bool all_zero(const void *p, size_t n) {
-    const uint8_t *b = p;
-    for (size_t i = 0; i < n; i++)
-        if (b[i]) return false;
-    return true;
-}
+#include "fuzz_common.h"
 
 static uint64_t le64(const uint8_t *p) {
     uint64_t v = 0;
     for (int i = 7; i >= 0; i--) v = v << 8 | p[i];
     return v;
 }
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     uint8_t *in = malloc(size ? size : 1);
@@ -51,9 +33,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     memset(&e, 0, sizeof(e));
     cuzk_status st = cuzk_witness_open_mem(&w, in, size, NAME, &e);
     if (st != CUZK_OK) {
-        FUZZ_ASSERT((unsigned)st < CUZK_STATUS_COUNT);
-        FUZZ_ASSERT(e.status == st);
-        FUZZ_ASSERT(strstr(e.msg, NAME) != NULL);
+        check_error(st, &e);
         FUZZ_ASSERT(all_zero(&w, sizeof(w)));
     } else {
         uint64_t n = cuzk_witness_n_vars(&w);

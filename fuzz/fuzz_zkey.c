@@ -20,32 +20,7 @@
 #include <string.h>
 
 #include "zkey.h"
-
-#define FUZZ_ASSERT(cond)                                                              \
-    do {                                                                               \
-        if (!(cond)) {                                                                 \
-            fprintf(stderr, "%s:%d: fuzz property failed: %s\n", __FILE__, __LINE__, #cond); \
-            abort();                                                                   \
-        }                                                                              \
-    } while (0)
-
-#define NAME "fuzz-input"
-
-/* Every failure names the input and carries a status in range. */
-static void check_error(cuzk_status st, const cuzk_error *e) {
-    FUZZ_ASSERT((unsigned)st < CUZK_STATUS_COUNT);
-    FUZZ_ASSERT(e->status == st);
-    FUZZ_ASSERT(strstr(e->msg, NAME) != NULL);
-}
-
-static bool all_zero(const void *p, size_t n) {
-    const uint8_t *b = p;
-    for (size_t i = 0; i < n; i++)
-        if (b[i]) return false;
-    return true;
-}
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "fuzz_common.h"
 
 static bool fp_ok(const cuzk_fp *a) { return cuzk__lt_n(a->l, cuzk__fp_p, CUZK_FP_LIMBS); }
 

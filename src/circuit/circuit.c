@@ -3,14 +3,12 @@
  * builders, conversion from circom .r1cs, writer. The evaluator is spmv.c.
  */
 #include "circuit.h"
+#include "mapfile.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #if defined(CUZK_HAVE_OPENMP)
@@ -872,36 +870,13 @@ cuzk_status cuzk_circuit_open(cuzk_circuit *c, const char *path, unsigned flags,
     if (path == NULL) return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "cuzk_circuit_open: no path");
     c->path = dup_str(path);
     if (c->path == NULL) return cuzk__fail(err, CUZK_ERR_NOMEM, "%s: out of memory", path);
-    cuzk_status st;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        st = cuzk__fail(err, CUZK_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-        goto fail;
-    }
-    struct stat sb;
-    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) || (uint64_t)sb.st_size > SIZE_MAX) {
-        st = cuzk__fail(err, CUZK_ERR_IO, "%s: not a regular file that can be mapped", path);
-        close(fd);
-        goto fail;
-    }
-    c->size = (uint64_t)sb.st_size;
-    if (c->size == 0) {
-        static const uint64_t empty[1] = {0};
-        c->image = (const uint8_t *)empty;
-        close(fd);
-    } else {
-        void *m = mmap(NULL, (size_t)c->size, PROT_READ, MAP_PRIVATE, fd, 0);
-        int e = errno;
-        close(fd);
-        if (m == MAP_FAILED) {
-            st = cuzk__fail(err, CUZK_ERR_IO, "%s: cannot map %llu bytes: %s", path,
-                            (ull)c->size, strerror(e));
-            goto fail;
-        }
-        c->map = m;
-        c->map_size = (size_t)c->size;
-        c->image = m;
-    }
+    cuzk__mapped m;
+    cuzk_status st = cuzk__map_file(&m, path, CUZK__MAP_BRIEF, err);
+    if (st != CUZK_OK) goto fail;
+    c->image = m.data;
+    c->size = m.size;
+    c->map = m.map;
+    c->map_size = m.map_size;
     st = validate(c, flags, err);
     if (st == CUZK_OK) return st;
 fail:
@@ -911,7 +886,7 @@ fail:
 
 void cuzk_circuit_close(cuzk_circuit *c) {
     if (c == NULL) return;
-    if (c->map != NULL) munmap(c->map, c->map_size);
+    cuzk__unmap_file(c->map, c->map_size);
     free(c->owned);
     free(c->path);
     memset(c, 0, sizeof(*c));

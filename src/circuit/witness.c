@@ -1,13 +1,11 @@
 /* witness.c — our witness file and witness -> a, b, c (witness.h; doc/formats.md §2). */
 #include "witness.h"
+#include "mapfile.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #if defined(CUZK_HAVE_OPENMP)
@@ -123,7 +121,7 @@ static cuzk_status validate(cuzk_witness *w, cuzk_error *err) {
 
 void cuzk_witness_close(cuzk_witness *w) {
     if (w == NULL) return;
-    if (w->map != NULL) munmap(w->map, w->map_size);
+    cuzk__unmap_file(w->map, w->map_size);
     free(w->owned);
     free(w->path);
     memset(w, 0, sizeof(*w));
@@ -163,36 +161,13 @@ cuzk_status cuzk_witness_open(cuzk_witness *w, const char *path, cuzk_error *err
     if (path == NULL) return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "cuzk_witness_open: no path");
     w->path = dup_str(path);
     if (w->path == NULL) return cuzk__fail(err, CUZK_ERR_NOMEM, "%s: out of memory", path);
-    cuzk_status st;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        st = cuzk__fail(err, CUZK_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-        goto fail;
-    }
-    struct stat sb;
-    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) || (uint64_t)sb.st_size > SIZE_MAX) {
-        st = cuzk__fail(err, CUZK_ERR_IO, "%s: not a regular file that can be mapped", path);
-        close(fd);
-        goto fail;
-    }
-    w->size = (uint64_t)sb.st_size;
-    if (w->size == 0) {
-        static const uint64_t empty[1] = {0};
-        w->image = (const uint8_t *)empty;
-        close(fd);
-    } else {
-        void *m = mmap(NULL, (size_t)w->size, PROT_READ, MAP_PRIVATE, fd, 0);
-        int e = errno;
-        close(fd);
-        if (m == MAP_FAILED) {
-            st = cuzk__fail(err, CUZK_ERR_IO, "%s: cannot map %llu bytes: %s", path,
-                            (ull)w->size, strerror(e));
-            goto fail;
-        }
-        w->map = m;
-        w->map_size = (size_t)w->size;
-        w->image = m;
-    }
+    cuzk__mapped m;
+    cuzk_status st = cuzk__map_file(&m, path, CUZK__MAP_BRIEF, err);
+    if (st != CUZK_OK) goto fail;
+    w->image = m.data;
+    w->size = m.size;
+    w->map = m.map;
+    w->map_size = m.map_size;
     st = validate(w, err);
     if (st == CUZK_OK) return st;
 fail:

@@ -1,17 +1,13 @@
 /* binfile.c — the iden3 binary container (binfile.h; FORMATS.md §1). */
 #include "binfile.h"
+#include "mapfile.h"
 #include "mem.h"
 
 #include "fp.h"
 #include "fr.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 #define HOST_LE 1
@@ -177,54 +173,13 @@ cuzk_status cuzk_binfile_open(cuzk_binfile *bf, const char *path, const char *ma
         return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "bad arguments to cuzk_binfile_open");
     bf->path = dup_str(path);
     if (bf->path == NULL) return cuzk__fail(err, CUZK_ERR_NOMEM, "%s: out of memory", path);
-    cuzk_status st;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        st = cuzk__fail(err, CUZK_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-        goto fail;
-    }
-    struct stat sb;
-    if (fstat(fd, &sb) != 0) {
-        st = cuzk__fail(err, CUZK_ERR_IO, "%s: cannot stat: %s", path, strerror(errno));
-        close(fd);
-        goto fail;
-    }
-    if (!S_ISREG(sb.st_mode)) {
-        st = cuzk__fail(err, CUZK_ERR_IO, "%s: not a regular file", path);
-        close(fd);
-        goto fail;
-    }
-    if ((uint64_t)sb.st_size > (uint64_t)SIZE_MAX) {
-        st = cuzk__fail(err, CUZK_ERR_IO, "%s: file too large to map", path);
-        close(fd);
-        goto fail;
-    }
-    bf->size = (uint64_t)sb.st_size;
-    if (bf->size == 0) {
-        /* mmap refuses length 0; an empty file is simply truncated. */
-        close(fd);
-        static const uint8_t empty[1] = {0};
-        bf->data = empty;
-    } else {
-        /* The readers touch every byte at open (canonical checks, copies of
-         * misaligned sections), so fault the whole mapping in at once: one
-         * page fault per 4 KiB page cost 30-40 ms of a 22 MB key on a VM. */
-        int map_flags = MAP_PRIVATE;
-#ifdef MAP_POPULATE
-        map_flags |= MAP_POPULATE;
-#endif
-        void *m = mmap(NULL, (size_t)bf->size, PROT_READ, map_flags, fd, 0);
-        int e = errno;
-        close(fd);
-        if (m == MAP_FAILED) {
-            st = cuzk__fail(err, CUZK_ERR_IO, "%s: cannot map %llu bytes: %s", path,
-                            (unsigned long long)bf->size, strerror(e));
-            goto fail;
-        }
-        bf->map = m;
-        bf->map_size = (size_t)bf->size;
-        bf->data = m;
-    }
+    cuzk__mapped m;
+    cuzk_status st = cuzk__map_file(&m, path, 0, err);
+    if (st != CUZK_OK) goto fail;
+    bf->data = m.data;
+    bf->size = m.size;
+    bf->map = m.map;
+    bf->map_size = m.map_size;
     st = index_sections(bf, magic, min_version, max_version, err);
     if (st == CUZK_OK) return CUZK_OK;
 fail:
@@ -234,7 +189,7 @@ fail:
 
 void cuzk_binfile_close(cuzk_binfile *bf) {
     if (bf == NULL) return;
-    if (bf->map != NULL) munmap(bf->map, bf->map_size);
+    cuzk__unmap_file(bf->map, bf->map_size);
     free(bf->sections);
     free(bf->path);
     memset(bf, 0, sizeof(*bf));
