@@ -69,7 +69,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             st = cuzk_r1cs_check_witness(&r, w, r.n_wires, "w", &bad, &e);
             if (st != CUZK_OK) {
                 check_error(st, &e);
-                FUZZ_ASSERT(st == CUZK_ERR_INVALID_ARG && bad < r.n_constraints);
+                FUZZ_ASSERT(st == CUZK_ERR_WITNESS_UNSATISFIED && bad < r.n_constraints);
             } else {
                 FUZZ_ASSERT(bad == UINT64_MAX);
             }

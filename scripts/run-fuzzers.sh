@@ -16,7 +16,15 @@ for bin in "$build"/fuzz/fuzz_*; do
     work=$(mktemp -d)
     [ -d "$root/fuzz/corpus/$name" ] && cp -r "$root/fuzz/corpus/$name/." "$work/"
     echo "run-fuzzers: $name for ${secs}s"
-    "$bin" -max_total_time="$secs" -print_final_stats=1 "$work" 2>&1 | tail -5
-    rm -rf "$work"
+    log="$work.log"
+    if ! "$bin" -max_total_time="$secs" -print_final_stats=1 "$work" >"$log" 2>&1; then
+        # Show the finding (the property, sanitizer report and the saved input).
+        grep -v '^#' "$log" | tail -60 >&2
+        echo "run-fuzzers: $name FAILED; the input is saved as crash-*/leak-* in $(pwd)" >&2
+        rm -rf "$work" "$log"
+        exit 1
+    fi
+    tail -5 "$log"
+    rm -rf "$work" "$log"
 done
 [ $found -eq 1 ] || { echo "run-fuzzers: no fuzz targets in $build/fuzz" >&2; exit 1; }
