@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # check-symbols.sh LIB — fail if LIB exports a symbol without the cuzk_ prefix
-# (cuzk_ public, cuzk__ internal); everything else must be static. The one
-# exception is the weak DW.ref.__gxx_personality_v0 that nvcc emits with every
-# kernel launch stub.
+# (cuzk_ public, cuzk__ internal); everything else must be static. Allowed
+# compiler-made symbols: the lock of a named OpenMP critical section
+# (.gomp_critical_user_<name>, our names start cuzk_) and the weak
+# DW.ref.__gxx_personality_v0 that nvcc emits with every kernel launch stub.
 set -euo pipefail
 lib=${1:?usage: check-symbols.sh libcuzk.a}
-bad=$(nm -g --defined-only "$lib" 2>/dev/null | awk 'NF==3 {print $3}' | grep -v -e '^cuzk_' -e '^DW\.ref\.__gxx_personality_v0$' | sort -u || true)
+bad=$(nm -g --defined-only "$lib" 2>/dev/null | awk 'NF==3 {print $3}' | grep -v -e '^cuzk_' -e '^\.gomp_critical_user_cuzk_' \
+    -e '^DW\.ref\.__gxx_personality_v0$' | sort -u || true)
 if [ -n "$bad" ]; then
     echo "check-symbols: exported symbols without the cuzk_ prefix in $lib:" >&2
     echo "$bad" >&2
