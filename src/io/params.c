@@ -2,14 +2,12 @@
  * FORMATS.md §8). */
 #include "params.h"
 
+#include "mapfile.h"
+
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "encode.h"
 
@@ -358,58 +356,18 @@ static cuzk_status read_vk(const layout *lo, cuzk_params_vk *vk, bool par, cuzk_
     return decode_g1_part(lo, PART_IC, LVL_FULL, par, &vk->ic, err);
 }
 
-/* ---- mapping ------------------------------------------------------------- */
+/* ---- mapping (src/util/mapfile.h) ---------------------------------------- */
 
-typedef struct {
-    const uint8_t *data;
-    uint64_t size;
-    void *map;
-    size_t map_size;
-} mapping;
+typedef cuzk__mapped mapping;
 
 static const uint8_t empty_file[1] = {0};
 
 static cuzk_status map_file(mapping *m, const char *path, cuzk_error *err) {
-    memset(m, 0, sizeof(*m));
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return cuzk__fail(err, CUZK_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-    struct stat sb;
-    if (fstat(fd, &sb) != 0) {
-        int e = errno;
-        close(fd);
-        return cuzk__fail(err, CUZK_ERR_IO, "%s: cannot stat: %s", path, strerror(e));
-    }
-    if (!S_ISREG(sb.st_mode)) {
-        close(fd);
-        return cuzk__fail(err, CUZK_ERR_IO, "%s: not a regular file", path);
-    }
-    if ((uint64_t)sb.st_size > (uint64_t)SIZE_MAX) {
-        close(fd);
-        return cuzk__fail(err, CUZK_ERR_IO, "%s: file too large to map", path);
-    }
-    m->size = (uint64_t)sb.st_size;
-    if (m->size == 0) { /* mmap refuses length 0; the parser reports truncation */
-        close(fd);
-        m->data = empty_file;
-        return CUZK_OK;
-    }
-    void *p = mmap(NULL, (size_t)m->size, PROT_READ, MAP_PRIVATE, fd, 0);
-    int e = errno;
-    close(fd);
-    if (p == MAP_FAILED)
-        return cuzk__fail(err, CUZK_ERR_IO, "%s: cannot map %llu bytes: %s", path,
-                          (unsigned long long)m->size, strerror(e));
-#if defined(MADV_SEQUENTIAL)
-    (void)madvise(p, (size_t)m->size, MADV_SEQUENTIAL); /* a hint; failure is harmless */
-#endif
-    m->map = p;
-    m->map_size = (size_t)m->size;
-    m->data = p;
-    return CUZK_OK;
+    return cuzk__map_file(m, path, 0, err);
 }
 
 static void unmap_file(mapping *m) {
-    if (m->map != NULL) munmap(m->map, m->map_size);
+    cuzk__unmap_file(m->map, m->map_size);
     memset(m, 0, sizeof(*m));
 }
 
