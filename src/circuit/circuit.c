@@ -3,6 +3,7 @@
  * builders, conversion from circom .r1cs, writer. The evaluator is spmv.c.
  */
 #include "circuit.h"
+#include "mem.h"
 #include "mapfile.h"
 
 #include <errno.h>
@@ -261,13 +262,6 @@ static void density(uint64_t *out, const uint32_t *col, uint64_t nnz, uint64_t l
 
 /* ---- building an image ------------------------------------------------------ */
 
-static char *dup_str(const char *s) {
-    size_t n = strlen(s) + 1;
-    char *r = malloc(n);
-    if (r != NULL) memcpy(r, s, n);
-    return r;
-}
-
 /*
  * Lays out and fills a fresh image from validated parts: the value table
  * (values[0..1] = +-1) and per matrix row pointers, columns and value
@@ -329,7 +323,7 @@ static cuzk_status image_create(cuzk_circuit *c, const counts *k, const cuzk_fr 
     st64(d + H_CNT + 16, popcount_words(ba, words_of(k->n_aux)));
 
     memset(c, 0, sizeof(*c));
-    c->path = dup_str(name);
+    c->path = cuzk__strdup(name);
     if (c->path == NULL) {
         free(img);
         return cuzk__fail(err, CUZK_ERR_NOMEM, "%s: out of memory", name);
@@ -841,22 +835,12 @@ cuzk_status cuzk_circuit_open_mem(cuzk_circuit *c, const void *data, size_t size
     if (name == NULL) name = "(memory)";
     if (data == NULL && size != 0)
         return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "%s: NULL buffer", name);
-    c->path = dup_str(name);
+    c->path = cuzk__strdup(name);
     if (c->path == NULL) return cuzk__fail(err, CUZK_ERR_NOMEM, "%s: out of memory", name);
-    static const uint64_t empty[1] = {0};
-    if (size == 0) {
-        c->image = (const uint8_t *)empty;
-    } else if ((uintptr_t)data % 8 == 0) {
-        c->image = data;
-    } else {
-        c->owned = malloc(size);
-        if (c->owned == NULL) {
-            cuzk_circuit_close(c);
-            return cuzk__fail(err, CUZK_ERR_NOMEM, "%s: out of memory copying %zu bytes", name,
-                              size);
-        }
-        memcpy(c->owned, data, size);
-        c->image = c->owned;
+    cuzk_status vst = cuzk__aligned_view(&c->image, &c->owned, data, size, name, err);
+    if (vst != CUZK_OK) {
+        cuzk_circuit_close(c);
+        return vst;
     }
     c->size = size;
     cuzk_status st = validate(c, flags, err);
@@ -868,7 +852,7 @@ cuzk_status cuzk_circuit_open(cuzk_circuit *c, const char *path, unsigned flags,
                               cuzk_error *err) {
     memset(c, 0, sizeof(*c));
     if (path == NULL) return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "cuzk_circuit_open: no path");
-    c->path = dup_str(path);
+    c->path = cuzk__strdup(path);
     if (c->path == NULL) return cuzk__fail(err, CUZK_ERR_NOMEM, "%s: out of memory", path);
     cuzk__mapped m;
     cuzk_status st = cuzk__map_file(&m, path, CUZK__MAP_BRIEF, err);

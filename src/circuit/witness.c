@@ -1,5 +1,6 @@
 /* witness.c — our witness file and witness -> a, b, c (witness.h; doc/formats.md §2). */
 #include "witness.h"
+#include "mem.h"
 #include "mapfile.h"
 
 #include <errno.h>
@@ -27,13 +28,6 @@ static uint64_t ld64(const uint8_t *p) {
 }
 static void st64(uint8_t *p, uint64_t v) {
     for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static char *dup_str(const char *s) {
-    size_t n = strlen(s) + 1;
-    char *r = malloc(n);
-    if (r != NULL) memcpy(r, s, n);
-    return r;
 }
 
 /* Bytes of a witness with these counts, or 0 on overflow. */
@@ -133,22 +127,12 @@ cuzk_status cuzk_witness_open_mem(cuzk_witness *w, const void *data, size_t size
     if (name == NULL) name = "(memory)";
     if (data == NULL && size != 0)
         return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "%s: NULL buffer", name);
-    w->path = dup_str(name);
+    w->path = cuzk__strdup(name);
     if (w->path == NULL) return cuzk__fail(err, CUZK_ERR_NOMEM, "%s: out of memory", name);
-    static const uint64_t empty[1] = {0};
-    if (size == 0) {
-        w->image = (const uint8_t *)empty;
-    } else if ((uintptr_t)data % 8 == 0) {
-        w->image = data;
-    } else {
-        w->owned = malloc(size);
-        if (w->owned == NULL) {
-            cuzk_witness_close(w);
-            return cuzk__fail(err, CUZK_ERR_NOMEM, "%s: out of memory copying %zu bytes", name,
-                              size);
-        }
-        memcpy(w->owned, data, size);
-        w->image = w->owned;
+    cuzk_status vst = cuzk__aligned_view(&w->image, &w->owned, data, size, name, err);
+    if (vst != CUZK_OK) {
+        cuzk_witness_close(w);
+        return vst;
     }
     w->size = size;
     cuzk_status st = validate(w, err);
@@ -159,7 +143,7 @@ cuzk_status cuzk_witness_open_mem(cuzk_witness *w, const void *data, size_t size
 cuzk_status cuzk_witness_open(cuzk_witness *w, const char *path, cuzk_error *err) {
     memset(w, 0, sizeof(*w));
     if (path == NULL) return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "cuzk_witness_open: no path");
-    w->path = dup_str(path);
+    w->path = cuzk__strdup(path);
     if (w->path == NULL) return cuzk__fail(err, CUZK_ERR_NOMEM, "%s: out of memory", path);
     cuzk__mapped m;
     cuzk_status st = cuzk__map_file(&m, path, CUZK__MAP_BRIEF, err);
@@ -186,7 +170,7 @@ cuzk_status cuzk_witness_from_values(cuzk_witness *w, const uint64_t *values, ui
     if (values == NULL)
         return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "%s: no values", name);
     uint8_t *img = malloc((size_t)size);
-    w->path = dup_str(name);
+    w->path = cuzk__strdup(name);
     if (img == NULL || w->path == NULL) {
         free(img);
         cuzk_witness_close(w);

@@ -15,13 +15,6 @@
 #define HOST_LE 0
 #endif
 
-static char *dup_str(const char *s) {
-    size_t n = strlen(s) + 1;
-    char *r = malloc(n);
-    if (r != NULL) memcpy(r, s, n);
-    return r;
-}
-
 /* Magic bytes as printable text for a message ("\x00" for the rest). */
 static void show_magic(char out[17], const uint8_t *m) {
     size_t k = 0;
@@ -156,7 +149,7 @@ cuzk_status cuzk_binfile_open_mem(cuzk_binfile *bf, const void *data, size_t siz
     if (magic == NULL || strlen(magic) != 4 || (data == NULL && size != 0))
         return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "%s: bad arguments to cuzk_binfile_open_mem",
                           name);
-    bf->path = dup_str(name);
+    bf->path = cuzk__strdup(name);
     if (bf->path == NULL) return cuzk__fail(err, CUZK_ERR_NOMEM, "%s: out of memory", name);
     static const uint8_t empty[1] = {0};
     bf->data = size ? (const uint8_t *)data : empty;
@@ -171,7 +164,7 @@ cuzk_status cuzk_binfile_open(cuzk_binfile *bf, const char *path, const char *ma
     memset(bf, 0, sizeof(*bf));
     if (path == NULL || magic == NULL || strlen(magic) != 4)
         return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "bad arguments to cuzk_binfile_open");
-    bf->path = dup_str(path);
+    bf->path = cuzk__strdup(path);
     if (bf->path == NULL) return cuzk__fail(err, CUZK_ERR_NOMEM, "%s: out of memory", path);
     cuzk__mapped m;
     cuzk_status st = cuzk__map_file(&m, path, 0, err);

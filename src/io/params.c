@@ -1,6 +1,7 @@
 /* params.c — bellman/Filecoin .params and .vk reader and writer (params.h;
  * FORMATS.md §8). */
 #include "params.h"
+#include "mem.h"
 
 #include "mapfile.h"
 
@@ -35,13 +36,6 @@
 /* Below this many points a vector is decoded on the calling thread even
  * with CUZK_PARAMS_PARALLEL (the fork costs more than the work). */
 #define PAR_MIN_POINTS 256u
-
-static char *dup_str(const char *s) {
-    size_t n = strlen(s) + 1;
-    char *r = malloc(n);
-    if (r != NULL) memcpy(r, s, n);
-    return r;
-}
 
 static uint32_t load_be32(const uint8_t *p) {
     return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | (uint32_t)p[3];
@@ -420,7 +414,7 @@ cuzk_status cuzk_params_open_mem(cuzk_params *p, const void *data, size_t size, 
     if (name == NULL) name = "(memory)";
     if (data == NULL && size != 0)
         return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "%s: NULL data", name);
-    p->path = dup_str(name);
+    p->path = cuzk__strdup(name);
     if (p->path == NULL) return cuzk__fail(err, CUZK_ERR_NOMEM, "%s: out of memory", name);
     cuzk_status st = params_parse(p, size ? (const uint8_t *)data : empty_file, size, flags, err);
     if (st != CUZK_OK) cuzk_params_close(p);
@@ -431,7 +425,7 @@ cuzk_status cuzk_params_open(cuzk_params *p, const char *path, unsigned flags, c
     memset(p, 0, sizeof(*p));
     cuzk__error_clear(err);
     if (path == NULL) return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "cuzk_params_open: NULL path");
-    p->path = dup_str(path);
+    p->path = cuzk__strdup(path);
     if (p->path == NULL) return cuzk__fail(err, CUZK_ERR_NOMEM, "%s: out of memory", path);
     mapping m;
     cuzk_status st = map_file(&m, path, err);

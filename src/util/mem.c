@@ -27,3 +27,31 @@ void *cuzk__calloc_large(size_t count, size_t size) {
     if (p != NULL) memset(p, 0, count * size);
     return p;
 }
+
+char *cuzk__strdup(const char *s) {
+    size_t n = strlen(s) + 1;
+    char *r = malloc(n);
+    if (r != NULL) memcpy(r, s, n);
+    return r;
+}
+
+cuzk_status cuzk__aligned_view(const uint8_t **image, void **owned, const void *data, size_t size,
+                               const char *name, cuzk_error *err) {
+    static const uint64_t empty[1] = {0};
+    *owned = NULL;
+    if (data == NULL && size != 0)
+        return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "%s: NULL buffer", name);
+    if (size == 0) {
+        *image = (const uint8_t *)empty;
+    } else if ((uintptr_t)data % 8 == 0) {
+        *image = data;
+    } else {
+        *owned = malloc(size);
+        if (*owned == NULL)
+            return cuzk__fail(err, CUZK_ERR_NOMEM, "%s: out of memory copying %zu bytes", name,
+                              size);
+        memcpy(*owned, data, size);
+        *image = *owned;
+    }
+    return CUZK_OK;
+}

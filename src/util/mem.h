@@ -13,10 +13,26 @@
 #define CUZK_MEM_H
 
 #include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
 
 void *cuzk__alloc_large(size_t n);
 
 /* The same as calloc(count, size) (zeroed; NULL on overflow or failure). */
 void *cuzk__calloc_large(size_t count, size_t size);
+
+/* A malloc'd copy of the NUL-terminated string s (NULL when out of memory). */
+char *cuzk__strdup(const char *s);
+
+/*
+ * An 8-byte aligned view of a caller's buffer for the readers that parse in
+ * place: data itself when it is aligned, a malloc'd copy (returned in *owned,
+ * to free) when it is not, a static zero word when size is 0. name is for
+ * messages; fails with CUZK_ERR_INVALID_ARG for a NULL buffer of nonzero size
+ * and CUZK_ERR_NOMEM when the copy cannot be made.
+ */
+cuzk_status cuzk__aligned_view(const uint8_t **image, void **owned, const void *data, size_t size,
+                               const char *name, cuzk_error *err);
 
 #endif /* CUZK_MEM_H */
