@@ -25,13 +25,18 @@ unsigned cuzk_msm_threads(unsigned threads) {
 
 int cuzk__msm_force_path = 0;
 unsigned cuzk__msm_force_c = 0;
+int cuzk__msm_force_reduce = 0;
 
-/* Batch-affine accumulation from this many buckets up (msm.h): with fewer,
- * a batch of nbuckets/4 pairs is short and collides often (points deferred to
- * the next batch), and the XYZZ path was as fast or faster (G1, 1 thread, on
- * a 16-core Xeon: c = 11 affine 218-236 ms against XYZZ 208 ms at 2^14; c = 13
- * affine 537-571 ms against XYZZ 727-852 ms at 2^16). */
-#define MSM_AFFINE_MIN_BUCKETS 2048
+/* Batch-affine accumulation from this many buckets (c = 10) up (msm.h). Before
+ * the affine bucket reduction (msm_impl.h: msm_aff_reduce) the threshold was
+ * 2048 buckets: with fewer, a batch of nbuckets/4 pairs is short and collides
+ * often, and XYZZ was as fast (16-core Xeon, 1 thread: c = 11 affine 218-236 ms
+ * against XYZZ 208 ms at 2^14). With the tree reduction the affine buckets cost
+ * less than half as much to reduce, and affine won from 2^9 points on the
+ * 2-vCPU development VM (G1, 1 thread, ms, XYZZ at the model's c / affine at
+ * c = 10: 2^8 4.5 / 4.7, 2^9 7.8 / 7.1, 2^10 13.3 / 11.1, 2^11 24.9 / 19.2,
+ * 2^12 44.9 / 34.1). */
+#define MSM_AFFINE_MIN_BUCKETS 512
 /* With several threads the per-thread buckets compete for the shared caches:
  * at 2^18 on 16 threads c = 13 took 192 ms, c = 14 389 ms, c = 12 316 ms. */
 #define MSM_MAX_C_THREADED 13
@@ -39,9 +44,15 @@ unsigned cuzk__msm_force_c = 0;
 /*
  * Cost model in mixed XYZZ additions (8M + 2S = 10 units): each participating
  * point costs one per window; each bucket costs two XYZZ additions
- * (12M + 2S = 14 units each) in the running-sum reduction, so K = 2.8.
+ * (12M + 2S = 14 units each) in the running-sum reduction, so K = 2.8. It
+ * picks the window for the XYZZ path (small n) and beyond the measured range
+ * below.
  */
 #define MSM_BUCKET_COST 2.8
+/* The same ratio for affine buckets and the tree reduction, measured (G1,
+ * 1 thread, c = 13, 2-vCPU VM): ~257 ns per point and window, ~230 ns per
+ * bucket and window; used for the chunk split. */
+#define MSM_BUCKET_COST_AFFINE 0.9
 
 static double msm_window_cost(size_t n, unsigned c) {
     unsigned nwin = (256 + c - 1) / c;
@@ -65,16 +76,26 @@ static unsigned msm_window_bits_1(size_t n) {
     return best;
 }
 
-/* Where the model picks c = 12 (2048 buckets, the first batch-affine size),
- * c = 13 is faster: a batch of 512 pending additions collides less often with
- * 4096 buckets. Measured on the 2-vCPU development VM, G1, 2 threads, ms for
- * c = 12 / 13: 2^14 78.5 / 77.4, 2^15 152 / 125, 2^16 273 / 215 (the model
- * already picks 13 there), 2^17 566 / 431 (doc/perf.md). */
-#define MSM_AFFINE_PREFERRED_C 13
+/* The measured windows of the batch-affine path with the tree reduction (G1,
+ * 1 thread, 2-vCPU VM, ms, doc/perf.md 2026-11-30): from 2^9 points c = 10
+ * (2^11: c = 9..13 21.3 19.2 20.2 20.3 20.5); from 2^12 c = 13 (2^12: c = 10
+ * 34.1, 13 33.4; 2^13 67.7 / 60.1; 2^14 c = 11..14 127 117 104 117; 2^16 492
+ * 437 381 427; 2^18 c = 13, 14, 16: 1513 1681 2034). c = 12 loses to 13 for
+ * its batch of 512 pairs among 2048 buckets (collisions defer points); c = 14
+ * to the larger bucket array. Beyond 2^18 (unmeasured since) the model. */
+#define MSM_AFFINE_MIN_N 512
+#define MSM_AFFINE_C_SMALL 10
+#define MSM_AFFINE_LARGE_N 4096
+#define MSM_AFFINE_C_LARGE 13
+#define MSM_AFFINE_MAX_N ((size_t)1 << 18)
 
 unsigned cuzk_msm_window_bits(size_t n, unsigned threads) {
+    /* Monotone in n: the model is, the floors below grow with n, and past
+     * MSM_AFFINE_MAX_N the model already picks more than 13. */
     unsigned c = msm_window_bits_1(n);
-    if (c == MSM_AFFINE_PREFERRED_C - 1) c = MSM_AFFINE_PREFERRED_C;
+    if (n >= MSM_AFFINE_MIN_N && c < MSM_AFFINE_C_SMALL) c = MSM_AFFINE_C_SMALL;
+    if (n >= MSM_AFFINE_LARGE_N && c < MSM_AFFINE_C_LARGE) c = MSM_AFFINE_C_LARGE;
+    if (n <= MSM_AFFINE_MAX_N && c > MSM_AFFINE_C_LARGE) c = MSM_AFFINE_C_LARGE;
     if (cuzk_msm_threads(threads) > 1 && c > MSM_MAX_C_THREADED) c = MSM_MAX_C_THREADED;
     return c;
 }
@@ -87,6 +108,9 @@ void cuzk__msm_plan_make(cuzk__msm_plan *p, size_t n, unsigned threads) {
     if (cuzk__msm_force_c >= 1 && cuzk__msm_force_c <= CUZK_MSM_MAX_C) p->c = cuzk__msm_force_c;
     p->nwin = (256 + p->c - 1) / p->c;
     p->nbuckets = (size_t)1 << (p->c - 1);
+    p->affine = cuzk__msm_force_path == 2 ||
+                (cuzk__msm_force_path == 0 && p->nbuckets >= MSM_AFFINE_MIN_BUCKETS);
+    double kb = p->affine ? MSM_BUCKET_COST_AFFINE : MSM_BUCKET_COST;
     /* Chunks per window: the makespan of nwin*ch equal tasks on `threads`
      * threads, each n/ch points plus one reduction. */
     unsigned best = 1;
@@ -95,15 +119,13 @@ void cuzk__msm_plan_make(cuzk__msm_plan *p, size_t n, unsigned threads) {
         unsigned tasks = p->nwin * ch;
         unsigned rounds = (tasks + threads - 1) / threads;
         double cost = (double)rounds *
-                      ((double)n / ch + MSM_BUCKET_COST * (double)p->nbuckets);
+                      ((double)n / ch + kb * (double)p->nbuckets);
         if (ch == 1 || cost < best_cost) {
             best = ch;
             best_cost = cost;
         }
     }
     p->nchunks = best;
-    p->affine = cuzk__msm_force_path == 2 ||
-                (cuzk__msm_force_path == 0 && p->nbuckets >= MSM_AFFINE_MIN_BUCKETS);
     unsigned tasks = p->nwin * p->nchunks;
     p->threads = threads < tasks ? threads : tasks;
 }

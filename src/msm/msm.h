@@ -29,11 +29,12 @@
  * thread count to both calls.
  *
  * Algorithm (cuzk_g{1,2}_msm_var)
- *   - Window c (bits) from the number of participating points n': the c that
- *     minimizes ceil(256/c) (n' + K 2^(c-1)), with K the cost of one bucket's
- *     share of the reduction in mixed additions (see msm.c); it grows with n'
- *     (c = 13 near 2^16) and stops at CUZK_MSM_MAX_C, or at 13 when several
- *     threads share the caches (measured, msm.c).
+ *   - Window c (bits) from the number of participating points n': below 512
+ *     the c that minimizes ceil(256/c) (n' + K 2^(c-1)), with K the cost of one
+ *     bucket's share of the reduction in mixed additions; measured choices for
+ *     the batch-affine path above (c = 10 from 512 points, 13 from 4096 to
+ *     2^18); the model again beyond 2^18, up to CUZK_MSM_MAX_C, or 13 when
+ *     several threads share the caches (measurements in msm.c).
  *   - Signed digits by Booth recoding, computed on the fly from the scalar:
  *     the digit of window j reads bits jc-1 .. jc+c-1 (bit -1 = 0),
  *     d = (w >> 1) + (w & 1) - 2^c (w >> c), in [-2^(c-1), 2^(c-1)], and
@@ -41,19 +42,25 @@
  *     nwin = ceil(256/c) guarantees for k < 2^255. So 2^(c-1) buckets.
  *   - Bucket accumulation, one of two (negative digits add the negated base,
  *     y -> -y; the next point's bucket is prefetched):
- *     XYZZ buckets (fewer than 2048 buckets): a mixed addition per point
+ *     XYZZ buckets (fewer than 512 buckets): a mixed addition per point
  *       (8M + 2S, cuzk_*_xyzz_add_aff_var).
- *     batch-affine buckets (2048 and more): buckets hold affine points; a
+ *     batch-affine buckets (512 and more): buckets hold affine points; a
  *       point for a bucket that holds one becomes a pending pair, and a batch
  *       of up to min(512, nbuckets/4) pairs is added at once in affine
  *       coordinates with one shared inversion (Montgomery's trick): about
  *       6M + 1S per point. A point whose bucket already has a pair pending
  *       waits in a queue for the next batch. Equal points double, opposite
  *       ones empty the bucket. 1.3-1.4x faster than XYZZ at 2^16 (G1).
- *   - Running-sum reduction: for b from the top bucket down,
- *     running += B[b], total += running, giving sum b B[b] in 2 XYZZ
- *     additions per bucket (12M + 2S each; the first is mixed, 8M + 2S, when
- *     the buckets are affine).
+ *   - Reduction of the XYZZ buckets, the running sum: for b from the top
+ *     bucket down, running += B[b], total += running, giving sum b B[b] in 2
+ *     XYZZ additions per bucket (12M + 2S each).
+ *     Reduction of the affine buckets: with bucket index b = b1 2^h + b0
+ *     (h = floor((c-1)/2)), sum (b+1) B[b] = 2^h sum b1 S1[b1] +
+ *     sum (b0+1) S0[b0], where the row sums S1 and column sums S0 of the grid
+ *     come from pairwise trees of affine additions (one shared inversion per
+ *     batch of a tree level: 5M + 1S each, about 2 per bucket), then two
+ *     running sums of 2^(c-1-h) and 2^h terms and h doublings: the
+ *     reduction costs less than half of the running sum's (msm_impl.h).
  *   - Work split: the (window, chunk of points) pairs are OpenMP tasks
  *     (schedule dynamic); the number of chunks per window is chosen so that the
  *     tasks fill the threads evenly (each extra chunk costs one more reduction).
@@ -178,6 +185,10 @@ typedef struct {
  * 1 = always XYZZ, 2 = always batch-affine. Not thread-safe against running
  * MSMs. */
 extern int cuzk__msm_force_path;
+/* Reduction of the affine buckets: 0 = row/column trees in affine coordinates
+ * (default), 1 = the plain running sum (A/B measurements and tests). Not
+ * thread-safe against running MSMs. */
+extern int cuzk__msm_force_reduce;
 /* Window override for tuning (0 = chosen by size). The scratch functions do
  * not know it: pass scratch = NULL while it is set. */
 extern unsigned cuzk__msm_force_c;

@@ -53,26 +53,32 @@ typedef struct {
     msm_fe *den, *pref; /* denominators / inverses and prefix products */
     msm_aff *qpts;    /* deferred points and their buckets */
     uint32_t *qidx;
+    msm_aff *tmp;     /* reduction: the column sums' tree (nbuckets/2, at least 1) */
+    uint8_t *tstate;  /* and its states (0 empty, 1 holds a value) */
     size_t batch, m, qn;
 } msm_aff_ws;
 
+static size_t msm_aff_tmp_len(size_t nb) { return nb / 2 ? nb / 2 : 1; }
+
 static size_t msm_aff_ws_bytes(size_t nb) {
-    size_t b = msm_aff_batch(nb);
-    return nb * sizeof(msm_aff) + b * (2 * sizeof(msm_aff) + 2 * sizeof(msm_fe)) +
-           nb + 2 * b * sizeof(uint32_t) + 4 * MSM_ALIGN;
+    size_t b = msm_aff_batch(nb), t = msm_aff_tmp_len(nb);
+    return (nb + t) * sizeof(msm_aff) + b * (2 * sizeof(msm_aff) + 2 * sizeof(msm_fe)) +
+           nb + t + 2 * b * sizeof(uint32_t) + 4 * MSM_ALIGN;
 }
 
 static void msm_aff_ws_init(msm_aff_ws *w, void *mem, size_t nb) {
-    size_t b = msm_aff_batch(nb);
+    size_t b = msm_aff_batch(nb), t = msm_aff_tmp_len(nb);
     uint8_t *q = msm_align(mem);
     w->bk = (msm_aff *)q, q += nb * sizeof(msm_aff);
+    w->tmp = (msm_aff *)q, q += t * sizeof(msm_aff);
     w->pts = (msm_aff *)q, q += b * sizeof(msm_aff);
     w->qpts = (msm_aff *)q, q += b * sizeof(msm_aff);
     w->den = (msm_fe *)q, q += b * sizeof(msm_fe);
     w->pref = (msm_fe *)q, q += b * sizeof(msm_fe);
     w->bidx = (uint32_t *)q, q += b * sizeof(uint32_t);
     w->qidx = (uint32_t *)q, q += b * sizeof(uint32_t);
-    w->state = q;
+    w->state = q, q += nb;
+    w->tstate = q;
     w->batch = b;
     w->m = w->qn = 0;
 }
@@ -229,6 +235,162 @@ static void msm_aff_drain(msm_aff_ws *w) {
     }
 }
 
+/* ---- bucket reduction in affine coordinates ------------------------------------- */
+
+/* What phase 1 of a tree level decided for a pair (kept in the output state
+ * until phase 2 overwrites it with 0 or 1). */
+enum { MSM_T_EMPTY = 0, MSM_T_FIRST, MSM_T_SECOND, MSM_T_ADD, MSM_T_DBL };
+
+/*
+ * One level of a pairwise tree over a rows x cols grid (row-major, cols = 2^lc)
+ * of affine points with states (0 empty, 1 holds a point): by_rows adds rows 2k
+ * and 2k+1 entry by entry (the result is (rows/2) x cols), otherwise columns 2i
+ * and 2i+1 (rows x cols/2). dst may be src: output o reads inputs i0 >= o and
+ * i1 > i0 only, and the outputs are written in increasing order, so nothing is
+ * overwritten before it is read. Pairs go in batches of w->batch with one shared
+ * inversion (Montgomery's trick: 3M each), then l = (y1 - y0)/(x1 - x0) or
+ * 3x0^2/2y0, x3 = l^2 - x0 - x1, y3 = l (x0 - x3) - y0: 5M + 1S per addition
+ * plus 1/batch of an inversion. An empty input passes the other one through;
+ * opposite points give an empty output.
+ */
+static void msm_tree_level(msm_aff_ws *w, msm_aff *dst, uint8_t *dst_st, msm_aff *src,
+                           uint8_t *src_st, size_t rows, unsigned lc, int by_rows) {
+    size_t cols = (size_t)1 << lc, npairs = rows * cols / 2;
+    for (size_t o0 = 0; o0 < npairs; o0 += w->batch) {
+        size_t o1 = npairs - o0 > w->batch ? o0 + w->batch : npairs, m = 0;
+        msm_fe acc;
+        CUZK__FE_OP(set_one)(&acc);
+        for (size_t o = o0; o < o1; o++) {
+            size_t i0 = by_rows ? ((o >> lc) << (lc + 1)) + (o & (cols - 1)) : 2 * o;
+            size_t i1 = by_rows ? i0 + cols : i0 + 1;
+            uint8_t kind;
+            if (!src_st[i1]) {
+                kind = src_st[i0] ? MSM_T_FIRST : MSM_T_EMPTY;
+            } else if (!src_st[i0]) {
+                kind = MSM_T_SECOND;
+            } else {
+                const msm_aff *a = &src[i0], *b = &src[i1];
+                msm_fe *d = &w->den[m];
+                kind = MSM_T_EMPTY; /* a = -b */
+                if (!CUZK__FE_OP(eq)(&a->x, &b->x)) {
+                    CUZK__FE_OP(sub)(d, &b->x, &a->x);
+                    kind = MSM_T_ADD;
+                } else if (CUZK__FE_OP(eq)(&a->y, &b->y) && !CUZK__FE_OP(is_zero)(&a->y)) {
+                    CUZK__FE_OP(dbl)(d, &a->y);
+                    kind = MSM_T_DBL;
+                }
+                if (kind != MSM_T_EMPTY) {
+                    w->pref[m] = acc;
+                    CUZK__FE_OP(mul)(&acc, &acc, d);
+                    m++;
+                }
+            }
+            dst_st[o] = kind;
+        }
+        if (m) {
+            /* backwards: acc = (den[0] ... den[k])^-1 before step k; den[k] <- its inverse */
+            CUZK__FE_OP(inv_var)(&acc, &acc);
+            for (size_t k = m; k-- > 0;) {
+                msm_fe inv;
+                CUZK__FE_OP(mul)(&inv, &acc, &w->pref[k]);
+                CUZK__FE_OP(mul)(&acc, &acc, &w->den[k]);
+                w->den[k] = inv;
+            }
+        }
+        m = 0;
+        for (size_t o = o0; o < o1; o++) {
+            size_t i0 = by_rows ? ((o >> lc) << (lc + 1)) + (o & (cols - 1)) : 2 * o;
+            size_t i1 = by_rows ? i0 + cols : i0 + 1;
+            uint8_t kind = dst_st[o];
+            if (kind == MSM_T_EMPTY) {
+                dst_st[o] = 0;
+                continue;
+            }
+            dst_st[o] = 1;
+            if (kind == MSM_T_FIRST) {
+                if (dst + o != src + i0) dst[o] = src[i0];
+                continue;
+            }
+            if (kind == MSM_T_SECOND) {
+                dst[o] = src[i1];
+                continue;
+            }
+            const msm_aff *a = &src[i0], *b = &src[i1];
+            msm_fe l, t, x3, y3;
+            if (kind == MSM_T_ADD) {
+                CUZK__FE_OP(sub)(&t, &b->y, &a->y);
+            } else {
+                msm_fe t2;
+                CUZK__FE_OP(sqr)(&t, &a->x);
+                CUZK__FE_OP(dbl)(&t2, &t);
+                CUZK__FE_OP(add)(&t, &t2, &t);
+            }
+            CUZK__FE_OP(mul)(&l, &t, &w->den[m++]);
+            CUZK__FE_OP(sqr)(&x3, &l);
+            CUZK__FE_OP(sub)(&x3, &x3, &a->x);
+            CUZK__FE_OP(sub)(&x3, &x3, &b->x);
+            CUZK__FE_OP(sub)(&t, &a->x, &x3);
+            CUZK__FE_OP(mul)(&y3, &l, &t);
+            CUZK__FE_OP(sub)(&dst[o].y, &y3, &a->y);
+            dst[o].x = x3;
+        }
+    }
+}
+
+/* sum over S[i] (state st[i] set) of (i + w0) S[i] for i in [0, len), by the running
+ * sum from the top: 2 XYZZ additions per term (8M + 2S mixed, 12M + 2S). */
+static void msm_running_sum(msm_xyzz *total, const msm_aff *S, const uint8_t *st, size_t len,
+                            unsigned w0) {
+    msm_xyzz running;
+    CUZK__EC(xyzz_set_inf)(&running);
+    CUZK__EC(xyzz_set_inf)(total);
+    for (size_t i = len; i-- > (w0 ? 0 : 1);) {
+        if (st[i]) CUZK__EC(xyzz_add_aff_var)(&running, &running, &S[i]);
+        CUZK__EC(xyzz_add_var)(total, total, &running);
+    }
+}
+
+/* The same sum by the plain running sum over all nb buckets (2 XYZZ additions
+ * per bucket); kept for A/B measurements (cuzk__msm_force_reduce = 1). */
+static void msm_running_sum_all(msm_jac *out, const msm_aff_ws *w, size_t nb) {
+    msm_xyzz total;
+    msm_running_sum(&total, w->bk, w->state, nb, 1);
+    CUZK__EC(xyzz_to_jac)(out, &total);
+}
+
+/*
+ * out = sum over b < nb = 2^(c-1) of (b + 1) B[b] for the affine buckets of w
+ * (states 0 or 1; bk, state and tmp are consumed). With b = b1 2^h + b0
+ * (h = floor((c-1)/2), R = 2^(c-1-h) rows b1, C = 2^h columns b0):
+ *   sum (b+1) B[b] = 2^h sum_b1 b1 S1[b1] + sum_b0 (b0+1) S0[b0],
+ *   S1[b1] = sum_b0 B[b1 C + b0] (row sums), S0[b0] = sum_b1 B[b1 C + b0]
+ * (column sums; sum_b B[b] = sum S0 gives the +1). The row and column sums are
+ * pairwise trees in affine coordinates (msm_tree_level): nb - R + nb - C
+ * additions of 5M + 1S, against 2 nb XYZZ additions (20M + 4S) for the plain
+ * running sum; then two running sums of R and C terms and h doublings.
+ */
+static void msm_aff_reduce(msm_jac *out, msm_aff_ws *w, unsigned c) {
+    unsigned h = (c - 1) / 2;
+    size_t C = (size_t)1 << h, R = (size_t)1 << (c - 1 - h); /* C <= R */
+    /* column sums into tmp: rows halve, the first level reads the buckets */
+    if (R == 1) { /* then C = 1 too */
+        w->tmp[0] = w->bk[0];
+        w->tstate[0] = w->state[0];
+    } else {
+        msm_tree_level(w, w->tmp, w->tstate, w->bk, w->state, R, h, 1);
+        for (size_t r = R / 2; r > 1; r /= 2)
+            msm_tree_level(w, w->tmp, w->tstate, w->tmp, w->tstate, r, h, 1);
+    }
+    /* row sums in place in the buckets: columns halve */
+    for (unsigned lc = h; lc > 0; lc--) msm_tree_level(w, w->bk, w->state, w->bk, w->state, R, lc, 0);
+    msm_xyzz t1, t0;
+    msm_running_sum(&t1, w->bk, w->state, R, 0);
+    msm_running_sum(&t0, w->tmp, w->tstate, C, 1);
+    for (unsigned k = 0; k < h; k++) CUZK__EC(xyzz_dbl)(&t1, &t1);
+    CUZK__EC(xyzz_add_var)(&t1, &t1, &t0);
+    CUZK__EC(xyzz_to_jac)(out, &t1);
+}
+
 /* msm_window_chunk with affine buckets filled in batches (msm.h). */
 static void msm_window_chunk_aff(msm_jac *out, void *mem, const cuzk__msm_plan *p, unsigned j,
                                  const msm_aff *bases, const uint64_t (*scalars)[4], size_t lo,
@@ -260,15 +422,11 @@ static void msm_window_chunk_aff(msm_jac *out, void *mem, const cuzk__msm_plan *
         if (w.qn == w.batch) msm_aff_drain(&w);
     }
     while (w.m || w.qn) msm_aff_drain(&w);
-    /* running sum: running += bucket is a mixed addition now (8M + 2S) */
-    msm_xyzz running, total;
-    CUZK__EC(xyzz_set_inf)(&running);
-    CUZK__EC(xyzz_set_inf)(&total);
-    for (size_t b = p->nbuckets; b-- > 0;) {
-        if (w.state[b]) CUZK__EC(xyzz_add_aff_var)(&running, &running, &w.bk[b]);
-        CUZK__EC(xyzz_add_var)(&total, &total, &running);
+    if (cuzk__msm_force_reduce == 1) { /* the plain running sum, for A/B measurements */
+        msm_running_sum_all(out, &w, p->nbuckets);
+        return;
     }
-    CUZK__EC(xyzz_to_jac)(out, &total);
+    msm_aff_reduce(out, &w, c);
 }
 
 cuzk_status CUZK__EC(msm_var)(msm_jac *r, const msm_aff *bases, const uint64_t (*scalars)[4],

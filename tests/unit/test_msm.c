@@ -181,6 +181,8 @@ int main(int argc, char **argv) {
     RUN(g1_test_mask_and_classification);
     RUN(g1_test_batch_add);
     RUN(g1_test_paths);
+    RUN(g1_test_reduce_grid);
+    RUN(g1_test_every_window);
     RUN(g1_test_bad_args);
     RUN(g2_test_small_naive);
     RUN(g2_test_edges);
@@ -188,6 +190,8 @@ int main(int argc, char **argv) {
     RUN(g2_test_mask_and_classification);
     RUN(g2_test_batch_add);
     RUN(g2_test_paths);
+    RUN(g2_test_reduce_grid);
+    RUN(g2_test_every_window);
     RUN(g2_test_bad_args);
     return cuzk_test_finish();
 }
@@ -540,6 +544,146 @@ static void T(test_paths)(void) {
         T(test_edges)();
     }
     cuzk__msm_force_path = 0;
+}
+
+/*
+ * The affine bucket reduction (msm_impl.h: row and column trees) with the bucket
+ * contents chosen: window c forced, scalar b + 1 puts a base into bucket b of
+ * window 0 (the top one, b + 1 = 2^(c-1), Booth-recodes to -2^(c-1) + 2^c: the
+ * negated base there and the base in window 1, so opposite buckets meet in the
+ * first column level too). Per bucket, at random: empty, P, -P, Q, P twice,
+ * or P and Q; or (variant 1) every bucket P, so that every tree level doubles,
+ * or (variant 2) rows alternating P and -P, so that the first column level
+ * cancels. Every c from 1 to max_c, both reductions, threads 1 and 2, against
+ * the dlog reference.
+ */
+static void T(test_reduce_grid)(void) {
+    unsigned max_c = TEST_MSM_GROUP == 1 ? 16 : 14;
+    T(data) base;
+    CHECK(T(data_new)(&base, 4));
+    if (!base.P) return;
+    size_t cap = 2 * ((size_t)1 << (max_c - 1));
+    T(aff) *P = malloc(cap * sizeof(*P));
+    cuzk_fr *a = malloc(cap * sizeof(*a));
+    uint64_t(*k)[4] = calloc(cap, sizeof(*k));
+    CHECK(P && a && k);
+    if (!P || !a || !k) return;
+    /* base.P[0], P[1] are finite with high probability; use entries 0 and 1 */
+    T(aff) p0 = base.P[0], q0 = base.P[1], np0;
+    cuzk_fr ap = base.a[0], aq = base.a[1], anp;
+    if (G(aff_is_inf)(&p0) || G(aff_is_inf)(&q0)) { /* make_bases' rare infinity */
+        T(data_free)(&base);
+        free(P), free(a), free(k);
+        return;
+    }
+    G(aff_neg)(&np0, &p0);
+    cuzk_fr_neg(&anp, &ap);
+    cuzk__msm_force_path = 2;
+    for (unsigned c = 1; c <= max_c; c++) {
+        size_t nb = (size_t)1 << (c - 1);
+        unsigned h = (c - 1) / 2;
+        /* the largest windows (one thread at 2^19 points and more) once */
+        for (int variant = 0; variant < (c <= 13 ? 3 : 1); variant++) {
+            size_t n = 0;
+            for (size_t b = 0; b < nb; b++) {
+                unsigned kind = variant == 1 ? 1
+                                : variant == 2 ? (((b >> h) & 1) ? 2 : 1)
+                                               : (unsigned)(cuzk_test_rand64() % 6);
+                const T(aff) *pts[2] = {NULL, NULL};
+                const cuzk_fr *logs[2] = {NULL, NULL};
+                switch (kind) {
+                case 0: break;
+                case 1: pts[0] = &p0, logs[0] = &ap; break;
+                case 2: pts[0] = &np0, logs[0] = &anp; break;
+                case 3: pts[0] = &q0, logs[0] = &aq; break;
+                case 4: pts[0] = pts[1] = &p0, logs[0] = logs[1] = &ap; break;
+                default: pts[0] = &p0, pts[1] = &q0, logs[0] = &ap, logs[1] = &aq; break;
+                }
+                for (int e = 0; e < 2 && pts[e]; e++) {
+                    P[n] = *pts[e];
+                    a[n] = *logs[e];
+                    memset(k[n], 0, 32);
+                    k[n][0] = b + 1;
+                    n++;
+                }
+            }
+            if (c == 1 && variant == 0 && n == 0) { /* keep one point in the one bucket */
+                P[0] = p0, a[0] = ap, memset(k[0], 0, 32), k[0][0] = 1, n = 1;
+            }
+            T(jac) ref, got;
+            T(dlog_ref)(&ref, a, (const uint64_t(*)[4])k, n, NULL);
+            cuzk__msm_force_c = c;
+            for (int red = 0; red <= 1; red++) {
+                cuzk__msm_force_reduce = red;
+                for (unsigned threads = 1; threads <= (c <= 13 ? 2u : 1u); threads++) {
+                    CHECK(G(msm_var)(&got, P, (const uint64_t(*)[4])k, n, NULL, threads, NULL) ==
+                          CUZK_OK);
+                    CHECK(G(jac_eq)(&got, &ref));
+                    if (!G(jac_eq)(&got, &ref))
+                        printf("  mismatch: c %u variant %d reduce %d threads %u\n", c, variant,
+                               red, threads);
+                }
+            }
+            cuzk__msm_force_reduce = 0;
+            cuzk__msm_force_c = 0;
+        }
+    }
+    cuzk__msm_force_path = 0;
+    free(P);
+    free(a);
+    free(k);
+    T(data_free)(&base);
+}
+
+/* Random data (the edge scalars of rand_scalar, repeated and opposite bases,
+ * infinity) with every window c and both bucket paths forced, and with the
+ * window the plan picks for sizes around its thresholds, against the dlog
+ * reference; a random mask on the way. */
+static void T(test_every_window)(void) {
+    size_t n = TEST_MSM_GROUP == 1 ? 400 : 150;
+    T(data) d;
+    CHECK(T(data_new)(&d, n));
+    size_t words = cuzk_msm_bitmap_words(n);
+    uint64_t *mask = calloc(words, 8);
+    CHECK(mask != NULL);
+    if (!mask) return;
+    for (size_t w = 0; w < words; w++) mask[w] = cuzk_test_rand64() | cuzk_test_rand64();
+    T(jac) ref, refm, got;
+    T(dlog_ref)(&ref, d.a, KC(d), n, NULL);
+    T(dlog_ref)(&refm, d.a, KC(d), n, mask);
+    /* the plan takes XYZZ buckets below c = 10 only (msm.c); the large XYZZ
+     * windows cost a full running sum per window, so they stop at 11 here */
+    for (unsigned c = 1; c <= CUZK_MSM_MAX_C; c++) {
+        cuzk__msm_force_c = c;
+        for (int path = c <= 11 ? 1 : 2; path <= 2; path++) {
+            cuzk__msm_force_path = path;
+            CHECK(G(msm_var)(&got, d.P, KC(d), n, NULL, 1, NULL) == CUZK_OK);
+            CHECK(G(jac_eq)(&got, &ref));
+            if (c > 13) continue; /* several threads stop at 13 */
+            CHECK(G(msm_var)(&got, d.P, KC(d), n, mask, 2, NULL) == CUZK_OK);
+            CHECK(G(jac_eq)(&got, &refm));
+        }
+    }
+    cuzk__msm_force_c = 0;
+    cuzk__msm_force_path = 0;
+    T(data_free)(&d);
+    free(mask);
+    /* the plan's own choice just below and above its thresholds (msm.c) */
+    size_t sizes[] = {255, 256, 511, 512, 513, TEST_MSM_GROUP == 1 ? 4095 : 0,
+                      TEST_MSM_GROUP == 1 ? 4096 : 0};
+    for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++) {
+        if (!sizes[si]) continue;
+        CHECK(T(data_new)(&d, sizes[si]));
+        T(dlog_ref)(&ref, d.a, KC(d), d.n, NULL);
+        for (unsigned threads = 1; threads <= 2; threads++) {
+            void *scr = malloc(G(msm_scratch_sizeof)(d.n, threads));
+            CHECK(scr != NULL);
+            CHECK(G(msm_var)(&got, d.P, KC(d), d.n, NULL, threads, scr) == CUZK_OK);
+            CHECK(G(jac_eq)(&got, &ref));
+            free(scr);
+        }
+        T(data_free)(&d);
+    }
 }
 
 static void T(test_bad_args)(void) {
