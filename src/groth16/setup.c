@@ -1,0 +1,669 @@
+/*
+ * setup.c — the development Groth16 setup in bellman layout (setup.h).
+ *
+ * Phases (N rows in the domain, R = n_constraints + n_inputs used rows,
+ * V variables):
+ *   1. L_i(tau) for i < R in closed form, blocks of LBLK rows, one batch
+ *      inversion per block (3 M per row) plus 3 M per row for the rest;
+ *   2. u, v, w = A^T L, B^T L, C^T L by column ranges (see setup.h), then
+ *      t_j = beta u_j + alpha v_j + w_j in place of w and the IC/l scalars;
+ *      a and b scalars compacted in place of u and v by the densities;
+ *   3. fixed-base tables for G1 and G2 sized for all their points;
+ *   4. the points, each vector from its scalars as soon as they are ready,
+ *      freeing the scalars behind it so the peak stays near the parameters'
+ *      own size plus the V-sized vectors.
+ *
+ * VARIABLE TIME in the toxic waste throughout (variable-time inversions,
+ * branches on +-1 coefficients, fixed-base table lookups by digit): this is a
+ * development setup, the waste is not protected (setup.h).
+ */
+#include "setup.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "fixed_base.h"
+#include "fr.h"
+#include "g1.h"
+#include "g2.h"
+#include "groth16.h"
+#include "mem.h"
+#include "ntt.h"
+#include "ptau.h" /* cuzk__sha256 */
+
+#if defined(CUZK_HAVE_OPENMP)
+#include <omp.h>
+#endif
+
+/* Rows per Lagrange block: one batch inversion (~1.7 us) per 1024 rows
+ * (~25 us of multiplications) is noise; 2 x 32 KiB of buffers per thread. */
+#define LBLK ((size_t)1024)
+/* h scalars made per fixed-base batch (8 MiB). Tests shrink both
+ * (cuzk__setup_tune) to cross block and chunk edges at small sizes. */
+#define HCHUNK ((size_t)1 << 18)
+static size_t h_chunk = HCHUNK, lag_block = LBLK;
+
+void cuzk__setup_tune(size_t hc, size_t lb) {
+    h_chunk = hc ? hc : HCHUNK;
+    lag_block = lb ? lb : LBLK;
+}
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* ---- scalars ----------------------------------------------------------------- */
+
+/* a < r as plain limbs. */
+static int plain_lt_r(const uint64_t a[4]) {
+    static const uint64_t r[4] = CUZK__FR_R;
+    for (int i = 3; i >= 0; i--)
+        if (a[i] != r[i]) return a[i] < r[i];
+    return 0;
+}
+
+/* a^(2^k) == 1. */
+static int fr_pow2k_is_one(const cuzk_fr *a, unsigned k) {
+    cuzk_fr t = *a;
+    for (unsigned i = 0; i < k; i++) cuzk_fr_sqr(&t, &t);
+    return cuzk_fr_is_one(&t);
+}
+
+cuzk_status cuzk_setup_toxic_random(cuzk_setup_toxic *tw, cuzk_error *err) {
+    cuzk__error_clear(err);
+    if (tw == NULL) return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "setup: NULL toxic waste");
+    uint64_t *all[5] = {tw->tau, tw->alpha, tw->beta, tw->gamma, tw->delta};
+    for (int i = 0; i < 5; i++) {
+        cuzk_status st = cuzk_groth16_random_scalar(all[i], err);
+        if (st != CUZK_OK) {
+            memset(tw, 0, sizeof(*tw));
+            return st;
+        }
+    }
+    /* tau in some 2-power domain would make L_i(tau) 0/0: redraw (never
+     * happens in practice, 2^32 bad values among ~2^255). */
+    for (;;) {
+        cuzk_fr t;
+        cuzk_fr_from_limbs(&t, tw->tau);
+        if (!fr_pow2k_is_one(&t, 32)) break;
+        cuzk_status st = cuzk_groth16_random_scalar(tw->tau, err);
+        if (st != CUZK_OK) {
+            memset(tw, 0, sizeof(*tw));
+            return st;
+        }
+    }
+    return CUZK_OK;
+}
+
+#define SEED_MAX 256
+
+/* SHA-256("cuzk-setup-dev-v1" 0x00 label 0x00 seed u32le(counter)), top bit
+ * cleared, little-endian, for counter = 0, 1, ... until nonzero and < r (and,
+ * for tau, no root of unity of 2-power order). */
+static void derive_one(uint64_t out[4], const char *label, const uint8_t *seed, size_t seed_len,
+                       int not_root) {
+    static const char domain[] = "cuzk-setup-dev-v1";
+    uint8_t buf[sizeof(domain) + 8 + SEED_MAX + 4], h[32];
+    size_t dl = sizeof(domain), ll = strlen(label) + 1; /* labels are at most 6 bytes + NUL */
+    memcpy(buf, domain, dl);
+    memcpy(buf + dl, label, ll);
+    if (seed_len) memcpy(buf + dl + ll, seed, seed_len);
+    size_t n = dl + ll + seed_len + 4;
+    for (uint32_t ctr = 0;; ctr++) {
+        for (int i = 0; i < 4; i++) buf[n - 4 + (size_t)i] = (uint8_t)(ctr >> (8 * i));
+        cuzk__sha256(h, buf, n);
+        h[31] &= 0x7f;
+        for (int i = 0; i < 4; i++) {
+            out[i] = 0;
+            for (int b = 7; b >= 0; b--) out[i] = out[i] << 8 | h[8 * i + b];
+        }
+        if ((out[0] | out[1] | out[2] | out[3]) == 0 || !plain_lt_r(out)) continue;
+        cuzk_fr t;
+        cuzk_fr_from_limbs(&t, out);
+        if (not_root && fr_pow2k_is_one(&t, 32)) continue;
+        return;
+    }
+}
+
+void cuzk__setup_toxic_from_seed(cuzk_setup_toxic *tw, const void *seed, size_t seed_len) {
+    uint8_t digest[32];
+    const uint8_t *sd = seed;
+    if (seed_len > SEED_MAX) { /* long seeds stand for their hash */
+        cuzk__sha256(digest, seed, seed_len);
+        sd = digest;
+        seed_len = sizeof(digest);
+    }
+    derive_one(tw->tau, "tau", sd, seed_len, 1);
+    derive_one(tw->alpha, "alpha", sd, seed_len, 0);
+    derive_one(tw->beta, "beta", sd, seed_len, 0);
+    derive_one(tw->gamma, "gamma", sd, seed_len, 0);
+    derive_one(tw->delta, "delta", sd, seed_len, 0);
+}
+
+/*
+ * L[i] = L_i(tau) = omega^i (tau^N - 1) / (N (tau - omega^i)) for i < rows
+ * (the Lagrange basis of <omega>, |<omega>| = N, at tau; Berrut-Trefethen,
+ * "Barycentric Lagrange interpolation", the barycentric weights of the roots
+ * of unity are omega^i / N). tau must lie outside the domain.
+ * Per row: 2 M to make tau - omega^i and keep omega^i, 3 M in the batch
+ * inversion, 2 M for the product; one inversion per LBLK rows.
+ */
+static cuzk_status lagrange_all(cuzk_fr *L, uint64_t rows, unsigned log_n, const cuzk_fr *tau,
+                                unsigned nt) {
+    static const cuzk_fr root7 = {CUZK__FR_ROOT7};
+    cuzk_fr omega = root7, cz, nf, ninv, one;
+    for (unsigned i = 32; i > log_n; i--) cuzk_fr_sqr(&omega, &omega);
+    cuzk_fr_set_one(&one);
+    cz = *tau;
+    for (unsigned i = 0; i < log_n; i++) cuzk_fr_sqr(&cz, &cz); /* tau^N */
+    cuzk_fr_sub(&cz, &cz, &one);
+    cuzk_fr_from_u64(&nf, (uint64_t)1 << log_n);
+    cuzk_fr_inv_var(&ninv, &nf);
+    cuzk_fr_mul(&cz, &cz, &ninv); /* (tau^N - 1)/N */
+
+    const size_t B = lag_block;
+    int64_t nblk = (int64_t)((rows + B - 1) / B);
+    int nomem = 0;
+    (void)nt;
+#if defined(CUZK_HAVE_OPENMP)
+#pragma omp parallel num_threads(nt) if (nt > 1 && nblk > 1)
+#endif
+    {
+        cuzk_fr *wb = malloc(B * sizeof(cuzk_fr)), *scratch = malloc(B * sizeof(cuzk_fr));
+        int ok = wb != NULL && scratch != NULL;
+        if (!ok) {
+#if defined(CUZK_HAVE_OPENMP)
+#pragma omp atomic write
+#endif
+            nomem = 1;
+        }
+#if defined(CUZK_HAVE_OPENMP)
+#pragma omp for schedule(dynamic, 1)
+#endif
+        for (int64_t b = 0; b < nblk; b++) {
+            if (!ok) continue; /* every thread reaches the loop */
+            uint64_t lo = (uint64_t)b * B;
+            size_t m = rows - lo < B ? (size_t)(rows - lo) : B;
+            cuzk_fr wi;
+            cuzk_fr_pow(&wi, &omega, &lo, 1);
+            for (size_t i = 0; i < m; i++) {
+                cuzk_fr_mul(&wb[i], &wi, &cz); /* omega^i (tau^N - 1)/N */
+                cuzk_fr_sub(&L[lo + i], tau, &wi);
+                cuzk_fr_mul(&wi, &wi, &omega);
+            }
+            cuzk_fr_batch_inv_var(&L[lo], &L[lo], m, scratch);
+            for (size_t i = 0; i < m; i++) cuzk_fr_mul(&L[lo + i], &L[lo + i], &wb[i]);
+        }
+        free(wb);
+        free(scratch);
+    }
+    return nomem ? CUZK_ERR_NOMEM : CUZK_OK;
+}
+
+/*
+ * out[j] for j in [lo, hi) = sum over rows of M[row][j] L[row] (plus, for A,
+ * L[n_constraints + j] for inputs j: bellman's input rows). Scans every row
+ * and keeps the entries whose column falls in the range: no other task
+ * writes these variables. +-1 coefficients by their index, no multiply.
+ */
+static void qap_range(const cuzk_circuit *c, int mat, const cuzk_fr *L, cuzk_fr *out, uint64_t lo,
+                      uint64_t hi) {
+    const cuzk_csr *m = &c->m[mat];
+    uint64_t span = hi - lo;
+    for (uint64_t j = lo; j < hi; j++) cuzk_fr_set_zero(&out[j]);
+    for (uint64_t row = 0; row < c->n_constraints; row++) {
+        uint64_t k1 = m->row_ptr[row + 1];
+        for (uint64_t k = m->row_ptr[row]; k < k1; k++) {
+            uint64_t j = m->col[k];
+            if (j - lo >= span) continue; /* unsigned: also j < lo */
+            uint32_t vi = m->val[k];
+            if (vi == CUZK_CIRCUIT_VAL_ONE) {
+                cuzk_fr_add(&out[j], &out[j], &L[row]);
+            } else if (vi == CUZK_CIRCUIT_VAL_MINUS_ONE) {
+                cuzk_fr_sub(&out[j], &out[j], &L[row]);
+            } else {
+                cuzk_fr t;
+                cuzk_fr_mul(&t, &c->values[vi], &L[row]);
+                cuzk_fr_add(&out[j], &out[j], &t);
+            }
+        }
+    }
+    if (mat == CUZK_CIRCUIT_A) {
+        uint64_t end = hi < c->n_inputs ? hi : c->n_inputs;
+        for (uint64_t j = lo; j < end; j++)
+            cuzk_fr_add(&out[j], &out[j], &L[c->n_constraints + j]);
+    }
+}
+
+static void qap_all(const cuzk_circuit *c, const cuzk_fr *L, cuzk_fr *u, cuzk_fr *v, cuzk_fr *w,
+                    unsigned nt) {
+    uint64_t nv = cuzk_circuit_n_vars(c);
+    /* One column range per thread and matrix: each task costs a scan of the
+     * whole matrix, so more tasks than threads only add scans. */
+    uint64_t nr = nt;
+    if (nr > nv) nr = nv > 0 ? nv : 1;
+    int64_t ntask = (int64_t)(3 * nr);
+    cuzk_fr *dst[3] = {u, v, w};
+    (void)nt;
+#if defined(CUZK_HAVE_OPENMP)
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
+#endif
+    for (int64_t t = 0; t < ntask; t++) {
+        int mat = (int)(t % 3);
+        uint64_t r = (uint64_t)t / 3;
+        /* no overflow: nv < 2^33 (each part fits a u32) and nr is a thread count */
+        uint64_t lo = nv * r / nr, hi = nv * (r + 1) / nr;
+        qap_range(c, mat, L, dst[mat], lo, hi);
+    }
+}
+
+static inline int bit_at(const uint64_t *bm, uint64_t i) { return (int)((bm[i / 64] >> (i % 64)) & 1); }
+
+/* The first zero of s[0..n) or n. */
+static uint64_t first_zero(const cuzk_fr *s, uint64_t n, unsigned nt) {
+    uint64_t best = n;
+    (void)nt;
+#if defined(CUZK_HAVE_OPENMP)
+#pragma omp parallel for num_threads(nt) schedule(static) reduction(min : best) if (nt > 1 && n > 65536)
+#endif
+    for (int64_t i = 0; i < (int64_t)n; i++)
+        if (cuzk_fr_is_zero(&s[i]) && (uint64_t)i < best) best = (uint64_t)i;
+    return best;
+}
+
+/* A variable's name for messages: "input 3" / "aux 17". */
+static void var_name(char *buf, size_t cap, const cuzk_circuit *c, uint64_t j) {
+    if (j < c->n_inputs)
+        snprintf(buf, cap, "input %llu", (unsigned long long)j);
+    else
+        snprintf(buf, cap, "aux %llu", (unsigned long long)(j - c->n_inputs));
+}
+
+/* ---- the setup ----------------------------------------------------------------- */
+
+typedef struct {
+    const cuzk_circuit *c;
+    const char *name;
+    cuzk_error *err;
+    unsigned nt;
+    cuzk_g1_fixed_base g1;
+    cuzk_g2_fixed_base g2;
+} ctx;
+
+static cuzk_status mul_g1(ctx *x, cuzk_g1_aff *out, const cuzk_fr *k, size_t n, const char *part) {
+    cuzk_status st = cuzk_g1_fixed_base_mul_batch_fr_var(&x->g1, out, k, n, x->nt);
+    if (st != CUZK_OK)
+        return cuzk__fail(x->err, st, "setup for %s: %s: fixed-base multiplication: %s", x->name,
+                          part, cuzk_strerror(st));
+    return CUZK_OK;
+}
+
+static cuzk_status mul_g2(ctx *x, cuzk_g2_aff *out, const cuzk_fr *k, size_t n, const char *part) {
+    cuzk_status st = cuzk_g2_fixed_base_mul_batch_fr_var(&x->g2, out, k, n, x->nt);
+    if (st != CUZK_OK)
+        return cuzk__fail(x->err, st, "setup for %s: %s: fixed-base multiplication: %s", x->name,
+                          part, cuzk_strerror(st));
+    return CUZK_OK;
+}
+
+static cuzk_status nomem(ctx *x, const char *what, uint64_t n, size_t each) {
+    return cuzk__fail(x->err, CUZK_ERR_NOMEM, "setup for %s: no memory for %s (%llu x %zu bytes)",
+                      x->name, what, (unsigned long long)n, each);
+}
+
+/* Allocates n elements of `each` bytes (a non-NULL pointer even for n = 0 is
+ * not needed: NULL for n = 0, as params.h's vectors). */
+static void *alloc_n(uint64_t n, size_t each, int *fail) {
+    if (n == 0) return NULL;
+    if (n > SIZE_MAX / each) {
+        *fail = 1;
+        return NULL;
+    }
+    void *p = cuzk__alloc_large((size_t)n * each);
+    if (p == NULL) *fail = 1;
+    return p;
+}
+
+cuzk_status cuzk__groth16_setup_dev_timed(cuzk_params *out, const cuzk_circuit *c,
+                                          const cuzk_setup_toxic *tw_in, unsigned threads,
+                                          cuzk_setup_times *times, cuzk_error *err) {
+    cuzk__error_clear(err);
+    if (times != NULL) memset(times, 0, sizeof(*times));
+    if (out == NULL || c == NULL)
+        return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "setup: NULL parameters or circuit");
+    memset(out, 0, sizeof(*out));
+    const char *name = c->path != NULL ? c->path : "circuit";
+
+    /* ---- arguments ---- */
+    unsigned log_n = 0;
+    uint64_t n_dom = cuzk_circuit_domain_for(c->n_constraints, c->n_inputs, &log_n);
+    if (n_dom == 0 || n_dom != c->domain_size || log_n != c->domain_log)
+        return cuzk__fail(err, CUZK_ERR_BAD_ENCODING,
+                          "setup for %s: domain 2^%u does not fit %llu constraints + %llu inputs",
+                          name, c->domain_log, (unsigned long long)c->n_constraints,
+                          (unsigned long long)c->n_inputs);
+    if (c->n_inputs < 1)
+        return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "setup for %s: no inputs (input 0 is ONE)",
+                          name);
+    uint64_t n_in = c->n_inputs, n_aux = c->n_aux, nv = n_in + n_aux;
+    uint64_t n_a = n_in + c->a_aux_count, n_b = c->b_inp_count + c->b_aux_count;
+    if (n_in > UINT32_MAX || n_aux > UINT32_MAX || n_a > UINT32_MAX || n_b > UINT32_MAX)
+        return cuzk__fail(err, CUZK_ERR_INVALID_ARG,
+                          "setup for %s: a vector would hold more than 2^32 - 1 points "
+                          "(inputs %llu, aux %llu)",
+                          name, (unsigned long long)n_in, (unsigned long long)n_aux);
+
+    cuzk_setup_toxic tw_fresh;
+    const cuzk_setup_toxic *tw = tw_in;
+    if (tw == NULL) {
+        cuzk_status st = cuzk_setup_toxic_random(&tw_fresh, err);
+        if (st != CUZK_OK) return st;
+        tw = &tw_fresh;
+    }
+    static const char *const tw_names[5] = {"tau", "alpha", "beta", "gamma", "delta"};
+    const uint64_t *tw_l[5] = {tw->tau, tw->alpha, tw->beta, tw->gamma, tw->delta};
+    cuzk_fr s[5]; /* tau, alpha, beta, gamma, delta in Montgomery form */
+    for (int i = 0; i < 5; i++) {
+        if (!plain_lt_r(tw_l[i]) || (tw_l[i][0] | tw_l[i][1] | tw_l[i][2] | tw_l[i][3]) == 0)
+            return cuzk__fail(err, CUZK_ERR_INVALID_ARG,
+                              "setup for %s: toxic %s is zero or not below r", name, tw_names[i]);
+        cuzk_fr_from_limbs(&s[i], tw_l[i]);
+    }
+    const cuzk_fr *tau = &s[0], *alpha = &s[1], *beta = &s[2], *gamma = &s[3], *delta = &s[4];
+    if (fr_pow2k_is_one(tau, log_n))
+        return cuzk__fail(err, CUZK_ERR_INVALID_ARG,
+                          "setup for %s: tau lies in the evaluation domain of size 2^%u "
+                          "(Lagrange basis undefined)",
+                          name, log_n);
+
+    ctx x;
+    memset(&x, 0, sizeof(x));
+    x.c = c;
+    x.name = name;
+    x.err = err;
+    x.nt = cuzk_circuit_threads(threads);
+    unsigned nt = x.nt;
+
+    cuzk_status st = CUZK_OK;
+    cuzk_fr *L = NULL, *u = NULL, *v = NULL, *w = NULL, *hs = NULL;
+    cuzk_fr ic_s_small[1];
+    cuzk_fr *ic_s = NULL;
+    int fail = 0;
+    double t0 = now_s(), t1;
+    char vn[64];
+
+    out->path = cuzk__strdup(name);
+    if (out->path == NULL) {
+        st = nomem(&x, "the name", 1, strlen(name) + 1);
+        goto done;
+    }
+
+    /* ---- 1. Lagrange coefficients of the used rows ---- */
+    uint64_t rows = c->n_constraints + n_in;
+    L = alloc_n(rows, sizeof(cuzk_fr), &fail);
+    if (fail) {
+        st = nomem(&x, "the Lagrange coefficients", rows, sizeof(cuzk_fr));
+        goto done;
+    }
+    if (rows > 0 && (st = lagrange_all(L, rows, log_n, tau, nt)) != CUZK_OK) {
+        st = nomem(&x, "the Lagrange block buffers", 2 * lag_block, sizeof(cuzk_fr));
+        goto done;
+    }
+    t1 = now_s();
+    if (times) times->lagrange = t1 - t0;
+    t0 = t1;
+
+    /* ---- 2. u, v, w and the derived scalars ---- */
+    u = alloc_n(nv, sizeof(cuzk_fr), &fail);
+    v = alloc_n(nv, sizeof(cuzk_fr), &fail);
+    w = alloc_n(nv, sizeof(cuzk_fr), &fail);
+    ic_s = n_in <= 1 ? ic_s_small : malloc((size_t)n_in * sizeof(cuzk_fr));
+    if (fail || ic_s == NULL) {
+        st = nomem(&x, "u, v, w", 3 * nv, sizeof(cuzk_fr));
+        goto done;
+    }
+    qap_all(c, L, u, v, w, nt);
+    free(L);
+    L = NULL;
+
+    cuzk_fr gamma_inv, delta_inv;
+    cuzk_fr_inv_var(&gamma_inv, gamma);
+    cuzk_fr_inv_var(&delta_inv, delta);
+    /* w_j <- beta u_j + alpha v_j + w_j; then /gamma for inputs (to ic_s), /delta for aux */
+#if defined(CUZK_HAVE_OPENMP)
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1 && nv > 65536)
+#endif
+    for (int64_t j = 0; j < (int64_t)nv; j++) {
+        cuzk_fr t1f, t2f;
+        cuzk_fr_mul(&t1f, beta, &u[j]);
+        cuzk_fr_mul(&t2f, alpha, &v[j]);
+        cuzk_fr_add(&t1f, &t1f, &t2f);
+        cuzk_fr_add(&t1f, &t1f, &w[j]);
+        if ((uint64_t)j < n_in)
+            cuzk_fr_mul(&ic_s[j], &t1f, &gamma_inv);
+        else
+            cuzk_fr_mul(&w[j], &t1f, &delta_inv);
+    }
+    uint64_t z = first_zero(ic_s, n_in, nt);
+    if (z < n_in) {
+        st = cuzk__fail(err, CUZK_ERR_POINT_AT_INFINITY,
+                        "setup for %s: IC point %llu is the identity: input %llu has "
+                        "beta u + alpha v + w = 0 at tau",
+                        name, (unsigned long long)z, (unsigned long long)z);
+        goto done;
+    }
+    z = first_zero(w + n_in, n_aux, nt);
+    if (z < n_aux) {
+        st = cuzk__fail(err, CUZK_ERR_POINT_AT_INFINITY,
+                        "setup for %s: vector l point %llu is the identity: aux %llu appears in "
+                        "no constraint (or its coefficients cancel)",
+                        name, (unsigned long long)z, (unsigned long long)z);
+        goto done;
+    }
+
+    /* a: u of every input, then of the aux in a_aux; in place (dst <= src). */
+    uint64_t na = n_in;
+    for (uint64_t i = 0; i < n_aux; i++)
+        if (bit_at(c->a_aux, i)) u[na++] = u[n_in + i];
+    /* b: v of the inputs in b_inp, then of the aux in b_aux. */
+    uint64_t nb = 0;
+    for (uint64_t j = 0; j < n_in; j++)
+        if (bit_at(c->b_inp, j)) v[nb++] = v[j];
+    for (uint64_t i = 0; i < n_aux; i++)
+        if (bit_at(c->b_aux, i)) v[nb++] = v[n_in + i];
+    if (na != n_a || nb != n_b) {
+        st = cuzk__fail(err, CUZK_ERR_BAD_ENCODING,
+                        "setup for %s: density popcounts (a_aux %llu, b %llu) disagree with the "
+                        "bitmaps (%llu, %llu)",
+                        name, (unsigned long long)c->a_aux_count, (unsigned long long)n_b,
+                        (unsigned long long)(na - n_in), (unsigned long long)nb);
+        goto done;
+    }
+    z = first_zero(u, na, nt);
+    if (z < na) {
+        /* name the variable: position z of the compacted a */
+        uint64_t j = z;
+        if (z >= n_in) {
+            uint64_t seen = n_in;
+            for (uint64_t i = 0; i < n_aux; i++)
+                if (bit_at(c->a_aux, i) && seen++ == z) {
+                    j = n_in + i;
+                    break;
+                }
+        }
+        var_name(vn, sizeof(vn), c, j);
+        st = cuzk__fail(err, CUZK_ERR_POINT_AT_INFINITY,
+                        "setup for %s: vector a point %llu is the identity: %s is in A but "
+                        "u(tau) = 0 (its coefficients cancel or are zero)",
+                        name, (unsigned long long)z, vn);
+        goto done;
+    }
+    z = first_zero(v, nb, nt);
+    if (z < nb) {
+        uint64_t seen = 0, j = 0;
+        for (uint64_t k = 0; k < nv; k++) {
+            int in_b = k < n_in ? bit_at(c->b_inp, k) : bit_at(c->b_aux, k - n_in);
+            if (in_b && seen++ == z) {
+                j = k;
+                break;
+            }
+        }
+        var_name(vn, sizeof(vn), c, j);
+        st = cuzk__fail(err, CUZK_ERR_POINT_AT_INFINITY,
+                        "setup for %s: vector b_g1 point %llu is the identity: %s is in B but "
+                        "v(tau) = 0 (its coefficients cancel or are zero)",
+                        name, (unsigned long long)z, vn);
+        goto done;
+    }
+    t1 = now_s();
+    if (times) times->qap = t1 - t0;
+    t0 = t1;
+
+    /* ---- 3. tables, windows sized for all the points of each group ---- */
+    uint64_t n_h = n_dom - 1;
+    uint64_t g1_total = 3 + n_in + n_aux + na + nb + n_h;
+    cuzk_g1_aff g1gen;
+    cuzk_g2_aff g2gen;
+    cuzk_g1_generator(&g1gen);
+    cuzk_g2_generator(&g2gen);
+    if ((st = cuzk_g1_fixed_base_init(&x.g1, &g1gen, 0, (size_t)g1_total, nt)) != CUZK_OK ||
+        (st = cuzk_g2_fixed_base_init(&x.g2, &g2gen, 0, (size_t)(3 + nb), nt)) != CUZK_OK) {
+        st = cuzk__fail(err, st, "setup for %s: fixed-base tables: %s", name, cuzk_strerror(st));
+        goto done;
+    }
+    t1 = now_s();
+    if (times) times->tables = t1 - t0;
+    t0 = t1;
+
+    /* ---- 4. points ---- */
+    /* vk */
+    {
+        cuzk_fr k1[3] = {*alpha, *beta, *delta}, k2[3] = {*beta, *gamma, *delta};
+        cuzk_g1_aff p1[3];
+        cuzk_g2_aff p2[3];
+        if ((st = mul_g1(&x, p1, k1, 3, "vk")) != CUZK_OK ||
+            (st = mul_g2(&x, p2, k2, 3, "vk")) != CUZK_OK)
+            goto done;
+        out->vk.alpha1 = p1[0];
+        out->vk.beta1 = p1[1];
+        out->vk.delta1 = p1[2];
+        out->vk.beta2 = p2[0];
+        out->vk.gamma2 = p2[1];
+        out->vk.delta2 = p2[2];
+    }
+    out->vk.ic = alloc_n(n_in, sizeof(cuzk_g1_aff), &fail);
+    if (fail) {
+        st = nomem(&x, "IC", n_in, sizeof(cuzk_g1_aff));
+        goto done;
+    }
+    out->vk.n_ic = n_in;
+    if ((st = mul_g1(&x, out->vk.ic, ic_s, (size_t)n_in, "IC")) != CUZK_OK) goto done;
+
+    /* l from the aux part of w */
+    out->l.p = alloc_n(n_aux, sizeof(cuzk_g1_aff), &fail);
+    if (fail) {
+        st = nomem(&x, "vector l", n_aux, sizeof(cuzk_g1_aff));
+        goto done;
+    }
+    out->l.n = n_aux;
+    if ((st = mul_g1(&x, out->l.p, w + n_in, (size_t)n_aux, "vector l")) != CUZK_OK) goto done;
+    free(w);
+    w = NULL;
+
+    /* a from u */
+    out->a.p = alloc_n(na, sizeof(cuzk_g1_aff), &fail);
+    if (fail) {
+        st = nomem(&x, "vector a", na, sizeof(cuzk_g1_aff));
+        goto done;
+    }
+    out->a.n = na;
+    if ((st = mul_g1(&x, out->a.p, u, (size_t)na, "vector a")) != CUZK_OK) goto done;
+    free(u);
+    u = NULL;
+
+    /* b_g1, b_g2 from v */
+    out->b_g1.p = alloc_n(nb, sizeof(cuzk_g1_aff), &fail);
+    out->b_g2.p = alloc_n(nb, sizeof(cuzk_g2_aff), &fail);
+    if (fail) {
+        st = nomem(&x, "vectors b_g1, b_g2", nb, sizeof(cuzk_g1_aff) + sizeof(cuzk_g2_aff));
+        goto done;
+    }
+    out->b_g1.n = nb;
+    out->b_g2.n = nb;
+    if ((st = mul_g1(&x, out->b_g1.p, v, (size_t)nb, "vector b_g1")) != CUZK_OK) goto done;
+    double tg2 = now_s();
+    if ((st = mul_g2(&x, out->b_g2.p, v, (size_t)nb, "vector b_g2")) != CUZK_OK) goto done;
+    tg2 = now_s() - tg2;
+    if (times) times->g2 = tg2;
+    free(v);
+    v = NULL;
+
+    /* h_i = tau^i Z(tau)/delta, i < N - 1, in chunks of HCHUNK scalars */
+    out->h.p = alloc_n(n_h, sizeof(cuzk_g1_aff), &fail);
+    size_t hc = n_h < h_chunk ? (size_t)n_h : h_chunk;
+    hs = alloc_n(hc, sizeof(cuzk_fr), &fail);
+    if (fail) {
+        st = nomem(&x, "vector h", n_h, sizeof(cuzk_g1_aff));
+        goto done;
+    }
+    out->h.n = n_h;
+    {
+        cuzk_fr zd = *tau, one;
+        cuzk_fr_set_one(&one);
+        for (unsigned i = 0; i < log_n; i++) cuzk_fr_sqr(&zd, &zd);
+        cuzk_fr_sub(&zd, &zd, &one);
+        cuzk_fr_mul(&zd, &zd, &delta_inv); /* Z(tau)/delta, nonzero: tau is outside the domain */
+        for (uint64_t lo = 0; lo < n_h; lo += hc) {
+            size_t m = n_h - lo < hc ? (size_t)(n_h - lo) : hc;
+            const size_t hb = lag_block; /* rows per sub-block: one pow each */
+            int64_t nblk = (int64_t)((m + hb - 1) / hb);
+#if defined(CUZK_HAVE_OPENMP)
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1 && nblk > 1)
+#endif
+            for (int64_t b = 0; b < nblk; b++) {
+                size_t i0 = (size_t)b * hb, i1 = i0 + hb < m ? i0 + hb : m;
+                uint64_t e = lo + i0;
+                cuzk_fr p;
+                cuzk_fr_pow(&p, tau, &e, 1);
+                cuzk_fr_mul(&p, &p, &zd);
+                for (size_t i = i0; i < i1; i++) {
+                    hs[i] = p;
+                    cuzk_fr_mul(&p, &p, tau);
+                }
+            }
+            if ((st = mul_g1(&x, out->h.p + lo, hs, m, "vector h")) != CUZK_OK) goto done;
+        }
+    }
+    t1 = now_s();
+    if (times) times->g1 = t1 - t0 - tg2;
+
+    out->domain_size = n_dom;
+    out->log_domain_size = log_n;
+    out->n_inputs = n_in;
+    out->n_aux = n_aux;
+    out->root = CUZK_NTT_ROOT7;
+    out->h_kind = CUZK_H_MONOMIAL;
+
+done:
+    free(L);
+    free(u);
+    free(v);
+    free(w);
+    free(hs);
+    if (ic_s != ic_s_small) free(ic_s);
+    cuzk_g1_fixed_base_free(&x.g1);
+    cuzk_g2_fixed_base_free(&x.g2);
+    memset(s, 0, sizeof(s));
+    memset(&tw_fresh, 0, sizeof(tw_fresh));
+    if (st != CUZK_OK) cuzk_params_close(out);
+    return st;
+}
+
+cuzk_status cuzk_groth16_setup_dev(cuzk_params *out, const cuzk_circuit *c,
+                                   const cuzk_setup_toxic *tw, unsigned threads, cuzk_error *err) {
+    return cuzk__groth16_setup_dev_timed(out, c, tw, threads, NULL, err);
+}
