@@ -1,18 +1,32 @@
 /*
- * bench_prove.c — `cuzk bench prove --zkey K --wtns W [--threads T]
- * [--reps R] [--json]`: times whole proofs for a snarkjs key, stage by stage
- * (the stages of cuzk_groth16_timings), and prints min and median over R
- * repetitions (default 3) after one warm-up proof. Wall clock: the MSMs and
- * NTTs run on all cores. Opening the files is not timed (the keys are
- * memory-mapped; a daemon keeps them open).
+ * bench_prove.c — `cuzk bench prove`: times whole proofs stage by stage.
+ *
+ *   --zkey K --wtns W [--threads T] [--reps R] [--json]
+ *     snarkjs keys: the stages of cuzk_groth16_timings, min and median over
+ *     R repetitions (default 3) after one warm-up proof.
+ *   --circuit C --params P --witness W0 [W1 ...] [--partitions N]
+ *     [--backend cpu] [--threads T] [--reps R] [--json]
+ *     bellman parameters over our circuit files, through the backend
+ *     interface: each repetition proves N partitions (default 1, witness
+ *     i mod the number given), after one warm-up proof. Stage times use the
+ *     reference system's names (cuzk_groth16_stage_times), min and median
+ *     over all N x R proofs; seconds per proof = wall time of a repetition
+ *     / N (median over repetitions). Proofs are not verified (the prover's
+ *     tests do that).
+ * Wall clock: the MSMs and NTTs run on all cores. Opening the files and
+ * preparing the key are not timed (a daemon keeps them open).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include "backend.h"
 #include "bench.h"
 #include "cuzk.h"
 #include "groth16.h"
+#include "params.h"
+#include "witness.h"
 #include "wtns.h"
 #include "zkey.h"
 
@@ -20,7 +34,154 @@
 
 static double median_of(double *v, int n) { return cuzk_bench_median(v, n); }
 
+static double wall_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+#define MAX_PROOFS 4096
+
+static int bench_circuit(int argc, char **argv) {
+    const char *circuit_path = NULL, *params_path = NULL, *backend = "cpu";
+    const char **wpaths = calloc((size_t)argc + 1, sizeof(char *));
+    size_t n_w = 0;
+    unsigned threads = 0;
+    int reps = 3, json = 0, parts = 1;
+    if (wpaths == NULL) return 2;
+    for (int i = 0; i < argc; i++) {
+        if (strcmp(argv[i], "--circuit") == 0 && i + 1 < argc)
+            circuit_path = argv[++i];
+        else if (strcmp(argv[i], "--params") == 0 && i + 1 < argc)
+            params_path = argv[++i];
+        else if (strcmp(argv[i], "--witness") == 0)
+            while (i + 1 < argc && argv[i + 1][0] != '-') wpaths[n_w++] = argv[++i];
+        else if (strcmp(argv[i], "--partitions") == 0 && i + 1 < argc)
+            parts = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--backend") == 0 && i + 1 < argc)
+            backend = argv[++i];
+        else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc)
+            threads = (unsigned)strtoul(argv[++i], NULL, 10);
+        else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc)
+            reps = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--json") == 0)
+            json = 1;
+        else {
+            fprintf(stderr, "usage: cuzk bench prove --circuit C --params P --witness W0 [W1 ...] "
+                            "[--partitions N] [--backend cpu] [--threads T] [--reps R] [--json]\n");
+            free(wpaths);
+            return 2;
+        }
+    }
+    if (circuit_path == NULL || params_path == NULL || n_w == 0 || reps < 1 || reps > MAX_REPS ||
+        parts < 1 || (long)parts * reps > MAX_PROOFS || strcmp(backend, "cpu") != 0) {
+        fprintf(stderr, "cuzk bench prove: --circuit, --params and --witness are required; "
+                        "1 <= reps <= %d, partitions >= 1, partitions x reps <= %d; backends: "
+                        "cpu\n",
+                MAX_REPS, MAX_PROOFS);
+        free(wpaths);
+        return 2;
+    }
+    cuzk_error err;
+    cuzk__error_clear(&err);
+    cuzk_circuit c;
+    cuzk_params p;
+    cuzk_backend be;
+    memset(&c, 0, sizeof(c));
+    memset(&p, 0, sizeof(p));
+    memset(&be, 0, sizeof(be));
+    cuzk_witness *w = calloc(n_w, sizeof(*w));
+    cuzk_backend_key *key = NULL;
+    cuzk_backend_job *job = NULL;
+    enum { SPMV, CHECK, NTT, MSM_H, PREP, BATCH, TAIL, BG2, FINISH, TOTAL, NSTAGES };
+    static const char *names[NSTAGES] = {"spmv_ms",      "check_ms",    "ntt_ms",
+                                         "msm_h_ms",     "prep_ms",     "batch_add_ms",
+                                         "tail_msm_ms",  "b_g2_msm_ms", "finish_ms",
+                                         "total_ms"};
+    double(*v)[MAX_PROOFS] = malloc(sizeof(double[NSTAGES][MAX_PROOFS]));
+    double per_proof[MAX_REPS];
+    int rc = 2, n_done = 0;
+    if (w == NULL || v == NULL) {
+        fprintf(stderr, "cuzk bench prove: out of memory\n");
+        goto out;
+    }
+    if (cuzk_circuit_open(&c, circuit_path, 0, &err) != CUZK_OK ||
+        cuzk_params_open(&p, params_path, CUZK_PARAMS_PARALLEL, &err) != CUZK_OK ||
+        cuzk_backend_open(&be, &cuzk_backend_cpu, threads, -1, &err) != CUZK_OK ||
+        cuzk_backend_prepare(&be, &key, &c, &p, &err) != CUZK_OK)
+        goto fail;
+    for (size_t i = 0; i < n_w; i++)
+        if (cuzk_witness_open(&w[i], wpaths[i], &err) != CUZK_OK) goto fail;
+    for (int rep = -1; rep < reps; rep++) { /* rep -1: one warm-up proof */
+        const double t0 = wall_ms();
+        for (int k = 0; k < (rep < 0 ? 1 : parts); k++) {
+            uint64_t r[4], s[4];
+            cuzk_groth16_proof proof;
+            if (cuzk_backend_prove_start(&be, &job, key, &w[(size_t)k % n_w], &err) != CUZK_OK ||
+                cuzk_groth16_random_scalar(r, &err) != CUZK_OK ||
+                cuzk_groth16_random_scalar(s, &err) != CUZK_OK ||
+                cuzk_backend_prove_finish(&be, &proof, job, r, s, &err) != CUZK_OK)
+                goto fail;
+            cuzk_bench_sink = proof.a.x.l[0];
+            if (rep >= 0) {
+                const cuzk_groth16_stage_times *t = cuzk_backend_job_times(job);
+                const double x[NSTAGES] = {t->spmv_ms,      t->check_ms,    t->ntt_ms,
+                                           t->msm_h_ms,     t->prep_ms,     t->batch_add_ms,
+                                           t->tail_msm_ms,  t->b_g2_msm_ms, t->finish_ms,
+                                           t->total_ms};
+                for (int q = 0; q < NSTAGES; q++) v[q][n_done] = x[q];
+                n_done++;
+            }
+            cuzk_backend_release_job(&be, job);
+            job = NULL;
+        }
+        if (rep >= 0) per_proof[rep] = (wall_ms() - t0) / parts / 1e3;
+    }
+    const double sec = median_of(per_proof, reps);
+    if (json) {
+        printf("{\"bench\": \"prove\", \"circuit\": \"%s\", \"params\": \"%s\", \"backend\": "
+               "\"%s\", \"constraints\": %llu, \"n_vars\": %llu, \"domain_log\": %u, "
+               "\"threads\": %u, \"partitions\": %d, \"reps\": %d",
+               circuit_path, params_path, be.ops->name, (unsigned long long)c.n_constraints,
+               (unsigned long long)cuzk_circuit_n_vars(&c), c.domain_log, threads, parts, reps);
+        for (int q = 0; q < NSTAGES; q++)
+            printf(", \"%s\": {\"min\": %.3f, \"median\": %.3f}", names[q],
+                   cuzk_bench_min(v[q], n_done), median_of(v[q], n_done));
+        printf(", \"seconds_per_proof\": %.4f}\n", sec);
+    } else {
+        printf("cuzk bench prove: %s (%llu constraints, %llu variables, domain 2^%u), backend "
+               "%s, %s threads, %d partition%s x %d reps + warm-up\n",
+               circuit_path, (unsigned long long)c.n_constraints,
+               (unsigned long long)cuzk_circuit_n_vars(&c), c.domain_log, be.ops->name,
+               threads ? "explicit" : "all", parts, parts == 1 ? "" : "s", reps);
+        printf("%-14s %12s %12s\n", "stage", "min ms", "median ms");
+        for (int q = 0; q < NSTAGES; q++)
+            printf("%-14s %12.3f %12.3f\n", names[q], cuzk_bench_min(v[q], n_done),
+                   median_of(v[q], n_done));
+        printf("seconds per proof (median over reps): %.4f\n", sec);
+    }
+    rc = 0;
+    goto out;
+fail:
+    fprintf(stderr, "cuzk bench prove: %s\n", cuzk__error_text(&err));
+out:
+    if (be.ops != NULL) {
+        cuzk_backend_release_job(&be, job);
+        cuzk_backend_release_key(&be, key);
+    }
+    cuzk_backend_close(&be);
+    for (size_t i = 0; w != NULL && i < n_w; i++) cuzk_witness_close(&w[i]);
+    free(w);
+    free(v);
+    cuzk_params_close(&p);
+    cuzk_circuit_close(&c);
+    free(wpaths);
+    return rc;
+}
+
 int cuzk__bench_prove(int argc, char **argv) {
+    for (int i = 0; i < argc; i++)
+        if (strcmp(argv[i], "--circuit") == 0) return bench_circuit(argc, argv);
     const char *zkey_path = NULL, *wtns_path = NULL;
     unsigned threads = 0;
     int reps = 3, json = 0;

@@ -88,6 +88,17 @@ cuzk_status cuzk_groth16_prove_start_zkey(cuzk_groth16_partial *out, const cuzk_
                                           unsigned threads, cuzk_error *err);
 
 /*
+ * The first step of prove_start_zkey, shared with the GPU backend: checks the
+ * witness against the key (count, w[0] = 1, every value < r) and the key's
+ * conventions, then abc[0..3n) = a, b, c = a∘b (Montgomery) over the
+ * domain of n = zk->domain_size rows from the key's coefficients.
+ */
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__groth16_zkey_abc(const cuzk_zkey *zk,
+                                                           const uint64_t (*witness)[4],
+                                                           size_t n_witness, cuzk_fr *abc,
+                                                           cuzk_error *err);
+
+/*
  * The proof from a partial and the blinding scalars r, s (plain, < r; secret:
  * constant-time arithmetic):
  *   A = alpha1 + msm_a + r delta1,  B = beta2 + msm_b2 + s delta2,
@@ -102,5 +113,79 @@ cuzk_status cuzk_groth16_random_scalar(uint64_t out[4], cuzk_error *err);
 /* The verifying key of a snarkjs key (copies; free with cuzk_groth16_vk_free). */
 cuzk_status cuzk_groth16_vk_from_zkey(cuzk_groth16_vk *vk, const cuzk_zkey *zk,
                                       cuzk_error *err);
+
+/* ---- proving with bellman / Filecoin parameters over our CSR circuits ------ */
+
+#include "params.h"
+#include "witness.h"
+
+/*
+ * Milliseconds per stage of a bellman-form proof, named as the reference
+ * system's timing lines (REFERENCE-SYSTEM.md §11) so logs compare directly.
+ * The snarkjs path keeps cuzk_groth16_timings; this prover fills both (the
+ * partial's t with the per-MSM view, this one with the per-kind view).
+ */
+typedef struct {
+    double spmv_ms;      /* witness -> a, b, c: Montgomery copy and the three SpMVs */
+    double check_ms;     /* a_i b_i = c_i on every constraint row (on the same a, b, c) */
+    double ntt_ms;       /* H: 7 NTTs (cuzk_h_bellman) and the conversion to plain */
+    double msm_h_ms;     /* sum h_i H_i over the N - 1 coefficients */
+    double prep_ms;      /* gathering the A and B scalars by density, 0/1/other classification */
+    double batch_add_ms; /* bases whose scalar is 1, summed: A, B_G1, L (G1) and B_G2 (G2) */
+    double tail_msm_ms;  /* Pippenger over the other scalars: A, B_G1, L (G1) */
+    double b_g2_msm_ms;  /* Pippenger over the other scalars of B_G2 (G2) */
+    double finish_ms;    /* assembly with r, s (filled by whoever runs prove_finish) */
+    double total_ms;     /* prove_start plus finish */
+} cuzk_groth16_stage_times;
+
+/*
+ * Checks that parameters p belong to circuit c, with a message naming both
+ * files and the count that differs (ERR_INVALID_ARG): n_inputs (= |IC|),
+ * n_aux (= |l|), the domain (|h| + 1 = c's domain), |a| = n_inputs +
+ * popcount(a_aux), |b_g1| = |b_g2| = popcount(b_inp) + popcount(b_aux), and
+ * the conventions (root 7^t, monomial H; ERR_UNSUPPORTED otherwise).
+ */
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_groth16_check_params(const cuzk_circuit *c,
+                                                              const cuzk_params *p,
+                                                              cuzk_error *err);
+
+/*
+ * All heavy work of one bellman-form proof (bellperson's prover with the
+ * reference system's split MSMs), for circuit c with parameters p (checked
+ * by cuzk_groth16_check_params) and witness w.
+ *
+ * Witness: a cuzk_witness (witness.h): the full assignment, inputs then aux,
+ * PLAIN canonical limbs, input 0 = 1 (the reader and
+ * cuzk_witness_from_values check all of that). Plain because every MSM
+ * reads it as is (L directly, A and B after gathering by density); only the
+ * SpMV works on a Montgomery copy. Counts must equal c's (ERR_INVALID_ARG).
+ *
+ * Steps: a, b, c by SpMV (rows n_constraints + i get a = input_i, b = c = 0);
+ * refusal of an unsatisfying witness (ERR_WITNESS_UNSATISFIED naming the
+ * circuit, the witness and the first failing constraint) from the a, b, c
+ * just computed; H = (ab - c)/Z by cuzk_h_bellman in p's domain; the MSMs
+ *   A   = sum over inputs (dense) and aux with a_aux of w_j A_j
+ *   B   = sum over inputs with b_inp and aux with b_aux of w_j B_j (G1, G2)
+ *   L   = sum over aux of w_j L_j,   H = sum_{i < N-1} h_i H_i,
+ * the witness ones split as bitmap batch-add (ones) + Pippenger (others).
+ * out receives the MSM results and copies of alpha1, beta1, delta1, beta2,
+ * delta2: it refers to nothing of c, p or w, which may be closed before
+ * cuzk_groth16_prove_finish. times (may be NULL) receives the stage times
+ * (finish_ms 0; out->t has the per-MSM view).
+ *
+ * threads: SpMV, classification, batch-adds and MSMs (0 = all cores); the
+ * NTTs use omp_get_max_threads() as ntt.h says. VARIABLE TIME in the witness
+ * (msm.h, doc/timing.md), as in the reference system.
+ */
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_groth16_prove_start_circuit(
+    cuzk_groth16_partial *out, cuzk_groth16_stage_times *times, const cuzk_circuit *c,
+    const cuzk_params *p, const cuzk_witness *w, unsigned threads, cuzk_error *err);
+
+/* The same with a ready NTT domain of p's size and root (dom may be NULL: one
+ * is built and freed per call); for the backend, which keeps one per circuit. */
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__groth16_prove_start_circuit_dom(
+    cuzk_groth16_partial *out, cuzk_groth16_stage_times *times, const cuzk_circuit *c,
+    const cuzk_params *p, const cuzk_ntt_domain *dom, const cuzk_witness *w, unsigned threads,
+    cuzk_error *err);
 
 #endif /* CUZK_GROTH16_H */

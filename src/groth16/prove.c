@@ -79,15 +79,9 @@ static void witness_products(cuzk_fr *a, cuzk_fr *b, const cuzk_zkey *zk,
     }
 }
 
-cuzk_status cuzk_groth16_prove_start_zkey(cuzk_groth16_partial *out, const cuzk_zkey *zk,
-                                          const uint64_t (*witness)[4], size_t n_witness,
-                                          unsigned threads, cuzk_error *err) {
+cuzk_status cuzk__groth16_zkey_abc(const cuzk_zkey *zk, const uint64_t (*witness)[4],
+                                   size_t n_witness, cuzk_fr *abc, cuzk_error *err) {
     static const uint64_t r_limbs[4] = CUZK__FR_R;
-    const double t0 = now_ms();
-    cuzk_status st = CUZK_OK;
-    memset(out, 0, sizeof(*out));
-    cuzk__error_clear(err);
-
     if (n_witness != zk->n_vars)
         return cuzk__fail(err, CUZK_ERR_INVALID_ARG,
                           "witness has %zu values, the key %s expects %u (nVars)", n_witness,
@@ -104,11 +98,26 @@ cuzk_status cuzk_groth16_prove_start_zkey(cuzk_groth16_partial *out, const cuzk_
         return cuzk__fail(err, CUZK_ERR_UNSUPPORTED,
                           "%s: only snarkjs keys (root 5^t, odd-coset H) are proved here",
                           zk->file.path);
+    const size_t n = zk->domain_size;
+    cuzk_fr *a = abc, *b = abc + n, *c = abc + 2 * n;
+    memset(abc, 0, 3 * n * sizeof(cuzk_fr));
+    witness_products(a, b, zk, witness);
+    for (size_t i = 0; i < n; i++) cuzk_fr_mul(&c[i], &a[i], &b[i]);
+    return CUZK_OK;
+}
+
+cuzk_status cuzk_groth16_prove_start_zkey(cuzk_groth16_partial *out, const cuzk_zkey *zk,
+                                          const uint64_t (*witness)[4], size_t n_witness,
+                                          unsigned threads, cuzk_error *err) {
+    const double t0 = now_ms();
+    cuzk_status st = CUZK_OK;
+    memset(out, 0, sizeof(*out));
+    cuzk__error_clear(err);
 
     const size_t n = zk->domain_size;
     cuzk_ntt_domain dom;
     memset(&dom, 0, sizeof(dom));
-    cuzk_fr *abc = cuzk__calloc_large(3 * n, sizeof(cuzk_fr));
+    cuzk_fr *abc = cuzk__alloc_large(3 * n * sizeof(cuzk_fr));
     uint64_t(*h_plain)[4] = cuzk__alloc_large(n * sizeof(*h_plain));
     if (abc == NULL || h_plain == NULL) {
         st = cuzk__fail(err, CUZK_ERR_NOMEM, "no memory for the %zu-point domain vectors", n);
@@ -117,9 +126,9 @@ cuzk_status cuzk_groth16_prove_start_zkey(cuzk_groth16_partial *out, const cuzk_
     cuzk_fr *a = abc, *b = abc + n, *c = abc + 2 * n;
 
     double t = now_ms();
-    witness_products(a, b, zk, witness);
-    for (size_t i = 0; i < n; i++) cuzk_fr_mul(&c[i], &a[i], &b[i]);
+    st = cuzk__groth16_zkey_abc(zk, witness, n_witness, abc, err);
     out->t.abc_ms = now_ms() - t;
+    if (st != CUZK_OK) goto done;
 
     t = now_ms();
     if ((st = cuzk_ntt_domain_init(&dom, zk->log_domain_size, CUZK_NTT_ROOT5)) != CUZK_OK) {

@@ -8,5 +8,9 @@ int cuzk__cmd_zkey(int argc, char **argv);      /* groth16_cmd.c */
 int cuzk__cmd_wtns(int argc, char **argv);      /* groth16_cmd.c */
 int cuzk__cmd_info(int argc, char **argv);      /* info_cmd.c */
 int cuzk__cmd_ptau(int argc, char **argv);      /* ptau_cmd.c */
+int cuzk__cmd_gen_circuit(int argc, char **argv); /* gen_cmd.c */
+int cuzk__cmd_prove(int argc, char **argv);     /* prove_cmd.c */
+int cuzk__cmd_verify(int argc, char **argv);    /* prove_cmd.c */
+int cuzk__cmd_setup(int argc, char **argv);     /* setup_cmd.c */
 
 #endif

@@ -25,6 +25,15 @@ static int usage(FILE *f) {
             "                    name the first constraint a witness fails\n"
             "  ptau new --power P [--seed S] -o out.ptau\n"
             "                    development prepared powers of tau for snarkjs (NOT FOR PRODUCTION)\n"
+            "  gen-circuit --profile porep|dense|sha --log-constraints K -o DIR [--partitions N]\n"
+            "                    synthetic circuit DIR/circuit.cuzk and witnesses DIR/w<i>.wit\n"
+            "  setup CIRCUIT -o OUT.params [--vk OUT.vk] [--threads N] [--seed HEX]\n"
+            "                    development Groth16 .params for our circuit file (NOT FOR PRODUCTION)\n"
+            "  prove --circuit C --params P --witness W0 [W1 ...] -o proof.bin [--threads N]\n"
+            "        [--backend cpu] [--no-verify] [--verbose]\n"
+            "                    bellman proofs, one 192-byte partition per witness, self-verified\n"
+            "  verify (--vk V | --params P) --inputs IN0 [IN1 ...] proof.bin\n"
+            "                    verify each partition (inputs: witness or text files; exit 0/1/2)\n"
             "  bench field [--json] [--iters N] [--clock cpu|wall]\n"
             "                    time field, group and pairing operations (doc/bench.md)\n"
             "  bench ntt [--log N|A-B]... [--threads T] [--reps R] [--all] [--json]\n"
@@ -32,6 +41,7 @@ static int usage(FILE *f) {
             "  bench msm [--log N]... [--g1] [--g2] [--threads T] [--reps R] [--no-batch-add]\n"
             "                    ms per CPU MSM (G1 2^10..2^18, G2 2^10..2^14; 1 and all threads)\n"
             "  bench prove --zkey K --wtns W [--threads T] [--reps R] [--json]\n"
+            "  bench prove --circuit C --params P --witness W.. [--partitions N] [--reps R]\n"
             "                    per-stage times of whole proofs\n");
     return f == stderr ? 2 : 0;
 }
@@ -74,6 +84,10 @@ static const struct {
     {"zkey", cuzk__cmd_zkey},
     {"wtns", cuzk__cmd_wtns},
     {"ptau", cuzk__cmd_ptau},
+    {"gen-circuit", cuzk__cmd_gen_circuit},
+    {"setup", cuzk__cmd_setup},
+    {"prove", cuzk__cmd_prove},
+    {"verify", cuzk__cmd_verify},
     {"bench", cmd_bench},
 };
 

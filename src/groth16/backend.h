@@ -1,0 +1,174 @@
+/*
+ * backend.h — the prover backend interface (DESIGN.md "Layers": prepare,
+ * prove_start, prove_finish, release). The engine, the commands and the
+ * benchmarks prove through it; the CPU backend (backend_cpu.c) always
+ * exists, a CUDA backend (src/gpu, C-callable) provides another
+ * cuzk_backend_ops value.
+ *
+ * Objects
+ *   cuzk_backend      one instance: the ops, a thread count, a device ordinal
+ *                     and the backend's own state (CPU: none; GPU: a device
+ *                     context, streams, the memory planner).
+ *   cuzk_backend_key  a prepared circuit: circuit + bellman parameters, or a
+ *                     snarkjs .zkey (prepare_zkey, optional). CPU: borrows
+ *                     them and keeps the NTT domain; GPU: uploads the SRS and
+ *                     the CSR matrices (resident mode) or plans streaming.
+ *   cuzk_backend_job  one proof between prove_start and prove_finish.
+ *
+ * Every key and job starts with the common header below; a backend puts it
+ * as the FIRST member of its own struct and hands out a pointer to it (C's
+ * first-member rule makes the cast back well defined, also in C++/CUDA for
+ * standard-layout structs). The inline dispatchers at the end call through
+ * the header's ops.
+ *
+ * Ownership (the reference system had a use-after-free exactly here,
+ * REFERENCE-SYSTEM.md §7):
+ *   - prepare BORROWS the circuit and parameters (or the zkey): they stay
+ *     open and unchanged until release_key.
+ *   - prove_start borrows the witness for the call only.
+ *   - A job OWNS everything prove_finish needs (MSM results, copies of the
+ *     key points, its times; a GPU job also whatever is still in flight). Once
+ *     prove_start has returned, the witness, the key, the circuit and the
+ *     parameters may all be released before prove_finish.
+ *   - release_job frees a job whether it was finished or not (an abandoned
+ *     proof); release_key frees a key (its started jobs are unaffected).
+ *   - A failing prove_start leaves *out NULL; a failing prove_finish leaves
+ *     the job to release_job.
+ * Concurrency: a key is immutable after prepare; several threads may call
+ * prove_start on one key at once (a backend serializes internally where its
+ * device requires it). One job belongs to one thread at a time.
+ *
+ * r and s go to prove_finish only (plain scalars < r, from
+ * cuzk_groth16_random_scalar; tests fix them to compare backends bit for
+ * bit); they are secret, and the assembly is constant-time in them.
+ */
+#ifndef CUZK_BACKEND_H
+#define CUZK_BACKEND_H
+
+#include <stdint.h>
+
+#include "circuit.h"
+#include "error.h"
+#include "groth16.h"
+#include "params.h"
+#include "witness.h"
+#include "zkey.h"
+
+typedef struct cuzk_backend_ops cuzk_backend_ops;
+
+typedef struct {
+    const cuzk_backend_ops *ops;
+    unsigned threads; /* CPU threads the backend may use (0 = all cores) */
+    int device;       /* device ordinal for a GPU backend; -1 for the CPU */
+    void *impl;       /* the backend's state (set by open) */
+} cuzk_backend;
+
+/* Common header of a prepared key. */
+typedef struct {
+    const cuzk_backend_ops *ops;
+    uint64_t n_inputs, n_aux; /* the witness counts prove_start expects */
+    uint64_t n_public;        /* inputs without the constant 1 (what a verifier takes) */
+    unsigned log_domain;
+} cuzk_backend_key;
+
+/* Common header of a job. t is complete after prove_finish. */
+typedef struct {
+    const cuzk_backend_ops *ops;
+    cuzk_groth16_stage_times t;
+} cuzk_backend_job;
+
+struct cuzk_backend_ops {
+    const char *name; /* "cpu", "cuda" */
+    /* Sets up be->impl for be->threads / be->device. */
+    cuzk_status (*open)(cuzk_backend *be, cuzk_error *err);
+    void (*close)(cuzk_backend *be);
+    /* A key for circuit c with its bellman parameters p (checked with
+     * cuzk_groth16_check_params). */
+    cuzk_status (*prepare)(cuzk_backend *be, cuzk_backend_key **out, const cuzk_circuit *c,
+                           const cuzk_params *p, cuzk_error *err);
+    /* A key for a snarkjs .zkey; NULL when the backend has none. Its jobs
+     * take a witness whose n_inputs + n_aux equals the key's nVars (the
+     * split is ignored; cuzk_witness_from_values makes one from a .wtns). */
+    cuzk_status (*prepare_zkey)(cuzk_backend *be, cuzk_backend_key **out, const cuzk_zkey *zk,
+                                cuzk_error *err);
+    cuzk_status (*prove_start)(cuzk_backend *be, cuzk_backend_job **out, cuzk_backend_key *key,
+                               const cuzk_witness *w, cuzk_error *err);
+    cuzk_status (*prove_finish)(cuzk_backend *be, cuzk_groth16_proof *proof,
+                                cuzk_backend_job *job, const uint64_t r[4], const uint64_t s[4],
+                                cuzk_error *err);
+    void (*release_job)(cuzk_backend *be, cuzk_backend_job *job);
+    void (*release_key)(cuzk_backend *be, cuzk_backend_key *key);
+};
+
+/* The CPU backend (backend_cpu.c): the provers of prove.c and
+ * prove_circuit.c; a key holds the NTT domain so it is built once. */
+extern const cuzk_backend_ops cuzk_backend_cpu;
+
+/* ---- dispatchers ----------------------------------------------------------- */
+
+/* Opens an instance of ops (threads 0 = all cores; device -1 = none). On
+ * failure *be is zeroed. */
+static inline cuzk_status cuzk_backend_open(cuzk_backend *be, const cuzk_backend_ops *ops,
+                                            unsigned threads, int device, cuzk_error *err) {
+    be->ops = ops;
+    be->threads = threads;
+    be->device = device;
+    be->impl = NULL;
+    cuzk_status st = ops->open(be, err);
+    if (st != CUZK_OK) {
+        be->ops = NULL;
+        be->impl = NULL;
+    }
+    return st;
+}
+
+/* Safe on a zeroed or closed instance. */
+static inline void cuzk_backend_close(cuzk_backend *be) {
+    if (be->ops != NULL) be->ops->close(be);
+    be->ops = NULL;
+    be->impl = NULL;
+}
+
+static inline cuzk_status cuzk_backend_prepare(cuzk_backend *be, cuzk_backend_key **out,
+                                               const cuzk_circuit *c, const cuzk_params *p,
+                                               cuzk_error *err) {
+    *out = NULL;
+    return be->ops->prepare(be, out, c, p, err);
+}
+
+static inline cuzk_status cuzk_backend_prepare_zkey(cuzk_backend *be, cuzk_backend_key **out,
+                                                    const cuzk_zkey *zk, cuzk_error *err) {
+    *out = NULL;
+    if (be->ops->prepare_zkey == NULL)
+        return cuzk__fail(err, CUZK_ERR_UNSUPPORTED, "backend %s does not prove snarkjs keys",
+                          be->ops->name);
+    return be->ops->prepare_zkey(be, out, zk, err);
+}
+
+static inline cuzk_status cuzk_backend_prove_start(cuzk_backend *be, cuzk_backend_job **out,
+                                                   cuzk_backend_key *key, const cuzk_witness *w,
+                                                   cuzk_error *err) {
+    *out = NULL;
+    return be->ops->prove_start(be, out, key, w, err);
+}
+
+static inline cuzk_status cuzk_backend_prove_finish(cuzk_backend *be, cuzk_groth16_proof *proof,
+                                                    cuzk_backend_job *job, const uint64_t r[4],
+                                                    const uint64_t s[4], cuzk_error *err) {
+    return be->ops->prove_finish(be, proof, job, r, s, err);
+}
+
+/* The stage times of a job (complete after prove_finish). */
+static inline const cuzk_groth16_stage_times *cuzk_backend_job_times(const cuzk_backend_job *job) {
+    return &job->t;
+}
+
+/* Both are no-ops on NULL. */
+static inline void cuzk_backend_release_job(cuzk_backend *be, cuzk_backend_job *job) {
+    if (job != NULL) be->ops->release_job(be, job);
+}
+static inline void cuzk_backend_release_key(cuzk_backend *be, cuzk_backend_key *key) {
+    if (key != NULL) be->ops->release_key(be, key);
+}
+
+#endif /* CUZK_BACKEND_H */

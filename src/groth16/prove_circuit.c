@@ -1,0 +1,394 @@
+/*
+ * prove_circuit.c — the Groth16 prover for bellman / Filecoin parameters
+ * (.params) over our CSR circuits: bellperson's prover with the MSMs split as
+ * the reference system splits them (REFERENCE-SYSTEM.md §4.2-4.4).
+ *
+ * Scalars: the witness is plain (witness.h); the SpMV works on a Montgomery
+ * copy and leaves a, b, c in Montgomery form; H comes out of cuzk_h_bellman
+ * in Montgomery form and is converted to plain in place for its MSM.
+ *
+ * Why every witness 1 goes to the batch-add on the CPU: Pippenger pays
+ * ceil(256/c) bucket additions per point (20 at c = 13) plus its share of
+ * the bucket reduction, the batch-add about one affine addition (6M + 1S
+ * and 1/512 of an inversion). The reference's "split only when the tail is
+ * at most half the points" rule is about GPU transfers, not arithmetic, so
+ * the CPU always splits; zeros cost nothing either way.
+ */
+#include "groth16.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "h.h"
+#include "mem.h"
+#include "msm.h"
+#include "ntt.h"
+
+#if defined(CUZK_HAVE_OPENMP)
+#include <omp.h>
+#endif
+
+typedef unsigned long long ull;
+
+static double now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static const char *name_of(const char *path, const char *dflt) { return path ? path : dflt; }
+
+cuzk_status cuzk_groth16_check_params(const cuzk_circuit *c, const cuzk_params *p,
+                                      cuzk_error *err) {
+    if (c == NULL || p == NULL || c->image == NULL)
+        return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "cuzk_groth16_check_params: NULL argument");
+    const char *cn = name_of(c->path, "(circuit)"), *pn = name_of(p->path, "(params)");
+    if (p->root != CUZK_NTT_ROOT7 || p->h_kind != CUZK_H_MONOMIAL)
+        return cuzk__fail(err, CUZK_ERR_UNSUPPORTED,
+                          "%s: only bellman parameters (root 7^t, monomial H) are proved here",
+                          pn);
+#define MISMATCH(what, have, want)                                                          \
+    cuzk__fail(err, CUZK_ERR_INVALID_ARG,                                                  \
+               "%s: %s is %llu, but circuit %s needs %llu: parameters of another circuit?", \
+               pn, what, (ull)(have), cn, (ull)(want))
+    if (p->n_inputs != c->n_inputs)
+        return MISMATCH("the input count (IC points)", p->n_inputs, c->n_inputs);
+    if (p->n_aux != c->n_aux) return MISMATCH("the aux count (vector l)", p->n_aux, c->n_aux);
+    if (p->domain_size != c->domain_size)
+        return MISMATCH("the domain size (vector h + 1)", p->domain_size, c->domain_size);
+    if (p->h.n + 1 != c->domain_size)
+        return MISMATCH("vector h + 1", p->h.n + 1, c->domain_size);
+    if (p->a.n != c->n_inputs + c->a_aux_count)
+        return MISMATCH("vector a (inputs + popcount(a_aux))", p->a.n,
+                        c->n_inputs + c->a_aux_count);
+    if (p->b_g1.n != c->b_inp_count + c->b_aux_count)
+        return MISMATCH("vector b_g1 (popcount(b_inp) + popcount(b_aux))", p->b_g1.n,
+                        c->b_inp_count + c->b_aux_count);
+    if (p->b_g2.n != c->b_inp_count + c->b_aux_count)
+        return MISMATCH("vector b_g2 (popcount(b_inp) + popcount(b_aux))", p->b_g2.n,
+                        c->b_inp_count + c->b_aux_count);
+#undef MISMATCH
+    return CUZK_OK;
+}
+
+/* ---- gathering scalars by density ------------------------------------------ */
+
+static uint64_t bm_word(const uint64_t *bm, size_t i, uint64_t n) {
+    uint64_t w = bm[i];
+    if ((uint64_t)(i + 1) * 64 > n && n % 64) w &= ((uint64_t)1 << (n % 64)) - 1;
+    return w;
+}
+
+#define GATHER_MAX_CHUNKS 256
+
+/*
+ * out[k] = v[j] for the k-th set bit j of bm (n bits); returns the number
+ * copied. Two passes over the bitmap words split into chunks: popcounts,
+ * a prefix sum, then each chunk copies to its own offset (32 bytes per
+ * selected value; bound by memory bandwidth).
+ */
+static uint64_t gather(uint64_t (*out)[4], const uint64_t (*v)[4], const uint64_t *bm, uint64_t n,
+                       unsigned threads) {
+    size_t words = (size_t)((n + 63) / 64);
+    if (words == 0) return 0;
+    size_t chunks = (size_t)threads * 4;
+    if (chunks > GATHER_MAX_CHUNKS) chunks = GATHER_MAX_CHUNKS;
+    if (words < 1024) chunks = 1; /* below 64K values a team costs more than it saves */
+    if (chunks > words) chunks = words;
+    uint64_t start[GATHER_MAX_CHUNKS + 1];
+    int t = (int)threads;
+    (void)t;
+#if defined(CUZK_HAVE_OPENMP)
+#pragma omp parallel for num_threads(t) schedule(static) if (chunks > 1)
+#endif
+    for (long k = 0; k < (long)chunks; k++) {
+        size_t w0 = words * (size_t)k / chunks, w1 = words * (size_t)(k + 1) / chunks;
+        uint64_t cnt = 0;
+        for (size_t i = w0; i < w1; i++) cnt += (uint64_t)__builtin_popcountll(bm_word(bm, i, n));
+        start[k + 1] = cnt;
+    }
+    start[0] = 0;
+    for (size_t k = 0; k < chunks; k++) start[k + 1] += start[k];
+#if defined(CUZK_HAVE_OPENMP)
+#pragma omp parallel for num_threads(t) schedule(static) if (chunks > 1)
+#endif
+    for (long k = 0; k < (long)chunks; k++) {
+        size_t w0 = words * (size_t)k / chunks, w1 = words * (size_t)(k + 1) / chunks;
+        uint64_t o = start[k];
+        for (size_t i = w0; i < w1; i++) {
+            uint64_t w = bm_word(bm, i, n);
+            while (w) {
+                size_t j = i * 64 + (size_t)__builtin_ctzll(w);
+                memcpy(out[o++], v[j], 32);
+                w &= w - 1;
+            }
+        }
+    }
+    return start[chunks];
+}
+
+/* One query's scalars and their classification. */
+typedef struct {
+    const uint64_t (*sc)[4]; /* n scalars, aligned with the query's bases */
+    uint64_t (*owned)[4];    /* gathered copy (NULL when sc points into the witness) */
+    uint64_t *one, *other;   /* bitmaps of n bits */
+    size_t n;
+    cuzk_msm_counts counts;
+} query;
+
+static void query_free(query *q) {
+    free(q->owned);
+    free(q->one);
+    free(q->other);
+    memset(q, 0, sizeof(*q));
+}
+
+static cuzk_status query_classify(query *q, unsigned threads, cuzk_error *err) {
+    size_t words = cuzk_msm_bitmap_words(q->n);
+    q->one = malloc((words ? words : 1) * sizeof(uint64_t));
+    q->other = malloc((words ? words : 1) * sizeof(uint64_t));
+    if (q->one == NULL || q->other == NULL)
+        return cuzk__fail(err, CUZK_ERR_NOMEM, "no memory for the bitmaps of %zu scalars", q->n);
+    cuzk_msm_classify_var(NULL, q->one, q->other, &q->counts, q->sc, q->n, threads);
+    return CUZK_OK;
+}
+
+/* A's scalars: every input, then the aux with a_aux. */
+static cuzk_status query_a(query *q, const cuzk_circuit *c, const cuzk_witness *w,
+                           unsigned threads, cuzk_error *err) {
+    const uint64_t(*v)[4] = (const uint64_t(*)[4])w->values;
+    q->n = (size_t)(c->n_inputs + c->a_aux_count);
+    if (c->a_aux_count == c->n_aux) {
+        q->sc = v; /* dense: the witness itself */
+    } else {
+        q->owned = cuzk__alloc_large((q->n ? q->n : 1) * 32);
+        if (q->owned == NULL)
+            return cuzk__fail(err, CUZK_ERR_NOMEM, "no memory for %zu A scalars", q->n);
+        memcpy(q->owned, v, (size_t)c->n_inputs * 32);
+        gather(q->owned + c->n_inputs, v + c->n_inputs, c->a_aux, c->n_aux, threads);
+        q->sc = (const uint64_t(*)[4])q->owned;
+    }
+    return query_classify(q, threads, err);
+}
+
+/* B's scalars: the inputs with b_inp, then the aux with b_aux. */
+static cuzk_status query_b(query *q, const cuzk_circuit *c, const cuzk_witness *w,
+                           unsigned threads, cuzk_error *err) {
+    const uint64_t(*v)[4] = (const uint64_t(*)[4])w->values;
+    q->n = (size_t)(c->b_inp_count + c->b_aux_count);
+    if (c->b_inp_count == c->n_inputs && c->b_aux_count == c->n_aux) {
+        q->sc = v;
+    } else {
+        q->owned = cuzk__alloc_large((q->n ? q->n : 1) * 32);
+        if (q->owned == NULL)
+            return cuzk__fail(err, CUZK_ERR_NOMEM, "no memory for %zu B scalars", q->n);
+        uint64_t k = gather(q->owned, v, c->b_inp, c->n_inputs, threads);
+        gather(q->owned + k, v + c->n_inputs, c->b_aux, c->n_aux, threads);
+        q->sc = (const uint64_t(*)[4])q->owned;
+    }
+    return query_classify(q, threads, err);
+}
+
+/* L's scalars: every aux value, read in place. */
+static cuzk_status query_l(query *q, const cuzk_circuit *c, const cuzk_witness *w,
+                           unsigned threads, cuzk_error *err) {
+    q->n = (size_t)c->n_aux;
+    q->sc = (const uint64_t(*)[4])(w->values + 4 * c->n_inputs);
+    return query_classify(q, threads, err);
+}
+
+/* sum over the query of scalar * base: batch-add of the ones + tail MSM of the others. */
+static cuzk_status g1_split(cuzk_g1_jac *r, const cuzk_g1_aff *bases, const query *q,
+                            unsigned threads, double *batch_ms, double *tail_ms) {
+    cuzk_g1_jac ones, others;
+    cuzk_g1_jac_set_inf(&ones);
+    cuzk_g1_jac_set_inf(&others);
+    cuzk_status st = CUZK_OK;
+    double t = now_ms();
+    if (q->counts.one) st = cuzk_g1_batch_add_var(&ones, bases, q->n, q->one, threads, NULL);
+    *batch_ms += now_ms() - t;
+    if (st != CUZK_OK) return st;
+    t = now_ms();
+    if (q->counts.other)
+        st = cuzk_g1_msm_var(&others, bases, q->sc, q->n, q->other, threads, NULL);
+    *tail_ms += now_ms() - t;
+    if (st != CUZK_OK) return st;
+    cuzk_g1_jac_add_var(r, &ones, &others);
+    return CUZK_OK;
+}
+
+static cuzk_status g2_split(cuzk_g2_jac *r, const cuzk_g2_aff *bases, const query *q,
+                            unsigned threads, double *batch_ms, double *tail_ms) {
+    cuzk_g2_jac ones, others;
+    cuzk_g2_jac_set_inf(&ones);
+    cuzk_g2_jac_set_inf(&others);
+    cuzk_status st = CUZK_OK;
+    double t = now_ms();
+    if (q->counts.one) st = cuzk_g2_batch_add_var(&ones, bases, q->n, q->one, threads, NULL);
+    *batch_ms += now_ms() - t;
+    if (st != CUZK_OK) return st;
+    t = now_ms();
+    if (q->counts.other)
+        st = cuzk_g2_msm_var(&others, bases, q->sc, q->n, q->other, threads, NULL);
+    *tail_ms += now_ms() - t;
+    if (st != CUZK_OK) return st;
+    cuzk_g2_jac_add_var(r, &ones, &others);
+    return CUZK_OK;
+}
+
+cuzk_status cuzk__groth16_prove_start_circuit_dom(cuzk_groth16_partial *out,
+                                                  cuzk_groth16_stage_times *times,
+                                                  const cuzk_circuit *c, const cuzk_params *p,
+                                                  const cuzk_ntt_domain *dom,
+                                                  const cuzk_witness *w, unsigned threads,
+                                                  cuzk_error *err) {
+    const double t0 = now_ms();
+    cuzk_groth16_stage_times tm;
+    memset(&tm, 0, sizeof(tm));
+    memset(out, 0, sizeof(*out));
+    cuzk__error_clear(err);
+    if (w == NULL || w->values == NULL)
+        return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "cuzk_groth16_prove_start_circuit: NULL "
+                                                     "witness");
+    cuzk_status st = cuzk_groth16_check_params(c, p, err);
+    if (st != CUZK_OK) return st;
+    const char *wn = name_of(w->path, "(witness)");
+    if (w->n_inputs != c->n_inputs || w->n_aux != c->n_aux)
+        return cuzk__fail(err, CUZK_ERR_INVALID_ARG,
+                          "%s: witness has %llu inputs + %llu aux, but circuit %s has %llu + "
+                          "%llu: witness of another circuit?",
+                          wn, (ull)w->n_inputs, (ull)w->n_aux, name_of(c->path, "(circuit)"),
+                          (ull)c->n_inputs, (ull)c->n_aux);
+    if (dom != NULL && (dom->n != p->domain_size || dom->root != CUZK_NTT_ROOT7))
+        return cuzk__fail(err, CUZK_ERR_INVALID_ARG,
+                          "prove: the NTT domain (2^%u, root %d) is not the parameters' "
+                          "(2^%u, root 7)",
+                          dom->log_n, (int)dom->root, p->log_domain_size);
+    threads = cuzk_msm_threads(threads);
+
+    const size_t n = (size_t)p->domain_size;
+    cuzk_ntt_domain own_dom;
+    memset(&own_dom, 0, sizeof(own_dom));
+    query qa, qb, ql;
+    memset(&qa, 0, sizeof(qa));
+    memset(&qb, 0, sizeof(qb));
+    memset(&ql, 0, sizeof(ql));
+    cuzk_fr *abc = cuzk__alloc_large(3 * n * sizeof(cuzk_fr));
+    if (abc == NULL) {
+        st = cuzk__fail(err, CUZK_ERR_NOMEM, "no memory for a, b, c over the 2^%u domain",
+                        p->log_domain_size);
+        goto done;
+    }
+    cuzk_fr *a = abc, *b = abc + n, *cc = abc + 2 * n;
+
+    /* witness -> a, b, c, then the satisfaction check on those same vectors */
+    double t = now_ms();
+    st = cuzk_witness_abc_var(c, w, a, b, cc, CUZK_SPMV_DEFAULT | CUZK_SPMV_NO_CHECK, threads,
+                              NULL, err);
+    tm.spmv_ms = now_ms() - t;
+    if (st != CUZK_OK) goto done;
+    t = now_ms();
+    uint64_t bad;
+    st = cuzk_circuit_check_abc(c, a, b, cc, wn, threads, &bad, err);
+    tm.check_ms = now_ms() - t;
+    if (st != CUZK_OK) goto done;
+
+    /* H: coefficients of (ab - c)/Z, the first N - 1 of them plain for the MSM */
+    t = now_ms();
+    if (dom == NULL) {
+        if ((st = cuzk_ntt_domain_init(&own_dom, p->log_domain_size, CUZK_NTT_ROOT7)) !=
+            CUZK_OK) {
+            cuzk__fail(err, st, "cannot set up the 2^%u NTT domain", p->log_domain_size);
+            goto done;
+        }
+        dom = &own_dom;
+    }
+    if ((st = cuzk_h_bellman(dom, a, b, cc, n)) != CUZK_OK) {
+        cuzk__fail(err, st, "H computation failed");
+        goto done;
+    }
+    {
+        int nt = (int)threads;
+        (void)nt;
+#if defined(CUZK_HAVE_OPENMP)
+#pragma omp parallel for num_threads(nt) schedule(static) if (n >= 65536)
+#endif
+        for (long i = 0; i < (long)n - 1; i++) cuzk_fr_to_limbs(a[i].l, &a[i]);
+    }
+    tm.ntt_ms = now_ms() - t;
+
+    cuzk_g1_jac msm_h, msm_l;
+    t = now_ms();
+    st = cuzk_g1_msm_var(&msm_h, p->h.p, (const uint64_t(*)[4])(const void *)a, n - 1, NULL, threads,
+                         NULL);
+    tm.msm_h_ms = now_ms() - t;
+    out->t.msm_h_ms = tm.msm_h_ms;
+    if (st != CUZK_OK) goto msm_failed;
+    free(abc);
+    abc = NULL;
+
+    /* scalars per query by density, classified 0/1/other */
+    t = now_ms();
+    if ((st = query_a(&qa, c, w, threads, err)) != CUZK_OK) goto done;
+    if ((st = query_b(&qb, c, w, threads, err)) != CUZK_OK) goto done;
+    if ((st = query_l(&ql, c, w, threads, err)) != CUZK_OK) goto done;
+    tm.prep_ms = now_ms() - t;
+
+    double ba, tail;
+    ba = tail = 0;
+    st = g1_split(&out->msm_a, p->a.p, &qa, threads, &ba, &tail);
+    out->t.msm_a_ms = ba + tail;
+    tm.batch_add_ms += ba;
+    tm.tail_msm_ms += tail;
+    if (st != CUZK_OK) goto msm_failed;
+    ba = tail = 0;
+    st = g1_split(&out->msm_b1, p->b_g1.p, &qb, threads, &ba, &tail);
+    out->t.msm_b1_ms = ba + tail;
+    tm.batch_add_ms += ba;
+    tm.tail_msm_ms += tail;
+    if (st != CUZK_OK) goto msm_failed;
+    ba = tail = 0;
+    st = g1_split(&msm_l, p->l.p, &ql, threads, &ba, &tail);
+    out->t.msm_c_ms = ba + tail;
+    tm.batch_add_ms += ba;
+    tm.tail_msm_ms += tail;
+    if (st != CUZK_OK) goto msm_failed;
+    ba = tail = 0;
+    st = g2_split(&out->msm_b2, p->b_g2.p, &qb, threads, &ba, &tail);
+    out->t.msm_b2_ms = ba + tail;
+    tm.batch_add_ms += ba;
+    tm.b_g2_msm_ms = tail;
+    if (st != CUZK_OK) goto msm_failed;
+    cuzk_g1_jac_add_var(&out->msm_ch, &msm_l, &msm_h);
+
+    out->alpha1 = p->vk.alpha1;
+    out->beta1 = p->vk.beta1;
+    out->delta1 = p->vk.delta1;
+    out->beta2 = p->vk.beta2;
+    out->delta2 = p->vk.delta2;
+    goto done;
+
+msm_failed:
+    cuzk__fail(err, st, "multi-scalar multiplication failed: %s", cuzk_strerror(st));
+done:
+    query_free(&qa);
+    query_free(&qb);
+    query_free(&ql);
+    cuzk_ntt_domain_free(&own_dom);
+    free(abc);
+    out->t.abc_ms = tm.spmv_ms + tm.check_ms;
+    out->t.ntt_ms = tm.ntt_ms;
+    tm.total_ms = now_ms() - t0;
+    out->t.total_ms = tm.total_ms;
+    if (times != NULL) *times = tm;
+    return st;
+}
+
+cuzk_status cuzk_groth16_prove_start_circuit(cuzk_groth16_partial *out,
+                                             cuzk_groth16_stage_times *times,
+                                             const cuzk_circuit *c, const cuzk_params *p,
+                                             const cuzk_witness *w, unsigned threads,
+                                             cuzk_error *err) {
+    return cuzk__groth16_prove_start_circuit_dom(out, times, c, p, NULL, w, threads, err);
+}

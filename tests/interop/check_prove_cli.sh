@@ -1,0 +1,148 @@
+#!/usr/bin/env bash
+# check_prove_cli.sh CUZK_BINARY TEST_PROVE_CIRCUIT_BINARY — the bellman-form
+# commands end to end: `cuzk setup --seed` on a random 2^10 circuit (written,
+# with three satisfying witnesses, their public inputs as text, and one
+# unsatisfying witness, by `test_prove_circuit --write-fixture`), then
+# `cuzk prove` of three partitions, `cuzk verify` with witness and text
+# inputs, with a .vk and with the .params, wrong inputs and tampered proofs
+# (exit 1, the partition named), bad input (exit 2 with a message, no proof
+# written), and `cuzk bench prove --circuit`. Prints "N passed, N failed".
+set -uo pipefail
+cuzk=${1:?usage: check_prove_cli.sh CUZK_BINARY TEST_PROVE_CIRCUIT_BINARY}
+fixture=${2:?usage: check_prove_cli.sh CUZK_BINARY TEST_PROVE_CIRCUIT_BINARY}
+cuzk=$(realpath "$cuzk")
+fixture=$(realpath "$fixture")
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+pass=0
+fail=0
+
+ok() { echo "ok   - $1"; pass=$((pass + 1)); }
+bad() { echo "FAIL - $1"; fail=$((fail + 1)); }
+
+# expect NAME STATUS WANT_IN_STDERR_OR_STDOUT COMMAND...
+expect() {
+    local name=$1 want_rc=$2 want=$3
+    shift 3
+    "$@" >"$work/out" 2>"$work/err"
+    local rc=$?
+    local msg
+    msg=$(cat "$work/out" "$work/err" | head -c 600)
+    if [ $rc -ne "$want_rc" ]; then
+        bad "$name: exit status $rc, want $want_rc | $msg"
+    elif [ -n "$want" ] && ! grep -qF -- "$want" "$work/out" "$work/err"; then
+        bad "$name: output does not contain '$want' | $msg"
+    else
+        ok "$name | $(echo "$msg" | tail -1)"
+    fi
+}
+
+cd "$work" || exit 1
+if ! "$fixture" --write-fixture "$work" 10 3 >/dev/null; then
+    echo "FAIL - could not write the fixture"
+    exit 1
+fi
+expect "setup" 0 "" "$cuzk" setup circuit.cuzk -o k.params --vk k.vk --seed 0123
+[ -s k.params ] && [ -s k.vk ] || bad "setup wrote no files"
+
+# ---- prove and verify ----
+expect "prove 3 partitions" 0 "" \
+    "$cuzk" prove --circuit circuit.cuzk --params k.params --witness w0.wit w1.wit w2.wit \
+    -o proof.bin --threads 2
+size=$(stat -c %s proof.bin 2>/dev/null || echo 0)
+[ "$size" -eq 576 ] && ok "proof.bin is 3 x 192 bytes" || bad "proof.bin has $size bytes, want 576"
+[ -e proof.bin.tmp ] && bad "a temporary file was left behind"
+expect "verify, witness inputs, .vk" 0 "3 partitions valid" \
+    "$cuzk" verify --vk k.vk --inputs w0.wit w1.wit w2.wit proof.bin
+expect "verify, text inputs, .params" 0 "3 partitions valid" \
+    "$cuzk" verify --params k.params --inputs w0.inputs w1.inputs w2.inputs proof.bin
+# the same inputs in decimal
+python3 - <<'PY'
+for i in range(3):
+    with open(f"w{i}.inputs") as f, open(f"w{i}.dec", "w") as g:
+        for line in f:
+            line = line.strip()
+            if line and not line.startswith("#"):
+                g.write(f"  {int(line, 16)}\n\n")
+PY
+expect "verify, decimal inputs" 0 "valid" \
+    "$cuzk" verify --vk k.vk --inputs w0.dec w1.dec w2.dec proof.bin
+expect "prove, verbose stage times" 0 "msm_h" \
+    "$cuzk" prove --circuit circuit.cuzk --params k.params --witness w1.wit -o one.bin --verbose
+expect "verify one partition" 0 "1 partition valid" "$cuzk" verify --vk k.vk --inputs w1.wit one.bin
+expect "prove --no-verify" 0 "" \
+    "$cuzk" prove --circuit circuit.cuzk --params k.params --witness w2.wit -o nv.bin --no-verify
+expect "verify the --no-verify proof" 0 "valid" "$cuzk" verify --vk k.vk --inputs w2.wit nv.bin
+
+# ---- invalid proofs: exit 1, the partition named ----
+expect "inputs in the wrong order" 1 "partition 0" \
+    "$cuzk" verify --vk k.vk --inputs w1.wit w0.wit w2.wit proof.bin
+expect "inputs of another proof" 1 "partition 0" \
+    "$cuzk" verify --vk k.vk --inputs w0.wit one.bin
+# negate A of partition 2 (the sign flag of its first byte): well formed, invalid
+python3 - <<'PY'
+d = bytearray(open("proof.bin", "rb").read())
+d[2 * 192] ^= 0x20
+open("tampered.bin", "wb").write(d)
+e = bytearray(open("proof.bin", "rb").read())
+e[192:384] = e[0:192]
+open("swapped.bin", "wb").write(e)
+m = bytearray(open("proof.bin", "rb").read())
+m[192] &= 0x7f  # partition 1's A without the compression flag: does not decode
+open("malformed.bin", "wb").write(m)
+PY
+expect "A negated in partition 2" 1 "partition 2" \
+    "$cuzk" verify --vk k.vk --inputs w0.wit w1.wit w2.wit tampered.bin
+expect "partition 0's proof in place of partition 1" 1 "partition 1" \
+    "$cuzk" verify --vk k.vk --inputs w0.wit w1.wit w2.wit swapped.bin
+expect "unsatisfying witness" 1 "constraint $(cat bad.row)" \
+    "$cuzk" prove --circuit circuit.cuzk --params k.params --witness w0.wit bad.wit -o x.bin
+[ -e x.bin ] && bad "a proof was written for an unsatisfying witness"
+
+# ---- bad input: exit 2 with a message ----
+head -c 191 proof.bin >short.bin
+expect "truncated proof" 2 "multiple of 192" "$cuzk" verify --vk k.vk --inputs w0.wit short.bin
+expect "fewer inputs files than partitions" 2 "3 partition proofs but 2 inputs files" \
+    "$cuzk" verify --vk k.vk --inputs w0.wit w1.wit proof.bin
+printf '12\nnot-a-number\n' >garbage.inputs
+expect "inputs file with garbage" 2 "garbage.inputs: line 2" \
+    "$cuzk" verify --vk k.vk --inputs garbage.inputs one.bin
+printf '1\n' >few.inputs
+expect "inputs file with too few values" 2 "few.inputs: 1 public inputs" \
+    "$cuzk" verify --vk k.vk --inputs few.inputs one.bin
+# r itself is not a canonical input
+printf '0x73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000001\n1\n' >big.inputs
+expect "input not below r" 2 "not below the group order" \
+    "$cuzk" verify --vk k.vk --inputs big.inputs one.bin
+expect "malformed partition 1 (does not decode)" 2 "partition 1" \
+    "$cuzk" verify --vk k.vk --inputs w0.wit w1.wit w2.wit malformed.bin
+expect "verify without a key" 2 "usage" "$cuzk" verify --inputs w0.wit one.bin
+expect "missing proof file" 2 "nope.bin" "$cuzk" verify --vk k.vk --inputs w0.wit nope.bin
+head -c 1000 w0.wit >short.wit
+expect "truncated witness" 2 "short.wit" \
+    "$cuzk" prove --circuit circuit.cuzk --params k.params --witness short.wit -o y.bin
+[ -e y.bin ] && bad "a proof was written for a truncated witness"
+mkdir other && "$fixture" --write-fixture other 11 1 >/dev/null &&
+    "$cuzk" setup other/circuit.cuzk -o other.params --seed 02 >/dev/null 2>&1
+expect "params of another circuit" 2 "parameters of another circuit" \
+    "$cuzk" prove --circuit circuit.cuzk --params other.params --witness w0.wit -o y.bin
+expect "witness of another circuit" 2 "witness of another circuit" \
+    "$cuzk" prove --circuit circuit.cuzk --params k.params --witness other/w0.wit -o y.bin
+expect "a .vk where the .params belong" 2 "k.vk" \
+    "$cuzk" prove --circuit circuit.cuzk --params k.vk --witness w0.wit -o y.bin
+expect "missing circuit" 2 "nope.cuzk" \
+    "$cuzk" prove --circuit nope.cuzk --params k.params --witness w0.wit -o y.bin
+expect "unknown backend" 2 "unknown backend" \
+    "$cuzk" prove --circuit circuit.cuzk --params k.params --witness w0.wit -o y.bin --backend tpu
+expect "no output path" 2 "usage" \
+    "$cuzk" prove --circuit circuit.cuzk --params k.params --witness w0.wit
+expect "no witness" 2 "usage" "$cuzk" prove --circuit circuit.cuzk --params k.params -o y.bin
+[ -e y.bin ] && bad "a proof was written on bad input"
+
+# ---- the benchmark ----
+expect "bench prove --circuit" 0 "seconds_per_proof" \
+    "$cuzk" bench prove --circuit circuit.cuzk --params k.params --witness w0.wit w1.wit \
+    --partitions 2 --reps 1 --json
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

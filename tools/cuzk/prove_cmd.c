@@ -1,0 +1,523 @@
+/*
+ * prove_cmd.c — the bellman / Filecoin-form commands over our circuit files:
+ *
+ *   cuzk prove --circuit C --params P --witness W0 [W1 ...] -o proof.bin
+ *              [--threads N] [--backend cpu] [--no-verify] [--verbose]
+ *     One partition per witness, in the order given: proof.bin is the
+ *     N x 192-byte concatenation (src/groth16/proof192.h). Each proof is
+ *     verified against the parameters' verifying key before anything is
+ *     written (--no-verify skips that); the file is written through
+ *     proof.bin.tmp and a rename, so a failure leaves no proof behind.
+ *     The parameters are read without the per-point curve and subgroup
+ *     checks of their five vectors (seconds to minutes at PoRep size; the
+ *     verifying key is always checked): a corrupted point gives a proof
+ *     that fails the self-check, so nothing wrong is written.
+ *
+ *   cuzk verify (--vk V | --params P) --inputs IN0 [IN1 ...] proof.bin
+ *     Verifies every partition of proof.bin (the LAST file argument),
+ *     partition i against the public inputs of INi. An inputs file is
+ *     either one of our witness files (its inputs after the constant 1 are
+ *     taken) or text: one public input per line (the constant 1 left out),
+ *     decimal or 0x-prefixed hex, each < r; blank lines and lines starting
+ *     with '#' are skipped. The number of inputs files must equal the number
+ *     of partitions. A failure names the partition.
+ *
+ * Exit status: 0 success (every partition valid), 1 an invalid proof or an
+ * unsatisfied witness, 2 usage or input error (unreadable or malformed
+ * files, a proof that does not decode, counts that disagree). Errors are one
+ * line on stderr naming the file and the reason.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "backend.h"
+#include "circuit.h"
+#include "commands.h"
+#include "cuzk.h"
+#include "fr.h"
+#include "groth16.h"
+#include "params.h"
+#include "proof192.h"
+#include "witness.h"
+
+#define EXIT_INVALID 1
+#define EXIT_ERROR 2
+
+/* The backends this command knows. A GPU build adds its row here
+ * ({"cuda", &cuzk_backend_gpu} from src/gpu/backend_gpu.h). */
+static const struct {
+    const char *name;
+    const cuzk_backend_ops *ops;
+} backends[] = {
+    {"cpu", &cuzk_backend_cpu},
+};
+
+static double now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static int fail(const char *cmd, const cuzk_error *err) {
+    fprintf(stderr, "cuzk %s: %s\n", cmd, cuzk__error_text(err));
+    if (err->status == CUZK_ERR_PROOF_INVALID || err->status == CUZK_ERR_WITNESS_UNSATISFIED)
+        return EXIT_INVALID;
+    return EXIT_ERROR;
+}
+
+static int is_option(const char *s) { return s[0] == '-' && s[1] != '\0'; }
+
+static int parse_threads(const char *s, unsigned *v) {
+    char *end;
+    unsigned long x = strtoul(s, &end, 10);
+    if (*s == '\0' || *end != '\0' || x > 4096) return 0;
+    *v = (unsigned)x;
+    return 1;
+}
+
+/* Writes n bytes to path through path.tmp and a rename. */
+static cuzk_status write_atomic(const char *path, const uint8_t *data, size_t n,
+                                cuzk_error *err) {
+    size_t len = strlen(path);
+    char *tmp = malloc(len + 5);
+    if (tmp == NULL) return cuzk__fail(err, CUZK_ERR_NOMEM, "no memory for a file name");
+    memcpy(tmp, path, len);
+    memcpy(tmp + len, ".tmp", 5);
+    cuzk_status st = CUZK_OK;
+    FILE *f = fopen(tmp, "wb");
+    if (f == NULL) {
+        st = cuzk__fail(err, CUZK_ERR_IO, "%s: cannot create: %s", tmp, strerror(errno));
+    } else {
+        int ok = fwrite(data, 1, n, f) == n;
+        ok &= fflush(f) == 0;
+        ok &= fsync(fileno(f)) == 0;
+        ok &= fclose(f) == 0;
+        if (!ok || rename(tmp, path) != 0) {
+            st = cuzk__fail(err, CUZK_ERR_IO, "%s: cannot write: %s", path, strerror(errno));
+            remove(tmp);
+        }
+    }
+    free(tmp);
+    return st;
+}
+
+/* ---- cuzk prove ----------------------------------------------------------------- */
+
+static int prove_usage(void) {
+    fprintf(stderr,
+            "usage: cuzk prove --circuit C --params P --witness W0 [W1 ...] -o proof.bin\n"
+            "                  [--threads N] [--backend cpu] [--no-verify] [--verbose]\n"
+            "  one 192-byte bellman proof per witness (partition), concatenated in the\n"
+            "  order given; every proof is verified before the file is written\n"
+            "  (--no-verify skips that). Exit 0 written, 1 unsatisfied witness or failed\n"
+            "  self-check, 2 usage or input error.\n");
+    return EXIT_ERROR;
+}
+
+int cuzk__cmd_prove(int argc, char **argv) {
+    const char *circuit_path = NULL, *params_path = NULL, *out_path = NULL;
+    const char *backend_name = "cpu";
+    unsigned threads = 0;
+    int verify = 1, verbose = 0;
+    const char **wpaths = calloc((size_t)argc + 1, sizeof(char *));
+    size_t n_w = 0;
+    if (wpaths == NULL) return EXIT_ERROR;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        int has = i + 1 < argc;
+        if (strcmp(a, "--circuit") == 0 && has) {
+            circuit_path = argv[++i];
+        } else if (strcmp(a, "--params") == 0 && has) {
+            params_path = argv[++i];
+        } else if ((strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) && has) {
+            out_path = argv[++i];
+        } else if (strcmp(a, "--backend") == 0 && has) {
+            backend_name = argv[++i];
+        } else if (strcmp(a, "--threads") == 0 && has) {
+            if (!parse_threads(argv[++i], &threads)) {
+                free(wpaths);
+                return prove_usage();
+            }
+        } else if (strcmp(a, "--witness") == 0) {
+            while (i + 1 < argc && !is_option(argv[i + 1])) wpaths[n_w++] = argv[++i];
+        } else if (strcmp(a, "--no-verify") == 0) {
+            verify = 0;
+        } else if (strcmp(a, "--verbose") == 0 || strcmp(a, "-v") == 0) {
+            verbose = 1;
+        } else {
+            fprintf(stderr, "cuzk prove: unexpected argument '%s'\n", a);
+            free(wpaths);
+            return prove_usage();
+        }
+    }
+    if (circuit_path == NULL || params_path == NULL || out_path == NULL || n_w == 0) {
+        free(wpaths);
+        return prove_usage();
+    }
+    const cuzk_backend_ops *ops = NULL;
+    for (size_t i = 0; i < sizeof(backends) / sizeof(backends[0]); i++)
+        if (strcmp(backend_name, backends[i].name) == 0) ops = backends[i].ops;
+    if (ops == NULL) {
+        fprintf(stderr, "cuzk prove: unknown backend '%s' (this build has: cpu)\n",
+                backend_name);
+        free(wpaths);
+        return EXIT_ERROR;
+    }
+
+    cuzk_error err;
+    cuzk__error_clear(&err);
+    cuzk_circuit c;
+    cuzk_params p;
+    cuzk_witness w;
+    cuzk_groth16_vk vk;
+    cuzk_backend be;
+    memset(&c, 0, sizeof(c));
+    memset(&p, 0, sizeof(p));
+    memset(&w, 0, sizeof(w));
+    memset(&vk, 0, sizeof(vk));
+    memset(&be, 0, sizeof(be));
+    cuzk_backend_key *key = NULL;
+    cuzk_backend_job *job = NULL;
+    uint8_t *proofs = NULL;
+    uint64_t(*pub)[4] = NULL;
+    int rc = EXIT_ERROR;
+
+    double t = now_ms();
+    if (cuzk_circuit_open(&c, circuit_path, 0, &err) != CUZK_OK) goto out;
+    if (cuzk_params_open(&p, params_path, CUZK_PARAMS_PARALLEL, &err) != CUZK_OK) goto out;
+    const double open_ms = now_ms() - t;
+    if (cuzk_backend_open(&be, ops, threads, -1, &err) != CUZK_OK) goto out;
+    t = now_ms();
+    if (cuzk_backend_prepare(&be, &key, &c, &p, &err) != CUZK_OK) goto out;
+    const double prepare_ms = now_ms() - t;
+    if (verify && cuzk_groth16_vk_from_params(&vk, &p.vk, &err) != CUZK_OK) goto out;
+    const size_t n_pub = (size_t)c.n_inputs - 1;
+    proofs = malloc(n_w * CUZK_PROOF192_BYTES);
+    pub = malloc((n_pub ? n_pub : 1) * sizeof(*pub));
+    if (proofs == NULL || pub == NULL) {
+        cuzk__fail(&err, CUZK_ERR_NOMEM, "no memory for %zu proofs", n_w);
+        goto out;
+    }
+    if (verbose)
+        fprintf(stderr,
+                "cuzk prove: %s: %llu constraints, %llu inputs, %llu aux, domain 2^%u; "
+                "opening %.1f ms, prepare (%s) %.1f ms\n",
+                circuit_path, (unsigned long long)c.n_constraints,
+                (unsigned long long)c.n_inputs, (unsigned long long)c.n_aux, c.domain_log,
+                open_ms, ops->name, prepare_ms);
+    for (size_t i = 0; i < n_w; i++) {
+        if (cuzk_witness_open(&w, wpaths[i], &err) != CUZK_OK) goto out;
+        if (cuzk_backend_prove_start(&be, &job, key, &w, &err) != CUZK_OK) {
+            if (n_w > 1) {
+                cuzk_error e2 = err;
+                cuzk__fail(&err, e2.status, "partition %zu: %s; no proof written", i,
+                           cuzk__error_text(&e2));
+            }
+            goto out;
+        }
+        for (size_t k = 0; k < n_pub; k++) memcpy(pub[k], w.values + 4 * (k + 1), 32);
+        cuzk_witness_close(&w);
+        uint64_t r[4], s[4];
+        cuzk_groth16_proof proof;
+        if (cuzk_groth16_random_scalar(r, &err) != CUZK_OK ||
+            cuzk_groth16_random_scalar(s, &err) != CUZK_OK)
+            goto out;
+        cuzk_status st = cuzk_backend_prove_finish(&be, &proof, job, r, s, &err);
+        memset(r, 0, sizeof(r));
+        memset(s, 0, sizeof(s));
+        if (st != CUZK_OK) goto out;
+        double check_ms = 0;
+        if (verify) {
+            t = now_ms();
+            if (cuzk_groth16_verify(&vk, (const uint64_t(*)[4])pub, n_pub, &proof, &err) !=
+                CUZK_OK) {
+                cuzk_error e2 = err;
+                cuzk__fail(&err, e2.status,
+                           "partition %zu (%s): the proof failed its self-check against %s "
+                           "(%s); no proof written",
+                           i, wpaths[i], params_path, cuzk__error_text(&e2));
+                goto out;
+            }
+            check_ms = now_ms() - t;
+        }
+        cuzk_proof192_encode(proofs + i * CUZK_PROOF192_BYTES, &proof);
+        if (verbose) {
+            const cuzk_groth16_stage_times *tm = cuzk_backend_job_times(job);
+            fprintf(stderr,
+                    "cuzk prove: partition %zu (%s): total %.1f ms: spmv %.1f, check %.1f, "
+                    "ntt %.1f, msm_h %.1f, prep %.1f, batch_add %.1f, tail_msm %.1f, "
+                    "b_g2_msm %.1f, finish %.1f; self-check %.1f ms\n",
+                    i, wpaths[i], tm->total_ms, tm->spmv_ms, tm->check_ms, tm->ntt_ms,
+                    tm->msm_h_ms, tm->prep_ms, tm->batch_add_ms, tm->tail_msm_ms,
+                    tm->b_g2_msm_ms, tm->finish_ms, check_ms);
+        }
+        cuzk_backend_release_job(&be, job);
+        job = NULL;
+    }
+    if (write_atomic(out_path, proofs, n_w * CUZK_PROOF192_BYTES, &err) != CUZK_OK) goto out;
+    if (verbose)
+        fprintf(stderr, "cuzk prove: wrote %zu partition%s (%zu bytes) to %s\n", n_w,
+                n_w == 1 ? "" : "s", n_w * CUZK_PROOF192_BYTES, out_path);
+    rc = 0;
+out:
+    cuzk_witness_close(&w);
+    if (be.ops != NULL) {
+        cuzk_backend_release_job(&be, job);
+        cuzk_backend_release_key(&be, key);
+    }
+    cuzk_backend_close(&be);
+    cuzk_groth16_vk_free(&vk);
+    cuzk_params_close(&p);
+    cuzk_circuit_close(&c);
+    free(proofs);
+    free(pub);
+    free(wpaths);
+    return rc == 0 ? 0 : fail("prove", &err);
+}
+
+/* ---- cuzk verify ------------------------------------------------------------------ */
+
+/* x = x * 10 + d (or * 16) on 4 limbs; 0 on overflow past 2^256. */
+static int mul_add_small(uint64_t x[4], unsigned base, unsigned d) {
+    unsigned __int128 carry = d;
+    for (int i = 0; i < 4; i++) {
+        unsigned __int128 v = (unsigned __int128)x[i] * base + carry;
+        x[i] = (uint64_t)v;
+        carry = v >> 64;
+    }
+    return carry == 0;
+}
+
+/* One number: decimal, or hex after 0x. */
+static int parse_scalar(uint64_t out[4], const char *s, size_t n) {
+    unsigned base = 10;
+    memset(out, 0, 32);
+    if (n > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+        base = 16;
+        s += 2;
+        n -= 2;
+    }
+    if (n == 0) return 0;
+    for (size_t i = 0; i < n; i++) {
+        char ch = s[i];
+        unsigned d;
+        if (ch >= '0' && ch <= '9')
+            d = (unsigned)(ch - '0');
+        else if (base == 16 && ch >= 'a' && ch <= 'f')
+            d = (unsigned)(ch - 'a' + 10);
+        else if (base == 16 && ch >= 'A' && ch <= 'F')
+            d = (unsigned)(ch - 'A' + 10);
+        else
+            return 0;
+        if (!mul_add_small(out, base, d)) return 0;
+    }
+    return 1;
+}
+
+/* The public inputs of one partition from path (see the top of this file). */
+static cuzk_status read_inputs(uint64_t (*out)[4], size_t n_public, const char *path,
+                               cuzk_error *err) {
+    FILE *f = fopen(path, "rb");
+    if (f == NULL) return cuzk__fail(err, CUZK_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    char magic[8];
+    size_t got = fread(magic, 1, sizeof(magic), f);
+    if (got == sizeof(magic) && memcmp(magic, CUZK_WITNESS_MAGIC, 8) == 0) {
+        fclose(f);
+        cuzk_witness w;
+        cuzk_status st = cuzk_witness_open(&w, path, err);
+        if (st != CUZK_OK) return st;
+        if (w.n_inputs - 1 != n_public) {
+            st = cuzk__fail(err, CUZK_ERR_INVALID_ARG,
+                            "%s: the witness has %llu public inputs, the verifying key expects "
+                            "%zu",
+                            path, (unsigned long long)(w.n_inputs - 1), n_public);
+        } else {
+            for (size_t k = 0; k < n_public; k++) memcpy(out[k], w.values + 4 * (k + 1), 32);
+        }
+        cuzk_witness_close(&w);
+        return st;
+    }
+    rewind(f);
+    static const uint64_t r[4] = CUZK__FR_R;
+    char line[256];
+    size_t count = 0, lineno = 0;
+    cuzk_status st = CUZK_OK;
+    while (st == CUZK_OK && fgets(line, sizeof(line), f) != NULL) {
+        lineno++;
+        size_t len = strlen(line);
+        if (len == sizeof(line) - 1 && line[len - 1] != '\n') {
+            st = cuzk__fail(err, CUZK_ERR_BAD_ENCODING, "%s: line %zu: too long", path, lineno);
+            break;
+        }
+        char *b = line, *e = line + len;
+        while (b < e && (*b == ' ' || *b == '\t')) b++;
+        while (e > b && (e[-1] == '\n' || e[-1] == '\r' || e[-1] == ' ' || e[-1] == '\t')) e--;
+        if (b == e || *b == '#') continue;
+        uint64_t v[4];
+        if (!parse_scalar(v, b, (size_t)(e - b))) {
+            st = cuzk__fail(err, CUZK_ERR_BAD_ENCODING,
+                            "%s: line %zu: not a decimal or 0x-hex number: '%.*s'", path, lineno,
+                            (int)(e - b > 80 ? 80 : e - b), b);
+        } else if (!cuzk__lt_n(v, r, 4)) {
+            st = cuzk__fail(err, CUZK_ERR_NOT_CANONICAL,
+                            "%s: line %zu: public input not below the group order r", path,
+                            lineno);
+        } else if (count >= n_public) {
+            st = cuzk__fail(err, CUZK_ERR_INVALID_ARG,
+                            "%s: more than the %zu public inputs the verifying key expects",
+                            path, n_public);
+        } else {
+            memcpy(out[count++], v, 32);
+        }
+    }
+    if (st == CUZK_OK && ferror(f))
+        st = cuzk__fail(err, CUZK_ERR_IO, "%s: read error", path);
+    if (st == CUZK_OK && count != n_public)
+        st = cuzk__fail(err, CUZK_ERR_INVALID_ARG,
+                        "%s: %zu public inputs, the verifying key expects %zu", path, count,
+                        n_public);
+    fclose(f);
+    return st;
+}
+
+static cuzk_status read_whole(uint8_t **out, size_t *n, const char *path, cuzk_error *err) {
+    *out = NULL;
+    *n = 0;
+    FILE *f = fopen(path, "rb");
+    if (f == NULL) return cuzk__fail(err, CUZK_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    size_t cap = 4096, len = 0;
+    uint8_t *buf = malloc(cap);
+    cuzk_status st = CUZK_OK;
+    while (buf != NULL) {
+        len += fread(buf + len, 1, cap - len, f);
+        if (len < cap) break;
+        if (cap >= ((size_t)1 << 30)) {
+            st = cuzk__fail(err, CUZK_ERR_BAD_LENGTH, "%s: too large for a proof file", path);
+            break;
+        }
+        uint8_t *nb = realloc(buf, cap * 2);
+        if (nb == NULL) {
+            free(buf);
+            buf = NULL;
+            break;
+        }
+        buf = nb;
+        cap *= 2;
+    }
+    if (buf == NULL && st == CUZK_OK) st = cuzk__fail(err, CUZK_ERR_NOMEM, "%s: no memory", path);
+    if (st == CUZK_OK && ferror(f)) st = cuzk__fail(err, CUZK_ERR_IO, "%s: read error", path);
+    fclose(f);
+    if (st != CUZK_OK) {
+        free(buf);
+        return st;
+    }
+    *out = buf;
+    *n = len;
+    return CUZK_OK;
+}
+
+static int verify_usage(void) {
+    fprintf(stderr,
+            "usage: cuzk verify (--vk V | --params P) --inputs IN0 [IN1 ...] proof.bin\n"
+            "  verifies each 192-byte partition of proof.bin (the last file) against the\n"
+            "  public inputs of INi: one of our witness files, or text with one input per\n"
+            "  line (decimal or 0x-hex, the constant 1 left out; '#' lines skipped).\n"
+            "  Exit 0 all valid, 1 a partition does not verify (named), 2 input error.\n");
+    return EXIT_ERROR;
+}
+
+int cuzk__cmd_verify(int argc, char **argv) {
+    const char *vk_path = NULL, *params_path = NULL;
+    const char **files = calloc((size_t)argc + 1, sizeof(char *));
+    size_t n_files = 0;
+    if (files == NULL) return EXIT_ERROR;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--vk") == 0 && i + 1 < argc) {
+            vk_path = argv[++i];
+        } else if (strcmp(a, "--params") == 0 && i + 1 < argc) {
+            params_path = argv[++i];
+        } else if (strcmp(a, "--inputs") == 0) {
+            /* a marker: the files follow; the last file of all is the proof */
+        } else if (!is_option(a)) {
+            files[n_files++] = a;
+        } else {
+            fprintf(stderr, "cuzk verify: unexpected argument '%s'\n", a);
+            free(files);
+            return verify_usage();
+        }
+    }
+    if ((vk_path == NULL) == (params_path == NULL) || n_files < 1) {
+        free(files);
+        return verify_usage();
+    }
+    const char *proof_path = files[n_files - 1];
+    const size_t n_in = n_files - 1;
+    cuzk_error err;
+    cuzk__error_clear(&err);
+    cuzk_params_vk pvk;
+    cuzk_params p;
+    cuzk_groth16_vk vk;
+    memset(&pvk, 0, sizeof(pvk));
+    memset(&p, 0, sizeof(p));
+    memset(&vk, 0, sizeof(vk));
+    uint8_t *proofs = NULL;
+    size_t len = 0;
+    uint64_t(*inputs)[4] = NULL;
+    int rc = EXIT_ERROR;
+    if (vk_path != NULL) {
+        if (cuzk_params_vk_open(&pvk, vk_path, 0, &err) != CUZK_OK) goto out;
+        if (cuzk_groth16_vk_from_params(&vk, &pvk, &err) != CUZK_OK) goto out;
+    } else {
+        if (cuzk_params_open(&p, params_path, CUZK_PARAMS_PARALLEL, &err) != CUZK_OK) goto out;
+        if (cuzk_groth16_vk_from_params(&vk, &p.vk, &err) != CUZK_OK) goto out;
+        cuzk_params_close(&p);
+    }
+    if (read_whole(&proofs, &len, proof_path, &err) != CUZK_OK) goto out;
+    if (len == 0 || len % CUZK_PROOF192_BYTES != 0) {
+        cuzk__fail(&err, CUZK_ERR_BAD_LENGTH,
+                   "%s: %zu bytes is not a positive multiple of %u (192-byte partition proofs)",
+                   proof_path, len, CUZK_PROOF192_BYTES);
+        goto out;
+    }
+    const size_t n_part = len / CUZK_PROOF192_BYTES;
+    if (n_in != n_part) {
+        cuzk__fail(&err, CUZK_ERR_INVALID_ARG,
+                   "%s holds %zu partition proof%s but %zu inputs file%s were given (one per "
+                   "partition, in order, before the proof)",
+                   proof_path, n_part, n_part == 1 ? "" : "s", n_in, n_in == 1 ? "" : "s");
+        goto out;
+    }
+    const size_t np = vk.n_public;
+    inputs = malloc((n_part * np + 1) * sizeof(*inputs));
+    if (inputs == NULL) {
+        cuzk__fail(&err, CUZK_ERR_NOMEM, "no memory for the public inputs");
+        goto out;
+    }
+    for (size_t i = 0; i < n_part; i++)
+        if (read_inputs(inputs + i * np, np, files[i], &err) != CUZK_OK) goto out;
+    size_t failed = n_part;
+    if (cuzk_proof192_verify_partitions(&vk, proofs, len, (const uint64_t(*)[4])inputs, np,
+                                        n_part, &failed, &err) != CUZK_OK) {
+        if (failed < n_part) {
+            cuzk_error e2 = err;
+            cuzk__fail(&err, e2.status, "%s (inputs %s): %s", proof_path, files[failed],
+                       cuzk__error_text(&e2));
+        }
+        goto out;
+    }
+    printf("OK: %zu partition%s valid\n", n_part, n_part == 1 ? "" : "s");
+    rc = 0;
+out:
+    free(inputs);
+    free(proofs);
+    cuzk_groth16_vk_free(&vk);
+    cuzk_params_vk_free(&pvk);
+    cuzk_params_close(&p);
+    free(files);
+    return rc == 0 ? 0 : fail("verify", &err);
+}

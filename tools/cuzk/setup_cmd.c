@@ -1,0 +1,182 @@
+/*
+ * setup_cmd.c — `cuzk setup`: a DEVELOPMENT Groth16 setup of one of our
+ * circuit files, written as bellman/Filecoin .params (and optionally .vk)
+ * (src/groth16/setup.h). NOT FOR PRODUCTION: this process draws the toxic
+ * waste; with --seed anyone who knows the seed can forge proofs.
+ *
+ *   cuzk setup CIRCUIT -o OUT.params [--vk OUT.vk] [--threads N] [--seed HEX]
+ *
+ * Exit status: 0 written, 2 usage error, unreadable circuit, a circuit with
+ * no valid key, or a write error (the message says which).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "circuit.h"
+#include "cuzk.h"
+#include "error.h"
+#include "params.h"
+#include "setup.h"
+
+int cuzk__cmd_setup(int argc, char **argv);
+
+#define SEED_HEX_MAX 512 /* hex digits: 256 bytes */
+
+static int usage(void) {
+    fprintf(stderr,
+            "usage: cuzk setup CIRCUIT -o OUT.params [--vk OUT.vk] [--threads N] [--seed HEX]\n"
+            "  a development Groth16 setup of our circuit file in bellman/Filecoin layout.\n"
+            "  NOT FOR PRODUCTION: the toxic waste is drawn here (from the OS random source,\n"
+            "  or with --seed derived from HEX bytes: deterministic and INSECURE, for tests).\n");
+    return 2;
+}
+
+static int parse_uint(const char *s, unsigned max, unsigned *v) {
+    char *end;
+    unsigned long x = strtoul(s, &end, 10);
+    if (*s == '\0' || *end != '\0' || x > max) return 0;
+    *v = (unsigned)x;
+    return 1;
+}
+
+static int hexval(char ch) {
+    if (ch >= '0' && ch <= '9') return ch - '0';
+    if (ch >= 'a' && ch <= 'f') return ch - 'a' + 10;
+    if (ch >= 'A' && ch <= 'F') return ch - 'A' + 10;
+    return -1;
+}
+
+/* An even number of hex digits (an optional 0x) -> bytes; 0 on a bad string. */
+static int parse_hex(const char *s, uint8_t *out, size_t *n) {
+    if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) s += 2;
+    size_t len = strlen(s);
+    if (len == 0 || len % 2 != 0 || len > SEED_HEX_MAX) return 0;
+    for (size_t i = 0; i < len / 2; i++) {
+        int hi = hexval(s[2 * i]), lo = hexval(s[2 * i + 1]);
+        if (hi < 0 || lo < 0) return 0;
+        out[i] = (uint8_t)(hi << 4 | lo);
+    }
+    *n = len / 2;
+    return 1;
+}
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+int cuzk__cmd_setup(int argc, char **argv) {
+    const char *circ = NULL, *out = NULL, *vk_out = NULL, *seed_hex = NULL;
+    unsigned threads = 0;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            usage();
+            return 0;
+        }
+        if (a[0] != '-' || a[1] == '\0') {
+            if (circ != NULL) {
+                fprintf(stderr, "cuzk setup: more than one circuit ('%s' and '%s')\n", circ, a);
+                return usage();
+            }
+            circ = a;
+            continue;
+        }
+        if (i + 1 >= argc) {
+            fprintf(stderr, "cuzk setup: %s needs a value\n", a);
+            return usage();
+        }
+        const char *v = argv[++i];
+        if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
+            out = v;
+        } else if (strcmp(a, "--vk") == 0) {
+            vk_out = v;
+        } else if (strcmp(a, "--threads") == 0) {
+            if (!parse_uint(v, 4096, &threads)) {
+                fprintf(stderr, "cuzk setup: bad --threads '%s' (0..4096, 0 = all cores)\n", v);
+                return 2;
+            }
+        } else if (strcmp(a, "--seed") == 0) {
+            seed_hex = v;
+        } else {
+            fprintf(stderr, "cuzk setup: unknown option '%s'\n", a);
+            return usage();
+        }
+    }
+    if (circ == NULL || out == NULL) {
+        fprintf(stderr, "cuzk setup: %s\n", circ == NULL ? "no circuit file given" : "no -o OUT.params given");
+        return usage();
+    }
+
+    cuzk_setup_toxic tw;
+    uint8_t seed[SEED_HEX_MAX / 2];
+    size_t seed_len = 0;
+    if (seed_hex != NULL) {
+        if (!parse_hex(seed_hex, seed, &seed_len)) {
+            fprintf(stderr,
+                    "cuzk setup: --seed wants an even number (2..%d) of hex digits, not '%s'\n",
+                    SEED_HEX_MAX, seed_hex);
+            return 2;
+        }
+        cuzk__setup_toxic_from_seed(&tw, seed, seed_len);
+    }
+
+    cuzk_error err;
+    cuzk_circuit c;
+    double t0 = now_s();
+    cuzk_status st = cuzk_circuit_open(&c, circ, 0, &err);
+    if (st != CUZK_OK) {
+        fprintf(stderr, "cuzk setup: %s\n", cuzk__error_text(&err));
+        return 2;
+    }
+    double t_open = now_s() - t0;
+    fprintf(stderr,
+            "cuzk setup: WARNING: development SRS, not for production. This process knows the\n"
+            "toxic waste of %s%s.\n",
+            out,
+            seed_hex != NULL ? "; it is derived from --seed (INSECURE, deterministic): anyone "
+                               "with the seed can forge proofs"
+                             : "");
+
+    fprintf(stderr,
+            "cuzk setup: %s: %llu constraints, %llu inputs (ONE included), %llu aux, domain 2^%u, "
+            "nnz A/B/C %llu/%llu/%llu (opened in %.2f s)\n",
+            circ, (unsigned long long)c.n_constraints, (unsigned long long)c.n_inputs,
+            (unsigned long long)c.n_aux, c.domain_log, (unsigned long long)c.m[0].nnz,
+            (unsigned long long)c.m[1].nnz, (unsigned long long)c.m[2].nnz, t_open);
+
+    cuzk_params p;
+    cuzk_setup_times tm;
+    t0 = now_s();
+    st = cuzk__groth16_setup_dev_timed(&p, &c, seed_hex != NULL ? &tw : NULL, threads, &tm, &err);
+    double t_setup = now_s() - t0;
+    cuzk_circuit_close(&c);
+    memset(&tw, 0, sizeof(tw));
+    if (st != CUZK_OK) {
+        fprintf(stderr, "cuzk setup: %s\n", cuzk__error_text(&err));
+        return 2;
+    }
+    fprintf(stderr,
+            "cuzk setup: points: IC %llu, h %llu, l %llu, a %llu, b_g1 %llu, b_g2 %llu\n"
+            "cuzk setup: setup %.2f s (lagrange %.2f, qap %.2f, tables %.2f, G1 %.2f, G2 %.2f)\n",
+            (unsigned long long)p.vk.n_ic, (unsigned long long)p.h.n, (unsigned long long)p.l.n,
+            (unsigned long long)p.a.n, (unsigned long long)p.b_g1.n, (unsigned long long)p.b_g2.n,
+            t_setup, tm.lagrange, tm.qap, tm.tables, tm.g1, tm.g2);
+
+    t0 = now_s();
+    st = cuzk_params_write(out, &p, CUZK_PARAMS_PARALLEL, &err);
+    if (st == CUZK_OK && vk_out != NULL) st = cuzk_params_vk_write(vk_out, &p.vk, &err);
+    if (st != CUZK_OK) {
+        fprintf(stderr, "cuzk setup: %s\n", cuzk__error_text(&err));
+        cuzk_params_close(&p);
+        return 2;
+    }
+    fprintf(stderr, "cuzk setup: wrote %s (%llu bytes)%s%s in %.2f s\n", out,
+            (unsigned long long)cuzk_params_encoded_size(&p), vk_out ? " and " : "",
+            vk_out ? vk_out : "", now_s() - t0);
+    cuzk_params_close(&p);
+    return 0;
+}
