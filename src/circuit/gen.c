@@ -426,8 +426,22 @@ static void row_and(ctx *x) {
 }
 
 static void row_ch(ctx *x) {
-    uint32_t f = take_a(x, BIT), gg = take_a(x, BIT), e = take_b(x, BIT, f);
+    /* f and g must differ: f - f would make A's row empty after summing, and
+     * a variable whose A (or B) coefficients all cancel has u(tau) = 0, an
+     * identity point the setup refuses (bellman would drop it and misalign
+     * its query; doc/lessons.md). */
+    uint32_t f = take_a(x, BIT), gg = take_a(x, BIT);
+    for (int t = 0; gg == f && t < 16; t++) gg = take_a(x, BIT);
+    uint32_t e = take_b(x, BIT, f);
     uint32_t z = new_var(x, BIT);
+    if (gg == f) { /* a single bit in play: an and row instead */
+        put_aux(x, MA, f, V_ONE);
+        put_aux(x, MB, e, V_ONE);
+        put_aux(x, MC, z, V_ONE);
+        end_row(x, K_SOLVE);
+        offer(x, BIT, z);
+        return;
+    }
     put_aux(x, MA, f, V_ONE);
     put_aux(x, MA, gg, V_M1);
     put_aux(x, MB, e, V_ONE);

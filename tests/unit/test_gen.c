@@ -93,6 +93,46 @@ static bool near(double got, double want, double tol, const char *what, unsigned
 }
 
 /* Every profile at 2^10..2^14: valid file, satisfied witnesses, statistics. */
+
+/*
+ * Every variable a query lists must have a nonzero column after summing
+ * repeated entries of a row: u_j, v_j are then nonzero polynomials (the
+ * Lagrange basis is independent), so the setup's a / b points are not the
+ * identity. Likewise every aux needs a nonzero column in A, B or C (its l
+ * point). Returns the number of offending variables (0 when all is well).
+ */
+static uint64_t vanishing_columns(const cuzk_circuit *c) {
+    uint64_t nv = cuzk_circuit_n_vars(c), bad = 0;
+    uint8_t *live = calloc(nv ? nv : 1, 1); /* bit m: column nonzero in matrix m */
+    uint64_t *seen = malloc((nv ? nv : 1) * sizeof(uint64_t));
+    cuzk_fr *sum = malloc((nv ? nv : 1) * sizeof(cuzk_fr));
+    for (uint64_t j = 0; j < nv; j++) seen[j] = UINT64_MAX;
+    for (int m = 0; m < 3; m++) {
+        const cuzk_csr *a = &c->m[m];
+        for (uint64_t i = 0; i < c->n_constraints; i++) {
+            uint64_t tag = i * 3 + (uint64_t)m;
+            for (uint64_t k = a->row_ptr[i]; k < a->row_ptr[i + 1]; k++) {
+                uint32_t j = a->col[k];
+                if (seen[j] != tag) cuzk_fr_set_zero(&sum[j]), seen[j] = tag;
+                cuzk_fr_add(&sum[j], &sum[j], &c->values[a->val[k]]);
+            }
+            for (uint64_t k = a->row_ptr[i]; k < a->row_ptr[i + 1]; k++)
+                if (!cuzk_fr_is_zero(&sum[a->col[k]])) live[a->col[k]] |= (uint8_t)(1u << m);
+        }
+    }
+    for (uint64_t j = 0; j < nv; j++) {
+        bool aux = j >= c->n_inputs;
+        uint64_t x = aux ? j - c->n_inputs : j;
+        bool in_a = aux && ((c->a_aux[x / 64] >> (x % 64)) & 1);
+        bool in_b = ((aux ? c->b_aux : c->b_inp)[x / 64] >> (x % 64)) & 1;
+        if ((in_a && !(live[j] & 1)) || (in_b && !(live[j] & 2)) || (aux && live[j] == 0)) bad++;
+    }
+    free(live);
+    free(seen);
+    free(sum);
+    return bad;
+}
+
 static void test_profiles(void) {
     for (int p = 0; p < 3; p++) {
         cuzk_gen_targets tg;
@@ -113,6 +153,12 @@ static void test_profiles(void) {
             cuzk_status st = cuzk_circuit_open_mem(&back, bytes, n, "gen", 0, &err);
             if (st != CUZK_OK) fprintf(stderr, "reopen: %s\n", cuzk__error_text(&err));
             CHECK(st == CUZK_OK);
+            /* no listed variable has a column that sums to zero (setup refuses those) */
+            uint64_t vanish = vanishing_columns(c);
+            if (vanish)
+                fprintf(stderr, "  %s 2^%u: %llu variables with vanishing columns\n",
+                        cuzk_gen_profile_name((cuzk_gen_profile)p), K, (unsigned long long)vanish);
+            CHECK(vanish == 0);
             cuzk_witness w[3];
             for (unsigned part = 0; part < 3; part++) {
                 CHECK(cuzk_gen_witness(g, part, &w[part], &err) == CUZK_OK);
