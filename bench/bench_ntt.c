@@ -3,6 +3,7 @@
  * thread count, next to the arithmetic floor.
  *
  *   cuzk bench ntt [--log N|A-B]... [--threads T] [--reps R] [--all] [--clock C] [--json]
+ *                  [--backend cpu|gpu]
  *
  * --log may repeat (or take "A-B"); the default list is 16..22. --all adds a
  * coset transform and the two H computations to the three transforms timed
@@ -21,6 +22,12 @@
  * subtraction. Memory traffic is not in the floor: at ~25 ns per butterfly a
  * core needs ~2.5 GB/s, far below what it gets, so the transform is bound by
  * the multiplier.
+ *
+ * --backend gpu (builds with CUDA only): the same operations plus the coset
+ * inverse on the GPU (src/gpu/ntt.cu), data resident on the device, timed
+ * with CUDA events (median and min of R runs, default 10, after a warm-up);
+ * floor_ms there is (n/2)*log2(n) Fr muls at the device's measured 50.3e9
+ * Fr mul/s (doc/gpu-notes.md), per NTT.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -32,6 +39,11 @@
 #include "fr.h"
 #include "h.h"
 #include "ntt.h"
+
+#if CUZK_HAVE_CUDA
+#include "gpu/gpu.h"
+#include "gpu/gpu_ntt.h"
+#endif
 
 #if defined(CUZK_HAVE_OPENMP) && defined(_OPENMP)
 #include <omp.h>
@@ -121,9 +133,69 @@ static int parse_logs(const char *s, unsigned *logs, int *count) {
     return 0;
 }
 
+#if CUZK_HAVE_CUDA
+/* --backend gpu: every operation of gpu_ntt.h's bench list per size. */
+static int bench_ntt_gpu(const unsigned *logs, int nlogs, int reps, int json) {
+    static const char *names[CUZK__GPU_BENCH_COUNT] = {
+        "fwd_nr", "fwd_nn", "inv_nn", "coset_fwd_nn", "coset_inv_nn", "h_snarkjs", "h_bellman"};
+    static const double ntts[CUZK__GPU_BENCH_COUNT] = {1, 1, 1, 1, 1, 6, 7};
+    int count = 0, rc = 0, first = 1;
+    if (cuzk__gpu_device_count(&count) != CUZK_OK || count == 0) {
+        fprintf(stderr, "cuzk bench ntt: no CUDA device (%s)\n", cuzk__gpu_last_error());
+        return 1;
+    }
+    char name[128] = "";
+    int sms = 0;
+    if (cuzk__gpu_device_name(0, name, sizeof name, &sms) != CUZK_OK) name[0] = '\0';
+    if (json)
+        printf("{\"bench\":\"ntt\",\"backend\":\"gpu\",\"device\":\"%s\",\"unit\":\"ms\","
+               "\"results\":[",
+               name);
+    else
+        printf("cuzk bench ntt --backend gpu (%s, %d SMs; CUDA events, data on the device)\n"
+               "%-4s %-13s %5s %10s %10s %10s\n",
+               name, sms, "log", "operation", "reps", "min ms", "median ms", "floor ms");
+    for (int li = 0; li < nlogs; li++) {
+        unsigned k = logs[li];
+        cuzk__gpu_ntt_domain *d = NULL;
+        if (k > CUZK__GPU_NTT_MAX_LOG || cuzk__gpu_ntt_domain_create(&d, k, 5) != CUZK_OK) {
+            fprintf(stderr, "cuzk bench ntt: 2^%u: %s\n", k,
+                    k > CUZK__GPU_NTT_MAX_LOG ? "too large for the GPU" : cuzk__gpu_last_error());
+            rc = 1;
+            continue;
+        }
+        double n = (double)((size_t)1 << k);
+        for (int op = 0; op < CUZK__GPU_BENCH_COUNT; op++) {
+            cuzk__gpu_ntt_bench_result res;
+            if (cuzk__gpu_ntt_bench(&res, d, (cuzk__gpu_ntt_bench_op)op, (unsigned)reps) !=
+                CUZK_OK) {
+                fprintf(stderr, "cuzk bench ntt: %s 2^%u: %s\n", names[op], k,
+                        cuzk__gpu_last_error());
+                rc = 1;
+                continue;
+            }
+            double floor_ms = ntts[op] * n / 2 * k / 50.3e9 * 1e3;
+            if (json) {
+                printf("%s\n  {\"log\":%u,\"op\":\"%s\",\"reps\":%d,\"min_ms\":%.3f,"
+                       "\"median_ms\":%.3f,\"floor_ms\":%.3f}",
+                       first ? "" : ",", k, names[op], reps, res.ms_min, res.ms_median, floor_ms);
+                first = 0;
+            } else {
+                printf("%-4u %-13s %5d %10.3f %10.3f %10.2f\n", k, names[op], reps, res.ms_min,
+                       res.ms_median, floor_ms);
+            }
+            fflush(stdout);
+        }
+        cuzk__gpu_ntt_domain_destroy(d);
+    }
+    if (json) printf("\n]}\n");
+    return rc;
+}
+#endif
+
 int cuzk__bench_ntt(int argc, char **argv) {
     unsigned logs[MAX_LOGS];
-    int nlogs = 0, threads = 0, reps_arg = 0, json = 0, all_ops = 0;
+    int nlogs = 0, threads = 0, reps_arg = 0, json = 0, all_ops = 0, gpu = 0;
     const char *clk = NULL;
     for (int i = 0; i < argc; i++) {
         if (strcmp(argv[i], "--log") == 0 && i + 1 < argc) {
@@ -141,12 +213,26 @@ int cuzk__bench_ntt(int argc, char **argv) {
             json = 1;
         } else if (strcmp(argv[i], "--all") == 0) {
             all_ops = 1;
+        } else if (strcmp(argv[i], "--backend") == 0 && i + 1 < argc) {
+            const char *b = argv[++i];
+            if (strcmp(b, "gpu") == 0)
+                gpu = 1;
+            else if (strcmp(b, "cpu") != 0)
+                goto bad;
         } else {
             goto bad;
         }
     }
     if (nlogs == 0)
         for (unsigned k = 16; k <= 22; k++) logs[nlogs++] = k;
+    if (gpu) {
+#if CUZK_HAVE_CUDA
+        return bench_ntt_gpu(logs, nlogs, reps_arg ? reps_arg : 10, json);
+#else
+        fprintf(stderr, "cuzk bench ntt: built without CUDA: --backend gpu is not available\n");
+        return 2;
+#endif
+    }
 #if BENCH_HAVE_OMP
     if (threads) omp_set_num_threads(threads);
     threads = omp_get_max_threads();
@@ -243,6 +329,6 @@ int cuzk__bench_ntt(int argc, char **argv) {
 
 bad:
     fprintf(stderr, "usage: cuzk bench ntt [--log N|A-B]... [--threads T] [--reps R] [--all] "
-                    "[--clock wall|cpu] [--json]\n");
+                    "[--clock wall|cpu] [--json] [--backend cpu|gpu]\n");
     return 2;
 }

@@ -1,0 +1,886 @@
+/*
+ * ntt.cu — radix-2^k NTT over Fr on the GPU and the two Groth16 H
+ * computations (contract in gpu_ntt.h; semantics of src/poly/ntt.h, h.h).
+ *
+ * Passes. A size-n transform (n = 2^L) is split into P = ceil(L/10) passes of
+ * k <= 10 radix-2 stages each (2^27: 9 + 9 + 9, 2^28: 10 + 9 + 9). As in the
+ * CPU code (ntt.c), a DIF pass whose smallest butterfly span is C = 2^cl only
+ * mixes the 2^k elements a[blk*2^k*C + t*C + c], t < 2^k, of one group
+ * (blk, c): one thread block loads W such groups (W*2^k = 512 or 1024
+ * elements, 16-32 KiB of shared memory), runs the k stages in shared memory,
+ * one butterfly per thread and stage, and writes the groups back. Adjacent
+ * threads take adjacent columns c, so global accesses are contiguous runs; a
+ * 32-byte element is one DRAM sector anyway. DIT runs the same plan in
+ * reverse (small spans first). So a transform reads and writes the data P
+ * times instead of L times.
+ *
+ * Twiddles. Stage span h = hr*C pairs rows t, t + hr and multiplies by
+ * omega_2h^e with e = (t mod hr)*C + c, i.e. omega_n^(e*n/2h) from one table
+ * T[j] = omega_n^j, j < n/2 (16n bytes). The inverse uses
+ * omega_n^-x = -T[n/2 - x] with the sign folded into the butterfly, as ntt.c
+ * does. A group's twiddles are distinct per column only in the first DIF pass
+ * (last DIT pass): that pass reads about one twiddle per element from memory,
+ * the later ones hit L2. Butterflies with e = 0 skip the multiplication; the
+ * branch is warp-uniform in the hr = 1 stage (every e is 0 when C = 1), which
+ * saves n/2 of the (n/2)*L multiplications.
+ *
+ * Fusions. Elementwise factors ride on the first pass's loads (prologue) or
+ * the last pass's stores (epilogue), so they cost multiplications, not
+ * passes: 1/n of the inverse, the coset powers c*s^f(i) (f the identity or
+ * the bit reversal, from two tables of 2^ceil(L/2) and 2^floor(L/2) powers:
+ * two multiplications per element), and H's a*b - c on the last pass of c.
+ *
+ * Cost model (2^27, measured Fr mul rate 50e9/s, doc/gpu-notes.md): (n/2)*27
+ * - n/2 = 1.75e9 multiplications = 35 ms; memory 3 passes x 8.6 GB + 4.3 GB
+ * of first-pass twiddles = 30 GB = 7 ms at 4.3 TB/s, hidden under the
+ * arithmetic. So the transform is bound by the multiplier.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "check.cuh"
+#include "ff.cuh"
+#include "gpu_ntt.h"
+
+using namespace cuzk_gpu;
+
+/* ---- host Montgomery arithmetic for the few constants -------------------- */
+
+/* The domain's constants (roots, 1/n, inverses of shifts) are a few hundred
+ * multiplications, done here on 64-bit limbs (CIOS, same R = 2^256 as the
+ * host's cuzk_fr) so that this file needs none of the C field headers. */
+typedef struct {
+    uint64_t l[4];
+} hfr;
+
+static const uint64_t HR_MOD[4] = CUZK__FR_R;
+static const uint64_t HR_ONE[4] = CUZK__FR_ONE;
+static const uint64_t HR_R2[4] = CUZK__FR_R2;
+static const uint64_t HR_RM2[4] = CUZK__FR_R_MINUS_2;
+
+static bool h_geq_mod(const uint64_t t[4]) {
+    for (int i = 3; i >= 0; i--) {
+        if (t[i] != HR_MOD[i]) return t[i] > HR_MOD[i];
+    }
+    return true;
+}
+
+static void h_sub_mod_raw(uint64_t t[4]) { /* t -= m */
+    unsigned __int128 borrow = 0;
+    for (int i = 0; i < 4; i++) {
+        unsigned __int128 d = (unsigned __int128)t[i] - HR_MOD[i] - borrow;
+        t[i] = (uint64_t)d;
+        borrow = (d >> 64) ? 1 : 0;
+    }
+}
+
+static hfr h_mul(const hfr &a, const hfr &b) {
+    uint64_t t[6] = {0, 0, 0, 0, 0, 0};
+    for (int i = 0; i < 4; i++) {
+        unsigned __int128 uv;
+        uint64_t carry = 0;
+        for (int j = 0; j < 4; j++) {
+            uv = (unsigned __int128)a.l[j] * b.l[i] + t[j] + carry;
+            t[j] = (uint64_t)uv;
+            carry = (uint64_t)(uv >> 64);
+        }
+        uv = (unsigned __int128)t[4] + carry;
+        t[4] = (uint64_t)uv;
+        t[5] = (uint64_t)(uv >> 64);
+        const uint64_t m = t[0] * (uint64_t)CUZK__FR_N0;
+        uv = (unsigned __int128)m * HR_MOD[0] + t[0];
+        carry = (uint64_t)(uv >> 64);
+        for (int j = 1; j < 4; j++) {
+            uv = (unsigned __int128)m * HR_MOD[j] + t[j] + carry;
+            t[j - 1] = (uint64_t)uv;
+            carry = (uint64_t)(uv >> 64);
+        }
+        uv = (unsigned __int128)t[4] + carry;
+        t[3] = (uint64_t)uv;
+        t[4] = t[5] + (uint64_t)(uv >> 64);
+    }
+    hfr r;
+    if (t[4] || h_geq_mod(t)) h_sub_mod_raw(t);
+    memcpy(r.l, t, sizeof r.l);
+    return r;
+}
+
+static hfr h_one(void) {
+    hfr r;
+    memcpy(r.l, HR_ONE, sizeof r.l);
+    return r;
+}
+
+static hfr h_from_u64(uint64_t x) {
+    hfr a = {{x, 0, 0, 0}}, r2;
+    memcpy(r2.l, HR_R2, sizeof r2.l);
+    return h_mul(a, r2);
+}
+
+static hfr h_sub(const hfr &a, const hfr &b) {
+    hfr r;
+    unsigned __int128 borrow = 0;
+    for (int i = 0; i < 4; i++) {
+        unsigned __int128 d = (unsigned __int128)a.l[i] - b.l[i] - borrow;
+        r.l[i] = (uint64_t)d;
+        borrow = (d >> 64) ? 1 : 0;
+    }
+    if (borrow) { /* add m back */
+        unsigned __int128 c = 0;
+        for (int i = 0; i < 4; i++) {
+            c += (unsigned __int128)r.l[i] + HR_MOD[i];
+            r.l[i] = (uint64_t)c;
+            c >>= 64;
+        }
+    }
+    return r;
+}
+
+static bool h_is_zero(const hfr &a) { return !(a.l[0] | a.l[1] | a.l[2] | a.l[3]); }
+
+/* a^e for a little-endian exponent of w words (public exponent). */
+static hfr h_pow(const hfr &a, const uint64_t *e, int w) {
+    hfr r = h_one();
+    for (int i = w * 64 - 1; i >= 0; i--) {
+        r = h_mul(r, r);
+        if ((e[i / 64] >> (i % 64)) & 1) r = h_mul(r, a);
+    }
+    return r;
+}
+
+/* Fermat: a^(r-2); a nonzero (public values only). */
+static hfr h_inv(const hfr &a) { return h_pow(a, HR_RM2, 4); }
+
+static hfr h_sqr_times(hfr a, unsigned k) {
+    for (unsigned i = 0; i < k; i++) a = h_mul(a, a);
+    return a;
+}
+
+static fr_t to_dev(const hfr &a) {
+    fr_t r;
+    memcpy(&r, a.l, sizeof r);
+    return r;
+}
+
+/* ---- device helpers -------------------------------------------------------- */
+
+static __device__ __forceinline__ fr_t ld(const fr_t *p) {
+    fr_t r;
+    const uint4 *s = reinterpret_cast<const uint4 *>(p);
+    uint4 *d = reinterpret_cast<uint4 *>(&r);
+    d[0] = s[0];
+    d[1] = s[1];
+    return r;
+}
+
+/* Read-only path for tables (twiddles, powers). */
+static __device__ __forceinline__ fr_t ldg(const fr_t *p) {
+    fr_t r;
+    const uint4 *s = reinterpret_cast<const uint4 *>(p);
+    uint4 *d = reinterpret_cast<uint4 *>(&r);
+    d[0] = __ldg(s);
+    d[1] = __ldg(s + 1);
+    return r;
+}
+
+static __device__ __forceinline__ void st(fr_t *p, const fr_t &v) {
+    const uint4 *s = reinterpret_cast<const uint4 *>(&v);
+    uint4 *d = reinterpret_cast<uint4 *>(p);
+    d[0] = s[0];
+    d[1] = s[1];
+}
+
+/* factor(i) = c * s^f(i) = lo[f mod 2^bits] * hi[f >> bits] (c folded into
+ * lo), f(i) = i or bitrev_L(i). */
+struct pow_tab {
+    const fr_t *lo, *hi;
+    uint32_t bits, brev;
+};
+
+static __device__ __forceinline__ fr_t pow_factor(const pow_tab &tb, uint32_t i, uint32_t L) {
+    const uint32_t f = tb.brev ? (__brev(i) >> (32 - L)) : i;
+    fr_t r;
+    mul(r, ldg(tb.lo + (f & ((1u << tb.bits) - 1))), ldg(tb.hi + (f >> tb.bits)));
+    return r;
+}
+
+enum { PRO_NONE = 0, PRO_POW = 1 };
+enum { EPI_NONE = 0, EPI_MULC = 1, EPI_POW = 2, EPI_ABC = 3 };
+
+struct pass_args {
+    fr_t *a;
+    const fr_t *tw;    /* omega_n^j, j < n/2 */
+    uint32_t L, k, cl; /* n = 2^L; 2^k rows; column stride C = 2^cl */
+    uint32_t wl;       /* W = 2^wl groups per block */
+    uint32_t inv;
+    uint32_t pro, epi;
+    pow_tab pro_tab, epi_tab;
+    fr_t epi_c;
+    const fr_t *ea, *eb; /* EPI_ABC: ea[i] <- ea[i]*eb[i] - x (ea is written) */
+};
+
+static constexpr unsigned PASS_THREADS = 256;
+
+/*
+ * One pass of k stages. Local element l of the block is (column w, row t):
+ * l = t*W + w when C >= W (adjacent threads, adjacent columns) else
+ * l = w*2^k + t (C = 1 and several whole groups per block: adjacent rows are
+ * adjacent in memory). Global index of (group g, row t):
+ * (g >> cl) << (cl + k) | t << cl | (g mod C).
+ */
+template <bool DIT>
+static __global__ void __launch_bounds__(PASS_THREADS) pass_kernel(const pass_args p) {
+    extern __shared__ uint4 smem_raw[];
+    fr_t *sm = reinterpret_cast<fr_t *>(smem_raw);
+    const uint32_t k = p.k, K = 1u << k, wl = p.wl, W = 1u << wl, E = K << wl;
+    const uint32_t cl = p.cl, Cm = (1u << cl) - 1;
+    const bool tmaj = cl >= wl;
+    const uint32_t g0 = blockIdx.x << wl;
+    const uint32_t half_n = 1u << (p.L - 1);
+
+    for (uint32_t l = threadIdx.x; l < E; l += blockDim.x) {
+        const uint32_t w = tmaj ? (l & (W - 1)) : (l >> k), t = tmaj ? (l >> wl) : (l & (K - 1));
+        const uint32_t g = g0 + w;
+        const uint32_t i = ((g >> cl) << (cl + k)) | (t << cl) | (g & Cm);
+        fr_t x = ld(p.a + i);
+        if (p.pro == PRO_POW) {
+            const fr_t f = pow_factor(p.pro_tab, i, p.L);
+            mul(x, x, f);
+        }
+        st(sm + l, x);
+    }
+
+    const uint32_t nb = E >> 1;
+    for (uint32_t s = 0; s < k; s++) {
+        const uint32_t lh = DIT ? s : k - 1 - s, hr = 1u << lh;
+        /* twiddle exponent scale: omega_2h = omega_n^(n/2h), h = hr*C */
+        const uint32_t sh = p.L - 1 - lh - cl;
+        __syncthreads();
+        for (uint32_t j = threadIdx.x; j < nb; j += blockDim.x) {
+            const uint32_t w = tmaj ? (j & (W - 1)) : (j >> (k - 1));
+            const uint32_t q = tmaj ? (j >> wl) : (j & ((K >> 1) - 1));
+            const uint32_t t = ((q >> lh) << (lh + 1)) | (q & (hr - 1));
+            const uint32_t e = ((t & (hr - 1)) << cl) | ((g0 + w) & Cm);
+            const uint32_t i0 = tmaj ? ((t << wl) | w) : ((w << k) | t);
+            const uint32_t i1 = tmaj ? (((t + hr) << wl) | w) : ((w << k) | (t + hr));
+            fr_t x = ld(sm + i0), y = ld(sm + i1), u, v;
+            if (e == 0) {
+                add(u, x, y);
+                sub(v, x, y);
+            } else {
+                const uint32_t xe = e << sh;
+                const fr_t tw = ldg(p.tw + (p.inv ? half_n - xe : xe));
+                if (!DIT) { /* Gentleman-Sande: (x + y, (x - y) w); inverse (y - x)(-w') */
+                    add(u, x, y);
+                    if (p.inv)
+                        sub(v, y, x);
+                    else
+                        sub(v, x, y);
+                    mul(v, v, tw);
+                } else { /* Cooley-Tukey: t = y w; (x + t, x - t), swapped for the inverse */
+                    fr_t m;
+                    mul(m, y, tw);
+                    if (p.inv) {
+                        sub(u, x, m);
+                        add(v, x, m);
+                    } else {
+                        add(u, x, m);
+                        sub(v, x, m);
+                    }
+                }
+            }
+            st(sm + i0, u);
+            st(sm + i1, v);
+        }
+    }
+    __syncthreads();
+
+    for (uint32_t l = threadIdx.x; l < E; l += blockDim.x) {
+        const uint32_t w = tmaj ? (l & (W - 1)) : (l >> k), t = tmaj ? (l >> wl) : (l & (K - 1));
+        const uint32_t g = g0 + w;
+        const uint32_t i = ((g >> cl) << (cl + k)) | (t << cl) | (g & Cm);
+        fr_t x = ld(sm + l);
+        if (p.epi == EPI_MULC) {
+            mul(x, x, p.epi_c);
+        } else if (p.epi == EPI_POW) {
+            const fr_t f = pow_factor(p.epi_tab, i, p.L);
+            mul(x, x, f);
+        } else if (p.epi == EPI_ABC) {
+            fr_t ab;
+            mul(ab, ld(p.ea + i), ld(p.eb + i));
+            sub(x, ab, x);
+            st(const_cast<fr_t *>(p.ea) + i, x);
+            continue;
+        }
+        st(p.a + i, x);
+    }
+}
+
+/* out[j] = c * base^j for j < count (square and multiply over j's bits). */
+static __global__ void powers_kernel(fr_t *out, uint32_t count, const fr_t base, const fr_t c) {
+    const uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
+    if (j >= count) return;
+    fr_t acc = c, b = base;
+    for (uint32_t e = j; e; e >>= 1) {
+        if (e & 1) mul(acc, acc, b);
+        mul(b, b, b);
+    }
+    st(out + j, acc);
+}
+
+/* tw[j] = lo[j mod 2^bits] * hi[j >> bits], j < count. */
+static __global__ void twiddle_kernel(fr_t *tw, size_t count, const fr_t *lo, const fr_t *hi,
+                                      uint32_t bits) {
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t j = (size_t)blockIdx.x * blockDim.x + threadIdx.x; j < count; j += stride) {
+        fr_t r;
+        mul(r, ldg(lo + (j & ((1u << bits) - 1))), ldg(hi + (j >> bits)));
+        st(tw + j, r);
+    }
+}
+
+/* In-place bit-reversal permutation (an involution: swap i < rev(i)). */
+static __global__ void bitrev_kernel(fr_t *a, uint32_t L) {
+    const uint32_t n = 1u << L, stride = gridDim.x * blockDim.x;
+    for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        const uint32_t j = __brev(i) >> (32 - L);
+        if (i < j) {
+            const fr_t x = ld(a + i), y = ld(a + j);
+            st(a + i, y);
+            st(a + j, x);
+        }
+    }
+}
+
+/* out[i] = a[i] * b[i] */
+static __global__ void hadamard_kernel(fr_t *out, const fr_t *a, const fr_t *b, uint32_t n) {
+    const uint32_t stride = gridDim.x * blockDim.x;
+    for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        fr_t r;
+        mul(r, ld(a + i), ld(b + i));
+        st(out + i, r);
+    }
+}
+
+/* a[i] = (a[i] * b[i] - c[i]) * k */
+static __global__ void abc_kernel(fr_t *a, const fr_t *b, const fr_t *c, const fr_t k,
+                                  uint32_t n) {
+    const uint32_t stride = gridDim.x * blockDim.x;
+    for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        fr_t r;
+        mul(r, ld(a + i), ld(b + i));
+        sub(r, r, ld(c + i));
+        mul(r, r, k);
+        st(a + i, r);
+    }
+}
+
+/* Pseudo-random reduced elements for the benchmark (splitmix-style hash). */
+static __device__ __forceinline__ uint32_t mix32(uint64_t x) {
+    x += 0x9e3779b97f4a7c15ULL;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    return (uint32_t)(x ^ (x >> 31));
+}
+
+static __global__ void fill_kernel(fr_t *out, size_t n, uint64_t seed) {
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        fr_t r;
+#pragma unroll
+        for (int j = 0; j < 8; j++) r.v[j] = mix32((seed * 0x100000000ULL + i) * 8 + (uint64_t)j);
+        r.v[7] &= fr_params::mod(7) >> 1; /* below the modulus */
+        st(out + i, r);
+    }
+}
+
+static unsigned grid_for(size_t n, unsigned threads) {
+    size_t b = (n + threads - 1) / threads;
+    return (unsigned)(b < 65536 ? (b ? b : 1) : 65536);
+}
+
+/* ---- domain ----------------------------------------------------------------- */
+
+struct cuzk__gpu_ntt_domain {
+    unsigned L;
+    uint32_t n;
+    int root;
+    fr_t *tw;   /* n/2 twiddles (NULL for n = 1) */
+    fr_t *tabs; /* the three H power tables, each lo (2^bits) then hi (2^(L-bits)) */
+    hfr omega, omega_inv, n_inv, omega_2n, g, g_inv, bell_k; /* bell_k = zinv / n */
+    pow_tab snark, bfwd, binv; /* omega_2n^j / n; g^j / n; g^-j zinv / n */
+};
+
+static uint32_t lo_bits(unsigned L) { return (L + 1) / 2; }
+static size_t tab_elems(unsigned L) {
+    return ((size_t)1 << lo_bits(L)) + ((size_t)1 << (L - lo_bits(L)));
+}
+
+/* Fills a table of tab_elems(L) elements at dst for c * s^j and describes it. */
+static cuzk_status build_pow_tab(pow_tab *tb, fr_t *dst, unsigned L, const hfr &s, const hfr &c,
+                                 uint32_t brev, cudaStream_t st) {
+    const uint32_t b = lo_bits(L), nlo = 1u << b, nhi = 1u << (L - b);
+    const hfr s_hi = h_sqr_times(s, b);
+    powers_kernel<<<(nlo + 127) / 128, 128, 0, st>>>(dst, nlo, to_dev(s), to_dev(c));
+    CUZK__CUDA_TRY(cudaGetLastError());
+    powers_kernel<<<(nhi + 127) / 128, 128, 0, st>>>(dst + nlo, nhi, to_dev(s_hi),
+                                                     to_dev(h_one()));
+    CUZK__CUDA_TRY(cudaGetLastError());
+    tb->lo = dst;
+    tb->hi = dst + nlo;
+    tb->bits = b;
+    tb->brev = brev;
+    return CUZK_OK;
+}
+
+static cuzk_status domain_body(cuzk__gpu_ntt_domain *d, fr_t **tmp) {
+    const unsigned L = d->L;
+    static const uint64_t r5[4] = CUZK__FR_ROOT5, r7[4] = CUZK__FR_ROOT7;
+    hfr w;
+    memcpy(w.l, d->root == 5 ? r5 : r7, sizeof w.l);
+    /* omega_2^32 squared (32 - L) times has order 2^L; omega_2n one squaring earlier */
+    d->omega_2n = h_sqr_times(w, 31 - L);
+    d->omega = h_mul(d->omega_2n, d->omega_2n);
+    d->omega_inv = h_inv(d->omega);
+    d->n_inv = h_inv(h_from_u64((uint64_t)1 << L));
+    d->g = h_from_u64(7); /* CUZK_H_BELLMAN_COSET_GEN (h.h) */
+    d->g_inv = h_inv(d->g);
+    /* Z(g omega^i) = g^n - 1: one constant, never zero (7 has order r - 1) */
+    const hfr zinv = h_inv(h_sub(h_sqr_times(d->g, L), h_one()));
+    d->bell_k = h_mul(zinv, d->n_inv);
+    if (L == 0) return CUZK_OK;
+
+    const size_t half = (size_t)1 << (L - 1), te = tab_elems(L);
+    CUZK__CUDA_TRY(cudaMalloc(&d->tw, half * sizeof(fr_t)));
+    CUZK__CUDA_TRY(cudaMalloc(&d->tabs, 3 * te * sizeof(fr_t)));
+    CUZK__CUDA_TRY(cudaMalloc(tmp, tab_elems(L > 1 ? L - 1 : 1) * sizeof(fr_t)));
+    /* twiddles omega^j, j < n/2 = 2^(L-1), from omega's power tables */
+    pow_tab t;
+    cuzk_status st;
+    if (L >= 2) {
+        if ((st = build_pow_tab(&t, *tmp, L - 1, d->omega, h_one(), 0, 0)) != CUZK_OK) return st;
+        twiddle_kernel<<<grid_for(half, 256), 256>>>(d->tw, half, t.lo, t.hi, t.bits);
+        CUZK__CUDA_TRY(cudaGetLastError());
+    } else {
+        fr_t one = to_dev(h_one());
+        CUZK__CUDA_TRY(cudaMemcpy(d->tw, &one, sizeof one, cudaMemcpyHostToDevice));
+    }
+    if ((st = build_pow_tab(&d->snark, d->tabs, L, d->omega_2n, d->n_inv, 1, 0)) != CUZK_OK)
+        return st;
+    if ((st = build_pow_tab(&d->bfwd, d->tabs + te, L, d->g, d->n_inv, 1, 0)) != CUZK_OK)
+        return st;
+    if ((st = build_pow_tab(&d->binv, d->tabs + 2 * te, L, d->g_inv, d->bell_k, 1, 0)) !=
+        CUZK_OK)
+        return st;
+    CUZK__CUDA_TRY(cudaDeviceSynchronize());
+    return CUZK_OK;
+}
+
+extern "C" void cuzk__gpu_ntt_domain_destroy(cuzk__gpu_ntt_domain *d) {
+    if (!d) return;
+    (void)cudaDeviceSynchronize(); /* no transform may still read the tables */
+    if (d->tw) (void)cudaFree(d->tw);
+    if (d->tabs) (void)cudaFree(d->tabs);
+    memset(d, 0, sizeof *d);
+    free(d);
+}
+
+extern "C" cuzk_status cuzk__gpu_ntt_domain_create(cuzk__gpu_ntt_domain **out, unsigned log_n,
+                                                   int root) {
+    if (!out) return CUZK_ERR_INVALID_ARG;
+    *out = NULL;
+    if (log_n > CUZK__GPU_NTT_MAX_LOG || (root != 5 && root != 7)) return CUZK_ERR_INVALID_ARG;
+    cuzk__gpu_ntt_domain *d = (cuzk__gpu_ntt_domain *)calloc(1, sizeof *d);
+    if (!d) return CUZK_ERR_NOMEM;
+    d->L = log_n;
+    d->n = 1u << log_n;
+    d->root = root;
+    fr_t *tmp = NULL;
+    cuzk_status st = domain_body(d, &tmp);
+    if (tmp) (void)cudaFree(tmp);
+    if (st != CUZK_OK) {
+        cuzk__gpu_ntt_domain_destroy(d);
+        return st;
+    }
+    *out = d;
+    return CUZK_OK;
+}
+
+extern "C" unsigned cuzk__gpu_ntt_domain_log(const cuzk__gpu_ntt_domain *d) {
+    return d ? d->L : 0;
+}
+
+/* ---- transforms --------------------------------------------------------------- */
+
+enum { ORD_NN = 0, ORD_NR = 1, ORD_RN = 2, ORD_RR = 3 };
+
+#define NTT_KMAX 10u /* stages per pass: 2^10 elements, 32 KiB of shared memory */
+#define NTT_MIN_BLOCK_LOG 9u /* at least 512 elements per block when n allows */
+
+/* Stages per pass, DIF order (top stages first): as even as possible. */
+static unsigned plan_passes(unsigned L, unsigned ks[4]) {
+    const unsigned P = (L + NTT_KMAX - 1) / NTT_KMAX;
+    for (unsigned p = 0; p < P; p++) ks[p] = L / P + (p < L % P ? 1 : 0);
+    return P;
+}
+
+static cuzk_status launch_pass(bool dit, const pass_args &pa, uint32_t n, cudaStream_t s) {
+    const uint32_t E = 1u << (pa.k + pa.wl);
+    const uint32_t threads = E / 2 < PASS_THREADS ? E / 2 : PASS_THREADS;
+    const size_t smem = (size_t)E * sizeof(fr_t);
+    if (dit)
+        pass_kernel<true><<<n / E, threads, smem, s>>>(pa);
+    else
+        pass_kernel<false><<<n / E, threads, smem, s>>>(pa);
+    CUZK__CUDA_TRY(cudaGetLastError());
+    return CUZK_OK;
+}
+
+/* Elementwise extras of one transform. */
+struct fuse {
+    uint32_t pro, epi;
+    pow_tab pro_tab, epi_tab;
+    fr_t epi_c;
+    const fr_t *ea, *eb;
+};
+
+/* All passes of a DIF (natural -> bit-reversed) or DIT (bit-reversed ->
+ * natural), with the prologue on the first pass, the epilogue on the last. */
+static cuzk_status run_passes(const cuzk__gpu_ntt_domain *d, fr_t *a, bool dit, bool inv,
+                              const fuse &fz, cudaStream_t s) {
+    unsigned ks[4];
+    const unsigned L = d->L, P = plan_passes(L, ks);
+    unsigned cls[4], rem = L;
+    for (unsigned p = 0; p < P; p++) {
+        rem -= ks[p];
+        cls[p] = rem;
+    }
+    for (unsigned q = 0; q < P; q++) {
+        const unsigned p = dit ? P - 1 - q : q;
+        pass_args pa;
+        memset(&pa, 0, sizeof pa);
+        pa.a = a;
+        pa.tw = d->tw;
+        pa.L = L;
+        pa.k = ks[p];
+        pa.cl = cls[p];
+        const unsigned blog = L < NTT_MIN_BLOCK_LOG ? L : NTT_MIN_BLOCK_LOG;
+        pa.wl = ks[p] >= blog ? 0 : blog - ks[p];
+        pa.inv = inv;
+        if (q == 0) {
+            pa.pro = fz.pro;
+            pa.pro_tab = fz.pro_tab;
+        }
+        if (q == P - 1) {
+            pa.epi = fz.epi;
+            pa.epi_tab = fz.epi_tab;
+            pa.epi_c = fz.epi_c;
+            pa.ea = fz.ea;
+            pa.eb = fz.eb;
+        }
+        cuzk_status st = launch_pass(dit, pa, d->n, s);
+        if (st != CUZK_OK) return st;
+    }
+    return CUZK_OK;
+}
+
+static cuzk_status permute(const cuzk__gpu_ntt_domain *d, fr_t *a, cudaStream_t s) {
+    if (d->L < 2) return CUZK_OK;
+    bitrev_kernel<<<grid_for(d->n, 256), 256, 0, s>>>(a, d->L);
+    CUZK__CUDA_TRY(cudaGetLastError());
+    return CUZK_OK;
+}
+
+/* One transform in the given order. coef (may be NULL) scales the
+ * coefficient side: the input of a forward transform, the output of an
+ * inverse one (then it includes 1/n; without it the inverse multiplies by
+ * 1/n). */
+static cuzk_status transform(const cuzk__gpu_ntt_domain *d, fr_t *a, int order, bool inv,
+                             const pow_tab *coef, cudaStream_t s) {
+    const bool dit = order == ORD_RN;
+    fuse fz;
+    memset(&fz, 0, sizeof fz);
+    if (!inv) {
+        if (coef) {
+            fz.pro = PRO_POW;
+            fz.pro_tab = *coef;
+            fz.pro_tab.brev = dit; /* DIT reads coefficients bit-reversed */
+        }
+    } else if (coef) {
+        fz.epi = EPI_POW;
+        fz.epi_tab = *coef;
+        fz.epi_tab.brev = !dit; /* DIF writes coefficients bit-reversed */
+    } else {
+        fz.epi = EPI_MULC;
+        fz.epi_c = to_dev(d->n_inv);
+    }
+    cuzk_status st;
+    if (order == ORD_RR && (st = permute(d, a, s)) != CUZK_OK) return st;
+    if ((st = run_passes(d, a, dit, inv, fz, s)) != CUZK_OK) return st;
+    if (order == ORD_NN && (st = permute(d, a, s)) != CUZK_OK) return st;
+    return CUZK_OK;
+}
+
+static cuzk_status check_xform(const cuzk__gpu_ntt_domain *d, const uint64_t *a, int order) {
+    if (!d || !a || order < ORD_NN || order > ORD_RR) return CUZK_ERR_INVALID_ARG;
+    return CUZK_OK;
+}
+
+extern "C" cuzk_status cuzk__gpu_ntt_forward(const cuzk__gpu_ntt_domain *d, uint64_t *a,
+                                             int order, cuzk__gpu_stream s) {
+    cuzk_status st = check_xform(d, a, order);
+    if (st != CUZK_OK || d->L == 0) return st;
+    return transform(d, reinterpret_cast<fr_t *>(a), order, false, NULL, s);
+}
+
+extern "C" cuzk_status cuzk__gpu_ntt_inverse(const cuzk__gpu_ntt_domain *d, uint64_t *a,
+                                             int order, cuzk__gpu_stream s) {
+    cuzk_status st = check_xform(d, a, order);
+    if (st != CUZK_OK || d->L == 0) return st; /* n = 1: 1/n = 1 */
+    return transform(d, reinterpret_cast<fr_t *>(a), order, true, NULL, s);
+}
+
+/* A coset transform with its power table in stream-ordered scratch. */
+static cuzk_status coset_body(const cuzk__gpu_ntt_domain *d, fr_t *a, int order, bool inv,
+                              const hfr &g, fr_t **scratch, cudaStream_t s) {
+    CUZK__CUDA_TRY(cudaMallocAsync(scratch, tab_elems(d->L) * sizeof(fr_t), s));
+    pow_tab tb;
+    cuzk_status st = inv ? build_pow_tab(&tb, *scratch, d->L, h_inv(g), d->n_inv, 0, s)
+                         : build_pow_tab(&tb, *scratch, d->L, g, h_one(), 0, s);
+    if (st != CUZK_OK) return st;
+    return transform(d, a, order, inv, &tb, s);
+}
+
+static cuzk_status coset(const cuzk__gpu_ntt_domain *d, uint64_t *a, int order, bool inv,
+                         const uint64_t *gw, cudaStream_t s) {
+    cuzk_status st = check_xform(d, a, order);
+    if (st != CUZK_OK) return st;
+    if (!gw) return CUZK_ERR_INVALID_ARG;
+    hfr g;
+    memcpy(g.l, gw, sizeof g.l);
+    if (h_is_zero(g)) return CUZK_ERR_INVALID_ARG;
+    if (d->L == 0) return CUZK_OK; /* p(g) = p_0 */
+    fr_t *scratch = NULL;
+    st = coset_body(d, reinterpret_cast<fr_t *>(a), order, inv, g, &scratch, s);
+    if (scratch) {
+        cudaError_t e = cudaFreeAsync(scratch, s);
+        if (e != cudaSuccess && st == CUZK_OK) {
+            cuzk__gpu_record_error(e, "cudaFreeAsync(scratch, s)", __FILE__, __LINE__);
+            st = CUZK_ERR_GPU;
+        }
+    }
+    return st;
+}
+
+extern "C" cuzk_status cuzk__gpu_ntt_coset_forward(const cuzk__gpu_ntt_domain *d, uint64_t *a,
+                                                   int order, const uint64_t *g,
+                                                   cuzk__gpu_stream s) {
+    return coset(d, a, order, false, g, s);
+}
+
+extern "C" cuzk_status cuzk__gpu_ntt_coset_inverse(const cuzk__gpu_ntt_domain *d, uint64_t *a,
+                                                   int order, const uint64_t *g,
+                                                   cuzk__gpu_stream s) {
+    return coset(d, a, order, true, g, s);
+}
+
+/* ---- H ---------------------------------------------------------------------------- */
+
+/* Values on <omega> -> values on zeta<omega>, natural order both sides (h.c):
+ * DIF inverse, coefficient bitrev(p) times zeta^j / n on the last store, DIT
+ * forward; for c the DIT's last store forms a = a*b - c. */
+static cuzk_status coset_shift(const cuzk__gpu_ntt_domain *d, fr_t *v, const pow_tab &zeta,
+                               const fr_t *abc_a, const fr_t *abc_b, cudaStream_t s) {
+    fuse f1, f2;
+    memset(&f1, 0, sizeof f1);
+    memset(&f2, 0, sizeof f2);
+    f1.epi = EPI_POW;
+    f1.epi_tab = zeta; /* brev = 1 */
+    cuzk_status st = run_passes(d, v, false, true, f1, s);
+    if (st != CUZK_OK) return st;
+    if (abc_a) {
+        f2.epi = EPI_ABC;
+        f2.ea = abc_a;
+        f2.eb = abc_b;
+    }
+    return run_passes(d, v, true, false, f2, s);
+}
+
+static cuzk_status h_body(const cuzk__gpu_ntt_domain *d, fr_t *a, fr_t *b, fr_t *c,
+                          bool bellman, fr_t **scratch, cudaStream_t s) {
+    const uint32_t n = d->n;
+    if (!c) {
+        CUZK__CUDA_TRY(cudaMallocAsync(scratch, (size_t)n * sizeof(fr_t), s));
+        c = *scratch;
+        hadamard_kernel<<<grid_for(n, 256), 256, 0, s>>>(c, a, b, n);
+        CUZK__CUDA_TRY(cudaGetLastError());
+    }
+    if (d->L == 0) {
+        /* n = 1: every transform is the identity; snarkjs a*b - c, bellman
+         * (a*b - c) * (g - 1)^-1 (1/n = 1) */
+        const fr_t k = to_dev(bellman ? d->bell_k : h_one());
+        abc_kernel<<<1, 32, 0, s>>>(a, b, c, k, 1);
+        CUZK__CUDA_TRY(cudaGetLastError());
+        return CUZK_OK;
+    }
+    const pow_tab &z = bellman ? d->bfwd : d->snark;
+    cuzk_status st;
+    if ((st = coset_shift(d, a, z, NULL, NULL, s)) != CUZK_OK) return st;
+    if ((st = coset_shift(d, b, z, NULL, NULL, s)) != CUZK_OK) return st;
+    if ((st = coset_shift(d, c, z, a, b, s)) != CUZK_OK) return st;
+    if (!bellman) return CUZK_OK;
+    /* coset inverse with (g^n - 1)^-1 folded into 1/n, then natural order */
+    fuse f;
+    memset(&f, 0, sizeof f);
+    f.epi = EPI_POW;
+    f.epi_tab = d->binv;
+    if ((st = run_passes(d, a, false, true, f, s)) != CUZK_OK) return st;
+    return permute(d, a, s);
+}
+
+static cuzk_status h_run(const cuzk__gpu_ntt_domain *d, uint64_t *a, uint64_t *b, uint64_t *c,
+                         bool bellman, cudaStream_t s) {
+    if (!d || !a || !b) return CUZK_ERR_INVALID_ARG;
+    fr_t *scratch = NULL;
+    cuzk_status st = h_body(d, reinterpret_cast<fr_t *>(a), reinterpret_cast<fr_t *>(b),
+                            reinterpret_cast<fr_t *>(c), bellman, &scratch, s);
+    if (scratch) {
+        cudaError_t e = cudaFreeAsync(scratch, s);
+        if (e != cudaSuccess && st == CUZK_OK) {
+            cuzk__gpu_record_error(e, "cudaFreeAsync(scratch, s)", __FILE__, __LINE__);
+            st = CUZK_ERR_GPU;
+        }
+    }
+    return st;
+}
+
+extern "C" cuzk_status cuzk__gpu_h_snarkjs(const cuzk__gpu_ntt_domain *d, uint64_t *a,
+                                           uint64_t *b, uint64_t *c, cuzk__gpu_stream s) {
+    return h_run(d, a, b, c, false, s);
+}
+
+extern "C" cuzk_status cuzk__gpu_h_bellman(const cuzk__gpu_ntt_domain *d, uint64_t *a,
+                                           uint64_t *b, uint64_t *c, cuzk__gpu_stream s) {
+    return h_run(d, a, b, c, true, s);
+}
+
+/* ---- host-buffer conveniences ------------------------------------------------------- */
+
+static cuzk_status host_body(const cuzk__gpu_ntt_domain *d, void **buf, uint64_t *a,
+                             uint64_t *b, uint64_t *c, int what, int order, const uint64_t *g) {
+    const size_t bytes = (size_t)d->n * sizeof(fr_t);
+    const int nvec = what >= 4 ? (c ? 3 : 2) : 1;
+    uint64_t *host[3] = {a, b, c};
+    CUZK__CUDA_TRY(cudaMalloc(buf, nvec * bytes));
+    uint64_t *dv[3];
+    for (int v = 0; v < nvec; v++) {
+        dv[v] = reinterpret_cast<uint64_t *>(static_cast<char *>(*buf) + v * bytes);
+        CUZK__CUDA_TRY(cudaMemcpy(dv[v], host[v], bytes, cudaMemcpyHostToDevice));
+    }
+    cuzk_status st = CUZK_ERR_INVALID_ARG;
+    switch (what) {
+    case CUZK__GPU_NTT_FWD: st = cuzk__gpu_ntt_forward(d, dv[0], order, NULL); break;
+    case CUZK__GPU_NTT_INV: st = cuzk__gpu_ntt_inverse(d, dv[0], order, NULL); break;
+    case CUZK__GPU_NTT_COSET_FWD: st = cuzk__gpu_ntt_coset_forward(d, dv[0], order, g, NULL); break;
+    case CUZK__GPU_NTT_COSET_INV: st = cuzk__gpu_ntt_coset_inverse(d, dv[0], order, g, NULL); break;
+    case 4: st = cuzk__gpu_h_snarkjs(d, dv[0], dv[1], nvec == 3 ? dv[2] : NULL, NULL); break;
+    case 5: st = cuzk__gpu_h_bellman(d, dv[0], dv[1], nvec == 3 ? dv[2] : NULL, NULL); break;
+    }
+    if (st != CUZK_OK) return st;
+    CUZK__CUDA_TRY(cudaDeviceSynchronize());
+    for (int v = 0; v < nvec; v++)
+        CUZK__CUDA_TRY(cudaMemcpy(host[v], dv[v], bytes, cudaMemcpyDeviceToHost));
+    return CUZK_OK;
+}
+
+static cuzk_status host_run(const cuzk__gpu_ntt_domain *d, uint64_t *a, uint64_t *b,
+                            uint64_t *c, int what, int order, const uint64_t *g) {
+    if (!d || !a || (what >= 4 && !b)) return CUZK_ERR_INVALID_ARG;
+    void *buf = NULL;
+    cuzk_status st = host_body(d, &buf, a, b, c, what, order, g);
+    if (buf) (void)cudaFree(buf);
+    return st;
+}
+
+extern "C" cuzk_status cuzk__gpu_ntt_host(const cuzk__gpu_ntt_domain *d, uint64_t *a,
+                                          cuzk__gpu_ntt_op op, int order, const uint64_t *g) {
+    if ((unsigned)op > CUZK__GPU_NTT_COSET_INV) return CUZK_ERR_INVALID_ARG;
+    return host_run(d, a, NULL, NULL, (int)op, order, g);
+}
+
+extern "C" cuzk_status cuzk__gpu_h_host(const cuzk__gpu_ntt_domain *d, uint64_t *a, uint64_t *b,
+                                        uint64_t *c, int bellman) {
+    return host_run(d, a, b, c, bellman ? 5 : 4, 0, NULL);
+}
+
+/* ---- timing --------------------------------------------------------------------------- */
+
+#define NTT_BENCH_MAX_REPS 64
+
+static cuzk_status bench_once(const cuzk__gpu_ntt_domain *d, fr_t *v, int op, cudaStream_t s) {
+    uint64_t *a = reinterpret_cast<uint64_t *>(v);
+    const size_t n = d->n;
+    const hfr g = h_from_u64(7);
+    switch (op) {
+    case CUZK__GPU_BENCH_FWD_NR: return cuzk__gpu_ntt_forward(d, a, ORD_NR, s);
+    case CUZK__GPU_BENCH_FWD_NN: return cuzk__gpu_ntt_forward(d, a, ORD_NN, s);
+    case CUZK__GPU_BENCH_INV_NN: return cuzk__gpu_ntt_inverse(d, a, ORD_NN, s);
+    case CUZK__GPU_BENCH_COSET_FWD_NN: return cuzk__gpu_ntt_coset_forward(d, a, ORD_NN, g.l, s);
+    case CUZK__GPU_BENCH_COSET_INV_NN: return cuzk__gpu_ntt_coset_inverse(d, a, ORD_NN, g.l, s);
+    case CUZK__GPU_BENCH_H_SNARKJS:
+        return cuzk__gpu_h_snarkjs(d, a, a + 4 * n, a + 8 * n, s);
+    case CUZK__GPU_BENCH_H_BELLMAN:
+        return cuzk__gpu_h_bellman(d, a, a + 4 * n, a + 8 * n, s);
+    }
+    return CUZK_ERR_INVALID_ARG;
+}
+
+static cuzk_status bench_body(cuzk__gpu_ntt_bench_result *res, const cuzk__gpu_ntt_domain *d,
+                              int op, unsigned reps, void **buf, cudaStream_t *s,
+                              cudaEvent_t ev[2]) {
+    const size_t elems = (size_t)d->n * (op >= CUZK__GPU_BENCH_H_SNARKJS ? 3 : 1);
+    CUZK__CUDA_TRY(cudaStreamCreateWithFlags(s, cudaStreamNonBlocking));
+    CUZK__CUDA_TRY(cudaEventCreate(&ev[0]));
+    CUZK__CUDA_TRY(cudaEventCreate(&ev[1]));
+    CUZK__CUDA_TRY(cudaMalloc(buf, elems * sizeof(fr_t)));
+    fr_t *v = static_cast<fr_t *>(*buf);
+    fill_kernel<<<grid_for(elems, 256), 256, 0, *s>>>(v, elems, 12345);
+    CUZK__CUDA_TRY(cudaGetLastError());
+    cuzk_status st = bench_once(d, v, op, *s); /* warm-up */
+    if (st != CUZK_OK) return st;
+    CUZK__CUDA_TRY(cudaStreamSynchronize(*s));
+    double ms[NTT_BENCH_MAX_REPS] = {0};
+    for (unsigned r = 0; r < reps; r++) {
+        CUZK__CUDA_TRY(cudaEventRecord(ev[0], *s));
+        if ((st = bench_once(d, v, op, *s)) != CUZK_OK) return st;
+        CUZK__CUDA_TRY(cudaEventRecord(ev[1], *s));
+        CUZK__CUDA_TRY(cudaEventSynchronize(ev[1]));
+        float t = 0;
+        CUZK__CUDA_TRY(cudaEventElapsedTime(&t, ev[0], ev[1]));
+        unsigned k = r;
+        for (; k > 0 && ms[k - 1] > t; k--) ms[k] = ms[k - 1];
+        ms[k] = t;
+    }
+    res->reps = reps;
+    res->ms_min = ms[0];
+    res->ms_median = reps % 2 ? ms[reps / 2] : 0.5 * (ms[reps / 2 - 1] + ms[reps / 2]);
+    return CUZK_OK;
+}
+
+extern "C" cuzk_status cuzk__gpu_ntt_bench(cuzk__gpu_ntt_bench_result *res,
+                                           const cuzk__gpu_ntt_domain *d,
+                                           cuzk__gpu_ntt_bench_op op, unsigned reps) {
+    if (!res || !d || (unsigned)op >= CUZK__GPU_BENCH_COUNT || reps == 0 ||
+        reps > NTT_BENCH_MAX_REPS)
+        return CUZK_ERR_INVALID_ARG;
+    void *buf = NULL;
+    cudaStream_t s = NULL;
+    cudaEvent_t ev[2] = {NULL, NULL};
+    cuzk_status st = bench_body(res, d, (int)op, reps, &buf, &s, ev);
+    if (s) (void)cudaStreamSynchronize(s);
+    if (buf) (void)cudaFree(buf);
+    for (int i = 0; i < 2; i++)
+        if (ev[i]) (void)cudaEventDestroy(ev[i]);
+    if (s) (void)cudaStreamDestroy(s);
+    return st;
+}

@@ -1,0 +1,221 @@
+/*
+ * GPU NTT and H (src/gpu/ntt.cu) against the CPU reference (src/poly/ntt.c,
+ * h.c), bit for bit.
+ *
+ * For both roots (5 and 7) and every size 2^0..2^20, plus 2^22 and 2^23:
+ * fresh seeded random input, every transform (forward, inverse, coset
+ * forward, coset inverse with a fresh random shift) in every order (NN, NR,
+ * RN, RR), and both H conventions with c given and with c = NULL. The CPU
+ * code is an independent implementation (different blocking, twiddle tables
+ * and fusions), so agreement checks the GPU's index arithmetic, twiddles and
+ * fused scalings. Also: bad arguments are refused. Exits 77 (skipped)
+ * without a CUDA device unless CUZK_GPU_REQUIRED=1.
+ *
+ * --bench: afterwards, a table for 2^20..2^28 (median of 10 runs after a
+ * warm-up, data resident on the device): ms, and "GB/s eff" = 64 n bytes
+ * (one read and one write of every element) per NTT over the time, 6 NTTs for
+ * snarkjs H, 7 for bellman H; "floor" = (n/2) log2 n Fr multiplications per
+ * NTT at the measured 50.3e9 Fr mul/s of doc/gpu-notes.md.
+ */
+#include <stdbool.h>
+
+#include "fr.h"
+#include "gpu/gpu.h"
+#include "gpu/gpu_ntt.h"
+#include "h.h"
+#include "harness.h"
+#include "ntt.h"
+
+static void rand_fr(cuzk_fr *r) {
+    uint64_t l[4];
+    do {
+        for (int i = 0; i < 4; i++) l[i] = cuzk_test_rand64();
+        l[3] &= 0x7fffffffffffffffULL;
+    } while (!cuzk__lt_n(l, cuzk__fr_r, 4));
+    cuzk_fr_from_limbs(r, l);
+}
+
+static void rand_vec(cuzk_fr *v, size_t n) {
+    for (size_t i = 0; i < n; i++) rand_fr(&v[i]);
+}
+
+/* Number of differing elements; prints the first few. */
+static size_t diff(const char *what, unsigned L, int root, const cuzk_fr *got,
+                   const cuzk_fr *want, size_t n) {
+    size_t bad = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (memcmp(&got[i], &want[i], sizeof(cuzk_fr)) == 0) continue;
+        if (bad++ < 3)
+            fprintf(stderr, "  %s 2^%u root %d: element %zu: gpu %016" PRIx64 "... cpu %016" PRIx64
+                            "...\n",
+                    what, L, root, i, got[i].l[3], want[i].l[3]);
+    }
+    if (bad) fprintf(stderr, "  %s 2^%u root %d: %zu of %zu differ\n", what, L, root, bad, n);
+    return bad;
+}
+
+static const char *order_name[4] = {"NN", "NR", "RN", "RR"};
+static const char *op_name[4] = {"forward", "inverse", "coset_forward", "coset_inverse"};
+
+static cuzk_status cpu_op(const cuzk_ntt_domain *d, cuzk_fr *a, int op, int order,
+                          const cuzk_fr *g) {
+    switch (op) {
+    case 0: return cuzk_ntt_forward(d, a, d->n, (cuzk_ntt_order)order);
+    case 1: return cuzk_ntt_inverse(d, a, d->n, (cuzk_ntt_order)order);
+    case 2: return cuzk_ntt_coset_forward(d, a, d->n, (cuzk_ntt_order)order, g);
+    default: return cuzk_ntt_coset_inverse(d, a, d->n, (cuzk_ntt_order)order, g);
+    }
+}
+
+/* Every transform and order, then both H, at size 2^L for one root. */
+static void check_size(unsigned L, int root, bool all_orders) {
+    const size_t n = (size_t)1 << L;
+    cuzk_ntt_domain cd;
+    cuzk__gpu_ntt_domain *gd = NULL;
+    cuzk_fr *in = malloc(3 * n * sizeof *in), *want = malloc(3 * n * sizeof *want),
+            *got = malloc(3 * n * sizeof *got);
+    CHECK(in && want && got);
+    CHECK(cuzk_ntt_domain_init(&cd, L, (cuzk_ntt_root)root) == CUZK_OK);
+    cuzk_status st = cuzk__gpu_ntt_domain_create(&gd, L, root);
+    if (st != CUZK_OK) fprintf(stderr, "  domain 2^%u: %s\n", L, cuzk__gpu_last_error());
+    CHECK(st == CUZK_OK);
+    if (!(in && want && got) || st != CUZK_OK) goto out;
+    CHECK(cuzk__gpu_ntt_domain_log(gd) == L);
+
+    for (int op = 0; op < 4; op++)
+        for (int order = 0; order < 4; order++) {
+            if (!all_orders && order != (op & 1 ? 0 : 1)) continue;
+            cuzk_fr g;
+            rand_fr(&g);
+            rand_vec(in, n);
+            memcpy(want, in, n * sizeof *in);
+            memcpy(got, in, n * sizeof *in);
+            CHECK(cpu_op(&cd, want, op, order, &g) == CUZK_OK);
+            st = cuzk__gpu_ntt_host(gd, got[0].l, (cuzk__gpu_ntt_op)op, order, g.l);
+            if (st != CUZK_OK)
+                fprintf(stderr, "  %s %s 2^%u: %s\n", op_name[op], order_name[order], L,
+                        cuzk__gpu_last_error());
+            CHECK(st == CUZK_OK);
+            char what[64];
+            snprintf(what, sizeof what, "%s %s", op_name[op], order_name[order]);
+            CHECK(diff(what, L, root, got, want, n) == 0);
+        }
+
+    for (int bell = 0; bell < 2; bell++)
+        for (int with_c = 0; with_c < 2; with_c++) {
+            rand_vec(in, 3 * n);
+            if (!with_c) /* a satisfied system: c = a*b, which the NULL path forms */
+                for (size_t i = 0; i < n; i++) cuzk_fr_mul(&in[2 * n + i], &in[i], &in[n + i]);
+            memcpy(want, in, 3 * n * sizeof *in);
+            memcpy(got, in, 3 * n * sizeof *in);
+            st = bell ? cuzk_h_bellman(&cd, want, want + n, want + 2 * n, n)
+                      : cuzk_h_snarkjs(&cd, want, want + n, want + 2 * n, n);
+            CHECK(st == CUZK_OK);
+            st = cuzk__gpu_h_host(gd, got[0].l, got[n].l, with_c ? got[2 * n].l : NULL, bell);
+            if (st != CUZK_OK) fprintf(stderr, "  H 2^%u: %s\n", L, cuzk__gpu_last_error());
+            CHECK(st == CUZK_OK);
+            char what[64];
+            snprintf(what, sizeof what, "h_%s%s", bell ? "bellman" : "snarkjs",
+                     with_c ? "" : " (c NULL)");
+            CHECK(diff(what, L, root, got, want, n) == 0);
+        }
+out:
+    cuzk__gpu_ntt_domain_destroy(gd);
+    cuzk_ntt_domain_free(&cd);
+    free(in), free(want), free(got);
+}
+
+static void test_small(void) {
+    for (int r = 0; r < 2; r++)
+        for (unsigned L = 0; L <= 14; L++) check_size(L, r ? 7 : 5, true);
+}
+
+static void test_medium(void) {
+    for (int r = 0; r < 2; r++)
+        for (unsigned L = 15; L <= 20; L++) check_size(L, r ? 7 : 5, true);
+}
+
+/* Larger sizes: one order per operation (NR forward, NN inverse). */
+static void test_large(void) {
+    check_size(22, 5, false);
+    check_size(23, 7, false);
+}
+
+static void test_errors(void) {
+    cuzk__gpu_ntt_domain *gd = NULL;
+    CHECK(cuzk__gpu_ntt_domain_create(&gd, 29, 5) == CUZK_ERR_INVALID_ARG);
+    CHECK(cuzk__gpu_ntt_domain_create(&gd, 4, 3) == CUZK_ERR_INVALID_ARG);
+    CHECK(cuzk__gpu_ntt_domain_create(NULL, 4, 5) == CUZK_ERR_INVALID_ARG);
+    CHECK(cuzk__gpu_ntt_domain_create(&gd, 4, 5) == CUZK_OK);
+    if (!gd) return;
+    cuzk_fr a[16], zero;
+    cuzk_fr_set_zero(&zero);
+    rand_vec(a, 16);
+    CHECK(cuzk__gpu_ntt_forward(gd, NULL, 0, NULL) == CUZK_ERR_INVALID_ARG);
+    CHECK(cuzk__gpu_ntt_host(gd, a[0].l, CUZK__GPU_NTT_FWD, 4, NULL) == CUZK_ERR_INVALID_ARG);
+    CHECK(cuzk__gpu_ntt_host(gd, a[0].l, CUZK__GPU_NTT_COSET_FWD, 0, NULL) ==
+          CUZK_ERR_INVALID_ARG);
+    CHECK(cuzk__gpu_ntt_host(gd, a[0].l, CUZK__GPU_NTT_COSET_INV, 0, zero.l) ==
+          CUZK_ERR_INVALID_ARG);
+    CHECK(cuzk__gpu_h_snarkjs(gd, NULL, a[0].l, NULL, NULL) == CUZK_ERR_INVALID_ARG);
+    CHECK(cuzk__gpu_h_bellman(NULL, a[0].l, a[0].l, NULL, NULL) == CUZK_ERR_INVALID_ARG);
+    cuzk__gpu_ntt_domain_destroy(gd);
+    cuzk__gpu_ntt_domain_destroy(NULL);
+}
+
+static void bench(void) {
+    static const char *names[CUZK__GPU_BENCH_COUNT] = {
+        "fwd_nr", "fwd_nn", "inv_nn", "coset_fwd_nn", "coset_inv_nn", "h_snarkjs", "h_bellman"};
+    static const double ntts[CUZK__GPU_BENCH_COUNT] = {1, 1, 1, 1, 1, 6, 7};
+    char name[128];
+    int sms = 0;
+    if (cuzk__gpu_device_name(0, name, sizeof name, &sms) != CUZK_OK) return;
+    printf("\nNTT on %s (%d SMs), data on the device, median of 10 after a warm-up\n", name, sms);
+    printf("%-4s %-13s %10s %10s %10s %10s\n", "log", "op", "median ms", "min ms", "GB/s eff",
+           "floor ms");
+    for (unsigned L = 20; L <= 28; L++) {
+        cuzk__gpu_ntt_domain *gd = NULL;
+        if (cuzk__gpu_ntt_domain_create(&gd, L, 5) != CUZK_OK) {
+            printf("2^%u: domain failed: %s\n", L, cuzk__gpu_last_error());
+            CHECK(0);
+            return;
+        }
+        const double n = (double)((size_t)1 << L);
+        for (int op = 0; op < CUZK__GPU_BENCH_COUNT; op++) {
+            cuzk__gpu_ntt_bench_result res;
+            cuzk_status st = cuzk__gpu_ntt_bench(&res, gd, (cuzk__gpu_ntt_bench_op)op, 10);
+            if (st != CUZK_OK) {
+                printf("%-4u %-13s failed: %s\n", L, names[op], cuzk__gpu_last_error());
+                CHECK(st == CUZK_OK);
+                continue;
+            }
+            double floor_ms = ntts[op] * n / 2 * L / 50.3e9 * 1e3;
+            printf("%-4u %-13s %10.3f %10.3f %10.0f %10.2f\n", L, names[op], res.ms_median,
+                   res.ms_min, ntts[op] * 64 * n / (res.ms_median * 1e-3) * 1e-9, floor_ms);
+            fflush(stdout);
+        }
+        cuzk__gpu_ntt_domain_destroy(gd);
+    }
+}
+
+int main(int argc, char **argv) {
+    cuzk_test_init(argc, argv);
+    int count = 0;
+    cuzk_status st = cuzk__gpu_device_count(&count);
+    if (st != CUZK_OK || count == 0) {
+        printf("no CUDA device (%s: %s)\n", cuzk_status_name(st), cuzk__gpu_last_error());
+        const char *req = getenv("CUZK_GPU_REQUIRED");
+        if (req && *req && strcmp(req, "0") != 0) {
+            printf("CUZK_GPU_REQUIRED is set: failing\n");
+            return 1;
+        }
+        return cuzk_test_skip("no CUDA device");
+    }
+    RUN(test_errors);
+    RUN(test_small);
+    RUN(test_medium);
+    RUN(test_large);
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--bench") == 0) RUN(bench);
+    return cuzk_test_finish();
+}
