@@ -37,3 +37,41 @@ extern "C" cuzk_status cuzk__gpu_device_name(int device, char *name, size_t len,
     if (sm_count) *sm_count = prop.multiProcessorCount;
     return CUZK_OK;
 }
+
+/* ---- device selection, synchronization, memory for C callers ----------------- */
+
+extern "C" cuzk_status cuzk__gpu_alloc(void **p, size_t bytes) {
+    if (!p) return CUZK_ERR_INVALID_ARG;
+    *p = NULL;
+    CUZK__CUDA_TRY(cudaMalloc(p, bytes ? bytes : 1));
+    return CUZK_OK;
+}
+
+extern "C" void cuzk__gpu_free(void *p) {
+    if (p) (void)cudaFree(p);
+}
+
+extern "C" cuzk_status cuzk__gpu_upload(void *dst, const void *src, size_t bytes) {
+    if (bytes) CUZK__CUDA_TRY(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
+    return CUZK_OK;
+}
+
+extern "C" cuzk_status cuzk__gpu_download(void *dst, const void *src, size_t bytes) {
+    if (bytes) CUZK__CUDA_TRY(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost));
+    return CUZK_OK;
+}
+
+extern "C" cuzk_status cuzk__gpu_set_device(int device) {
+    CUZK__CUDA_TRY(cudaSetDevice(device));
+    return CUZK_OK;
+}
+
+extern "C" cuzk_status cuzk__gpu_sync(void) {
+    CUZK__CUDA_TRY(cudaDeviceSynchronize());
+    return CUZK_OK;
+}
+
+extern "C" cuzk_status cuzk__gpu_mem_info(size_t *free_bytes, size_t *total_bytes) {
+    CUZK__CUDA_TRY(cudaMemGetInfo(free_bytes, total_bytes));
+    return CUZK_OK;
+}

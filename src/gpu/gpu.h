@@ -43,6 +43,20 @@ CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_device_count(int *count);
 CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_device_name(int device, char *name, size_t len,
                                                           int *sm_count);
 
+/* Makes device the calling thread's current device. */
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_set_device(int device);
+/* Waits for all work on the current device; reports an error a kernel raised. */
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_sync(void);
+/* Free and total memory of the current device. */
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_mem_info(size_t *free_bytes, size_t *total_bytes);
+
+/* Device memory for C callers (tests, the backend) on the current device;
+ * the copies are synchronous. */
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_alloc(void **p, size_t bytes);
+void cuzk__gpu_free(void *p);
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_upload(void *dst, const void *src, size_t bytes);
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_download(void *dst, const void *src, size_t bytes);
+
 /*
  * Elementwise test operations on the current device: out[i] = a[i] op b[i]
  * for i < n (unary operations take no b). Each call allocates device
