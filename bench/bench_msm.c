@@ -4,7 +4,7 @@
  * the bitmap batch-add.
  *
  *   cuzk bench msm [--log N]... [--g1] [--g2] [--threads T] [--reps R] [--no-batch-add]
- *                  [--path auto|xyzz|affine] [--c BITS]
+ *                  [--path auto|xyzz|affine] [--c BITS] [--backend cpu|gpu]
  *
  * Defaults: G1 at 2^10..2^18, G2 at 2^10..2^14; threads 1 and all cores
  * (--threads T: only T; 0 = all); R = 3 runs per row after one warm-up run,
@@ -17,6 +17,9 @@
  * --path forces the bucket accumulation (msm.h: XYZZ mixed additions or
  * batch-affine additions); the default picks by window size. --c forces the
  * window (tuning only; the printed c is then the forced one).
+ * --backend gpu (CUDA builds only): the same rows on the GPU (src/gpu/gpu_msm.h),
+ * bases uploaded once per group, scalars from the host (their upload is timed),
+ * wall clock; --c then forces the GPU window.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -30,7 +33,10 @@
 #include "g1.h"
 #include "g2.h"
 #include "msm.h"
-
+#if CUZK_HAVE_CUDA
+#include "gpu/gpu.h"
+#include "gpu/gpu_msm.h"
+#endif
 
 static uint64_t msm_rng = 0x243f6a8885a308d3ULL;
 
@@ -120,14 +126,38 @@ static double now_ms(clockid_t clk) {
 MSM_BENCH_GROUP(g1, cuzk_fp)
 MSM_BENCH_GROUP(g2, cuzk_fp2)
 
+#if CUZK_HAVE_CUDA
+/* min and median ms of reps GPU runs after one warm-up (wall clock, host scalars). */
+static int run_gpu(double *min_ms, double *med_ms, cuzk__gpu_msm_bases *h, const uint64_t (*k)[4],
+                   size_t n, int reps, int kind) {
+    double t[CUZK_BENCH_MAX_BATCHES];
+    for (int r = -1; r < reps; r++) {
+        uint64_t out[36]; /* a G2 Jacobian point */
+        double t0 = now_ms(CLOCK_MONOTONIC);
+        cuzk_status st = kind == 0 ? cuzk__gpu_msm(h, out, (const uint64_t *)k, n, NULL)
+                                   : cuzk__gpu_msm_batch_add(h, out, n, NULL);
+        double t1 = now_ms(CLOCK_MONOTONIC);
+        if (st != CUZK_OK) {
+            fprintf(stderr, "gpu msm: %s: %s\n", cuzk_status_name(st), cuzk__gpu_last_error());
+            return 0;
+        }
+        cuzk_bench_sink ^= out[0];
+        if (r >= 0) t[r] = t1 - t0;
+    }
+    *min_ms = cuzk_bench_min(t, reps);
+    *med_ms = cuzk_bench_median(t, reps);
+    return 1;
+}
+#endif
+
 static int usage(void) {
     fprintf(stderr, "usage: cuzk bench msm [--log N]... [--g1] [--g2] [--threads T] [--reps R] "
-                    "[--no-batch-add] [--path auto|xyzz|affine] [--c BITS]\n");
+                    "[--no-batch-add] [--path auto|xyzz|affine] [--c BITS] [--backend cpu|gpu]\n");
     return 2;
 }
 
 int cuzk__bench_msm(int argc, char **argv) {
-    int logs[32], nlogs = 0, want_g1 = 0, want_g2 = 0, reps = 3, batch_add = 1;
+    int logs[32], nlogs = 0, want_g1 = 0, want_g2 = 0, reps = 3, batch_add = 1, gpu = 0;
     long threads_opt = -1;
     for (int i = 0; i < argc; i++) {
         char *end;
@@ -159,6 +189,14 @@ int cuzk__bench_msm(int argc, char **argv) {
             long v = strtol(argv[++i], &end, 0);
             if (*end || v < 0 || v > CUZK_MSM_MAX_C) return usage();
             cuzk__msm_force_c = (unsigned)v;
+        } else if (strcmp(argv[i], "--backend") == 0 && i + 1 < argc) {
+            i++;
+            if (strcmp(argv[i], "cpu") == 0)
+                gpu = 0;
+            else if (strcmp(argv[i], "gpu") == 0)
+                gpu = 1;
+            else
+                return usage();
         } else if (strcmp(argv[i], "--no-batch-add") == 0) {
             batch_add = 0;
         } else {
@@ -166,6 +204,14 @@ int cuzk__bench_msm(int argc, char **argv) {
         }
     }
     if (!want_g1 && !want_g2) want_g1 = want_g2 = 1;
+#if CUZK_HAVE_CUDA
+    if (gpu) cuzk__gpu_msm_force_c = cuzk__msm_force_c;
+#else
+    if (gpu) {
+        fprintf(stderr, "cuzk bench msm: --backend gpu needs a CUDA build\n");
+        return 2;
+    }
+#endif
     unsigned all = cuzk_msm_threads(0);
     unsigned tl[2];
     int ntl = 0;
@@ -210,6 +256,37 @@ int cuzk__bench_msm(int argc, char **argv) {
             return 1;
         }
         int ok = g == 1 ? make_bases_g1(bases, ntop) : make_bases_g2(bases, ntop);
+#if CUZK_HAVE_CUDA
+        if (ok && gpu) {
+            cuzk__gpu_msm_bases *h = NULL;
+            cuzk_status st = cuzk__gpu_msm_bases_upload(
+                &h, g == 1 ? CUZK__GPU_MSM_G1 : CUZK__GPU_MSM_G2, bases, ntop);
+            if (st != CUZK_OK) {
+                fprintf(stderr, "gpu upload: %s\n", cuzk__gpu_last_error());
+                rc = 1;
+            }
+            for (int kind = 0; st == CUZK_OK && kind < 1 + batch_add; kind++) {
+                for (int i = 0; i < nl; i++) {
+                    size_t n = (size_t)1 << lgs[i];
+                    double mn = 0, md = 0;
+                    if (!run_gpu(&mn, &md, h, (const uint64_t(*)[4])k, n, reps, kind)) {
+                        rc = 1;
+                        continue;
+                    }
+                    char name[32], c[8] = "-";
+                    snprintf(name, sizeof name, "%s_%s", g == 1 ? "g1" : "g2",
+                             kind == 0 ? "msm" : "batch_add");
+                    if (kind == 0) snprintf(c, sizeof c, "%u", cuzk__gpu_msm_window_bits(n));
+                    printf("%-10s %5d %9zu %7s %3s %11.3f %11.3f %10.1f\n", name, lgs[i], n, "gpu",
+                           c, mn, md, mn * 1e6 / (double)n);
+                    fflush(stdout);
+                }
+            }
+            cuzk__gpu_msm_bases_free(h);
+            free(bases);
+            continue;
+        }
+#endif
         for (int kind = 0; ok && kind < 1 + batch_add; kind++) {
             for (int i = 0; i < nl; i++) {
                 size_t n = (size_t)1 << lgs[i];

@@ -1,0 +1,284 @@
+/*
+ * ec.cuh — device point arithmetic for G1 (over Fp) and G2 (over Fp2) of
+ * BLS12-381: y^2 = x^3 + b, a = 0. One template text over the coordinate
+ * field F (fp_t or fp2_t of ff.cuh), as src/ec/ec_impl.h is on the host.
+ *
+ * Forms (the host's, src/ec/g1.h, g2.h):
+ *   affine  (x, y) in Montgomery form; the point at infinity is (0, 0),
+ *           which is not on the curve (b != 0), so the encoding is
+ *           unambiguous. Byte for byte a host cuzk_g1_aff / cuzk_g2_aff.
+ *   XYZZ    (X, Y, ZZ, ZZZ) = (X/ZZ, Y/ZZZ), ZZ^3 = ZZZ^2; infinity has
+ *           ZZ = 0 (all zeros is infinity). Byte for byte a host
+ *           cuzk_g1_xyzz / cuzk_g2_xyzz, so the host converts the results.
+ *
+ * VARIABLE TIME: the additions branch on infinity and on P = +-Q (public
+ * data: MSM bases and scalars, as the host's _var functions).
+ * Formulas: Explicit-Formulas Database (hyperelliptic.org/EFD),
+ * g1p/auto-shortw-xyzz: madd-2008-s, add-2008-s, dbl-2008-s-1,
+ * mdbl-2008-s-1 (a = 0), written anew. Costs in M, S of the field F
+ * (for G2 an Fp2 M is 3 Fp M, an Fp2 S 2 Fp M).
+ */
+#ifndef CUZK_GPU_EC_CUH
+#define CUZK_GPU_EC_CUH
+
+#include "ff.cuh"
+
+namespace cuzk_gpu {
+
+/* ---- field helpers the point code needs beyond ff.cuh -------------------- */
+
+template <class P>
+__device__ __forceinline__ bool is_zero(const fe<P> &a) {
+    uint32_t t = 0;
+#pragma unroll
+    for (int i = 0; i < P::N; i++) t |= a.v[i];
+    return t == 0;
+}
+__device__ __forceinline__ bool is_zero(const fp2_t &a) { return is_zero(a.c0) && is_zero(a.c1); }
+
+__device__ __forceinline__ void neg(fp2_t &r, const fp2_t &a) {
+    neg(r.c0, a.c0);
+    neg(r.c1, a.c1);
+}
+
+__device__ __forceinline__ void set_zero(fp2_t &r) {
+    set_zero(r.c0);
+    set_zero(r.c1);
+}
+__device__ __forceinline__ void set_one(fp2_t &r) {
+    set_one(r.c0);
+    set_zero(r.c1);
+}
+
+/*
+ * Multiplication for the point formulas: one out-of-line Fp multiplication
+ * (arguments and result by value, in registers) that every formula calls.
+ * Inlining 10-40 multiplications of 600 instructions into each kernel made
+ * the kernels huge and nvcc slow (minutes per kernel); a call costs a few
+ * dozen moves against ~600 multiply-adds. Fp2 multiplies inline as three
+ * calls (Karatsuba, ff.cuh's formula).
+ */
+static __device__ __noinline__ fp_t fp_mul_call(fp_t a, fp_t b) {
+    fp_t r;
+    mul(r, a, b);
+    return r;
+}
+__device__ __forceinline__ void fmul(fp_t &r, const fp_t &a, const fp_t &b) { r = fp_mul_call(a, b); }
+__device__ __forceinline__ void fsqr(fp_t &r, const fp_t &a) { r = fp_mul_call(a, a); }
+__device__ __forceinline__ void fmul(fp2_t &r, const fp2_t &a, const fp2_t &b) {
+    fp_t t0, t1, s0, s1;
+    fmul(t0, a.c0, b.c0);
+    fmul(t1, a.c1, b.c1);
+    add(s0, a.c0, a.c1);
+    add(s1, b.c0, b.c1);
+    fmul(s0, s0, s1);
+    sub(s0, s0, t0);
+    sub(r.c1, s0, t1);
+    sub(r.c0, t0, t1);
+}
+/* (a0 + a1 u)^2 = (a0 + a1)(a0 - a1) + 2 a0 a1 u: 2M. */
+__device__ __forceinline__ void fsqr(fp2_t &r, const fp2_t &a) {
+    fp_t s, d, m;
+    add(s, a.c0, a.c1);
+    sub(d, a.c0, a.c1);
+    fmul(m, a.c0, a.c1);
+    fmul(r.c0, s, d);
+    add(r.c1, m, m);
+}
+
+/* ---- points -------------------------------------------------------------- */
+
+template <class F>
+struct __align__(16) aff_pt {
+    F x, y;
+};
+template <class F>
+struct __align__(16) xyzz_pt {
+    F x, y, zz, zzz;
+};
+
+typedef aff_pt<fp_t> g1_aff;
+typedef aff_pt<fp2_t> g2_aff;
+typedef xyzz_pt<fp_t> g1_xyzz;
+typedef xyzz_pt<fp2_t> g2_xyzz;
+static_assert(sizeof(g1_aff) == 96 && sizeof(g2_aff) == 192, "host affine layout");
+static_assert(sizeof(g1_xyzz) == 192 && sizeof(g2_xyzz) == 384, "host XYZZ layout");
+
+/* 16-byte loads and stores of whole elements (every size here is a multiple
+ * of 16 bytes; cudaMalloc aligns to 256). */
+template <class E>
+__device__ __forceinline__ E ld16(const E *p) {
+    static_assert(sizeof(E) % 16 == 0, "element size");
+    E r;
+    const uint4 *s = reinterpret_cast<const uint4 *>(p);
+    uint4 *d = reinterpret_cast<uint4 *>(&r);
+#pragma unroll
+    for (unsigned k = 0; k < sizeof(E) / 16; k++) d[k] = s[k];
+    return r;
+}
+template <class E>
+__device__ __forceinline__ void st16(E *p, const E &v) {
+    const uint4 *s = reinterpret_cast<const uint4 *>(&v);
+    uint4 *d = reinterpret_cast<uint4 *>(p);
+#pragma unroll
+    for (unsigned k = 0; k < sizeof(E) / 16; k++) d[k] = s[k];
+}
+
+template <class F>
+__device__ __forceinline__ bool aff_is_inf(const aff_pt<F> &a) {
+    return is_zero(a.x) && is_zero(a.y);
+}
+template <class F>
+__device__ __forceinline__ bool xyzz_is_inf(const xyzz_pt<F> &a) {
+    return is_zero(a.zz);
+}
+template <class F>
+__device__ __forceinline__ void xyzz_set_inf(xyzz_pt<F> &r) {
+    set_zero(r.x);
+    set_zero(r.y);
+    set_zero(r.zz);
+    set_zero(r.zzz);
+}
+
+/* r = 2a for an affine, finite a (mdbl-2008-s-1): U = 2y, V = U^2, W = U V,
+ * S = x V, M = 3x^2, X3 = M^2 - 2S, Y3 = M (S - X3) - W y, ZZ3 = V,
+ * ZZZ3 = W. 3M + 2S. y = 0 cannot occur on the prime-order groups. */
+template <class F>
+__device__ __forceinline__ void xyzz_dbl_aff(xyzz_pt<F> &r, const aff_pt<F> &a) {
+    F u, v, w, s, m, t;
+    add(u, a.y, a.y);
+    fsqr(v, u);
+    fmul(w, u, v);
+    fmul(s, a.x, v);
+    fsqr(t, a.x);
+    add(m, t, t);
+    add(m, m, t);
+    fsqr(r.x, m);
+    sub(r.x, r.x, s);
+    sub(r.x, r.x, s);
+    sub(t, s, r.x);
+    fmul(t, m, t);
+    fmul(r.y, w, a.y);
+    sub(r.y, t, r.y);
+    r.zz = v;
+    r.zzz = w;
+}
+
+/* r = 2a (dbl-2008-s-1): U = 2Y, V = U^2, W = U V, S = X V, M = 3X^2,
+ * X3 = M^2 - 2S, Y3 = M (S - X3) - W Y, ZZ3 = V ZZ, ZZZ3 = W ZZZ.
+ * 6M + 3S. Infinity (ZZ = 0) stays infinity. */
+template <class F>
+__device__ __forceinline__ void xyzz_dbl(xyzz_pt<F> &r, const xyzz_pt<F> &a) {
+    F u, v, w, s, m, t;
+    add(u, a.y, a.y);
+    fsqr(v, u);
+    fmul(w, u, v);
+    fmul(s, a.x, v);
+    fsqr(t, a.x);
+    add(m, t, t);
+    add(m, m, t);
+    fmul(r.zz, v, a.zz);
+    fmul(r.zzz, w, a.zzz);
+    F y = a.y;
+    fsqr(r.x, m);
+    sub(r.x, r.x, s);
+    sub(r.x, r.x, s);
+    sub(t, s, r.x);
+    fmul(t, m, t);
+    fmul(w, w, y);
+    sub(r.y, t, w);
+}
+
+/*
+ * acc += b for an affine b, negated when neg_b (madd-2008-s): U2 = x ZZ1,
+ * S2 = y ZZZ1, P = U2 - X1, R = S2 - Y1, PP = P^2, PPP = P PP, Q = X1 PP,
+ * X3 = R^2 - PPP - 2Q, Y3 = R (Q - X3) - Y1 PPP, ZZ3 = ZZ1 PP,
+ * ZZZ3 = ZZZ1 PPP. 8M + 2S. Handles b = infinity, acc = infinity, b = acc
+ * (doubling) and b = -acc (infinity).
+ */
+template <class F>
+__device__ __forceinline__ void xyzz_add_aff(xyzz_pt<F> &acc, const aff_pt<F> &b0, bool neg_b) {
+    if (aff_is_inf(b0)) return;
+    aff_pt<F> b = b0;
+    if (neg_b) neg(b.y, b.y);
+    if (xyzz_is_inf(acc)) {
+        acc.x = b.x;
+        acc.y = b.y;
+        set_one(acc.zz);
+        set_one(acc.zzz);
+        return;
+    }
+    F p, r, pp, ppp, q, t;
+    fmul(p, b.x, acc.zz);
+    sub(p, p, acc.x);
+    fmul(r, b.y, acc.zzz);
+    sub(r, r, acc.y);
+    if (is_zero(p)) {
+        if (is_zero(r))
+            xyzz_dbl_aff(acc, b);
+        else
+            xyzz_set_inf(acc);
+        return;
+    }
+    fsqr(pp, p);
+    fmul(ppp, p, pp);
+    fmul(q, acc.x, pp);
+    fmul(acc.zz, acc.zz, pp);
+    fmul(acc.zzz, acc.zzz, ppp);
+    fsqr(t, r);
+    sub(t, t, ppp);
+    sub(t, t, q);
+    sub(acc.x, t, q);
+    sub(t, q, acc.x);
+    fmul(t, r, t);
+    fmul(ppp, acc.y, ppp);
+    sub(acc.y, t, ppp);
+}
+
+/*
+ * acc += b (add-2008-s): U1 = X1 ZZ2, U2 = X2 ZZ1, S1 = Y1 ZZZ2,
+ * S2 = Y2 ZZZ1, P = U2 - U1, R = S2 - S1, PP = P^2, PPP = P PP, Q = U1 PP,
+ * X3 = R^2 - PPP - 2Q, Y3 = R (Q - X3) - S1 PPP, ZZ3 = ZZ1 ZZ2 PP,
+ * ZZZ3 = ZZZ1 ZZZ2 PPP. 12M + 2S. Handles infinity and b = +-acc.
+ */
+template <class F>
+__device__ __forceinline__ void xyzz_add(xyzz_pt<F> &acc, const xyzz_pt<F> &b) {
+    if (xyzz_is_inf(b)) return;
+    if (xyzz_is_inf(acc)) {
+        acc = b;
+        return;
+    }
+    F u1, s1, p, r, pp, ppp, q, t;
+    fmul(u1, acc.x, b.zz);
+    fmul(p, b.x, acc.zz);
+    sub(p, p, u1);
+    fmul(s1, acc.y, b.zzz);
+    fmul(r, b.y, acc.zzz);
+    sub(r, r, s1);
+    if (is_zero(p)) {
+        if (is_zero(r))
+            xyzz_dbl(acc, b);
+        else
+            xyzz_set_inf(acc);
+        return;
+    }
+    fsqr(pp, p);
+    fmul(ppp, p, pp);
+    fmul(q, u1, pp);
+    fmul(acc.zz, acc.zz, b.zz);
+    fmul(acc.zz, acc.zz, pp);
+    fmul(acc.zzz, acc.zzz, b.zzz);
+    fmul(acc.zzz, acc.zzz, ppp);
+    fsqr(t, r);
+    sub(t, t, ppp);
+    sub(t, t, q);
+    sub(acc.x, t, q);
+    sub(t, q, acc.x);
+    fmul(t, r, t);
+    fmul(ppp, s1, ppp);
+    sub(acc.y, t, ppp);
+}
+
+} /* namespace cuzk_gpu */
+
+#endif /* CUZK_GPU_EC_CUH */

@@ -1,0 +1,139 @@
+/*
+ * gpu_msm.h — the C-callable edge of the GPU multi-scalar multiplication
+ * (src/gpu/msm.cu), internal to cuzk (prefix cuzk__gpu_msm_). Compiled only
+ * when CMake finds nvcc (CUZK_HAVE_CUDA=1).
+ *
+ * VARIABLE TIME, like the CPU MSM (src/msm/msm.h): public data or data whose
+ * timing is accepted to leak.
+ *
+ * Layouts are the host's, passed as uint64_t words so this header needs none
+ * of the group headers:
+ *   bases    n affine points, cuzk_g1_aff (12 words) or cuzk_g2_aff (24),
+ *            Montgomery coordinates; (0, 0) is the point at infinity.
+ *   scalars  n plain little-endian 4 x 64-bit limbs (the CPU MSM's form),
+ *            each < 2^255 if it takes part; a host or a device pointer
+ *            (told apart with cudaPointerGetAttributes).
+ *   bitmaps  bit i = word i/64, bit i%64; host pointers.
+ *   result   a Jacobian point, cuzk_g1_jac (18 words) or cuzk_g2_jac (36),
+ *            equal as a point to the CPU's (compare after normalization).
+ *
+ * A handle owns the bases on the device (uploaded once) and a work area that
+ * grows to the largest call and is reused; calls on one handle must not run
+ * concurrently. Errors: CUZK_ERR_INVALID_ARG for bad arguments (also a
+ * participating scalar >= 2^255, as on the CPU), CUZK_ERR_GPU for a failed
+ * CUDA call (message in cuzk__gpu_last_error()). Nothing aborts.
+ *
+ * Algorithm (msm.cu): signed Booth digits of c bits (c from n), a counting
+ * sort of (point, sign) by bucket on the device, bucket accumulation with
+ * XYZZ mixed additions where every thread gets an equal slice of the sorted
+ * entries (so a hot bucket is spread over many threads; buckets cut by a
+ * slice boundary are finished by a tree of partial sums), running-sum bucket
+ * reduction in parallel segments, window sums combined on the host.
+ */
+#ifndef CUZK_GPU_MSM_H
+#define CUZK_GPU_MSM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cuzk.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum { CUZK__GPU_MSM_G1 = 1, CUZK__GPU_MSM_G2 = 2 } cuzk__gpu_msm_group;
+
+typedef struct cuzk__gpu_msm_bases cuzk__gpu_msm_bases;
+
+typedef struct {
+    size_t zero, one, other;
+} cuzk__gpu_msm_counts;
+
+/* The largest window the MSM uses (bins = ceil(256/c) 2^(c-1) buckets). */
+#define CUZK__GPU_MSM_MAX_C 22
+
+/* Window override for tuning (0 = chosen by n; at most CUZK__GPU_MSM_MAX_C,
+ * 16 in variants 1 and 2). Not thread-safe. */
+extern unsigned cuzk__gpu_msm_force_c;
+
+/*
+ * Implementation variant, for A/B measurements in one binary (tests and
+ * benchmarks; 0 = the default). Not thread-safe; set it between calls.
+ *   0  accumulation with the next base prefetched and partial sums stored
+ *      as they end; windows up to CUZK__GPU_MSM_MAX_C; reduction segments
+ *      sized to the thread count
+ *   1  the first version (2026-11-30): accumulation without prefetch,
+ *      windows up to 16 chosen with the CPU's cost model
+ *   2  variant 0's kernels with variant 1's windows
+ *   3  variant 0 with the accumulation kernel compiled for 3 blocks per SM
+ */
+#define CUZK__GPU_MSM_VARIANTS 4
+extern unsigned cuzk__gpu_msm_variant;
+
+/* Nonzero: every MSM prints its per-phase device times to stderr. */
+extern int cuzk__gpu_msm_profile;
+
+/* Uploads n host bases of the group to the current device. n >= 1. */
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_msm_bases_upload(cuzk__gpu_msm_bases **out,
+                                                               cuzk__gpu_msm_group group,
+                                                               const uint64_t *bases, size_t n);
+
+/*
+ * n pseudo-random bases made on the device (for benchmarks): walks of
+ * mixed additions over the given table of ntable affine host points
+ * (finite, in the group), normalized in batches with one inversion each.
+ * Deterministic for a given seed.
+ */
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_msm_bases_random(cuzk__gpu_msm_bases **out,
+                                                               cuzk__gpu_msm_group group,
+                                                               const uint64_t *table,
+                                                               size_t ntable, size_t n,
+                                                               uint64_t seed);
+
+/* Copies bases [0, n) back to the host (tests). */
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_msm_bases_download(const cuzk__gpu_msm_bases *b,
+                                                                 uint64_t *bases, size_t n);
+
+/* Frees the handle and its device memory (NULL is fine). */
+void cuzk__gpu_msm_bases_free(cuzk__gpu_msm_bases *b);
+
+/* Scalars on the device (benchmarks, callers that keep them there). */
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_msm_scalars_upload(uint64_t **dev,
+                                                                 const uint64_t *scalars,
+                                                                 size_t n);
+void cuzk__gpu_msm_scalars_free(uint64_t *dev);
+
+/* result = sum over i < n (mask bit i set, or all with mask NULL) of
+ * scalars[i] * bases[i]; n <= the handle's count. */
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_msm(cuzk__gpu_msm_bases *b, uint64_t *result,
+                                                  const uint64_t *scalars, size_t n,
+                                                  const uint64_t *mask);
+
+/* result = sum of bases[i] over i < n with bit i of bitmap set (all when
+ * bitmap is NULL). */
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_msm_batch_add(cuzk__gpu_msm_bases *b,
+                                                            uint64_t *result, size_t n,
+                                                            const uint64_t *bitmap);
+
+/* The 0/1/other classification of cuzk_msm_classify_var on the device:
+ * bitmaps of (n + 63) / 64 words each (any may be NULL; bits past n are 0),
+ * counts may be NULL. scalars: host or device. */
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_msm_classify(uint64_t *zero, uint64_t *one,
+                                                           uint64_t *other,
+                                                           cuzk__gpu_msm_counts *counts,
+                                                           const uint64_t *scalars, size_t n);
+
+/* batch_add(ones) + msm(others) after a classification, all on the device:
+ * equal to cuzk__gpu_msm(b, result, scalars, n, NULL). counts may be NULL. */
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_msm_with_classification(
+    cuzk__gpu_msm_bases *b, uint64_t *result, cuzk__gpu_msm_counts *counts,
+    const uint64_t *scalars, size_t n);
+
+/* The window the MSM uses for n points (after cuzk__gpu_msm_force_c). */
+unsigned cuzk__gpu_msm_window_bits(size_t n);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CUZK_GPU_MSM_H */

@@ -1,0 +1,1360 @@
+/*
+ * msm.cu — multi-scalar multiplication in G1 and G2 on the device
+ * (gpu_msm.h), bitmap batch-add and the 0/1/other classification.
+ * VARIABLE TIME (public data, as the CPU MSM).
+ *
+ * One MSM over n points, window c <= CUZK__GPU_MSM_MAX_C (cost model in
+ * window_bits_v), nwin = ceil(256/c) windows,
+ * nb = 2^(c-1) buckets per window, nbins = nwin * nb bins (bin j*nb + b
+ * collects the points whose window-j digit is +-(b+1)):
+ *   1. digits_kernel<count>: Booth digits of every scalar (the CPU's
+ *      recoding, msm.h), one atomic increment per nonzero digit into its
+ *      bin's count; a participating scalar >= 2^255 raises a flag.
+ *   2. scan_{tiles,sums,apply}_kernel: exclusive prefix sum of the counts
+ *      (tiles of 8192 per block) = the start of each
+ *      bin in the sorted entry array (zero digits have no entry at all).
+ *   3. digits_kernel<scatter>: the digits again; each nonzero one appends
+ *      (point index | sign << 31) to its bin (atomic cursor). The order
+ *      inside a bin is arbitrary, which only changes the representation
+ *      of the bucket sum, not the point.
+ *   4. accumulate_kernel: the sorted entries are cut into equal slices, one
+ *      per thread, whatever the bins' sizes (a hot bucket, say every scalar
+ *      equal, is spread over all threads). A thread adds its entries in one
+ *      flat loop with XYZZ mixed additions (8M + 2S), the next entry's base
+ *      loaded during the current addition; a run (the entries of one bin)
+ *      ends in a short branch inside that loop. A run that
+ *      is the whole bin is written to its bucket; a run cut by the slice's
+ *      start or end goes out as a (bin, partial sum) pair, two slots per
+ *      thread (unused slots hold infinity under a neighbouring key, so the
+ *      pairs stay sorted by bin).
+ *   5. combine_kernel, repeated: the same slicing over the pairs with full
+ *      XYZZ additions (12M + 2S), until one thread holds all of them. A bin
+ *      is finished by exactly one thread at exactly one level, which writes
+ *      it when its sum is finite (every bucket starts as infinity).
+ *   6. bucket_reduce_kernel: per window, P segments of L buckets (L from 16
+ *      up, about two threads per resident one); a thread
+ *      takes the running sums over its segment (2 XYZZ additions per
+ *      bucket): T = sum (b - lo + 1) B[b], R = sum B[b], and returns
+ *      T + lo R (lo R by double-and-add), so that the window sum is the
+ *      plain sum of its segments' results: sum (b + 1) B[b].
+ *   7. combine_kernel over (window, segment result) pairs gives the window
+ *      sums; the host combines them (Horner, c doublings apart) with the
+ *      CPU's group code and returns a Jacobian point.
+ * Device memory per call: 4 bytes per nonzero digit (n * nwin at most) plus
+ * counts, starts, buckets (nbins XYZZ) and the pair lists; the handle keeps
+ * this work area between calls.
+ * cuzk__gpu_msm_variant selects earlier versions for A/B measurements
+ * (gpu_msm.h); doc/gpu-notes.md has their numbers.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.cuh"
+#include "ec.cuh"
+#include "gpu_msm.h"
+
+using namespace cuzk_gpu;
+
+/*
+ * The host's group operations (src/ec/g1.c, g2.c), declared here with
+ * untyped pointers: g1.h / g2.h are C11 headers that do not compile as C++.
+ * The layouts are the host's cuzk_g*_jac / cuzk_g*_xyzz (ec.cuh checks the
+ * sizes).
+ */
+extern "C" {
+void cuzk_g1_xyzz_to_jac(void *r, const void *a);
+void cuzk_g1_jac_dbl(void *r, const void *a);
+void cuzk_g1_jac_add_var(void *r, const void *a, const void *b);
+void cuzk_g2_xyzz_to_jac(void *r, const void *a);
+void cuzk_g2_jac_dbl(void *r, const void *a);
+void cuzk_g2_jac_add_var(void *r, const void *a, const void *b);
+}
+
+unsigned cuzk__gpu_msm_force_c = 0;
+unsigned cuzk__gpu_msm_variant = 0;
+int cuzk__gpu_msm_profile = 0;
+
+/* Resident blocks the alternative accumulation variant (3) asks ptxas for. */
+static constexpr int ALT_MINB = 3;
+
+/* ---- groups ---------------------------------------------------------------- */
+
+struct grp_g1 {
+    typedef fp_t F;
+    static constexpr size_t JAC_WORDS = 18, XYZZ_WORDS = 24, AFF_WORDS = 12;
+    static void xyzz_to_jac(uint64_t *r, const uint64_t *a) { cuzk_g1_xyzz_to_jac(r, a); }
+    static void jac_dbl(uint64_t *r, const uint64_t *a) { cuzk_g1_jac_dbl(r, a); }
+    static void jac_add(uint64_t *r, const uint64_t *a, const uint64_t *b) {
+        cuzk_g1_jac_add_var(r, a, b);
+    }
+};
+struct grp_g2 {
+    typedef fp2_t F;
+    static constexpr size_t JAC_WORDS = 36, XYZZ_WORDS = 48, AFF_WORDS = 24;
+    static void xyzz_to_jac(uint64_t *r, const uint64_t *a) { cuzk_g2_xyzz_to_jac(r, a); }
+    static void jac_dbl(uint64_t *r, const uint64_t *a) { cuzk_g2_jac_dbl(r, a); }
+    static void jac_add(uint64_t *r, const uint64_t *a, const uint64_t *b) {
+        cuzk_g2_jac_add_var(r, a, b);
+    }
+};
+
+/* ---- field inversion (random bases only) ------------------------------------- */
+
+/* a^(p-2) (Fermat): 381 squarings and ~190 multiplications; 0 maps to 0. */
+static __device__ void fp_inv(fp_t &r, const fp_t &a) {
+    fp_t x;
+    set_one(x);
+#pragma unroll
+    for (int i = fp_params::N - 1; i >= 0; i--) {
+        const uint32_t w = fp_params::mod(i) - (i == 0 ? 2u : 0u); /* p is odd, > 2 */
+#pragma unroll 1
+        for (int k = 31; k >= 0; k--) {
+            fsqr(x, x);
+            if ((w >> k) & 1) fmul(x, x, a);
+        }
+    }
+    r = x;
+}
+static __device__ void inv(fp_t &r, const fp_t &a) { fp_inv(r, a); }
+/* (a0 + a1 u)^-1 = (a0 - a1 u) / (a0^2 + a1^2), since u^2 = -1. */
+static __device__ void inv(fp2_t &r, const fp2_t &a) {
+    fp_t t0, t1;
+    fsqr(t0, a.c0);
+    fsqr(t1, a.c1);
+    add(t0, t0, t1);
+    fp_inv(t0, t0);
+    fmul(r.c0, a.c0, t0);
+    fmul(t1, a.c1, t0);
+    neg(r.c1, t1);
+}
+
+/* ---- kernels ------------------------------------------------------------------- */
+
+static constexpr unsigned HEAVY_THREADS = 128; /* curve kernels: many registers */
+static constexpr unsigned LIGHT_THREADS = 256;
+static constexpr uint32_t SIGN_BIT = 0x80000000u;
+/* Pairs per thread in the combine levels. */
+static constexpr uint32_t COMBINE_SLICE = 16;
+/* Buckets per thread in the bucket reduction. */
+static constexpr uint32_t REDUCE_SEGMENT = 16;
+
+/* The CPU's Booth digit (msm.h: cuzk__msm_booth_digit), d in [-2^(c-1), 2^(c-1)]. */
+static __device__ __forceinline__ int booth_digit(const uint64_t k[4], unsigned j, unsigned c) {
+    uint64_t w;
+    const uint64_t mask = ((uint64_t)1 << (c + 1)) - 1;
+    if (j == 0) {
+        w = (k[0] << 1) & mask;
+    } else {
+        const unsigned s = j * c - 1, limb = s / 64, off = s % 64;
+        w = k[limb] >> off;
+        if (off + c + 1 > 64 && limb + 1 < 4) w |= k[limb + 1] << (64 - off);
+        w &= mask;
+    }
+    return (int)((w >> 1) + (w & 1)) - (int)((w >> c) << c);
+}
+
+static __device__ __forceinline__ void load_scalar(uint64_t k[4], const uint64_t *s, size_t i) {
+    const ulonglong2 *p = reinterpret_cast<const ulonglong2 *>(s + 4 * i);
+    const ulonglong2 a = p[0], b = p[1];
+    k[0] = a.x, k[1] = a.y, k[2] = b.x, k[3] = b.y;
+}
+
+/* Pass 1 (SCATTER false): counts per bin and the range flag. Pass 2: entries. */
+template <bool SCATTER>
+static __global__ void digits_kernel(const uint64_t *scalars, const uint64_t *mask, uint32_t n,
+                                     unsigned c, unsigned nwin, uint32_t *bins, uint32_t *vals,
+                                     uint32_t *flag) {
+    const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    if (mask && !((mask[i / 64] >> (i % 64)) & 1)) return;
+    uint64_t k[4];
+    load_scalar(k, scalars, i);
+    if (k[3] >> 63) {
+        if (!SCATTER) atomicOr(flag, 1u);
+        return;
+    }
+    const uint32_t nb = 1u << (c - 1);
+    for (unsigned j = 0; j < nwin; j++) {
+        const int d = booth_digit(k, j, c);
+        if (d == 0) continue;
+        const uint32_t bin = j * nb + (uint32_t)(d < 0 ? -d : d) - 1;
+        if (SCATTER) {
+            const uint32_t pos = atomicAdd(&bins[bin], 1u);
+            vals[pos] = i | (d < 0 ? SIGN_BIT : 0u);
+        } else {
+            atomicAdd(&bins[bin], 1u);
+        }
+    }
+}
+
+/* start[g] = sum of cnt[0..g) for g <= nbins, cursor[g] = start[g]: one block
+ * of 1024 threads, each a contiguous chunk, block scan of the chunk sums. */
+static constexpr unsigned SCAN_THREADS = 1024;
+static __global__ void scan_kernel(const uint32_t *cnt, uint32_t nbins, uint32_t *start,
+                                   uint32_t *cursor) {
+    __shared__ uint32_t sums[SCAN_THREADS];
+    const uint32_t tid = threadIdx.x, per = (nbins + SCAN_THREADS - 1) / SCAN_THREADS;
+    const uint32_t lo = tid * per < nbins ? tid * per : nbins;
+    const uint32_t hi = lo + per < nbins ? lo + per : nbins;
+    uint32_t s = 0;
+    for (uint32_t g = lo; g < hi; g++) s += cnt[g];
+    sums[tid] = s;
+    __syncthreads();
+    for (uint32_t off = 1; off < SCAN_THREADS; off <<= 1) { /* Hillis-Steele, inclusive */
+        const uint32_t v = tid >= off ? sums[tid - off] : 0;
+        __syncthreads();
+        sums[tid] += v;
+        __syncthreads();
+    }
+    uint32_t run = sums[tid] - s;
+    for (uint32_t g = lo; g < hi; g++) {
+        start[g] = run;
+        cursor[g] = run;
+        run += cnt[g];
+    }
+    if (tid == SCAN_THREADS - 1) start[nbins] = sums[tid];
+}
+
+/*
+ * The same scan over many blocks (the one-block scan above took 30 ms for
+ * the 6.8M bins of c = 20 and 145 ms for the 25M of c = 22): a tile of
+ * SCAN_TILE counts per block, SCAN_ITEMS contiguous ones per thread.
+ * Pass 1: tile sums. Pass 2 (one block): exclusive scan of the tile sums
+ * in place, and start[nbins] = total. Pass 3: each tile's scan plus its
+ * offset into start and cursor.
+ */
+static constexpr unsigned SCAN_ITEMS = 8, SCAN_TILE = SCAN_THREADS * SCAN_ITEMS;
+
+/* Exclusive block-wide prefix sum of x (blockDim.x = SCAN_THREADS); the
+ * block's total in *total. Warp shuffles, then one warp over the warp sums. */
+static __device__ __forceinline__ uint32_t block_excl_scan(uint32_t x, uint32_t *total) {
+    __shared__ uint32_t wsum[SCAN_THREADS / 32];
+    const unsigned lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+    uint32_t inc = x;
+#pragma unroll
+    for (unsigned o = 1; o < 32; o <<= 1) {
+        const uint32_t y = __shfl_up_sync(0xffffffffu, inc, o);
+        if (lane >= o) inc += y;
+    }
+    if (lane == 31) wsum[w] = inc;
+    __syncthreads();
+    if (w == 0) {
+        uint32_t ws = wsum[lane], wi = ws; /* SCAN_THREADS / 32 == 32 warps */
+#pragma unroll
+        for (unsigned o = 1; o < 32; o <<= 1) {
+            const uint32_t y = __shfl_up_sync(0xffffffffu, wi, o);
+            if (lane >= o) wi += y;
+        }
+        wsum[lane] = wi - ws;
+        if (lane == 31) *total = wi;
+    }
+    __syncthreads();
+    return inc - x + wsum[w];
+}
+static_assert(SCAN_THREADS == 1024, "block_excl_scan: 32 warps");
+
+static __global__ void __launch_bounds__(SCAN_THREADS)
+    scan_tiles_kernel(const uint32_t *cnt, uint32_t nbins, uint32_t *tsum) {
+    __shared__ uint32_t tot;
+    const uint32_t base = blockIdx.x * SCAN_TILE + threadIdx.x * SCAN_ITEMS;
+    uint32_t x = 0;
+#pragma unroll
+    for (unsigned k = 0; k < SCAN_ITEMS; k++)
+        if (base + k < nbins) x += cnt[base + k];
+    (void)block_excl_scan(x, &tot);
+    if (threadIdx.x == 0) tsum[blockIdx.x] = tot;
+}
+
+/* One block: tsum[0..ntiles) becomes its exclusive scan; start[nbins] = total. */
+static __global__ void __launch_bounds__(SCAN_THREADS)
+    scan_sums_kernel(uint32_t *tsum, uint32_t ntiles, uint32_t *start, uint32_t nbins) {
+    __shared__ uint32_t tot;
+    uint32_t carry = 0;
+    for (uint32_t b = 0; b < ntiles; b += SCAN_THREADS) {
+        const uint32_t i = b + threadIdx.x;
+        const uint32_t x = i < ntiles ? tsum[i] : 0;
+        const uint32_t ex = block_excl_scan(x, &tot);
+        if (i < ntiles) tsum[i] = carry + ex;
+        carry += tot;
+        __syncthreads(); /* tot is rewritten by the next round */
+    }
+    if (threadIdx.x == 0) start[nbins] = carry;
+}
+
+static __global__ void __launch_bounds__(SCAN_THREADS)
+    scan_apply_kernel(const uint32_t *cnt, uint32_t nbins, const uint32_t *tsum,
+                      uint32_t *start, uint32_t *cursor) {
+    __shared__ uint32_t tot;
+    const uint32_t base = blockIdx.x * SCAN_TILE + threadIdx.x * SCAN_ITEMS;
+    uint32_t c[SCAN_ITEMS], x = 0;
+#pragma unroll
+    for (unsigned k = 0; k < SCAN_ITEMS; k++) {
+        c[k] = base + k < nbins ? cnt[base + k] : 0;
+        x += c[k];
+    }
+    uint32_t run = tsum[blockIdx.x] + block_excl_scan(x, &tot);
+#pragma unroll
+    for (unsigned k = 0; k < SCAN_ITEMS; k++)
+        if (base + k < nbins) {
+            start[base + k] = run;
+            cursor[base + k] = run;
+            run += c[k];
+        }
+}
+
+/* Step 4 as first written (variant 1, kept for A/B measurements): the
+ * partial sums head and tail stay in registers for the whole slice (96 of
+ * the 255 registers for G1) and each base is loaded just before its use. */
+template <class F>
+static __global__ void __launch_bounds__(HEAVY_THREADS)
+    accumulate_v1_kernel(const aff_pt<F> *bases, const uint32_t *vals, const uint32_t *start,
+                      uint32_t nbins, uint32_t total, uint32_t slice, uint32_t nthreads,
+                      xyzz_pt<F> *buckets, uint32_t *okeys, xyzz_pt<F> *opts) {
+    const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= nthreads) return;
+    const uint32_t e0 = (uint32_t)((uint64_t)t * slice);
+    const uint32_t e1 = (uint32_t)((uint64_t)e0 + slice < total ? e0 + slice : total);
+    /* the bin holding e0: the last g with start[g] <= e0 (start[nbins] = total > e0) */
+    uint32_t lo = 0, hi = nbins;
+    while (hi - lo > 1) {
+        const uint32_t mid = (lo + hi) / 2;
+        if (start[mid] <= e0)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    uint32_t g = lo;
+    const uint32_t head_key = g;
+    xyzz_pt<F> head, tail;
+    xyzz_set_inf(head);
+    xyzz_set_inf(tail);
+    uint32_t e = e0;
+    for (;;) {
+        const uint32_t s = start[g], f = start[g + 1];
+        const uint32_t end = f < e1 ? f : e1;
+        xyzz_pt<F> acc;
+        xyzz_set_inf(acc);
+        for (; e < end; e++) {
+            const uint32_t v = vals[e];
+            xyzz_add_aff(acc, ld16(bases + (v & ~SIGN_BIT)), (v & SIGN_BIT) != 0);
+        }
+        const bool before = s < e0, after = f > e1;
+        if (!before && !after) {
+            if (!xyzz_is_inf(acc)) st16(buckets + g, acc);
+        } else if (before) {
+            head = acc;
+        } else {
+            tail = acc;
+        }
+        if (e >= e1) break;
+        g++;
+        while (start[g + 1] <= e) g++; /* skip empty bins */
+    }
+    okeys[2 * t] = head_key;
+    st16(opts + 2 * t, head);
+    okeys[2 * t + 1] = g;
+    st16(opts + 2 * t + 1, tail);
+}
+
+/* The last bin g in [lo, hi) with start[g] <= e (start[lo] <= e < start[hi]). */
+static __device__ __forceinline__ uint32_t bin_of(const uint32_t *start, uint32_t lo, uint32_t hi,
+                                                  uint32_t e) {
+    while (hi - lo > 1) {
+        const uint32_t mid = lo + (hi - lo) / 2;
+        if (start[mid] <= e)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/*
+ * Step 4 of the header: entries [t S, (t+1) S) of the bins' sorted entries.
+ * Changes against the first version (accumulate_v1_kernel):
+ *  - one flat loop over the entries; a run's end is a short branch inside
+ *    it. With a loop per run inside a loop over runs, a warp's threads that
+ *    finished their run waited (reconvergence after the inner loop) for the
+ *    longest run among the 32: with ~32-128 entries per bucket (windows
+ *    above 16) that idled 15-25% of the lanes;
+ *  - the base of the next entry is loaded before the current addition, and
+ *    the end of the next bin before it is needed;
+ *  - a partial sum cut by the slice start or end is stored when its run
+ *    ends instead of living in registers for the whole slice (2 XYZZ
+ *    points: 96 registers for G1, 192 for G2).
+ * MINB is the __launch_bounds__ minimum of resident blocks per SM.
+ */
+template <class F, int MINB>
+static __global__ void __launch_bounds__(HEAVY_THREADS, MINB)
+    accumulate_kernel(const aff_pt<F> *__restrict__ bases, const uint32_t *__restrict__ vals,
+                      const uint32_t *__restrict__ start, uint32_t nbins, uint32_t total,
+                      uint32_t slice, uint32_t nthreads, xyzz_pt<F> *buckets, uint32_t *okeys,
+                      xyzz_pt<F> *opts) {
+    const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= nthreads) return;
+    const uint32_t e0 = (uint32_t)((uint64_t)t * slice); /* < total: nthreads = ceil(total/S) */
+    const uint32_t e1 = (uint32_t)((uint64_t)e0 + slice < total ? e0 + slice : total);
+    uint32_t g = bin_of(start, 0, nbins, e0);
+    okeys[2 * t] = g;
+    /* bin g holds entries [s, f); nf = start[g + 2], loaded one run early */
+    uint32_t s = start[g], f = start[g + 1];
+    uint32_t nf = g + 2 <= nbins ? start[g + 2] : f;
+    bool head_set = false, tail_set = false;
+    uint32_t v = vals[e0];
+    aff_pt<F> nxt = ld16(bases + (v & ~SIGN_BIT));
+    xyzz_pt<F> acc;
+    xyzz_set_inf(acc);
+    for (uint32_t e = e0; e < e1; e++) {
+        const aff_pt<F> cur = nxt;
+        const bool ng = (v & SIGN_BIT) != 0;
+        if (e + 1 < e1) { /* prefetch: in flight during the addition */
+            v = vals[e + 1];
+            nxt = ld16(bases + (v & ~SIGN_BIT));
+        }
+        xyzz_add_aff(acc, cur, ng);
+        if (e + 1 == f || e + 1 == e1) { /* the run ends */
+            const bool before = s < e0, after = f > e1;
+            if (!before && !after) {
+                if (!xyzz_is_inf(acc)) st16(buckets + g, acc);
+            } else if (before) {
+                st16(opts + 2 * t, acc);
+                head_set = true;
+            } else {
+                st16(opts + 2 * t + 1, acc);
+                tail_set = true;
+            }
+            xyzz_set_inf(acc);
+            if (e + 1 < e1) { /* next nonempty bin: starts at e + 1 */
+                g++;
+                s = f;
+                f = nf;
+                if (f <= e + 1) { /* bin g is empty: search */
+                    g = bin_of(start, g, nbins, e + 1);
+                    s = start[g];
+                    f = start[g + 1];
+                }
+                nf = g + 2 <= nbins ? start[g + 2] : f;
+            }
+        }
+    }
+    okeys[2 * t + 1] = g;
+    xyzz_pt<F> inf;
+    xyzz_set_inf(inf);
+    if (!head_set) st16(opts + 2 * t, inf);
+    if (!tail_set) st16(opts + 2 * t + 1, inf);
+}
+
+/* Step 5: the same slicing over m sorted (key, partial sum) pairs. */
+template <class F>
+static __global__ void __launch_bounds__(HEAVY_THREADS)
+    combine_kernel(const uint32_t *keys, const xyzz_pt<F> *pts, uint32_t m, uint32_t slice,
+                   uint32_t nthreads, xyzz_pt<F> *out, uint32_t *okeys, xyzz_pt<F> *opts) {
+    const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= nthreads) return;
+    const uint32_t e0 = t * slice, e1 = e0 + slice < m ? e0 + slice : m;
+    xyzz_pt<F> head, tail;
+    xyzz_set_inf(head);
+    xyzz_set_inf(tail);
+    uint32_t e = e0;
+    while (e < e1) {
+        const uint32_t k = keys[e], s = e;
+        xyzz_pt<F> acc;
+        xyzz_set_inf(acc);
+        for (; e < e1 && keys[e] == k; e++) xyzz_add(acc, ld16(pts + e));
+        const bool before = s == e0 && e0 > 0 && keys[e0 - 1] == k;
+        const bool after = e == e1 && e1 < m && keys[e1] == k;
+        if (!before && !after) {
+            if (!xyzz_is_inf(acc)) st16(out + k, acc);
+        } else if (before) {
+            head = acc;
+        } else {
+            tail = acc;
+        }
+    }
+    okeys[2 * t] = keys[e0];
+    st16(opts + 2 * t, head);
+    okeys[2 * t + 1] = keys[e1 - 1];
+    st16(opts + 2 * t + 1, tail);
+}
+
+/* Step 6: thread (j, s) of nwin * nseg. */
+template <class F>
+static __global__ void __launch_bounds__(HEAVY_THREADS)
+    bucket_reduce_kernel(const xyzz_pt<F> *buckets, uint32_t nb, uint32_t seglen, uint32_t nseg,
+                         uint32_t nwin, uint32_t *okeys, xyzz_pt<F> *opts) {
+    const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= nwin * nseg) return;
+    const uint32_t j = t / nseg, s = t % nseg, lo = s * seglen;
+    const xyzz_pt<F> *bk = buckets + (size_t)j * nb + lo;
+    xyzz_pt<F> run, tot, acc;
+    xyzz_set_inf(run);
+    xyzz_set_inf(tot);
+    for (uint32_t b = seglen; b-- > 0;) {
+        xyzz_add(run, ld16(bk + b));
+        xyzz_add(tot, run);
+    }
+    /* + lo * run, most significant bit first */
+    xyzz_set_inf(acc);
+    if (lo) {
+        for (int bit = 31 - __clz(lo); bit >= 0; bit--) {
+            xyzz_dbl(acc, acc);
+            if ((lo >> bit) & 1) xyzz_add(acc, run);
+        }
+        xyzz_add(tot, acc);
+    }
+    okeys[t] = j;
+    st16(opts + t, tot);
+}
+
+/* Bitmap batch-add, first level: thread t sums the set bases of
+ * [t per, (t+1) per) into pair t (key 0). */
+template <class F>
+static __global__ void __launch_bounds__(HEAVY_THREADS)
+    batch_add_kernel(const aff_pt<F> *bases, const uint64_t *bitmap, uint32_t n, uint32_t per,
+                     uint32_t nthreads, uint32_t *okeys, xyzz_pt<F> *opts) {
+    const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= nthreads) return;
+    const uint32_t lo = t * per, hi = lo + per < n ? lo + per : n;
+    xyzz_pt<F> acc;
+    xyzz_set_inf(acc);
+    for (uint32_t i = lo; i < hi; i++) {
+        if (bitmap) {
+            const uint64_t w = bitmap[i / 64] >> (i % 64);
+            if (w == 0) { /* no set bit left in this word */
+                i |= 63;
+                continue;
+            }
+            if (!(w & 1)) {
+                i += __ffsll((long long)w) - 2; /* to the next set bit */
+                continue;
+            }
+        }
+        xyzz_add_aff(acc, ld16(bases + i), false);
+    }
+    okeys[t] = 0;
+    st16(opts + t, acc);
+}
+
+/* Classification: one thread per scalar, warp ballots build 32-bit halves of
+ * the bitmap words (little-endian: word w = halves 2w, 2w+1). */
+static __global__ void classify_kernel(const uint64_t *scalars, uint32_t n, uint32_t halves,
+                                       uint32_t *zero, uint32_t *one, uint32_t *other,
+                                       unsigned long long *counts) {
+    const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    bool z = false, o = false, x = false;
+    if (i < n) {
+        uint64_t k[4];
+        load_scalar(k, scalars, i);
+        const bool small = (k[1] | k[2] | k[3]) == 0 && k[0] <= 1;
+        z = small && k[0] == 0;
+        o = small && k[0] == 1;
+        x = !small;
+    }
+    const uint32_t bz = __ballot_sync(0xffffffffu, z), bo = __ballot_sync(0xffffffffu, o),
+                   bx = __ballot_sync(0xffffffffu, x);
+    const uint32_t h = i / 32;
+    if ((threadIdx.x & 31) == 0 && h < halves) {
+        if (zero) zero[h] = bz;
+        if (one) one[h] = bo;
+        if (other) other[h] = bx;
+        if (bz) atomicAdd(&counts[0], (unsigned long long)__popc(bz));
+        if (bo) atomicAdd(&counts[1], (unsigned long long)__popc(bo));
+        if (bx) atomicAdd(&counts[2], (unsigned long long)__popc(bx));
+    }
+}
+
+/* Random bases: thread t makes points [t L, (t+1) L) of a walk that starts
+ * at a sum of three table points and adds one table point per step, then
+ * normalizes them with one inversion (Montgomery's trick on ZZ ZZZ:
+ * 1/ZZ = ZZZ / (ZZ ZZZ), 1/ZZZ = ZZ / (ZZ ZZZ)). */
+static constexpr unsigned RANDOM_RUN = 32;
+static __device__ __forceinline__ uint32_t mix32(uint64_t x) {
+    x += 0x9e3779b97f4a7c15ULL;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    return (uint32_t)(x ^ (x >> 31));
+}
+template <class F>
+static __global__ void __launch_bounds__(HEAVY_THREADS)
+    random_bases_kernel(const aff_pt<F> *table, uint32_t ntable, uint32_t n, uint64_t seed,
+                        aff_pt<F> *out) {
+    const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+    const uint64_t lo = (uint64_t)t * RANDOM_RUN;
+    if (lo >= n) return;
+    const uint32_t cnt = (uint32_t)(n - lo < RANDOM_RUN ? n - lo : RANDOM_RUN);
+    const uint64_t h = seed * 0x100000000ULL + t;
+    xyzz_pt<F> acc;
+    xyzz_set_inf(acc);
+    for (unsigned r = 0; r < 3; r++)
+        xyzz_add_aff(acc, ld16(table + mix32(h * 4 + r) % ntable), false);
+    F zz[RANDOM_RUN], zzz[RANDOM_RUN], pref[RANDOM_RUN], prod;
+    set_one(prod);
+    for (uint32_t k = 0; k < cnt; k++) {
+        xyzz_add_aff(acc, ld16(table + mix32(h * 64 + 4 + k) % ntable), false);
+        aff_pt<F> xy;
+        xy.x = acc.x;
+        xy.y = acc.y;
+        st16(out + lo + k, xy);
+        zz[k] = acc.zz;
+        zzz[k] = acc.zzz;
+        pref[k] = prod;
+        F w;
+        fmul(w, acc.zz, acc.zzz);
+        fmul(prod, prod, w);
+    }
+    inv(prod, prod); /* 1 / prod of all ZZ ZZZ */
+    for (uint32_t k = cnt; k-- > 0;) {
+        F ik, w, a;
+        fmul(ik, prod, pref[k]); /* 1 / (ZZ_k ZZZ_k) */
+        fmul(w, zz[k], zzz[k]);
+        fmul(prod, prod, w);
+        aff_pt<F> p = ld16(out + lo + k);
+        fmul(a, zzz[k], ik);
+        fmul(p.x, p.x, a);
+        fmul(a, zz[k], ik);
+        fmul(p.y, p.y, a);
+        st16(out + lo + k, p);
+    }
+}
+
+/* ---- the handle and its work area ----------------------------------------------- */
+
+struct cuzk__gpu_msm_bases {
+    cuzk__gpu_msm_group group;
+    size_t n;
+    void *bases;
+    void *ws;
+    size_t ws_bytes;
+    int sms;
+    /* resident blocks per SM of the accumulation kernel of each variant */
+    int heavy_blocks[CUZK__GPU_MSM_VARIANTS];
+};
+
+static size_t align_up(size_t x) { return (x + 255) & ~(size_t)255; }
+
+/* Grows the work area to at least bytes (contents are not kept). */
+static cuzk_status ws_reserve(cuzk__gpu_msm_bases *b, size_t bytes) {
+    if (b->ws_bytes >= bytes) return CUZK_OK;
+    if (b->ws) (void)cudaFree(b->ws);
+    b->ws = nullptr;
+    b->ws_bytes = 0;
+    CUZK__CUDA_TRY(cudaMalloc(&b->ws, bytes));
+    b->ws_bytes = bytes;
+    return CUZK_OK;
+}
+
+/* Carves aligned pieces off the work area. */
+struct carver {
+    char *base;
+    size_t off;
+    template <class T>
+    T *take(size_t count) {
+        T *p = reinterpret_cast<T *>(base + off);
+        off += align_up(count * sizeof(T));
+        return p;
+    }
+};
+
+/* A caller reserved less than a step carves: a bug here, reported as a GPU error. */
+static cuzk_status area_too_small(void) {
+    cuzk__gpu_record_error(cudaErrorMemoryAllocation, "work area smaller than planned",
+                           __FILE__, __LINE__);
+    return CUZK_ERR_GPU;
+}
+
+static bool is_device_ptr(const void *p) {
+    cudaPointerAttributes a;
+    if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return false;
+    }
+    return a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged;
+}
+
+static unsigned grid(size_t threads, unsigned block) {
+    return (unsigned)((threads + block - 1) / block);
+}
+
+/* ---- window choice --------------------------------------------------------------- */
+
+/* Does variant v use the first version's window choice (c <= 16)? */
+static bool variant_legacy_windows(unsigned v) { return v == 1 || v == 2; }
+
+/*
+ * Cost in mixed additions: every point once per window (n nwin), every
+ * bucket K times (nwin 2^(c-1) K). The CPU's model (msm.c) takes K = 2.8
+ * for the two full XYZZ additions of the running sums; on the device a
+ * bucket also costs a clear, a 192-byte store and load and its share of
+ * the count/scan, so K = 4 (variant 1 and 2 keep 2.8 and the cap 16).
+ * Buckets are limited to n (their memory to twice the bases'). The largest
+ * argmin in [1, cap].
+ */
+static unsigned window_bits_v(size_t n, unsigned v) {
+    const bool legacy = variant_legacy_windows(v);
+    const unsigned cap = legacy ? 16 : CUZK__GPU_MSM_MAX_C;
+    if (cuzk__gpu_msm_force_c >= 1 && cuzk__gpu_msm_force_c <= cap) return cuzk__gpu_msm_force_c;
+    const double k = legacy ? 2.8 : 4.0;
+    unsigned best = 1;
+    double best_cost = 0;
+    for (unsigned c = 1; c <= cap; c++) {
+        const unsigned nwin = (256 + c - 1) / c;
+        const double nb = (double)((size_t)1 << (c - 1));
+        if (!legacy && c > 1 && nwin * nb > (double)n) break;
+        const double cost = (double)nwin * ((double)n + k * nb);
+        if (c == 1 || cost <= best_cost) {
+            best = c;
+            best_cost = cost;
+        }
+    }
+    return best;
+}
+static unsigned window_bits(size_t n) { return window_bits_v(n, cuzk__gpu_msm_variant); }
+
+extern "C" unsigned cuzk__gpu_msm_window_bits(size_t n) { return window_bits(n); }
+
+/* ---- the pair-list levels (step 5) ------------------------------------------------ */
+
+/* Reduces m sorted pairs in (ka, pa) into out[key]; (kb, pb) is the other
+ * buffer; both hold cap pairs. */
+template <class F>
+static cuzk_status combine_levels(uint32_t *ka, xyzz_pt<F> *pa, uint32_t *kb, xyzz_pt<F> *pb,
+                                  uint32_t m, xyzz_pt<F> *out) {
+    while (m > 0) {
+        const uint32_t nt = (m + COMBINE_SLICE - 1) / COMBINE_SLICE;
+        combine_kernel<F><<<grid(nt, HEAVY_THREADS), HEAVY_THREADS>>>(ka, pa, m, COMBINE_SLICE,
+                                                                       nt, out, kb, pb);
+        CUZK__CUDA_TRY(cudaGetLastError());
+        if (nt == 1) break;
+        uint32_t *kt = ka;
+        ka = kb, kb = kt;
+        xyzz_pt<F> *pt = pa;
+        pa = pb, pb = pt;
+        m = 2 * nt;
+    }
+    return CUZK_OK;
+}
+
+/* Host Horner over the window sums (XYZZ words): r = sum 2^(jc) W_j. */
+template <class G>
+static void host_horner(uint64_t *result, const uint64_t *wsum, unsigned nwin, unsigned c) {
+    uint64_t acc[G::JAC_WORDS], w[G::JAC_WORDS];
+    G::xyzz_to_jac(acc, wsum + (size_t)(nwin - 1) * G::XYZZ_WORDS);
+    for (unsigned j = nwin - 1; j-- > 0;) {
+        for (unsigned k = 0; k < c; k++) G::jac_dbl(acc, acc);
+        G::xyzz_to_jac(w, wsum + (size_t)j * G::XYZZ_WORDS);
+        G::jac_add(acc, acc, w);
+    }
+    memcpy(result, acc, sizeof acc);
+}
+
+/* ---- MSM ------------------------------------------------------------------------ */
+
+/* The shape of one MSM: window, bins, reduction segments, pair capacity. */
+struct msm_plan {
+    unsigned c, nwin;
+    uint32_t nb, nbins, seglen, nseg;
+    uint64_t resident; /* threads of accumulate_kernel resident at once */
+    size_t cap;        /* pairs per list buffer */
+};
+
+/* Threads of variant v's accumulation kernel resident at once. */
+static uint64_t resident_threads(const cuzk__gpu_msm_bases *b, unsigned v) {
+    const int hb = b->heavy_blocks[v < CUZK__GPU_MSM_VARIANTS ? v : 0];
+    return (uint64_t)b->sms * (uint64_t)(hb > 0 ? hb : 1) * HEAVY_THREADS;
+}
+
+static void plan_make(msm_plan &p, const cuzk__gpu_msm_bases *b, size_t n) {
+    const unsigned v = cuzk__gpu_msm_variant;
+    p.c = window_bits(n);
+    p.nwin = (256 + p.c - 1) / p.c;
+    p.nb = 1u << (p.c - 1);
+    p.nbins = p.nwin * p.nb;
+    p.resident = resident_threads(b, v);
+    p.seglen = p.nb < REDUCE_SEGMENT ? p.nb : REDUCE_SEGMENT;
+    /* large windows: segments of up to 2^k buckets so that the reduction
+     * has about two threads per resident one (the double-and-add of lo
+     * costs ~c doublings per segment, the running sums 2 per bucket) */
+    if (v != 1)
+        while (p.seglen < p.nb && (uint64_t)p.nwin * (p.nb / p.seglen) > 2 * p.resident)
+            p.seglen *= 2;
+    p.nseg = p.nb / p.seglen;
+    p.cap = 2 * p.resident + 2; /* 2 pairs per accumulate thread, 1 per reduce thread */
+    if (p.cap < (size_t)p.nwin * p.nseg + 2) p.cap = (size_t)p.nwin * p.nseg + 2;
+}
+
+/* The MSM's pieces of the work area from byte offset off (base NULL: sizes only). */
+template <class X>
+struct msm_area {
+    uint32_t *start; /* nbins + 1 starts (the last is the total), then the range flag */
+    uint32_t *cursor;
+    uint32_t *vals; /* n * nwin entries at most */
+    X *buckets;
+    uint32_t *ka, *kb;
+    X *pa, *pb;
+    X *wsum;
+    uint32_t *tsum; /* tile sums of the multi-block scan */
+};
+
+template <class X>
+static size_t msm_carve(msm_area<X> &a, char *base, size_t off, const msm_plan &p, size_t n) {
+    carver cv{base, off};
+    a.start = cv.take<uint32_t>(p.nbins + 1 + 16);
+    a.cursor = cv.take<uint32_t>(p.nbins + 1);
+    a.vals = cv.take<uint32_t>(n * p.nwin);
+    a.buckets = cv.take<X>(p.nbins);
+    a.ka = cv.take<uint32_t>(p.cap);
+    a.kb = cv.take<uint32_t>(p.cap);
+    a.pa = cv.take<X>(p.cap);
+    a.pb = cv.take<X>(p.cap);
+    a.wsum = cv.take<X>(p.nwin);
+    a.tsum = cv.take<uint32_t>(p.nbins / SCAN_TILE + 2);
+    return cv.off;
+}
+
+/* Work-area bytes an MSM of n points needs past byte offset off. */
+template <class G>
+static size_t msm_rest_bytes_g(const cuzk__gpu_msm_bases *b, size_t n) {
+    msm_plan p;
+    plan_make(p, b, n);
+    msm_area<xyzz_pt<typename G::F>> a;
+    return msm_carve(a, nullptr, 0, p, n);
+}
+static size_t msm_rest_bytes(const cuzk__gpu_msm_bases *b, size_t n) {
+    return b->group == CUZK__GPU_MSM_G1 ? msm_rest_bytes_g<grp_g1>(b, n)
+                                        : msm_rest_bytes_g<grp_g2>(b, n);
+}
+
+/* Per-phase device times of one MSM when cuzk__gpu_msm_profile is set
+ * (events after each phase; printed to stderr). Plain functions, no
+ * members: inline members would be exported as weak symbols. */
+static constexpr int PROF_MARKS = 7;
+struct msm_prof {
+    cudaEvent_t ev[PROF_MARKS];
+    int k;
+    bool on;
+};
+static void prof_mark(msm_prof &pr) {
+    if (pr.on && pr.k < PROF_MARKS) (void)cudaEventRecord(pr.ev[pr.k++]);
+}
+
+/* The MSM over device scalars and an optional device mask; the work area
+ * holds the caller's staged inputs below ws_offset and is already large
+ * enough (msm_rest_bytes past ws_offset). */
+template <class G>
+static cuzk_status msm_dev_body(cuzk__gpu_msm_bases *b, uint64_t *result,
+                                const uint64_t *d_scalars, size_t n, const uint64_t *d_mask,
+                                size_t ws_offset, const msm_plan &p, msm_prof &prof) {
+    typedef typename G::F F;
+    typedef xyzz_pt<F> X;
+    const unsigned c = p.c, nwin = p.nwin;
+    const uint32_t nb = p.nb, nbins = p.nbins, seglen = p.seglen, nseg = p.nseg;
+    const uint64_t resident = p.resident;
+    if ((uint64_t)n * nwin >= ((uint64_t)1 << 32)) return CUZK_ERR_INVALID_ARG;
+    msm_area<X> a;
+    if (msm_carve(a, nullptr, ws_offset, p, n) > b->ws_bytes) return area_too_small();
+    msm_carve(a, static_cast<char *>(b->ws), ws_offset, p, n);
+    uint32_t *start = a.start, *cursor = a.cursor, *vals = a.vals;
+    X *buckets = a.buckets, *pa = a.pa, *pb = a.pb, *wsum = a.wsum;
+    uint32_t *ka = a.ka, *kb = a.kb;
+    uint32_t *flag = start + nbins + 1;
+
+    /* 1-2: counts (in cursor), starts */
+    prof_mark(prof);
+    CUZK__CUDA_TRY(cudaMemset(cursor, 0, (size_t)nbins * 4));
+    CUZK__CUDA_TRY(cudaMemset(flag, 0, 4));
+    digits_kernel<false><<<grid(n, LIGHT_THREADS), LIGHT_THREADS>>>(
+        d_scalars, d_mask, (uint32_t)n, c, nwin, cursor, nullptr, flag);
+    CUZK__CUDA_TRY(cudaGetLastError());
+    /* scan reads counts from cursor and rewrites cursor as starts: copy the
+     * counts into the bucket area first (free until step 4) */
+    uint32_t *cnt = reinterpret_cast<uint32_t *>(buckets);
+    CUZK__CUDA_TRY(cudaMemcpy(cnt, cursor, (size_t)nbins * 4, cudaMemcpyDeviceToDevice));
+    if (cuzk__gpu_msm_variant == 1) {
+        scan_kernel<<<1, SCAN_THREADS>>>(cnt, nbins, start, cursor);
+    } else {
+        const uint32_t ntiles = (nbins + SCAN_TILE - 1) / SCAN_TILE;
+        scan_tiles_kernel<<<ntiles, SCAN_THREADS>>>(cnt, nbins, a.tsum);
+        CUZK__CUDA_TRY(cudaGetLastError());
+        scan_sums_kernel<<<1, SCAN_THREADS>>>(a.tsum, ntiles, start, nbins);
+        CUZK__CUDA_TRY(cudaGetLastError());
+        scan_apply_kernel<<<ntiles, SCAN_THREADS>>>(cnt, nbins, a.tsum, start, cursor);
+    }
+    CUZK__CUDA_TRY(cudaGetLastError());
+    uint32_t hdr[2];
+    CUZK__CUDA_TRY(cudaMemcpy(hdr, start + nbins, 8, cudaMemcpyDeviceToHost));
+    prof_mark(prof);
+    if (hdr[1]) return CUZK_ERR_INVALID_ARG; /* a scalar >= 2^255 */
+    const uint32_t total = hdr[0];
+    if (total == 0) return CUZK_OK;
+
+    /* 3: entries sorted by bin */
+    digits_kernel<true><<<grid(n, LIGHT_THREADS), LIGHT_THREADS>>>(
+        d_scalars, d_mask, (uint32_t)n, c, nwin, cursor, vals, flag);
+    CUZK__CUDA_TRY(cudaGetLastError());
+
+    /* 4-5: buckets */
+    CUZK__CUDA_TRY(cudaMemset(buckets, 0, (size_t)nbins * sizeof(X)));
+    uint32_t slice = (uint32_t)((total + resident - 1) / resident);
+    if (slice == 0) slice = 1;
+    const uint32_t nt = (total + slice - 1) / slice;
+    prof_mark(prof);
+    {
+        const aff_pt<F> *bases = static_cast<const aff_pt<F> *>(b->bases);
+        const unsigned gr = grid(nt, HEAVY_THREADS);
+        if (cuzk__gpu_msm_variant == 1)
+            accumulate_v1_kernel<F><<<gr, HEAVY_THREADS>>>(bases, vals, start, nbins, total,
+                                                           slice, nt, buckets, ka, pa);
+        else if (cuzk__gpu_msm_variant == 3)
+            accumulate_kernel<F, ALT_MINB><<<gr, HEAVY_THREADS>>>(bases, vals, start, nbins,
+                                                                  total, slice, nt, buckets, ka, pa);
+        else
+            accumulate_kernel<F, 1><<<gr, HEAVY_THREADS>>>(bases, vals, start, nbins, total, slice,
+                                                           nt, buckets, ka, pa);
+    }
+    CUZK__CUDA_TRY(cudaGetLastError());
+    prof_mark(prof);
+    if (nt > 1) {
+        cuzk_status st = combine_levels<F>(ka, pa, kb, pb, 2 * nt, buckets);
+        if (st != CUZK_OK) return st;
+    }
+
+    /* 6-7: window sums */
+    prof_mark(prof);
+    CUZK__CUDA_TRY(cudaMemset(wsum, 0, nwin * sizeof(X)));
+    bucket_reduce_kernel<F><<<grid((size_t)nwin * nseg, HEAVY_THREADS), HEAVY_THREADS>>>(
+        buckets, nb, seglen, nseg, nwin, ka, pa);
+    CUZK__CUDA_TRY(cudaGetLastError());
+    {
+        cuzk_status st = combine_levels<F>(ka, pa, kb, pb, nwin * nseg, wsum);
+        if (st != CUZK_OK) return st;
+    }
+    uint64_t *host_w = static_cast<uint64_t *>(malloc((size_t)nwin * G::XYZZ_WORDS * 8));
+    if (!host_w) return CUZK_ERR_NOMEM;
+    cudaError_t err = cudaMemcpy(host_w, wsum, nwin * sizeof(X), cudaMemcpyDeviceToHost);
+    if (err != cudaSuccess) {
+        free(host_w);
+        cuzk__gpu_record_error(err, "cudaMemcpy(wsum, ...)", __FILE__, __LINE__);
+        return CUZK_ERR_GPU;
+    }
+    prof_mark(prof);
+    host_horner<G>(result, host_w, nwin, c);
+    free(host_w);
+    prof_mark(prof);
+    return CUZK_OK;
+}
+
+template <class G>
+static cuzk_status msm_dev(cuzk__gpu_msm_bases *b, uint64_t *result, const uint64_t *d_scalars,
+                           size_t n, const uint64_t *d_mask, size_t ws_offset) {
+    memset(result, 0, G::JAC_WORDS * 8); /* infinity */
+    if (n == 0) return CUZK_OK;
+    msm_plan p;
+    plan_make(p, b, n);
+    msm_prof prof;
+    prof.k = 0;
+    prof.on = cuzk__gpu_msm_profile != 0;
+    int made = 0;
+    for (; prof.on && made < PROF_MARKS; made++)
+        if (cudaEventCreate(&prof.ev[made]) != cudaSuccess) prof.on = false;
+    cuzk_status st = msm_dev_body<G>(b, result, d_scalars, n, d_mask, ws_offset, p, prof);
+    if (prof.on && st == CUZK_OK && prof.k == PROF_MARKS &&
+        cudaEventSynchronize(prof.ev[PROF_MARKS - 1]) == cudaSuccess) {
+        static const char *names[PROF_MARKS - 1] = {"count+scan", "scatter", "accumulate",
+                                                     "combine",    "reduce",  "host"};
+        fprintf(stderr, "msm profile %s n=%zu c=%u variant=%u seg=%u threads=%llu:",
+                G::JAC_WORDS == 18 ? "G1" : "G2", n, p.c, cuzk__gpu_msm_variant, p.seglen,
+                (unsigned long long)p.resident);
+        for (int i = 0; i + 1 < PROF_MARKS; i++) {
+            float ms = 0;
+            (void)cudaEventElapsedTime(&ms, prof.ev[i], prof.ev[i + 1]);
+            fprintf(stderr, " %s %.2f", names[i], ms);
+        }
+        fprintf(stderr, " ms\n");
+    }
+    (void)cudaGetLastError();
+    for (int i = 0; i < made; i++) (void)cudaEventDestroy(prof.ev[i]);
+    return st;
+}
+
+/* Batch-add shape: thread count and its pair buffers. */
+struct ba_plan {
+    uint32_t per, nt;
+    size_t cap;
+};
+static void ba_plan_make(ba_plan &p, const cuzk__gpu_msm_bases *b, size_t n) {
+    const uint64_t resident = resident_threads(b, 1);
+    size_t per = (n + resident - 1) / resident;
+    if (per < 64) per = 64;
+    p.per = (uint32_t)per;
+    p.nt = (uint32_t)((n + per - 1) / per);
+    p.cap = 2 * (size_t)p.nt + 2;
+}
+template <class X>
+static size_t ba_carve(uint32_t **ka, uint32_t **kb, X **pa, X **pb, X **out, char *base,
+                       size_t off, const ba_plan &p) {
+    carver cv{base, off};
+    *ka = cv.take<uint32_t>(p.cap);
+    *kb = cv.take<uint32_t>(p.cap);
+    *pa = cv.take<X>(p.cap);
+    *pb = cv.take<X>(p.cap);
+    *out = cv.take<X>(1);
+    return cv.off;
+}
+template <class G>
+static size_t batch_add_rest_bytes_g(const cuzk__gpu_msm_bases *b, size_t n) {
+    typedef xyzz_pt<typename G::F> X;
+    ba_plan p;
+    ba_plan_make(p, b, n);
+    uint32_t *ka, *kb;
+    X *pa, *pb, *out;
+    return ba_carve(&ka, &kb, &pa, &pb, &out, nullptr, 0, p);
+}
+static size_t batch_add_rest_bytes(const cuzk__gpu_msm_bases *b, size_t n) {
+    return b->group == CUZK__GPU_MSM_G1 ? batch_add_rest_bytes_g<grp_g1>(b, n)
+                                        : batch_add_rest_bytes_g<grp_g2>(b, n);
+}
+
+/* Batch-add over a device bitmap (or all): result as host Jacobian words.
+ * The work area is large enough past ws_offset (batch_add_rest_bytes). */
+template <class G>
+static cuzk_status batch_add_dev(cuzk__gpu_msm_bases *b, uint64_t *result, size_t n,
+                                 const uint64_t *d_bitmap, size_t ws_offset) {
+    typedef typename G::F F;
+    typedef xyzz_pt<F> X;
+    memset(result, 0, G::JAC_WORDS * 8);
+    if (n == 0) return CUZK_OK;
+    ba_plan p;
+    ba_plan_make(p, b, n);
+    const uint32_t per = p.per, nt = p.nt;
+    uint32_t *ka, *kb;
+    X *pa, *pb, *out;
+    if (ba_carve(&ka, &kb, &pa, &pb, &out, nullptr, ws_offset, p) > b->ws_bytes)
+        return area_too_small();
+    ba_carve(&ka, &kb, &pa, &pb, &out, static_cast<char *>(b->ws), ws_offset, p);
+    CUZK__CUDA_TRY(cudaMemset(out, 0, sizeof(X)));
+    batch_add_kernel<F><<<grid(nt, HEAVY_THREADS), HEAVY_THREADS>>>(
+        static_cast<const aff_pt<F> *>(b->bases), d_bitmap, (uint32_t)n, per, nt, ka, pa);
+    CUZK__CUDA_TRY(cudaGetLastError());
+    cuzk_status st = combine_levels<F>(ka, pa, kb, pb, nt, out);
+    if (st != CUZK_OK) return st;
+    uint64_t w[G::XYZZ_WORDS];
+    CUZK__CUDA_TRY(cudaMemcpy(w, out, sizeof(X), cudaMemcpyDeviceToHost));
+    G::xyzz_to_jac(result, w);
+    return CUZK_OK;
+}
+
+/* ---- the C edge ---------------------------------------------------------------- */
+
+static size_t aff_bytes(cuzk__gpu_msm_group g) {
+    return g == CUZK__GPU_MSM_G1 ? sizeof(g1_aff) : sizeof(g2_aff);
+}
+
+/* Resident blocks per SM of each variant's accumulation kernel. */
+template <class F>
+static cudaError_t occupancy(int (&hb)[CUZK__GPU_MSM_VARIANTS]) {
+    static_assert(CUZK__GPU_MSM_VARIANTS == 4, "one kernel per variant");
+    cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &hb[0], accumulate_kernel<F, 1>, HEAVY_THREADS, 0);
+    if (e == cudaSuccess)
+        e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&hb[1], accumulate_v1_kernel<F>,
+                                                          HEAVY_THREADS, 0);
+    hb[2] = hb[0];
+    if (e == cudaSuccess)
+        e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&hb[3], accumulate_kernel<F, ALT_MINB>,
+                                                          HEAVY_THREADS, 0);
+    return e;
+}
+
+static cuzk_status handle_new(cuzk__gpu_msm_bases **out, cuzk__gpu_msm_group group, size_t n) {
+    *out = nullptr;
+    if ((group != CUZK__GPU_MSM_G1 && group != CUZK__GPU_MSM_G2) || n == 0 ||
+        n >= ((size_t)1 << 31))
+        return CUZK_ERR_INVALID_ARG;
+    cuzk__gpu_msm_bases *b =
+        static_cast<cuzk__gpu_msm_bases *>(calloc(1, sizeof(cuzk__gpu_msm_bases)));
+    if (!b) return CUZK_ERR_NOMEM;
+    b->group = group;
+    b->n = n;
+    *out = b;
+    int dev = 0;
+    CUZK__CUDA_TRY(cudaGetDevice(&dev));
+    CUZK__CUDA_TRY(cudaDeviceGetAttribute(&b->sms, cudaDevAttrMultiProcessorCount, dev));
+    if (group == CUZK__GPU_MSM_G1)
+        CUZK__CUDA_TRY(occupancy<fp_t>(b->heavy_blocks));
+    else
+        CUZK__CUDA_TRY(occupancy<fp2_t>(b->heavy_blocks));
+    CUZK__CUDA_TRY(cudaMalloc(&b->bases, n * aff_bytes(group)));
+    return CUZK_OK;
+}
+
+extern "C" void cuzk__gpu_msm_bases_free(cuzk__gpu_msm_bases *b) {
+    if (!b) return;
+    if (b->bases) (void)cudaFree(b->bases);
+    if (b->ws) (void)cudaFree(b->ws);
+    free(b);
+}
+
+extern "C" cuzk_status cuzk__gpu_msm_bases_upload(cuzk__gpu_msm_bases **out,
+                                                  cuzk__gpu_msm_group group,
+                                                  const uint64_t *bases, size_t n) {
+    if (!out || !bases) return CUZK_ERR_INVALID_ARG;
+    cuzk_status st = handle_new(out, group, n);
+    if (st == CUZK_OK) {
+        cudaError_t err = cudaMemcpy((*out)->bases, bases, n * aff_bytes(group),
+                                     cudaMemcpyHostToDevice);
+        if (err != cudaSuccess) {
+            cuzk__gpu_record_error(err, "cudaMemcpy(bases)", __FILE__, __LINE__);
+            st = CUZK_ERR_GPU;
+        }
+    }
+    if (st != CUZK_OK && *out) {
+        cuzk__gpu_msm_bases_free(*out);
+        *out = nullptr;
+    }
+    return st;
+}
+
+template <class F>
+static cuzk_status random_body(cuzk__gpu_msm_bases *b, void **d_table, const uint64_t *table,
+                               size_t ntable, uint64_t seed) {
+    CUZK__CUDA_TRY(cudaMalloc(d_table, ntable * sizeof(aff_pt<F>)));
+    CUZK__CUDA_TRY(cudaMemcpy(*d_table, table, ntable * sizeof(aff_pt<F>),
+                              cudaMemcpyHostToDevice));
+    const size_t threads = (b->n + RANDOM_RUN - 1) / RANDOM_RUN;
+    random_bases_kernel<F><<<grid(threads, HEAVY_THREADS), HEAVY_THREADS>>>(
+        static_cast<const aff_pt<F> *>(*d_table), (uint32_t)ntable, (uint32_t)b->n, seed,
+        static_cast<aff_pt<F> *>(b->bases));
+    CUZK__CUDA_TRY(cudaGetLastError());
+    CUZK__CUDA_TRY(cudaDeviceSynchronize());
+    return CUZK_OK;
+}
+
+extern "C" cuzk_status cuzk__gpu_msm_bases_random(cuzk__gpu_msm_bases **out,
+                                                  cuzk__gpu_msm_group group,
+                                                  const uint64_t *table, size_t ntable,
+                                                  size_t n, uint64_t seed) {
+    if (!out || !table || ntable == 0 || ntable >= ((size_t)1 << 31))
+        return CUZK_ERR_INVALID_ARG;
+    cuzk_status st = handle_new(out, group, n);
+    void *d_table = nullptr;
+    if (st == CUZK_OK)
+        st = group == CUZK__GPU_MSM_G1 ? random_body<fp_t>(*out, &d_table, table, ntable, seed)
+                                       : random_body<fp2_t>(*out, &d_table, table, ntable, seed);
+    if (d_table) (void)cudaFree(d_table);
+    if (st != CUZK_OK && *out) {
+        cuzk__gpu_msm_bases_free(*out);
+        *out = nullptr;
+    }
+    return st;
+}
+
+extern "C" cuzk_status cuzk__gpu_msm_bases_download(const cuzk__gpu_msm_bases *b,
+                                                    uint64_t *bases, size_t n) {
+    if (!b || (n && !bases) || n > b->n) return CUZK_ERR_INVALID_ARG;
+    if (n == 0) return CUZK_OK;
+    CUZK__CUDA_TRY(cudaMemcpy(bases, b->bases, n * aff_bytes(b->group), cudaMemcpyDeviceToHost));
+    return CUZK_OK;
+}
+
+extern "C" cuzk_status cuzk__gpu_msm_scalars_upload(uint64_t **dev, const uint64_t *scalars,
+                                                    size_t n) {
+    if (!dev || !scalars || n == 0) return CUZK_ERR_INVALID_ARG;
+    *dev = nullptr;
+    void *p = nullptr;
+    CUZK__CUDA_TRY(cudaMalloc(&p, n * 32));
+    cudaError_t err = cudaMemcpy(p, scalars, n * 32, cudaMemcpyHostToDevice);
+    if (err != cudaSuccess) {
+        (void)cudaFree(p);
+        cuzk__gpu_record_error(err, "cudaMemcpy(scalars)", __FILE__, __LINE__);
+        return CUZK_ERR_GPU;
+    }
+    *dev = static_cast<uint64_t *>(p);
+    return CUZK_OK;
+}
+
+extern "C" void cuzk__gpu_msm_scalars_free(uint64_t *dev) {
+    if (dev) (void)cudaFree(dev);
+}
+
+/*
+ * Places the inputs that live on the host (scalars, a bitmap of n bits) at
+ * the start of the work area; *offset is where the rest begins. A device
+ * scalar pointer is used in place. The work area is first grown to what the
+ * whole call needs (msm_dev/batch_add_dev recompute and check it).
+ */
+static cuzk_status stage_inputs(cuzk__gpu_msm_bases *b, const uint64_t **d_scalars,
+                                const uint64_t *scalars, const uint64_t **d_bitmap,
+                                const uint64_t *bitmap, size_t n, size_t rest, size_t *offset) {
+    const bool host_scalars = scalars && !is_device_ptr(scalars);
+    const size_t words = (n + 63) / 64;
+    size_t off = 0;
+    if (host_scalars) off += align_up(n * 32);
+    if (bitmap) off += align_up(words * 8);
+    cuzk_status st = ws_reserve(b, off + rest);
+    if (st != CUZK_OK) return st;
+    char *p = static_cast<char *>(b->ws);
+    if (scalars) *d_scalars = scalars;
+    if (host_scalars) {
+        CUZK__CUDA_TRY(cudaMemcpy(p, scalars, n * 32, cudaMemcpyHostToDevice));
+        *d_scalars = reinterpret_cast<const uint64_t *>(p);
+        p += align_up(n * 32);
+    }
+    if (d_bitmap) *d_bitmap = nullptr;
+    if (bitmap) {
+        CUZK__CUDA_TRY(cudaMemcpy(p, bitmap, words * 8, cudaMemcpyHostToDevice));
+        *d_bitmap = reinterpret_cast<const uint64_t *>(p);
+    }
+    *offset = off;
+    return CUZK_OK;
+}
+
+extern "C" cuzk_status cuzk__gpu_msm(cuzk__gpu_msm_bases *b, uint64_t *result,
+                                     const uint64_t *scalars, size_t n, const uint64_t *mask) {
+    if (!b || !result || n > b->n || (n && !scalars)) return CUZK_ERR_INVALID_ARG;
+    if (n == 0) {
+        memset(result, 0, (b->group == CUZK__GPU_MSM_G1 ? 18 : 36) * 8);
+        return CUZK_OK;
+    }
+    const uint64_t *ds = nullptr, *dm = nullptr;
+    size_t off = 0;
+    cuzk_status st = stage_inputs(b, &ds, scalars, &dm, mask, n, msm_rest_bytes(b, n), &off);
+    if (st != CUZK_OK) return st;
+    return b->group == CUZK__GPU_MSM_G1 ? msm_dev<grp_g1>(b, result, ds, n, dm, off)
+                                        : msm_dev<grp_g2>(b, result, ds, n, dm, off);
+}
+
+extern "C" cuzk_status cuzk__gpu_msm_batch_add(cuzk__gpu_msm_bases *b, uint64_t *result,
+                                               size_t n, const uint64_t *bitmap) {
+    if (!b || !result || n > b->n) return CUZK_ERR_INVALID_ARG;
+    if (n == 0) {
+        memset(result, 0, (b->group == CUZK__GPU_MSM_G1 ? 18 : 36) * 8);
+        return CUZK_OK;
+    }
+    const uint64_t *dm = nullptr;
+    size_t off = 0;
+    cuzk_status st =
+        stage_inputs(b, nullptr, nullptr, &dm, bitmap, n, batch_add_rest_bytes(b, n), &off);
+    if (st != CUZK_OK) return st;
+    return b->group == CUZK__GPU_MSM_G1 ? batch_add_dev<grp_g1>(b, result, n, dm, off)
+                                        : batch_add_dev<grp_g2>(b, result, n, dm, off);
+}
+
+/* Classification into device bitmaps (3 x halves uint32 at d_bits) and counts. */
+static cuzk_status classify_dev(uint32_t *d_bits, unsigned long long *d_counts,
+                                const uint64_t *d_scalars, size_t n, bool want[3],
+                                cuzk__gpu_msm_counts *counts) {
+    const uint32_t halves = (uint32_t)(2 * ((n + 63) / 64));
+    CUZK__CUDA_TRY(cudaMemset(d_bits, 0, (size_t)3 * halves * 4));
+    CUZK__CUDA_TRY(cudaMemset(d_counts, 0, 3 * sizeof(unsigned long long)));
+    classify_kernel<<<grid(n, LIGHT_THREADS), LIGHT_THREADS>>>(
+        d_scalars, (uint32_t)n, halves, want[0] ? d_bits : nullptr,
+        want[1] ? d_bits + halves : nullptr, want[2] ? d_bits + 2 * (size_t)halves : nullptr,
+        d_counts);
+    CUZK__CUDA_TRY(cudaGetLastError());
+    unsigned long long h[3];
+    CUZK__CUDA_TRY(cudaMemcpy(h, d_counts, sizeof h, cudaMemcpyDeviceToHost));
+    counts->zero = (size_t)h[0];
+    counts->one = (size_t)h[1];
+    counts->other = (size_t)h[2];
+    return CUZK_OK;
+}
+
+static cuzk_status classify_body(void **mem, uint64_t *zero, uint64_t *one, uint64_t *other,
+                                 cuzk__gpu_msm_counts *counts, const uint64_t *scalars,
+                                 size_t n) {
+    const size_t words = (n + 63) / 64;
+    const bool dev = is_device_ptr(scalars);
+    size_t bytes = align_up(3 * words * 8) + align_up(64) + (dev ? 0 : align_up(n * 32));
+    CUZK__CUDA_TRY(cudaMalloc(mem, bytes));
+    char *p = static_cast<char *>(*mem);
+    uint32_t *bits = reinterpret_cast<uint32_t *>(p);
+    unsigned long long *cnt = reinterpret_cast<unsigned long long *>(p + align_up(3 * words * 8));
+    const uint64_t *ds = scalars;
+    if (!dev) {
+        uint64_t *s = reinterpret_cast<uint64_t *>(p + align_up(3 * words * 8) + align_up(64));
+        CUZK__CUDA_TRY(cudaMemcpy(s, scalars, n * 32, cudaMemcpyHostToDevice));
+        ds = s;
+    }
+    bool want[3] = {zero != nullptr, one != nullptr, other != nullptr};
+    cuzk__gpu_msm_counts c;
+    cuzk_status st = classify_dev(bits, cnt, ds, n, want, &c);
+    if (st != CUZK_OK) return st;
+    uint64_t *outs[3] = {zero, one, other};
+    for (int k = 0; k < 3; k++)
+        if (outs[k])
+            CUZK__CUDA_TRY(cudaMemcpy(outs[k], bits + (size_t)k * 2 * words, words * 8,
+                                      cudaMemcpyDeviceToHost));
+    if (counts) *counts = c;
+    return CUZK_OK;
+}
+
+extern "C" cuzk_status cuzk__gpu_msm_classify(uint64_t *zero, uint64_t *one, uint64_t *other,
+                                              cuzk__gpu_msm_counts *counts,
+                                              const uint64_t *scalars, size_t n) {
+    if (counts) counts->zero = counts->one = counts->other = 0;
+    if (n == 0) return CUZK_OK;
+    if (!scalars || n >= ((size_t)1 << 31)) return CUZK_ERR_INVALID_ARG;
+    void *mem = nullptr;
+    cuzk_status st = classify_body(&mem, zero, one, other, counts, scalars, n);
+    if (mem) (void)cudaFree(mem);
+    return st;
+}
+
+template <class G>
+static cuzk_status with_classification(cuzk__gpu_msm_bases *b, uint64_t *result,
+                                       cuzk__gpu_msm_counts *counts, const uint64_t *scalars,
+                                       size_t n) {
+    const size_t words = (n + 63) / 64;
+    const bool host_scalars = !is_device_ptr(scalars);
+    /* work area: [scalars][bitmaps one, other][counts][the larger of msm/batch-add] */
+    size_t front = (host_scalars ? align_up(n * 32) : 0) + align_up(3 * words * 8) + align_up(64);
+    size_t r1 = msm_rest_bytes(b, n), r2 = batch_add_rest_bytes(b, n);
+    cuzk_status st = ws_reserve(b, front + (r1 > r2 ? r1 : r2));
+    if (st != CUZK_OK) return st;
+    char *p = static_cast<char *>(b->ws);
+    const uint64_t *ds = scalars;
+    if (host_scalars) {
+        CUZK__CUDA_TRY(cudaMemcpy(p, scalars, n * 32, cudaMemcpyHostToDevice));
+        ds = reinterpret_cast<const uint64_t *>(p);
+        p += align_up(n * 32);
+    }
+    uint32_t *bits = reinterpret_cast<uint32_t *>(p);
+    p += align_up(3 * words * 8);
+    unsigned long long *cnt = reinterpret_cast<unsigned long long *>(p);
+    bool want[3] = {false, true, true};
+    cuzk__gpu_msm_counts c;
+    st = classify_dev(bits, cnt, ds, n, want, &c);
+    if (st != CUZK_OK) return st;
+    if (counts) *counts = c;
+    const uint64_t *ones = reinterpret_cast<const uint64_t *>(bits + 2 * words);
+    const uint64_t *others = reinterpret_cast<const uint64_t *>(bits + 4 * words);
+    uint64_t r_one[G::JAC_WORDS], r_other[G::JAC_WORDS];
+    memset(r_one, 0, sizeof r_one);
+    memset(r_other, 0, sizeof r_other);
+    if (c.one) {
+        st = batch_add_dev<G>(b, r_one, n, ones, front);
+        if (st != CUZK_OK) return st;
+    }
+    if (c.other) {
+        st = msm_dev<G>(b, r_other, ds, n, others, front);
+        if (st != CUZK_OK) return st;
+    }
+    G::jac_add(result, r_one, r_other);
+    return CUZK_OK;
+}
+
+extern "C" cuzk_status cuzk__gpu_msm_with_classification(cuzk__gpu_msm_bases *b,
+                                                         uint64_t *result,
+                                                         cuzk__gpu_msm_counts *counts,
+                                                         const uint64_t *scalars, size_t n) {
+    if (!b || !result || n > b->n || (n && !scalars)) return CUZK_ERR_INVALID_ARG;
+    if (counts) counts->zero = counts->one = counts->other = 0;
+    if (n == 0) {
+        memset(result, 0, (b->group == CUZK__GPU_MSM_G1 ? 18 : 36) * 8);
+        return CUZK_OK;
+    }
+    return b->group == CUZK__GPU_MSM_G1 ? with_classification<grp_g1>(b, result, counts, scalars, n)
+                                        : with_classification<grp_g2>(b, result, counts, scalars, n);
+}

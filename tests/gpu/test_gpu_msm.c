@@ -1,0 +1,619 @@
+/*
+ * GPU MSM, batch-add and classification (src/gpu/msm.cu) against the CPU
+ * (src/msm), for G1 and G2.
+ *
+ * Results are compared as points (both sides normalized to affine). Inputs:
+ * bases from a random walk P_i+1 = P_i + S_j over 8 random multiples of the
+ * generator, with the point at infinity, repeated bases and opposite bases
+ * mixed in; fresh seeded random scalars below r with edge values (0, 1, 2,
+ * r-1, (r-1)/2, 2^64, 2^254 - 1 ...) at random places; sizes 1, 2, 3, 100,
+ * 2^10, 2^14, 2^18 (G2 up to 2^16); all-zero, all-equal (one hot bucket) and
+ * all-one scalar vectors; masks; every window size 1..CUZK__GPU_MSM_MAX_C at
+ * n = 1000 and 17..MAX_C at 2^14 (short runs, empty bins skipped, runs cut
+ * by slice ends); scalars on the host and on the device; a scalar >= 2^255
+ * is refused. Every MSM comparison runs every implementation variant
+ * (cuzk__gpu_msm_variant) against the one CPU result.
+ * Device-made random bases are checked on the curve and used in an MSM.
+ * Exits 77 (skipped) without a CUDA device, unless CUZK_GPU_REQUIRED=1.
+ *
+ * --ab: the variants side by side with per-phase profiles (bench_ab).
+ * --bench: median of 5 timed MSMs (after a warm-up) with bases resident and
+ * scalars on the device, and with the scalar upload, G1 2^16..2^27 and G2
+ * 2^16..2^26 (--bench-max LOG lowers the top), plus the batch-add.
+ */
+#include <stdbool.h>
+#include <time.h>
+
+#include "fr.h"
+#include "g1.h"
+#include "g2.h"
+#include "gpu/gpu.h"
+#include "gpu/gpu_msm.h"
+#include "harness.h"
+#include "msm.h"
+
+/* ---- inputs --------------------------------------------------------------- */
+
+static void rand_scalar(uint64_t k[4]) {
+    do {
+        for (int i = 0; i < 4; i++) k[i] = cuzk_test_rand64();
+        k[3] &= 0x7fffffffffffffffULL;
+    } while (!cuzk__lt_n(k, cuzk__fr_r, 4));
+}
+
+/* Edge scalar number e (mod the count). */
+static void edge_scalar(uint64_t k[4], unsigned e) {
+    memset(k, 0, 32);
+    switch (e % 9) {
+    case 0: break; /* 0 */
+    case 1: k[0] = 1; break;
+    case 2: k[0] = 2; break;
+    case 3: /* r - 1 */
+        memcpy(k, cuzk__fr_r, 32);
+        k[0] -= 1;
+        break;
+    case 4: /* (r - 1) / 2 */
+        for (int i = 0; i < 4; i++) k[i] = (cuzk__fr_r[i] >> 1) | (i < 3 ? cuzk__fr_r[i + 1] << 63 : 0);
+        break;
+    case 5: k[1] = 1; break; /* 2^64 */
+    case 6: /* 2^254 - 1 */
+        k[0] = k[1] = k[2] = ~0ULL;
+        k[3] = 0x3fffffffffffffffULL;
+        break;
+    case 7: k[0] = 0xffff; break; /* every low digit at its extreme */
+    case 8: k[3] = (uint64_t)1 << 62; break; /* 2^254: one top digit */
+    }
+}
+
+/* n scalars: random with edge values at random places (about 1 in 8). */
+static void make_scalars(uint64_t (*k)[4], size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        if (cuzk_test_rand64() % 8 == 0)
+            edge_scalar(k[i], (unsigned)(cuzk_test_rand64() % 9));
+        else
+            rand_scalar(k[i]);
+    }
+}
+
+static void rand_bitmap(uint64_t *bm, size_t n, unsigned percent) {
+    size_t words = cuzk_msm_bitmap_words(n);
+    memset(bm, 0, words * 8);
+    for (size_t i = 0; i < n; i++)
+        if (cuzk_test_rand64() % 100 < percent) bm[i / 64] |= (uint64_t)1 << (i % 64);
+}
+
+static bool gpu_required(void) {
+    const char *req = getenv("CUZK_GPU_REQUIRED");
+    return req && *req && strcmp(req, "0") != 0;
+}
+
+#define REPORT(st, what)                                                                   \
+    do {                                                                                   \
+        if ((st) != CUZK_OK)                                                               \
+            fprintf(stderr, "%s: %s: %s\n", what, cuzk_status_name(st), cuzk__gpu_last_error()); \
+    } while (0)
+
+/*
+ * Everything per group, stamped for G1 and G2 (g = g1 / g2, GG = the group
+ * enum): bases, the GPU-vs-CPU comparisons, the random-base check.
+ */
+#define GPU_MSM_TESTS(g, GG, fe_t, MAXLOG)                                                    \
+    static cuzk_##g##_aff *g##_bases;                                                         \
+    static size_t g##_nbases;                                                                 \
+                                                                                              \
+    /* random walk, then edge bases at fixed places */                                         \
+    static int g##_make_bases(size_t n) {                                                     \
+        cuzk_##g##_aff gen;                                                                   \
+        cuzk_##g##_jac gj, steps[8], cur;                                                     \
+        cuzk_##g##_generator(&gen);                                                           \
+        cuzk_##g##_aff_to_jac(&gj, &gen);                                                     \
+        for (int j = 0; j < 8; j++) {                                                         \
+            uint64_t k[4];                                                                    \
+            rand_scalar(k);                                                                   \
+            cuzk_##g##_jac_mul_var(&steps[j], &gj, k, 4);                                     \
+        }                                                                                     \
+        cur = steps[0];                                                                       \
+        g##_bases = malloc(n * sizeof(cuzk_##g##_aff));                                       \
+        cuzk_##g##_jac *tmp = malloc(4096 * sizeof(*tmp));                                    \
+        fe_t *scr = malloc(4096 * sizeof(*scr));                                              \
+        if (!g##_bases || !tmp || !scr) {                                                     \
+            free(tmp);                                                                        \
+            free(scr);                                                                        \
+            return 0;                                                                         \
+        }                                                                                     \
+        for (size_t i0 = 0; i0 < n; i0 += 4096) {                                             \
+            size_t m = n - i0 < 4096 ? n - i0 : 4096;                                         \
+            for (size_t i = 0; i < m; i++) {                                                  \
+                cuzk_##g##_jac_add_var(&cur, &cur, &steps[cuzk_test_rand64() % 8]);           \
+                tmp[i] = cur;                                                                 \
+            }                                                                                 \
+            cuzk_##g##_jac_batch_to_aff_var(g##_bases + i0, tmp, m, scr);                     \
+        }                                                                                     \
+        free(tmp);                                                                            \
+        free(scr);                                                                            \
+        /* infinity, a repeat and an opposite among the first points (n >= 16) */             \
+        if (n >= 16) {                                                                        \
+            cuzk_##g##_aff_set_inf(&g##_bases[2]);                                            \
+            g##_bases[5] = g##_bases[3];                                                      \
+            cuzk_##g##_aff_neg(&g##_bases[7], &g##_bases[3]);                                 \
+            g##_bases[9] = g##_bases[3];                                                      \
+            cuzk_##g##_aff_set_inf(&g##_bases[n - 1]);                                        \
+        }                                                                                     \
+        g##_nbases = n;                                                                       \
+        return 1;                                                                             \
+    }                                                                                         \
+                                                                                              \
+    static bool g##_same(const cuzk_##g##_jac *a, const cuzk_##g##_jac *b) {                  \
+        cuzk_##g##_aff x, y;                                                                  \
+        cuzk_##g##_jac_to_aff_var(&x, a);                                                     \
+        cuzk_##g##_jac_to_aff_var(&y, b);                                                     \
+        return memcmp(&x, &y, sizeof x) == 0;                                                 \
+    }                                                                                         \
+                                                                                              \
+    /* GPU MSM of the first n bases vs the CPU; mask may be NULL */                           \
+    static void g##_check_msm(cuzk__gpu_msm_bases *h, const uint64_t (*k)[4], size_t n,       \
+                              const uint64_t *mask, const char *what) {                       \
+        cuzk_##g##_jac want, got;                                                             \
+        cuzk_status st = cuzk_##g##_msm_var(&want, g##_bases, k, n, mask, 0, NULL);           \
+        CHECK(st == CUZK_OK);                                                                 \
+        /* every implementation variant against the one CPU result */                         \
+        for (unsigned v = 0; v < CUZK__GPU_MSM_VARIANTS; v++) {                               \
+            cuzk__gpu_msm_variant = v;                                                        \
+            memset(&got, 0x5a, sizeof got);                                                   \
+            st = cuzk__gpu_msm(h, (uint64_t *)&got, (const uint64_t *)k, n, mask);            \
+            REPORT(st, what);                                                                 \
+            CHECK(st == CUZK_OK);                                                             \
+            bool ok = st == CUZK_OK && g##_same(&want, &got);                                 \
+            if (!ok)                                                                          \
+                fprintf(stderr, "  %s %s n=%zu c=%u variant %u: GPU and CPU differ\n", #g,    \
+                        what, n, cuzk__gpu_msm_window_bits(n), v);                            \
+            CHECK(ok);                                                                        \
+        }                                                                                     \
+        cuzk__gpu_msm_variant = 0;                                                            \
+    }                                                                                         \
+                                                                                              \
+    static void test_##g##_msm(void) {                                                        \
+        size_t nmax = (size_t)1 << MAXLOG;                                                    \
+        CHECK(g##_make_bases(nmax));                                                          \
+        if (!g##_bases) return;                                                               \
+        cuzk__gpu_msm_bases *h = NULL;                                                        \
+        cuzk_status st = cuzk__gpu_msm_bases_upload(&h, GG, (const uint64_t *)g##_bases, nmax); \
+        REPORT(st, "upload");                                                                 \
+        CHECK(st == CUZK_OK);                                                                 \
+        if (st != CUZK_OK) return;                                                            \
+        uint64_t(*k)[4] = malloc(nmax * 32);                                                  \
+        uint64_t *mask = malloc(cuzk_msm_bitmap_words(nmax) * 8);                             \
+        CHECK(k && mask);                                                                     \
+        if (!k || !mask) goto out;                                                            \
+        static const unsigned logs[] = {10, 14, 18};                                          \
+        size_t sizes[16], ns = 0;                                                             \
+        sizes[ns++] = 1, sizes[ns++] = 2, sizes[ns++] = 3, sizes[ns++] = 100;                 \
+        for (size_t i = 0; i < 3; i++)                                                        \
+            if (logs[i] <= MAXLOG) sizes[ns++] = (size_t)1 << logs[i];                        \
+        for (size_t s = 0; s < ns; s++) {                                                     \
+            size_t n = sizes[s];                                                              \
+            make_scalars(k, n);                                                               \
+            g##_check_msm(h, (const uint64_t(*)[4])k, n, NULL, "random");                     \
+            rand_bitmap(mask, n, 50);                                                         \
+            g##_check_msm(h, (const uint64_t(*)[4])k, n, mask, "masked");                     \
+        }                                                                                     \
+        /* the same bases again at a small n: edge bases all take part */                     \
+        size_t n = 1000 < nmax ? 1000 : nmax;                                                 \
+        for (size_t i = 0; i < n; i++) edge_scalar(k[i], (unsigned)i);                        \
+        g##_check_msm(h, (const uint64_t(*)[4])k, n, NULL, "edge scalars");                   \
+        /* every window size (variants 1, 2 fall back to their own choice above 16) */         \
+        make_scalars(k, n);                                                                   \
+        for (unsigned c = 1; c <= CUZK__GPU_MSM_MAX_C; c++) {                                 \
+            cuzk__gpu_msm_force_c = c;                                                        \
+            char what[32];                                                                    \
+            snprintf(what, sizeof what, "forced c=%u", c);                                    \
+            g##_check_msm(h, (const uint64_t(*)[4])k, n, NULL, what);                         \
+        }                                                                                     \
+        /* the large windows with many points per thread (empty bins skipped, runs cut) */    \
+        {                                                                                     \
+            size_t n2 = nmax < ((size_t)1 << 14) ? nmax : ((size_t)1 << 14);                  \
+            make_scalars(k, n2);                                                              \
+            for (unsigned c = 17; c <= CUZK__GPU_MSM_MAX_C; c++) {                            \
+                cuzk__gpu_msm_force_c = c;                                                    \
+                char what[40];                                                                \
+                snprintf(what, sizeof what, "forced c=%u, 2^14", c);                          \
+                g##_check_msm(h, (const uint64_t(*)[4])k, n2, NULL, what);                    \
+            }                                                                                 \
+        }                                                                                     \
+        cuzk__gpu_msm_force_c = 0;                                                            \
+        /* all zero: infinity */                                                              \
+        n = nmax < ((size_t)1 << 14) ? nmax : ((size_t)1 << 14);                              \
+        memset(k, 0, n * 32);                                                                 \
+        g##_check_msm(h, (const uint64_t(*)[4])k, n, NULL, "all zero");                       \
+        {                                                                                     \
+            cuzk_##g##_jac got;                                                               \
+            st = cuzk__gpu_msm(h, (uint64_t *)&got, (const uint64_t *)k, n, NULL);            \
+            CHECK(st == CUZK_OK && cuzk_##g##_jac_is_inf(&got));                              \
+        }                                                                                     \
+        /* all equal: one hot bucket per window */                                            \
+        rand_scalar(k[0]);                                                                    \
+        for (size_t i = 1; i < n; i++) memcpy(k[i], k[0], 32);                                \
+        g##_check_msm(h, (const uint64_t(*)[4])k, n, NULL, "all equal");                      \
+        for (size_t i = 0; i < n; i++) edge_scalar(k[i], 1);                                  \
+        g##_check_msm(h, (const uint64_t(*)[4])k, n, NULL, "all one");                        \
+        /* scalars on the device */                                                           \
+        make_scalars(k, n);                                                                   \
+        {                                                                                     \
+            uint64_t *dk = NULL;                                                              \
+            st = cuzk__gpu_msm_scalars_upload(&dk, (const uint64_t *)k, n);                   \
+            CHECK(st == CUZK_OK);                                                             \
+            if (st == CUZK_OK) {                                                              \
+                cuzk_##g##_jac want, got;                                                     \
+                CHECK(cuzk_##g##_msm_var(&want, g##_bases, (const uint64_t(*)[4])k, n, NULL,  \
+                                         0, NULL) == CUZK_OK);                                \
+                st = cuzk__gpu_msm(h, (uint64_t *)&got, dk, n, NULL);                         \
+                REPORT(st, "device scalars");                                                 \
+                CHECK(st == CUZK_OK && g##_same(&want, &got));                                \
+                cuzk__gpu_msm_scalars_free(dk);                                               \
+            }                                                                                 \
+        }                                                                                     \
+        /* a participating scalar >= 2^255 is refused; a masked-out one is not */              \
+        k[n / 2][3] |= (uint64_t)1 << 63;                                                     \
+        {                                                                                     \
+            cuzk_##g##_jac got;                                                               \
+            st = cuzk__gpu_msm(h, (uint64_t *)&got, (const uint64_t *)k, n, NULL);            \
+            CHECK(st == CUZK_ERR_INVALID_ARG);                                                \
+            rand_bitmap(mask, n, 50);                                                         \
+            mask[(n / 2) / 64] &= ~((uint64_t)1 << ((n / 2) % 64));                           \
+            g##_check_msm(h, (const uint64_t(*)[4])k, n, mask, "masked-out big scalar");      \
+            st = cuzk__gpu_msm(h, (uint64_t *)&got, (const uint64_t *)k, nmax + 1, NULL);     \
+            CHECK(st == CUZK_ERR_INVALID_ARG);                                                \
+        }                                                                                     \
+    out:                                                                                      \
+        free(k);                                                                              \
+        free(mask);                                                                           \
+        cuzk__gpu_msm_bases_free(h);                                                          \
+    }                                                                                         \
+                                                                                              \
+    /* batch-add, classification and the classified MSM vs the CPU */                         \
+    static void test_##g##_batch_add(void) {                                                  \
+        if (!g##_bases) return;                                                               \
+        size_t nmax = g##_nbases;                                                             \
+        cuzk__gpu_msm_bases *h = NULL;                                                        \
+        cuzk_status st = cuzk__gpu_msm_bases_upload(&h, GG, (const uint64_t *)g##_bases, nmax); \
+        CHECK(st == CUZK_OK);                                                                 \
+        if (st != CUZK_OK) return;                                                            \
+        size_t words = cuzk_msm_bitmap_words(nmax);                                           \
+        uint64_t *bm = malloc(words * 8), *b3 = malloc(6 * words * 8);                        \
+        uint64_t(*k)[4] = malloc(nmax * 32);                                                  \
+        CHECK(bm && b3 && k);                                                                 \
+        if (!bm || !b3 || !k) goto out;                                                       \
+        static const size_t sizes[] = {1, 3, 65, 100, 1000, 16387, (size_t)1 << 18};          \
+        for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {                         \
+            size_t n = sizes[s];                                                              \
+            if (n > nmax) continue;                                                           \
+            for (unsigned pct = 0; pct <= 100; pct += 50) {                                   \
+                rand_bitmap(bm, n, pct);                                                      \
+                for (int all = 0; all < 2; all++) {                                           \
+                    const uint64_t *use = all ? NULL : bm;                                    \
+                    cuzk_##g##_jac want, got;                                                 \
+                    CHECK(cuzk_##g##_batch_add_var(&want, g##_bases, n, use, 0, NULL) ==      \
+                          CUZK_OK);                                                           \
+                    st = cuzk__gpu_msm_batch_add(h, (uint64_t *)&got, n, use);                \
+                    REPORT(st, "batch-add");                                                  \
+                    bool ok = st == CUZK_OK && g##_same(&want, &got);                         \
+                    if (!ok)                                                                  \
+                        fprintf(stderr, "  %s batch-add n=%zu %u%% %s differs\n", #g, n, pct, \
+                                all ? "all" : "bitmap");                                      \
+                    CHECK(ok);                                                                \
+                }                                                                             \
+            }                                                                                 \
+            /* classification: 0 / 1 / other in about equal parts */                         \
+            for (size_t i = 0; i < n; i++) {                                                  \
+                unsigned r = (unsigned)(cuzk_test_rand64() % 3);                              \
+                if (r < 2)                                                                    \
+                    edge_scalar(k[i], r);                                                     \
+                else                                                                          \
+                    make_scalars(&k[i], 1);                                                   \
+            }                                                                                 \
+            size_t w = cuzk_msm_bitmap_words(n);                                              \
+            cuzk_msm_counts cc;                                                               \
+            cuzk__gpu_msm_counts gc;                                                          \
+            memset(b3, 0xa5, 6 * words * 8);                                                  \
+            cuzk_msm_classify_var(b3, b3 + w, b3 + 2 * w, &cc, (const uint64_t(*)[4])k, n, 0); \
+            st = cuzk__gpu_msm_classify(b3 + 3 * w, b3 + 4 * w, b3 + 5 * w, &gc,              \
+                                        (const uint64_t *)k, n);                              \
+            REPORT(st, "classify");                                                           \
+            CHECK(st == CUZK_OK);                                                             \
+            CHECK_MEM(b3, b3 + 3 * w, 3 * w * 8);                                             \
+            CHECK(gc.zero == cc.zero && gc.one == cc.one && gc.other == cc.other);            \
+            cuzk_##g##_jac want, got;                                                         \
+            CHECK(cuzk_##g##_msm_var(&want, g##_bases, (const uint64_t(*)[4])k, n, NULL, 0,   \
+                                     NULL) == CUZK_OK);                                       \
+            st = cuzk__gpu_msm_with_classification(h, (uint64_t *)&got, &gc,                 \
+                                                   (const uint64_t *)k, n);                   \
+            REPORT(st, "with classification");                                                \
+            bool ok = st == CUZK_OK && g##_same(&want, &got) && gc.one == cc.one;             \
+            if (!ok) fprintf(stderr, "  %s classified MSM n=%zu differs\n", #g, n);          \
+            CHECK(ok);                                                                        \
+        }                                                                                     \
+    out:                                                                                      \
+        free(bm);                                                                             \
+        free(b3);                                                                             \
+        free(k);                                                                              \
+        cuzk__gpu_msm_bases_free(h);                                                          \
+    }                                                                                         \
+                                                                                              \
+    /* device-made bases: on the curve, and an MSM over them agrees with the CPU */           \
+    static void test_##g##_random_bases(void) {                                               \
+        if (!g##_bases) return;                                                               \
+        const size_t n = 5000;                                                                \
+        cuzk__gpu_msm_bases *h = NULL;                                                        \
+        cuzk_status st = cuzk__gpu_msm_bases_random(&h, GG, (const uint64_t *)(g##_bases + 16), \
+                                                    16, n, cuzk_test_rand64());               \
+        REPORT(st, "random bases");                                                           \
+        CHECK(st == CUZK_OK);                                                                 \
+        if (st != CUZK_OK) return;                                                            \
+        cuzk_##g##_aff *b = malloc(n * sizeof *b);                                            \
+        uint64_t(*k)[4] = malloc(n * 32);                                                     \
+        if (b && k && cuzk__gpu_msm_bases_download(h, (uint64_t *)b, n) == CUZK_OK) {         \
+            size_t bad = 0;                                                                   \
+            for (size_t i = 0; i < n; i++)                                                    \
+                bad += !cuzk_##g##_aff_is_on_curve(&b[i]) || cuzk_##g##_aff_is_inf(&b[i]);    \
+            CHECK(bad == 0);                                                                  \
+            CHECK(memcmp(&b[0], &b[1], sizeof b[0]) != 0);                                    \
+            make_scalars(k, n);                                                               \
+            cuzk_##g##_jac want, got;                                                         \
+            CHECK(cuzk_##g##_msm_var(&want, b, (const uint64_t(*)[4])k, n, NULL, 0, NULL) ==  \
+                  CUZK_OK);                                                                   \
+            st = cuzk__gpu_msm(h, (uint64_t *)&got, (const uint64_t *)k, n, NULL);            \
+            CHECK(st == CUZK_OK && g##_same(&want, &got));                                    \
+        } else {                                                                              \
+            CHECK(0);                                                                         \
+        }                                                                                     \
+        free(b);                                                                              \
+        free(k);                                                                              \
+        cuzk__gpu_msm_bases_free(h);                                                          \
+    }
+
+GPU_MSM_TESTS(g1, CUZK__GPU_MSM_G1, cuzk_fp, 18)
+GPU_MSM_TESTS(g2, CUZK__GPU_MSM_G2, cuzk_fp2, 16)
+
+/* ---- benchmark -------------------------------------------------------------- */
+
+static double now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+#define BENCH_REPS 5
+
+/* median ms of BENCH_REPS runs after a warm-up; kind 0 MSM, 1 batch-add (50%) */
+static double bench_one(cuzk__gpu_msm_bases *h, const uint64_t *scalars, const uint64_t *bm,
+                        size_t n, int kind) {
+    double t[BENCH_REPS];
+    uint64_t out[36];
+    for (int r = -1; r < BENCH_REPS; r++) {
+        double t0 = now_ms();
+        cuzk_status st = kind == 0 ? cuzk__gpu_msm(h, out, scalars, n, NULL)
+                                   : cuzk__gpu_msm_batch_add(h, out, n, bm);
+        double t1 = now_ms();
+        if (st != CUZK_OK) {
+            printf("  failed at n=%zu: %s: %s\n", n, cuzk_status_name(st), cuzk__gpu_last_error());
+            return -1;
+        }
+        if (r >= 0) t[r] = t1 - t0;
+    }
+    qsort(t, BENCH_REPS, sizeof t[0], cmp_double);
+    return t[BENCH_REPS / 2];
+}
+
+static void bench(int maxlog1, int maxlog2) {
+    char name[128];
+    int sms = 0;
+    if (cuzk__gpu_device_name(0, name, sizeof name, &sms) != CUZK_OK) return;
+    printf("\nGPU MSM on %s (%d SMs): bases resident (made on the device), random scalars < r;"
+           " median of %d after a warm-up, wall clock\n",
+           name, sms, BENCH_REPS);
+    printf("%-6s %5s %3s %12s %14s %10s %14s\n", "group", "log2n", "c", "dev-scal ms",
+           "+upload ms", "ns/point", "batch-add50 ms");
+    size_t nmax = (size_t)1 << (maxlog1 > maxlog2 ? maxlog1 : maxlog2);
+    uint64_t(*k)[4] = malloc(nmax * 32);
+    uint64_t *bm = malloc(cuzk_msm_bitmap_words(nmax) * 8);
+    if (!k || !bm) {
+        printf("  no host memory for 2^%d scalars\n", maxlog1);
+        free(k);
+        free(bm);
+        return;
+    }
+    for (size_t i = 0; i < nmax; i++) rand_scalar(k[i]);
+    rand_bitmap(bm, nmax, 50);
+    for (int g = 1; g <= 2; g++) {
+        int top = g == 1 ? maxlog1 : maxlog2;
+        cuzk__gpu_msm_bases *h = NULL;
+        const uint64_t *table = g == 1 ? (const uint64_t *)(g1_bases + 16)
+                                       : (const uint64_t *)(g2_bases + 16);
+        if (!table) continue;
+        cuzk_status st = CUZK_ERR_GPU;
+        /* the largest size that fits */
+        for (; top >= 16; top--) {
+            double t0 = now_ms();
+            st = cuzk__gpu_msm_bases_random(&h, g == 1 ? CUZK__GPU_MSM_G1 : CUZK__GPU_MSM_G2,
+                                            table, 16, (size_t)1 << top, 7);
+            if (st == CUZK_OK) {
+                printf("  %s: 2^%d bases made on the device in %.0f ms\n", g == 1 ? "G1" : "G2",
+                       top, now_ms() - t0);
+                break;
+            }
+            printf("  %s: 2^%d bases failed: %s\n", g == 1 ? "G1" : "G2", top,
+                   cuzk__gpu_last_error());
+        }
+        if (st != CUZK_OK) continue;
+        uint64_t *dk = NULL;
+        st = cuzk__gpu_msm_scalars_upload(&dk, (const uint64_t *)k, (size_t)1 << top);
+        if (st != CUZK_OK) {
+            printf("  scalar upload failed: %s\n", cuzk__gpu_last_error());
+            cuzk__gpu_msm_bases_free(h);
+            continue;
+        }
+        for (int lg = 16; lg <= top; lg++) {
+            size_t n = (size_t)1 << lg;
+            double md = bench_one(h, dk, NULL, n, 0);
+            double mu = bench_one(h, (const uint64_t *)k, NULL, n, 0);
+            double mb = bench_one(h, NULL, bm, n, 1);
+            printf("%-6s %5d %3u %12.2f %14.2f %10.2f %14.2f\n", g == 1 ? "G1" : "G2", lg,
+                   cuzk__gpu_msm_window_bits(n), md, mu, md * 1e6 / (double)n, mb);
+            fflush(stdout);
+        }
+        cuzk__gpu_msm_scalars_free(dk);
+        cuzk__gpu_msm_bases_free(h);
+    }
+    free(k);
+    free(bm);
+}
+
+/*
+ * --ab: every implementation variant (gpu_msm.h) on the same bases and
+ * device scalars, median of 3 after a warm-up, G1 at 2^20, 2^22, 2^24,
+ * 2^26, 2^27 and G2 at 2^20, 2^22, 2^24 (up to --bench-max); then one
+ * profiled run (per-phase device times on stderr) of variants 0 and 1 at
+ * each size. The table comes last.
+ */
+#define AB_REPS 3
+static double ab_one(cuzk__gpu_msm_bases *h, const uint64_t *dk, size_t n) {
+    double t[AB_REPS];
+    uint64_t out[36];
+    for (int r = -1; r < AB_REPS; r++) {
+        double t0 = now_ms();
+        cuzk_status st = cuzk__gpu_msm(h, out, dk, n, NULL);
+        double t1 = now_ms();
+        if (st != CUZK_OK) {
+            printf("  failed at n=%zu: %s: %s\n", n, cuzk_status_name(st), cuzk__gpu_last_error());
+            return -1;
+        }
+        if (r >= 0) t[r] = t1 - t0;
+    }
+    qsort(t, AB_REPS, sizeof t[0], cmp_double);
+    return t[AB_REPS / 2];
+}
+
+static void bench_ab(int maxlog1, int maxlog2) {
+    static const int logs1[] = {20, 22, 24, 26, 27}, logs2[] = {20, 22, 24};
+    char rows[16][160];
+    int nrows = 0;
+    int top1 = maxlog1 < 27 ? maxlog1 : 27, top2 = maxlog2 < 24 ? maxlog2 : 24;
+    size_t nmax = (size_t)1 << (top1 > top2 ? top1 : top2);
+    uint64_t(*k)[4] = malloc(nmax * 32);
+    if (!k) return;
+    for (size_t i = 0; i < nmax; i++) rand_scalar(k[i]);
+    for (int g = 1; g <= 2; g++) {
+        int top = g == 1 ? top1 : top2;
+        const int *logs = g == 1 ? logs1 : logs2;
+        int nlogs = g == 1 ? 5 : 3;
+        const uint64_t *table = g == 1 ? (const uint64_t *)(g1_bases + 16)
+                                       : (const uint64_t *)(g2_bases + 16);
+        cuzk__gpu_msm_bases *h = NULL;
+        cuzk_status st = CUZK_ERR_GPU;
+        for (; top >= 16; top--) {
+            st = cuzk__gpu_msm_bases_random(&h, g == 1 ? CUZK__GPU_MSM_G1 : CUZK__GPU_MSM_G2,
+                                            table, 16, (size_t)1 << top, 7);
+            if (st == CUZK_OK) break;
+            printf("  %s: 2^%d bases failed: %s\n", g == 1 ? "G1" : "G2", top,
+                   cuzk__gpu_last_error());
+        }
+        if (st != CUZK_OK) continue;
+        uint64_t *dk = NULL;
+        if (cuzk__gpu_msm_scalars_upload(&dk, (const uint64_t *)k, (size_t)1 << top) != CUZK_OK) {
+            cuzk__gpu_msm_bases_free(h);
+            continue;
+        }
+        for (int li = 0; li < nlogs; li++) {
+            int lg = logs[li];
+            if (lg > top) break;
+            size_t n = (size_t)1 << lg;
+            double ms[CUZK__GPU_MSM_VARIANTS];
+            unsigned cv[CUZK__GPU_MSM_VARIANTS];
+            for (unsigned v = 0; v < CUZK__GPU_MSM_VARIANTS; v++) {
+                cuzk__gpu_msm_variant = v;
+                cv[v] = cuzk__gpu_msm_window_bits(n);
+                ms[v] = ab_one(h, dk, n);
+            }
+            uint64_t out[36];
+            cuzk__gpu_msm_profile = 1;
+            for (unsigned v = 0; v < 2; v++) {
+                cuzk__gpu_msm_variant = v;
+                if (cuzk__gpu_msm(h, out, dk, n, NULL) != CUZK_OK) printf("  profile run failed\n");
+            }
+            cuzk__gpu_msm_profile = 0;
+            cuzk__gpu_msm_variant = 0;
+            if (nrows < 16) {
+                int o = snprintf(rows[nrows], sizeof rows[0], "%-3s %5d", g == 1 ? "G1" : "G2", lg);
+                for (unsigned v = 0; v < CUZK__GPU_MSM_VARIANTS && o < (int)sizeof rows[0]; v++)
+                    o += snprintf(rows[nrows] + o, sizeof rows[0] - (size_t)o, " %9.2f (c=%2u)",
+                                  ms[v], cv[v]);
+                if (o < (int)sizeof rows[0])
+                    snprintf(rows[nrows] + o, sizeof rows[0] - (size_t)o, "  v1/v0 %.2fx",
+                             ms[0] > 0 ? ms[1] / ms[0] : 0.0);
+                nrows++;
+            }
+            printf("%s\n", rows[nrows - 1]);
+            fflush(stdout);
+        }
+        cuzk__gpu_msm_scalars_free(dk);
+        cuzk__gpu_msm_bases_free(h);
+    }
+    free(k);
+    char name[128];
+    int sms = 0;
+    if (cuzk__gpu_device_name(0, name, sizeof name, &sms) != CUZK_OK) name[0] = 0;
+    printf("\nA/B on %s (%d SMs), device scalars, resident bases, median of %d, ms:\n", name, sms,
+           AB_REPS);
+    printf("grp log2n %16s %16s %16s %16s\n", "v0 (new)", "v1 (first)", "v2 (new, c<=16)",
+           "v3 (new, 3 blk)");
+    for (int r = 0; r < nrows; r++) printf("%s\n", rows[r]);
+}
+
+int main(int argc, char **argv) {
+    cuzk_test_init(argc, argv);
+    int count = 0;
+    cuzk_status st = cuzk__gpu_device_count(&count);
+    if (st != CUZK_OK || count == 0) {
+        printf("no CUDA device (%s: %s)\n", cuzk_status_name(st), cuzk__gpu_last_error());
+        if (gpu_required()) {
+            printf("CUZK_GPU_REQUIRED is set: failing\n");
+            return 1;
+        }
+        return cuzk_test_skip("no CUDA device");
+    }
+    char name[128];
+    int sms = 0;
+    if (cuzk__gpu_device_name(0, name, sizeof name, &sms) == CUZK_OK)
+        printf("device 0 of %d: %s, %d SMs\n", count, name, sms);
+    int do_bench = 0, max1 = 27, max2 = 26, only_bench = 0, do_ab = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--bench") == 0) do_bench = 1;
+        if (strcmp(argv[i], "--ab") == 0) do_ab = 1;
+        if (strcmp(argv[i], "--bench-only") == 0) do_bench = only_bench = 1;
+        if (strcmp(argv[i], "--bench-max") == 0 && i + 1 < argc) {
+            max1 = atoi(argv[i + 1]);
+            max2 = max1 < 26 ? max1 : 26;
+        }
+    }
+    if (only_bench || (do_ab && !do_bench)) { /* bases for the device tables only */
+        CHECK(g1_make_bases(64));
+        CHECK(g2_make_bases(64));
+    } else {
+        RUN(test_g1_msm);
+        RUN(test_g1_batch_add);
+        RUN(test_g1_random_bases);
+        RUN(test_g2_msm);
+        RUN(test_g2_batch_add);
+        RUN(test_g2_random_bases);
+    }
+    if (do_bench) bench(max1, max2);
+    if (do_ab) bench_ab(max1, max2);
+    free(g1_bases);
+    free(g2_bases);
+    return cuzk_test_finish();
+}
