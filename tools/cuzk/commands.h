@@ -13,4 +13,13 @@ int cuzk__cmd_prove(int argc, char **argv);     /* prove_cmd.c */
 int cuzk__cmd_verify(int argc, char **argv);    /* prove_cmd.c */
 int cuzk__cmd_setup(int argc, char **argv);     /* setup_cmd.c */
 
+
+/* --backend auto uses a GPU only from this domain size (log2) up. */
+#define CUZK_AUTO_GPU_MIN_LOG 16
+
+struct cuzk_backend_ops;
+/* The backend named by --backend (cpu, gpu, auto; NULL = cpu), or NULL after
+ * printing why on stderr (backend_pick.c). */
+const struct cuzk_backend_ops *cuzk__cli_backend(const char *name, const char *cmd);
+
 #endif

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "backend.h"
 #include "commands.h"
 #include "cuzk.h"
 #include "groth16.h"
@@ -106,6 +107,41 @@ static int r1cs_matches_zkey(const cuzk_r1cs *r, const cuzk_zkey *zk) {
            (uint64_t)r->n_constraints + zk->n_public + 1 == zk->n_rows;
 }
 
+/* One proof of a snarkjs key through a backend (the GPU one); *t gets the
+ * stage times in the snarkjs view. */
+static cuzk_status prove_on_backend(const cuzk_backend_ops *ops, const cuzk_zkey *zk,
+                                    const cuzk_wtns *wt, unsigned threads, const uint64_t r[4],
+                                    const uint64_t s[4], cuzk_groth16_proof *proof,
+                                    cuzk_groth16_timings *t, cuzk_error *err) {
+    cuzk_backend be;
+    cuzk_backend_key *key = NULL;
+    cuzk_backend_job *job = NULL;
+    cuzk_witness w;
+    memset(&w, 0, sizeof(w));
+    memset(t, 0, sizeof(*t));
+    cuzk_status st = cuzk_backend_open(&be, ops, threads, -1, err);
+    if (st != CUZK_OK) return st;
+    if ((st = cuzk_witness_from_values(&w, wt->values, 1, (uint64_t)wt->n_witness - 1,
+                                       wt->file.path, err)) == CUZK_OK &&
+        (st = cuzk_backend_prepare_zkey(&be, &key, zk, err)) == CUZK_OK &&
+        (st = cuzk_backend_prove_start(&be, &job, key, &w, err)) == CUZK_OK &&
+        (st = cuzk_backend_prove_finish(&be, proof, job, r, s, err)) == CUZK_OK) {
+        const cuzk_groth16_stage_times *x = cuzk_backend_job_times(job);
+        t->abc_ms = x->spmv_ms;
+        t->ntt_ms = x->ntt_ms;
+        t->msm_h_ms = x->msm_h_ms;
+        t->msm_a_ms = x->prep_ms + x->batch_add_ms + x->tail_msm_ms; /* A, B1, C together */
+        t->msm_b2_ms = x->b_g2_msm_ms;
+        t->finish_ms = x->finish_ms;
+        t->total_ms = x->total_ms;
+    }
+    cuzk_backend_release_job(&be, job);
+    cuzk_backend_release_key(&be, key);
+    cuzk_witness_close(&w);
+    cuzk_backend_close(&be);
+    return st;
+}
+
 /*
  * Proves, then verifies the proof against the key's own verifying key before
  * writing anything: a zkey has no C matrix, so an unsatisfying witness only
@@ -115,10 +151,14 @@ static int cmd_prove(int argc, char **argv) {
     unsigned threads = 0;
     int ok;
     argc = parse_threads(argc, argv, &threads, &ok);
-    const char *r1cs_path = NULL;
+    const char *r1cs_path = NULL, *backend_name = "auto";
     int verbose = 0;
     for (int i = 0; ok && i < argc;) { /* options may follow the positionals */
-        if (strcmp(argv[i], "--r1cs") == 0 && i + 1 < argc) {
+        if (strcmp(argv[i], "--backend") == 0 && i + 1 < argc) {
+            backend_name = argv[i + 1];
+            memmove(&argv[i], &argv[i + 2], (size_t)(argc - i - 2) * sizeof(char *));
+            argc -= 2;
+        } else if (strcmp(argv[i], "--r1cs") == 0 && i + 1 < argc) {
             r1cs_path = argv[i + 1];
             memmove(&argv[i], &argv[i + 2], (size_t)(argc - i - 2) * sizeof(char *));
             argc -= 2;
@@ -132,7 +172,8 @@ static int cmd_prove(int argc, char **argv) {
     }
     if (!ok || argc != 4) {
         fprintf(stderr, "usage: cuzk groth16 prove <circuit.zkey> <witness.wtns> <proof.json> "
-                        "<public.json> [--threads N] [--r1cs circuit.r1cs] [--verbose]\n");
+                        "<public.json> [--threads N] [--backend cpu|gpu|auto] [--r1cs circuit.r1cs] "
+                        "[--verbose]\n");
         return EXIT_ERROR;
     }
     cuzk_error err;
@@ -155,16 +196,29 @@ static int cmd_prove(int argc, char **argv) {
                    argv[1], w.n_witness, argv[0], zk.n_vars);
         goto out;
     }
-    cuzk_groth16_partial part;
-    if (cuzk_groth16_prove_start_zkey(&part, &zk, (const uint64_t(*)[4])w.values, w.n_witness,
-                                      threads, &err) != CUZK_OK)
+    const cuzk_backend_ops *ops = cuzk__cli_backend(backend_name, "groth16 prove");
+    if (ops == NULL) {
+        cuzk__fail(&err, CUZK_ERR_INVALID_ARG, "no such backend: %s", backend_name);
         goto out;
+    }
+    /* auto: a device pays off only when the proof outweighs bringing the device
+     * up and uploading the key (CUDA context creation alone is ~0.1-0.3 s). */
+    if (strcmp(backend_name, "auto") == 0 && zk.log_domain_size < CUZK_AUTO_GPU_MIN_LOG)
+        ops = &cuzk_backend_cpu;
+    cuzk_groth16_partial part;
+    cuzk_groth16_proof proof;
     uint64_t r[4], s[4];
     if (cuzk_groth16_random_scalar(r, &err) != CUZK_OK ||
         cuzk_groth16_random_scalar(s, &err) != CUZK_OK)
         goto out;
-    cuzk_groth16_proof proof;
-    cuzk_groth16_prove_finish(&proof, &part, r, s);
+    if (ops == &cuzk_backend_cpu) {
+        if (cuzk_groth16_prove_start_zkey(&part, &zk, (const uint64_t(*)[4])w.values,
+                                          w.n_witness, threads, &err) != CUZK_OK)
+            goto out;
+        cuzk_groth16_prove_finish(&proof, &part, r, s);
+    } else if (prove_on_backend(ops, &zk, &w, threads, r, s, &proof, &part.t, &err) != CUZK_OK) {
+        goto out;
+    }
     memset(r, 0, sizeof(r));
     memset(s, 0, sizeof(s));
 

@@ -2,7 +2,7 @@
  * prove_cmd.c — the bellman / Filecoin-form commands over our circuit files:
  *
  *   cuzk prove --circuit C --params P --witness W0 [W1 ...] -o proof.bin
- *              [--threads N] [--backend cpu] [--no-verify] [--verbose]
+ *              [--threads N] [--backend cpu|gpu|auto] [--no-verify] [--verbose]
  *     One partition per witness, in the order given: proof.bin is the
  *     N x 192-byte concatenation (src/groth16/proof192.h). Each proof is
  *     verified against the parameters' verifying key before anything is
@@ -46,15 +46,6 @@
 
 #define EXIT_INVALID 1
 #define EXIT_ERROR 2
-
-/* The backends this command knows. A GPU build adds its row here
- * ({"cuda", &cuzk_backend_gpu} from src/gpu/backend_gpu.h). */
-static const struct {
-    const char *name;
-    const cuzk_backend_ops *ops;
-} backends[] = {
-    {"cpu", &cuzk_backend_cpu},
-};
 
 static double now_ms(void) {
     struct timespec ts;
@@ -110,7 +101,7 @@ static cuzk_status write_atomic(const char *path, const uint8_t *data, size_t n,
 static int prove_usage(void) {
     fprintf(stderr,
             "usage: cuzk prove --circuit C --params P --witness W0 [W1 ...] -o proof.bin\n"
-            "                  [--threads N] [--backend cpu] [--no-verify] [--verbose]\n"
+            "                  [--threads N] [--backend cpu|gpu|auto] [--no-verify] [--verbose]\n"
             "  one 192-byte bellman proof per witness (partition), concatenated in the\n"
             "  order given; every proof is verified before the file is written\n"
             "  (--no-verify skips that). Exit 0 written, 1 unsatisfied witness or failed\n"
@@ -120,7 +111,7 @@ static int prove_usage(void) {
 
 int cuzk__cmd_prove(int argc, char **argv) {
     const char *circuit_path = NULL, *params_path = NULL, *out_path = NULL;
-    const char *backend_name = "cpu";
+    const char *backend_name = "auto";
     unsigned threads = 0;
     int verify = 1, verbose = 0;
     const char **wpaths = calloc((size_t)argc + 1, sizeof(char *));
@@ -158,12 +149,8 @@ int cuzk__cmd_prove(int argc, char **argv) {
         free(wpaths);
         return prove_usage();
     }
-    const cuzk_backend_ops *ops = NULL;
-    for (size_t i = 0; i < sizeof(backends) / sizeof(backends[0]); i++)
-        if (strcmp(backend_name, backends[i].name) == 0) ops = backends[i].ops;
+    const cuzk_backend_ops *ops = cuzk__cli_backend(backend_name, "prove");
     if (ops == NULL) {
-        fprintf(stderr, "cuzk prove: unknown backend '%s' (this build has: cpu)\n",
-                backend_name);
         free(wpaths);
         return EXIT_ERROR;
     }
@@ -188,6 +175,9 @@ int cuzk__cmd_prove(int argc, char **argv) {
 
     double t = now_ms();
     if (cuzk_circuit_open(&c, circuit_path, 0, &err) != CUZK_OK) goto out;
+    /* auto: small circuits stay on the CPU (bringing a device up costs more) */
+    if (strcmp(backend_name, "auto") == 0 && c.domain_log < CUZK_AUTO_GPU_MIN_LOG)
+        ops = &cuzk_backend_cpu;
     if (cuzk_params_open(&p, params_path, CUZK_PARAMS_PARALLEL, &err) != CUZK_OK) goto out;
     const double open_ms = now_ms() - t;
     if (cuzk_backend_open(&be, ops, threads, -1, &err) != CUZK_OK) goto out;

@@ -1,0 +1,521 @@
+/*
+ * backend_gpu.c — the CUDA backend (backend_gpu.h): orchestration in C over
+ * the device modules (gpu_circuit.h, gpu_ntt.h, gpu_msm.h). Everything
+ * heavy runs on the device; the host keeps only counts, bitmaps of the
+ * 0/1/other classification and the MSM results.
+ */
+#include "backend_gpu.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "gpu.h"
+#include "gpu_circuit.h"
+#include "gpu_msm.h"
+#include "gpu_ntt.h"
+#include "mem.h"
+
+typedef unsigned long long ull;
+
+static double now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static cuzk_status gpu_fail(cuzk_error *err, cuzk_status st, const char *what) {
+    if (st == CUZK_ERR_GPU)
+        return cuzk__fail(err, st, "GPU: %s: %s", what, cuzk__gpu_last_error());
+    return cuzk__fail(err, st, "GPU: %s: %s", what, cuzk_strerror(st));
+}
+
+typedef struct {
+    cuzk_backend_key base; /* first member: the pointer handed out */
+    int device;
+    /* borrowed */
+    const cuzk_circuit *c;
+    const cuzk_params *p;
+    const cuzk_zkey *zk;
+    /* resident */
+    cuzk__gpu_circuit *gc;     /* bellman keys */
+    cuzk__gpu_ntt_domain *dom;
+    cuzk__gpu_msm_bases *h, *l, *a, *b1, *b2; /* zkey: l holds section C */
+    uint64_t n_vars, n_h, n_dom;
+    uint64_t l_first; /* first variable of the L (or C) query */
+    uint64_t max_query;
+    /* work area, one proof at a time (lock) */
+    pthread_mutex_t lock;
+    void *w_plain, *w_mont, *abc, *gath;
+    cuzk_fr *host_abc;           /* zkey: a, b, c made on the CPU */
+    uint64_t *bm_one, *bm_other; /* host bitmaps of max_query bits */
+    /* proof constants */
+    cuzk_g1_aff alpha1, beta1, delta1;
+    cuzk_g2_aff beta2, delta2;
+} gpu_key;
+
+typedef struct {
+    cuzk_backend_job base;
+    cuzk_groth16_partial part;
+    int finished;
+} gpu_job;
+
+int cuzk__backend_gpu_devices(void) {
+    int n = 0;
+    if (cuzk__gpu_device_count(&n) != CUZK_OK) return 0;
+    return n;
+}
+
+static cuzk_status gpu_open(cuzk_backend *be, cuzk_error *err) {
+    int n = cuzk__backend_gpu_devices();
+    if (n == 0)
+        return cuzk__fail(err, CUZK_ERR_GPU, "no CUDA device (%s)", cuzk__gpu_last_error());
+    if (be->device < 0) be->device = 0;
+    if (be->device >= n)
+        return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "GPU %d requested, %d present", be->device,
+                          n);
+    cuzk_status st = cuzk__gpu_set_device(be->device);
+    if (st != CUZK_OK) return gpu_fail(err, st, "selecting the device");
+    be->impl = NULL;
+    return CUZK_OK;
+}
+
+static void gpu_close(cuzk_backend *be) { be->impl = NULL; }
+
+static void key_free(gpu_key *k) {
+    if (k == NULL) return;
+    /* best effort: on failure the frees below still release what they can */
+    cuzk_status st = cuzk__gpu_set_device(k->device);
+    (void)st;
+    cuzk__gpu_circuit_free(k->gc);
+    cuzk__gpu_ntt_domain_destroy(k->dom);
+    cuzk__gpu_msm_bases_free(k->h);
+    cuzk__gpu_msm_bases_free(k->l);
+    cuzk__gpu_msm_bases_free(k->a);
+    cuzk__gpu_msm_bases_free(k->b1);
+    cuzk__gpu_msm_bases_free(k->b2);
+    cuzk__gpu_free(k->w_plain);
+    cuzk__gpu_free(k->w_mont);
+    cuzk__gpu_free(k->abc);
+    cuzk__gpu_free(k->gath);
+    free(k->host_abc);
+    free(k->bm_one);
+    free(k->bm_other);
+    pthread_mutex_destroy(&k->lock);
+    free(k);
+}
+
+static gpu_key *key_new(cuzk_backend *be) {
+    gpu_key *k = calloc(1, sizeof(*k));
+    if (k == NULL) return NULL;
+    if (pthread_mutex_init(&k->lock, NULL) != 0) {
+        free(k);
+        return NULL;
+    }
+    k->device = be->device;
+    k->base.ops = &cuzk_backend_gpu;
+    return k;
+}
+
+/* Bases upload, naming the vector on failure. */
+static cuzk_status upload_g1(cuzk__gpu_msm_bases **out, const cuzk_g1_aff *p, uint64_t n,
+                             const char *what, cuzk_error *err) {
+    if (n == 0) return CUZK_OK;
+    cuzk_status st =
+        cuzk__gpu_msm_bases_upload(out, CUZK__GPU_MSM_G1, (const uint64_t *)p, (size_t)n);
+    if (st != CUZK_OK) return gpu_fail(err, st, what);
+    return CUZK_OK;
+}
+
+static cuzk_status upload_g2(cuzk__gpu_msm_bases **out, const cuzk_g2_aff *p, uint64_t n,
+                             const char *what, cuzk_error *err) {
+    if (n == 0) return CUZK_OK;
+    cuzk_status st =
+        cuzk__gpu_msm_bases_upload(out, CUZK__GPU_MSM_G2, (const uint64_t *)p, (size_t)n);
+    if (st != CUZK_OK) return gpu_fail(err, st, what);
+    return CUZK_OK;
+}
+
+/* The work area: witness (plain and Montgomery), a, b, c, one gathered
+ * query, and the host bitmaps. */
+static cuzk_status work_alloc(gpu_key *k, cuzk_error *err) {
+    size_t fr = 32;
+    cuzk_status st;
+    if ((st = cuzk__gpu_alloc(&k->w_plain, k->n_vars * fr)) != CUZK_OK ||
+        (st = cuzk__gpu_alloc(&k->w_mont, k->n_vars * fr)) != CUZK_OK ||
+        (st = cuzk__gpu_alloc(&k->abc, 3 * k->n_dom * fr)) != CUZK_OK ||
+        (st = cuzk__gpu_alloc(&k->gath, (k->max_query ? k->max_query : 1) * fr)) != CUZK_OK)
+        return gpu_fail(err, st, "allocating the per-proof work area");
+    size_t words = (size_t)(k->max_query + 63) / 64 + 1;
+    k->bm_one = malloc(words * 8);
+    k->bm_other = malloc(words * 8);
+    if (k->bm_one == NULL || k->bm_other == NULL)
+        return cuzk__fail(err, CUZK_ERR_NOMEM, "no memory for the classification bitmaps");
+    return CUZK_OK;
+}
+
+static cuzk_status gpu_prepare(cuzk_backend *be, cuzk_backend_key **out, const cuzk_circuit *c,
+                               const cuzk_params *p, cuzk_error *err) {
+    cuzk__error_clear(err);
+    cuzk_status st = cuzk_groth16_check_params(c, p, err);
+    if (st != CUZK_OK) return st;
+    if ((st = cuzk__gpu_set_device(be->device)) != CUZK_OK)
+        return gpu_fail(err, st, "selecting the device");
+    gpu_key *k = key_new(be);
+    if (k == NULL) return cuzk__fail(err, CUZK_ERR_NOMEM, "no memory for a backend key");
+    k->c = c;
+    k->p = p;
+    k->n_vars = cuzk_circuit_n_vars(c);
+    k->n_dom = c->domain_size;
+    k->n_h = p->h.n;
+    k->l_first = c->n_inputs;
+    k->max_query = p->a.n > p->b_g1.n ? p->a.n : p->b_g1.n;
+    if (c->n_aux > k->max_query) k->max_query = c->n_aux;
+    if (k->n_h > k->max_query) k->max_query = k->n_h;
+
+    cuzk__gpu_circuit_src src;
+    memset(&src, 0, sizeof(src));
+    src.n_constraints = c->n_constraints;
+    src.n_inputs = c->n_inputs;
+    src.n_aux = c->n_aux;
+    src.domain_size = c->domain_size;
+    for (int m = 0; m < 3; m++) {
+        src.row_ptr[m] = c->m[m].row_ptr;
+        src.col[m] = c->m[m].col;
+        src.val[m] = c->m[m].val;
+        src.nnz[m] = c->m[m].nnz;
+    }
+    src.values = (const uint64_t *)c->values;
+    src.n_values = c->n_values;
+    src.a_aux = c->a_aux;
+    src.b_inp = c->b_inp;
+    src.b_aux = c->b_aux;
+    if ((st = cuzk__gpu_circuit_upload(&k->gc, &src)) != CUZK_OK) {
+        gpu_fail(err, st, "uploading the circuit");
+        goto fail;
+    }
+    if ((st = cuzk__gpu_ntt_domain_create(&k->dom, p->log_domain_size, CUZK_NTT_ROOT7)) !=
+        CUZK_OK) {
+        gpu_fail(err, st, "NTT tables");
+        goto fail;
+    }
+    if ((st = upload_g1(&k->h, p->h.p, p->h.n, "uploading vector h", err)) != CUZK_OK ||
+        (st = upload_g1(&k->l, p->l.p, p->l.n, "uploading vector l", err)) != CUZK_OK ||
+        (st = upload_g1(&k->a, p->a.p, p->a.n, "uploading vector a", err)) != CUZK_OK ||
+        (st = upload_g1(&k->b1, p->b_g1.p, p->b_g1.n, "uploading vector b_g1", err)) !=
+            CUZK_OK ||
+        (st = upload_g2(&k->b2, p->b_g2.p, p->b_g2.n, "uploading vector b_g2", err)) != CUZK_OK)
+        goto fail;
+    if ((st = work_alloc(k, err)) != CUZK_OK) goto fail;
+    k->alpha1 = p->vk.alpha1;
+    k->beta1 = p->vk.beta1;
+    k->delta1 = p->vk.delta1;
+    k->beta2 = p->vk.beta2;
+    k->delta2 = p->vk.delta2;
+    k->base.n_inputs = c->n_inputs;
+    k->base.n_aux = c->n_aux;
+    k->base.n_public = c->n_inputs - 1;
+    k->base.log_domain = p->log_domain_size;
+    *out = &k->base;
+    return CUZK_OK;
+fail:
+    key_free(k);
+    return st;
+}
+
+static cuzk_status gpu_prepare_zkey(cuzk_backend *be, cuzk_backend_key **out,
+                                    const cuzk_zkey *zk, cuzk_error *err) {
+    cuzk__error_clear(err);
+    cuzk_status st;
+    if ((st = cuzk__gpu_set_device(be->device)) != CUZK_OK)
+        return gpu_fail(err, st, "selecting the device");
+    if (zk->root != CUZK_NTT_ROOT5 || zk->h_kind != CUZK_H_ODD_COSET_LAGRANGE)
+        return cuzk__fail(err, CUZK_ERR_UNSUPPORTED,
+                          "%s: only snarkjs keys (root 5^t, odd-coset H) are proved here",
+                          zk->file.path);
+    gpu_key *k = key_new(be);
+    if (k == NULL) return cuzk__fail(err, CUZK_ERR_NOMEM, "no memory for a backend key");
+    k->zk = zk;
+    k->n_vars = zk->n_vars;
+    k->n_dom = zk->domain_size;
+    k->n_h = zk->domain_size;
+    k->l_first = (uint64_t)zk->n_public + 1;
+    k->max_query = k->n_vars > k->n_dom ? k->n_vars : k->n_dom;
+    k->host_abc = cuzk__alloc_large(3 * k->n_dom * sizeof(cuzk_fr));
+    if (k->host_abc == NULL) {
+        st = cuzk__fail(err, CUZK_ERR_NOMEM, "no memory for a, b, c");
+        goto fail;
+    }
+    if ((st = cuzk__gpu_ntt_domain_create(&k->dom, zk->log_domain_size, CUZK_NTT_ROOT5)) !=
+        CUZK_OK) {
+        gpu_fail(err, st, "NTT tables");
+        goto fail;
+    }
+    if ((st = upload_g1(&k->h, zk->h.p, zk->h.n, "uploading section H", err)) != CUZK_OK ||
+        (st = upload_g1(&k->l, zk->c.p, zk->c.n, "uploading section C", err)) != CUZK_OK ||
+        (st = upload_g1(&k->a, zk->a.p, zk->a.n, "uploading section A", err)) != CUZK_OK ||
+        (st = upload_g1(&k->b1, zk->b1.p, zk->b1.n, "uploading section B1", err)) != CUZK_OK ||
+        (st = upload_g2(&k->b2, zk->b2.p, zk->b2.n, "uploading section B2", err)) != CUZK_OK)
+        goto fail;
+    if ((st = work_alloc(k, err)) != CUZK_OK) goto fail;
+    k->alpha1 = zk->alpha1;
+    k->beta1 = zk->beta1;
+    k->delta1 = zk->delta1;
+    k->beta2 = zk->beta2;
+    k->delta2 = zk->delta2;
+    k->base.n_inputs = (uint64_t)zk->n_public + 1;
+    k->base.n_aux = zk->n_vars - k->base.n_inputs;
+    k->base.n_public = zk->n_public;
+    k->base.log_domain = zk->log_domain_size;
+    *out = &k->base;
+    return CUZK_OK;
+fail:
+    key_free(k);
+    return st;
+}
+
+/* ---- one proof ------------------------------------------------------------------ */
+
+/* sum over the n device scalars of scalar * base: classification, batch-add
+ * of the ones, Pippenger over the others (result: host Jacobian words). */
+static cuzk_status split_msm(gpu_key *k, cuzk__gpu_msm_bases *b, int g2, uint64_t *result,
+                             const uint64_t *scalars, uint64_t n, cuzk_groth16_stage_times *t,
+                             cuzk_error *err) {
+    uint64_t ones[36], others[36];
+    memset(ones, 0, sizeof(ones));
+    memset(others, 0, sizeof(others));
+    if (n == 0 || b == NULL) {
+        if (g2)
+            cuzk_g2_jac_set_inf((cuzk_g2_jac *)(void *)result);
+        else
+            cuzk_g1_jac_set_inf((cuzk_g1_jac *)(void *)result);
+        return CUZK_OK;
+    }
+    cuzk__gpu_msm_counts cnt;
+    double t0 = now_ms();
+    cuzk_status st = cuzk__gpu_msm_classify(NULL, k->bm_one, k->bm_other, &cnt, scalars, n);
+    t->prep_ms += now_ms() - t0;
+    if (st != CUZK_OK) return gpu_fail(err, st, "classifying scalars");
+    t0 = now_ms();
+    if (cnt.one && (st = cuzk__gpu_msm_batch_add(b, ones, n, k->bm_one)) != CUZK_OK)
+        return gpu_fail(err, st, "batch-add");
+    t->batch_add_ms += now_ms() - t0;
+    t0 = now_ms();
+    if (cnt.other && (st = cuzk__gpu_msm(b, others, scalars, n, k->bm_other)) != CUZK_OK)
+        return gpu_fail(err, st, "tail MSM");
+    if (g2)
+        t->b_g2_msm_ms += now_ms() - t0;
+    else
+        t->tail_msm_ms += now_ms() - t0;
+    /* ones + others on the host (Jacobian; the empty sums are the zeroed infinity) */
+    if (g2) {
+        cuzk_g2_jac x, y;
+        memcpy(&x, ones, sizeof(x));
+        memcpy(&y, others, sizeof(y));
+        if (!cnt.one) cuzk_g2_jac_set_inf(&x);
+        if (!cnt.other) cuzk_g2_jac_set_inf(&y);
+        cuzk_g2_jac_add_var(&x, &x, &y);
+        memcpy(result, &x, sizeof(x));
+    } else {
+        cuzk_g1_jac x, y;
+        memcpy(&x, ones, sizeof(x));
+        memcpy(&y, others, sizeof(y));
+        if (!cnt.one) cuzk_g1_jac_set_inf(&x);
+        if (!cnt.other) cuzk_g1_jac_set_inf(&y);
+        cuzk_g1_jac_add_var(&x, &x, &y);
+        memcpy(result, &x, sizeof(x));
+    }
+    return CUZK_OK;
+}
+
+/* Bellman: witness -> a, b, c -> check -> H (plain, in abc's first third). */
+static cuzk_status stage_h_bellman(gpu_key *k, const cuzk_witness *w,
+                                   cuzk_groth16_stage_times *t, cuzk_error *err) {
+    const cuzk_circuit *c = k->c;
+    const uint64_t n = k->n_dom;
+    uint8_t *abc = k->abc;
+    void *a = abc, *b = abc + 32 * n, *cc = abc + 64 * n;
+    cuzk_status st;
+    double t0 = now_ms();
+    if ((st = cuzk__gpu_upload(k->w_plain, w->values, k->n_vars * 32)) != CUZK_OK ||
+        (st = cuzk__gpu_fr_to_mont(k->w_mont, k->w_plain, k->n_vars, NULL)) != CUZK_OK ||
+        (st = cuzk__gpu_circuit_abc(k->gc, a, b, cc, k->w_mont, NULL)) != CUZK_OK ||
+        (st = cuzk__gpu_sync()) != CUZK_OK)
+        return gpu_fail(err, st, "witness -> a, b, c");
+    t->spmv_ms = now_ms() - t0;
+    t0 = now_ms();
+    uint64_t bad = UINT64_MAX;
+    if ((st = cuzk__gpu_circuit_check(k->gc, a, b, cc, &bad, NULL)) != CUZK_OK)
+        return gpu_fail(err, st, "satisfaction check");
+    t->check_ms = now_ms() - t0;
+    if (bad != UINT64_MAX)
+        return cuzk__fail(err, CUZK_ERR_WITNESS_UNSATISFIED,
+                          "%s: witness %s does not satisfy constraint %llu (A*B != C)",
+                          c->path ? c->path : "(circuit)", w->path ? w->path : "(assignment)",
+                          (ull)bad);
+    t0 = now_ms();
+    if ((st = cuzk__gpu_h_bellman(k->dom, a, b, cc, NULL)) != CUZK_OK ||
+        (st = cuzk__gpu_fr_from_mont(a, a, (size_t)k->n_h, NULL)) != CUZK_OK ||
+        (st = cuzk__gpu_sync()) != CUZK_OK)
+        return gpu_fail(err, st, "H");
+    t->ntt_ms = now_ms() - t0;
+    return CUZK_OK;
+}
+
+/* snarkjs: a, b, c from the coefficients on the CPU, H on the device. */
+static cuzk_status stage_h_zkey(gpu_key *k, const cuzk_witness *w, cuzk_groth16_stage_times *t,
+                                cuzk_error *err) {
+    const uint64_t n = k->n_dom;
+    uint8_t *abc = k->abc;
+    void *a = abc, *b = abc + 32 * n, *cc = abc + 64 * n;
+    double t0 = now_ms();
+    cuzk_status st = cuzk__groth16_zkey_abc(k->zk, (const uint64_t(*)[4])w->values,
+                                            (size_t)cuzk_witness_n_vars(w), k->host_abc, err);
+    if (st != CUZK_OK) return st;
+    if ((st = cuzk__gpu_upload(abc, k->host_abc, 3 * n * 32)) != CUZK_OK ||
+        (st = cuzk__gpu_upload(k->w_plain, w->values, k->n_vars * 32)) != CUZK_OK)
+        return gpu_fail(err, st, "uploading a, b, c and the witness");
+    t->spmv_ms = now_ms() - t0;
+    t0 = now_ms();
+    if ((st = cuzk__gpu_h_snarkjs(k->dom, a, b, cc, NULL)) != CUZK_OK ||
+        (st = cuzk__gpu_fr_from_mont(a, a, (size_t)n, NULL)) != CUZK_OK ||
+        (st = cuzk__gpu_sync()) != CUZK_OK)
+        return gpu_fail(err, st, "H");
+    t->ntt_ms = now_ms() - t0;
+    return CUZK_OK;
+}
+
+static cuzk_status prove_locked(gpu_key *k, gpu_job *j, const cuzk_witness *w, cuzk_error *err) {
+    cuzk_groth16_stage_times *t = &j->base.t;
+    cuzk_groth16_partial *out = &j->part;
+    cuzk_status st;
+    if (w == NULL || w->values == NULL)
+        return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "prove_start: NULL witness");
+    if (cuzk_witness_n_vars(w) != k->n_vars ||
+        (k->c != NULL && (w->n_inputs != k->c->n_inputs || w->n_aux != k->c->n_aux)))
+        return cuzk__fail(err, CUZK_ERR_INVALID_ARG,
+                          "%s: witness has %llu inputs + %llu aux, the key expects %llu "
+                          "variables: witness of another circuit?",
+                          w->path ? w->path : "(witness)", (ull)w->n_inputs, (ull)w->n_aux,
+                          (ull)k->n_vars);
+    if ((st = cuzk__gpu_set_device(k->device)) != CUZK_OK)
+        return gpu_fail(err, st, "selecting the device");
+    st = k->zk ? stage_h_zkey(k, w, t, err) : stage_h_bellman(k, w, t, err);
+    if (st != CUZK_OK) return st;
+
+    /* H: N - 1 (bellman) or N (snarkjs) random scalars, no split */
+    cuzk_g1_jac msm_h, msm_l;
+    double t0 = now_ms();
+    if ((st = cuzk__gpu_msm(k->h, (uint64_t *)&msm_h, k->abc, (size_t)k->n_h, NULL)) != CUZK_OK)
+        return gpu_fail(err, st, "H MSM");
+    t->msm_h_ms = now_ms() - t0;
+
+    const uint64_t *wp = k->w_plain;
+    /* L (bellman) or C (snarkjs): the aux / private variables in place */
+    if ((st = split_msm(k, k->l, 0, (uint64_t *)&msm_l, wp + 4 * k->l_first,
+                        k->n_vars - k->l_first, t, err)) != CUZK_OK)
+        return st;
+    if (k->c != NULL) {
+        const cuzk__gpu_circuit_info *info = cuzk__gpu_circuit_info_of(k->gc);
+        t0 = now_ms();
+        if ((st = cuzk__gpu_fr_gather(k->gath, wp, info->a_vars, (size_t)info->a_count, NULL)) !=
+            CUZK_OK)
+            return gpu_fail(err, st, "gathering A's scalars");
+        t->prep_ms += now_ms() - t0;
+        if ((st = split_msm(k, k->a, 0, (uint64_t *)&out->msm_a, k->gath, info->a_count, t,
+                            err)) != CUZK_OK)
+            return st;
+        t0 = now_ms();
+        if ((st = cuzk__gpu_fr_gather(k->gath, wp, info->b_vars, (size_t)info->b_count, NULL)) !=
+            CUZK_OK)
+            return gpu_fail(err, st, "gathering B's scalars");
+        t->prep_ms += now_ms() - t0;
+        if ((st = split_msm(k, k->b1, 0, (uint64_t *)&out->msm_b1, k->gath, info->b_count, t,
+                            err)) != CUZK_OK ||
+            (st = split_msm(k, k->b2, 1, (uint64_t *)&out->msm_b2, k->gath, info->b_count, t,
+                            err)) != CUZK_OK)
+            return st;
+    } else { /* snarkjs: A, B1, B2 over every variable */
+        if ((st = split_msm(k, k->a, 0, (uint64_t *)&out->msm_a, wp, k->n_vars, t, err)) !=
+                CUZK_OK ||
+            (st = split_msm(k, k->b1, 0, (uint64_t *)&out->msm_b1, wp, k->n_vars, t, err)) !=
+                CUZK_OK ||
+            (st = split_msm(k, k->b2, 1, (uint64_t *)&out->msm_b2, wp, k->n_vars, t, err)) !=
+                CUZK_OK)
+            return st;
+    }
+    cuzk_g1_jac_add_var(&out->msm_ch, &msm_l, &msm_h);
+    out->alpha1 = k->alpha1;
+    out->beta1 = k->beta1;
+    out->delta1 = k->delta1;
+    out->beta2 = k->beta2;
+    out->delta2 = k->delta2;
+    /* the per-MSM view of the snarkjs timings, for callers that print it */
+    out->t.abc_ms = t->spmv_ms + t->check_ms;
+    out->t.ntt_ms = t->ntt_ms;
+    out->t.msm_h_ms = t->msm_h_ms;
+    return CUZK_OK;
+}
+
+static cuzk_status gpu_prove_start(cuzk_backend *be, cuzk_backend_job **out,
+                                   cuzk_backend_key *key, const cuzk_witness *w,
+                                   cuzk_error *err) {
+    (void)be;
+    cuzk__error_clear(err);
+    gpu_key *k = (gpu_key *)key;
+    gpu_job *j = calloc(1, sizeof(*j));
+    if (j == NULL) return cuzk__fail(err, CUZK_ERR_NOMEM, "no memory for a proof job");
+    j->base.ops = &cuzk_backend_gpu;
+    const double t0 = now_ms();
+    pthread_mutex_lock(&k->lock);
+    cuzk_status st = prove_locked(k, j, w, err);
+    pthread_mutex_unlock(&k->lock);
+    j->base.t.total_ms = now_ms() - t0;
+    j->part.t.total_ms = j->base.t.total_ms;
+    if (st != CUZK_OK) {
+        free(j);
+        return st;
+    }
+    *out = &j->base;
+    return CUZK_OK;
+}
+
+static cuzk_status gpu_prove_finish(cuzk_backend *be, cuzk_groth16_proof *proof,
+                                    cuzk_backend_job *job, const uint64_t r[4],
+                                    const uint64_t s[4], cuzk_error *err) {
+    (void)be;
+    gpu_job *j = (gpu_job *)job;
+    if (j->finished)
+        return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "prove_finish: this job is already finished");
+    const double t = now_ms();
+    cuzk_groth16_prove_finish(proof, &j->part, r, s);
+    j->finished = 1;
+    j->base.t.finish_ms = now_ms() - t;
+    j->base.t.total_ms += j->base.t.finish_ms;
+    return CUZK_OK;
+}
+
+static void gpu_release_job(cuzk_backend *be, cuzk_backend_job *job) {
+    (void)be;
+    gpu_job *j = (gpu_job *)job;
+    memset(&j->part, 0, sizeof(j->part)); /* MSM results are witness-derived */
+    free(j);
+}
+
+static void gpu_release_key(cuzk_backend *be, cuzk_backend_key *key) {
+    (void)be;
+    key_free((gpu_key *)key);
+}
+
+const cuzk_backend_ops cuzk_backend_gpu = {
+    .name = "gpu",
+    .open = gpu_open,
+    .close = gpu_close,
+    .prepare = gpu_prepare,
+    .prepare_zkey = gpu_prepare_zkey,
+    .prove_start = gpu_prove_start,
+    .prove_finish = gpu_prove_finish,
+    .release_job = gpu_release_job,
+    .release_key = gpu_release_key,
+};

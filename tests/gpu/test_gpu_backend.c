@@ -1,0 +1,193 @@
+/*
+ * The GPU backend (src/gpu/backend_gpu.c) against the CPU backend, bit for
+ * bit: same circuit, parameters, witness and r, s give the same proof
+ * bytes, which also verify against the parameters' vk.
+ *
+ * Bellman path: synthetic circuits from cuzk_gen (porep, dense and sha
+ * profiles at 2^10..2^14; a porep one at 2^16), a development SRS from fixed
+ * toxic waste, several partitions with fresh random r, s (seed printed).
+ * An unsatisfying witness is refused by both backends naming the same
+ * constraint. snarkjs path: the committed examples/sample key and witness.
+ * Exits 77 without a device unless CUZK_GPU_REQUIRED=1.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "gen.h"
+#include "gpu/backend_gpu.h"
+#include "gpu/gpu.h"
+#include "harness.h"
+#include "proof192.h"
+#include "setup.h"
+#include "wtns.h"
+
+static void rand_scalar(uint64_t out[4]) {
+    cuzk_fr f;
+    uint64_t l[4];
+    do {
+        for (int i = 0; i < 4; i++) l[i] = cuzk_test_rand64();
+        l[3] &= 0x7fffffffffffffffULL;
+    } while (!cuzk__lt_n(l, cuzk__fr_r, 4));
+    cuzk_fr_from_limbs(&f, l);
+    cuzk_fr_to_limbs(out, &f);
+}
+
+static void toxic_fixed(cuzk_setup_toxic *tw) {
+    rand_scalar(tw->tau);
+    rand_scalar(tw->alpha);
+    rand_scalar(tw->beta);
+    rand_scalar(tw->gamma);
+    rand_scalar(tw->delta);
+}
+
+/* One proof through a backend with the given r, s. */
+static cuzk_status prove_with(cuzk_backend *be, cuzk_backend_key *key, const cuzk_witness *w,
+                              const uint64_t r[4], const uint64_t s[4], cuzk_groth16_proof *pf,
+                              cuzk_groth16_stage_times *t, cuzk_error *err) {
+    cuzk_backend_job *job = NULL;
+    cuzk_status st = cuzk_backend_prove_start(be, &job, key, w, err);
+    if (st != CUZK_OK) return st;
+    st = cuzk_backend_prove_finish(be, pf, job, r, s, err);
+    if (t) *t = *cuzk_backend_job_times(job);
+    cuzk_backend_release_job(be, job);
+    return st;
+}
+
+static void bellman_case(cuzk_gen_profile profile, unsigned log_k, unsigned partitions) {
+    cuzk_error err;
+    cuzk_gen_params gp = {profile, log_k, -1.0, cuzk_test_rand64(), 0};
+    cuzk_gen *g = NULL;
+    CHECK_EQ_INT(cuzk_gen_new(&g, &gp, &err), CUZK_OK);
+    const cuzk_circuit *c = cuzk_gen_circuit(g);
+    cuzk_setup_toxic tw;
+    toxic_fixed(&tw);
+    cuzk_params p;
+    CHECK_EQ_INT(cuzk_groth16_setup_dev(&p, c, &tw, 0, &err), CUZK_OK);
+    cuzk_groth16_vk vk;
+    CHECK_EQ_INT(cuzk_groth16_vk_from_params(&vk, &p.vk, &err), CUZK_OK);
+
+    cuzk_backend cpu, gpu;
+    CHECK_EQ_INT(cuzk_backend_open(&cpu, &cuzk_backend_cpu, 0, -1, &err), CUZK_OK);
+    CHECK_EQ_INT(cuzk_backend_open(&gpu, &cuzk_backend_gpu, 0, 0, &err), CUZK_OK);
+    cuzk_backend_key *kc = NULL, *kg = NULL;
+    CHECK_EQ_INT(cuzk_backend_prepare(&cpu, &kc, c, &p, &err), CUZK_OK);
+    cuzk_status st = cuzk_backend_prepare(&gpu, &kg, c, &p, &err);
+    if (st != CUZK_OK) printf("prepare: %s\n", err.msg);
+    CHECK_EQ_INT(st, CUZK_OK);
+
+    for (unsigned part = 0; part < partitions && kg; part++) {
+        cuzk_witness w;
+        CHECK_EQ_INT(cuzk_gen_witness(g, part, &w, &err), CUZK_OK);
+        uint64_t r[4], s[4];
+        rand_scalar(r);
+        rand_scalar(s);
+        cuzk_groth16_proof pc, pg;
+        cuzk_groth16_stage_times tc, tg;
+        CHECK_EQ_INT(prove_with(&cpu, kc, &w, r, s, &pc, &tc, &err), CUZK_OK);
+        st = prove_with(&gpu, kg, &w, r, s, &pg, &tg, &err);
+        if (st != CUZK_OK) printf("gpu prove: %s\n", err.msg);
+        CHECK_EQ_INT(st, CUZK_OK);
+        uint8_t bc[CUZK_PROOF192_BYTES], bg[CUZK_PROOF192_BYTES];
+        cuzk_proof192_encode(bc, &pc);
+        cuzk_proof192_encode(bg, &pg);
+        CHECK_MEM(bg, bc, sizeof bc);
+        /* the proof verifies with the partition's public inputs */
+        CHECK_EQ_INT(cuzk_groth16_verify(&vk, (const uint64_t(*)[4])(w.values + 4),
+                                         (size_t)w.n_inputs - 1, &pg, &err),
+                     CUZK_OK);
+        printf("  %s 2^%u partition %u: cpu %.1f ms, gpu %.1f ms (spmv %.2f ntt %.2f msm_h %.2f "
+               "batch %.2f tail %.2f g2 %.2f)\n",
+               cuzk_gen_profile_name(profile), log_k, part, tc.total_ms, tg.total_ms,
+               tg.spmv_ms, tg.ntt_ms, tg.msm_h_ms, tg.batch_add_ms, tg.tail_msm_ms,
+               tg.b_g2_msm_ms);
+
+        if (part == 0) { /* a broken witness: both refuse it at the same constraint */
+            uint64_t *v = (uint64_t *)w.values;
+            uint64_t idx = w.n_inputs + w.n_aux / 2;
+            v[4 * idx] ^= 1; /* stays < r: flips the lowest bit */
+            cuzk_backend_job *job = NULL;
+            cuzk_error e1, e2;
+            CHECK_EQ_INT(cuzk_backend_prove_start(&cpu, &job, kc, &w, &e1),
+                         CUZK_ERR_WITNESS_UNSATISFIED);
+            CHECK_EQ_INT(cuzk_backend_prove_start(&gpu, &job, kg, &w, &e2),
+                         CUZK_ERR_WITNESS_UNSATISFIED);
+            const char *n1 = strstr(e1.msg, "constraint"), *n2 = strstr(e2.msg, "constraint");
+            CHECK(n1 && n2 && strcmp(n1, n2) == 0);
+        }
+        cuzk_witness_close(&w);
+    }
+    cuzk_backend_release_key(&gpu, kg);
+    cuzk_backend_release_key(&cpu, kc);
+    cuzk_backend_close(&gpu);
+    cuzk_backend_close(&cpu);
+    cuzk_groth16_vk_free(&vk);
+    cuzk_params_close(&p);
+    cuzk_gen_free(g);
+}
+
+static void test_bellman_small(void) {
+    bellman_case(CUZK_GEN_POREP, 10, 3);
+    bellman_case(CUZK_GEN_DENSE, 10, 2);
+    bellman_case(CUZK_GEN_SHA, 12, 2);
+    bellman_case(CUZK_GEN_POREP, 14, 2);
+}
+
+static void test_bellman_2_16(void) { bellman_case(CUZK_GEN_POREP, 16, 2); }
+
+static void test_zkey_sample(void) {
+    const char *src = getenv("CUZK_SOURCE_DIR");
+    char kp[1024], wp[1024];
+    snprintf(kp, sizeof kp, "%s/examples/sample/circuit.zkey", src ? src : ".");
+    snprintf(wp, sizeof wp, "%s/examples/sample/witness.wtns", src ? src : ".");
+    cuzk_error err;
+    cuzk_zkey zk;
+    cuzk_wtns wt;
+    if (cuzk_zkey_open(&zk, kp, 0, &err) != CUZK_OK) {
+        printf("sample key missing (%s): skipped\n", err.msg);
+        return;
+    }
+    CHECK_EQ_INT(cuzk_wtns_open(&wt, wp, &err), CUZK_OK);
+    cuzk_witness w;
+    CHECK_EQ_INT(cuzk_witness_from_values(&w, (const uint64_t *)wt.values, 1,
+                                          (uint64_t)wt.n_witness - 1, wp, &err),
+                 CUZK_OK);
+    cuzk_backend cpu, gpu;
+    CHECK_EQ_INT(cuzk_backend_open(&cpu, &cuzk_backend_cpu, 0, -1, &err), CUZK_OK);
+    CHECK_EQ_INT(cuzk_backend_open(&gpu, &cuzk_backend_gpu, 0, 0, &err), CUZK_OK);
+    cuzk_backend_key *kc = NULL, *kg = NULL;
+    CHECK_EQ_INT(cuzk_backend_prepare_zkey(&cpu, &kc, &zk, &err), CUZK_OK);
+    CHECK_EQ_INT(cuzk_backend_prepare_zkey(&gpu, &kg, &zk, &err), CUZK_OK);
+    for (int rep = 0; rep < 3 && kg; rep++) {
+        uint64_t r[4], s[4];
+        rand_scalar(r);
+        rand_scalar(s);
+        cuzk_groth16_proof pc, pg;
+        CHECK_EQ_INT(prove_with(&cpu, kc, &w, r, s, &pc, NULL, &err), CUZK_OK);
+        cuzk_status st = prove_with(&gpu, kg, &w, r, s, &pg, NULL, &err);
+        if (st != CUZK_OK) printf("gpu prove: %s\n", err.msg);
+        CHECK_EQ_INT(st, CUZK_OK);
+        CHECK_MEM(&pg, &pc, sizeof pc);
+    }
+    cuzk_backend_release_key(&gpu, kg);
+    cuzk_backend_release_key(&cpu, kc);
+    cuzk_backend_close(&gpu);
+    cuzk_backend_close(&cpu);
+    cuzk_witness_close(&w);
+    cuzk_wtns_close(&wt);
+    cuzk_zkey_close(&zk);
+}
+
+int main(int argc, char **argv) {
+    cuzk_test_init(argc, argv);
+    if (cuzk__backend_gpu_devices() == 0) {
+        printf("no CUDA device (%s)\n", cuzk__gpu_last_error());
+        const char *req = getenv("CUZK_GPU_REQUIRED");
+        if (req && *req && strcmp(req, "0") != 0) return 1;
+        return cuzk_test_skip("no CUDA device");
+    }
+    RUN(test_zkey_sample);
+    RUN(test_bellman_small);
+    RUN(test_bellman_2_16);
+    return cuzk_test_finish();
+}
