@@ -26,6 +26,12 @@ unsigned cuzk_msm_threads(unsigned threads) {
 int cuzk__msm_force_path = 0;
 unsigned cuzk__msm_force_c = 0;
 int cuzk__msm_force_reduce = 0;
+/* A build for A/B timing with `cuzk bench msm` can start with GLV off
+ * (-DCUZK__MSM_FORCE_GLV_INIT=1). */
+#ifndef CUZK__MSM_FORCE_GLV_INIT
+#define CUZK__MSM_FORCE_GLV_INIT 0
+#endif
+int cuzk__msm_force_glv = CUZK__MSM_FORCE_GLV_INIT;
 
 /* Batch-affine accumulation from this many buckets (c = 10) up (msm.h). Before
  * the affine bucket reduction (msm_impl.h: msm_aff_reduce) the threshold was
@@ -103,10 +109,19 @@ unsigned cuzk_msm_window_bits(size_t n, unsigned threads) {
 #define MSM_MAX_CHUNKS 16
 
 void cuzk__msm_plan_make(cuzk__msm_plan *p, size_t n, unsigned threads) {
+    cuzk__msm_plan_make_bits(p, n, threads, 255);
+}
+
+void cuzk__msm_plan_make_bits(cuzk__msm_plan *p, size_t n, unsigned threads, unsigned bits) {
     if (threads == 0) threads = 1;
     p->c = cuzk_msm_window_bits(n, threads);
+    /* GLV (bits 128) at 2n points: the window of 2n, but at most 13, where
+     * the model would go on to 15-16 beyond 2^18 points (G1, 1 thread, 2^18
+     * bases = 2^19 points, ms: c = 13 1267, c = 15 1477; 14 and 16 give no
+     * fewer windows of 129 bits than 13 and 15). */
+    if (bits <= 128 && p->c > MSM_AFFINE_C_LARGE) p->c = MSM_AFFINE_C_LARGE;
     if (cuzk__msm_force_c >= 1 && cuzk__msm_force_c <= CUZK_MSM_MAX_C) p->c = cuzk__msm_force_c;
-    p->nwin = (256 + p->c - 1) / p->c;
+    p->nwin = (bits + p->c) / p->c;
     p->nbuckets = (size_t)1 << (p->c - 1);
     p->affine = cuzk__msm_force_path == 2 ||
                 (cuzk__msm_force_path == 0 && p->nbuckets >= MSM_AFFINE_MIN_BUCKETS);
@@ -128,6 +143,84 @@ void cuzk__msm_plan_make(cuzk__msm_plan *p, size_t n, unsigned threads) {
     p->nchunks = best;
     unsigned tasks = p->nwin * p->nchunks;
     p->threads = threads < tasks ? threads : tasks;
+}
+
+/* ---- GLV (G1) ------------------------------------------------------------------ */
+
+/* GLV from this many participating points up to MSM_GLV_MAX_N. It won at every
+ * size measured from 1 to 2^18 points (G1, 2-vCPU VM, 1 thread, GLV vs plain,
+ * min ms: 2^4 0.48 / 0.64, 2^8 3.28 / 4.26, 2^12 29.1 / 34.5, 2^15 168 / 185,
+ * 2^16 342 / 349, 2^18 1318 / 1339; doc/perf.md 2026-11-30). At 2^20 on one
+ * thread it lost (5341 / 4791 ms): there the plain route takes c = 16 (16
+ * windows of 2^20 points) where GLV at c = 13 adds 10 windows of 2^21, and
+ * the reductions it halves are a small share. Above 2^18 the plain route. */
+#define MSM_GLV_MIN_N 1
+#define MSM_GLV_MAX_N ((size_t)1 << 18)
+
+int cuzk__msm_glv_on(size_t np) {
+    if (cuzk__msm_force_glv == 1) return 0;
+    if (cuzk__msm_force_glv == 2) return 1;
+    return np >= MSM_GLV_MIN_N && np <= MSM_GLV_MAX_N;
+}
+
+size_t cuzk__msm_glv_max_n(void) { return MSM_GLV_MAX_N; }
+
+static const uint64_t msm_r[4] = CUZK__FR_R;
+/* z = x^2 = 0xd201000000010000^2 (x = -0xd201000000010000, the BLS seed) */
+static const uint64_t msm_glv_z[2] = {0x0000000100000000ULL, 0xac45a4010001a402ULL};
+/* mu = floor(2^255 / z) */
+static const uint64_t msm_glv_mu[2] = {0xb1fb72917b67f717ULL, 0xbe35f678f00fd56eULL};
+
+/* r = a b, two limbs each: 4 multiplications. */
+static inline void msm_mul_2x2(uint64_t r[4], const uint64_t a[2], const uint64_t b[2]) {
+    uint64_t hi;
+    r[0] = cuzk__mac(&hi, a[0], b[0], 0, 0);
+    r[1] = cuzk__mac(&r[2], a[0], b[1], hi, 0);
+    r[1] = cuzk__mac(&hi, a[1], b[0], r[1], 0);
+    r[2] = cuzk__mac(&r[3], a[1], b[1], r[2], hi);
+}
+
+/*
+ * k2 = floor(t / z), k1 = t - k2 z for t = k mod r, by a Barrett quotient
+ * estimate (8 multiplications) instead of a division:
+ *   r = z^2 - z + 1 (r = x^4 - x^2 + 1), so t < r < z^2 gives k2 < z, and k1 < z
+ *   by definition; z < 2^128, so both fit two limbs (bit 127 may be set:
+ *   z = 0xac45... 2^112).
+ *   th = floor(t / 2^127) < 2^128 and mu = floor(2^255 / z) < 2^128 (z > 2^127);
+ *   q = floor(th mu / 2^128) satisfies q <= t/z (th 2^127 <= t, mu <= 2^255/z),
+ *   so t - q z >= 0. With th 2^127 = t - e (0 <= e < 2^127) and
+ *   mu = 2^255/z - f (f = 0.00646 for this z):
+ *   th mu / 2^128 >= t/z - e/z - t f / 2^255 > t/z - 0.7431 - 0.0059 (t < r <
+ *   0.906 2^255), so k2 - q <= 1: one correction at most (tests/unit/test_msm.c
+ *   compares edge and random scalars with a bit-by-bit long division).
+ * The reduction mod r first: k < 2^255 < 2r, one subtraction at most.
+ */
+void cuzk__msm_glv_split(uint64_t k1[2], uint64_t k2[2], const uint64_t k[4]) {
+    uint64_t t[4], borrow = 0;
+    if (cuzk__lt_n(k, msm_r, 4)) {
+        memcpy(t, k, sizeof(t));
+    } else {
+        for (int i = 0; i < 4; i++) t[i] = cuzk__sbb(k[i], msm_r[i], &borrow);
+    }
+    uint64_t th[2] = {(t[1] >> 63) | (t[2] << 1), (t[2] >> 63) | (t[3] << 1)};
+    uint64_t prod[4], qz[4], rem[4];
+    msm_mul_2x2(prod, th, msm_glv_mu);
+    uint64_t q[2] = {prod[2], prod[3]};
+    msm_mul_2x2(qz, q, msm_glv_z);
+    borrow = 0;
+    for (int i = 0; i < 4; i++) rem[i] = cuzk__sbb(t[i], qz[i], &borrow);
+    /* rem < 2z < 2^129: rem[3] = 0, rem[2] <= 1 */
+    if (rem[2] || !cuzk__lt_n(rem, msm_glv_z, 2)) {
+        borrow = 0;
+        rem[0] = cuzk__sbb(rem[0], msm_glv_z[0], &borrow);
+        rem[1] = cuzk__sbb(rem[1], msm_glv_z[1], &borrow);
+        rem[2] -= borrow;
+        uint64_t carry = 1;
+        q[0] = cuzk__adc(q[0], 0, &carry);
+        q[1] += carry;
+    }
+    k1[0] = rem[0], k1[1] = rem[1];
+    k2[0] = q[0], k2[1] = q[1];
 }
 
 size_t cuzk__msm_popcount(const uint64_t *bitmap, size_t n) {

@@ -9,7 +9,11 @@
  * Inputs
  *   bases    affine points (cuzk_g1_aff / cuzk_g2_aff, Montgomery coordinates);
  *            the point at infinity (0, 0) is allowed and contributes nothing.
- *            Bases need not be distinct (repeats and P, -P are fine).
+ *            Bases need not be distinct (repeats and P, -P are fine). G1
+ *            bases must lie in the prime-order subgroup (the GLV route below
+ *            reduces scalars mod r and uses phi(P) = -x^2 P, true on G1 only):
+ *            for a point of E(Fp) outside G1 the result is unspecified (a key
+ *            holding one is invalid anyway). G2 bases: any curve points.
  *   scalars  plain (non-Montgomery) little-endian 4 x 64-bit limbs, one per
  *            base: `const uint64_t (*scalars)[4]`. Any integer below 2^255 is
  *            accepted (canonical Fr values are < r < 2^255); a larger one makes
@@ -67,6 +71,17 @@
  *     Each thread owns one bucket array (and batch buffers); partial window
  *     sums are added into their window under a critical section.
  *   - Result: Horner over the windows, c doublings between them.
+ *   - GLV (Gallant, Lambert, Vanstone, CRYPTO 2001; G1, from 1 to 2^18
+ *     participating points, msm.c: cuzk__msm_glv_on):
+ *     phi(x, y) = (beta x, y) acts on G1 as -z, z = x^2 ~ 2^127.4 (x the BLS
+ *     seed), so k P = k1 P + k2 Q with k mod r = k1 + k2 z (0 <= k1, k2 < z,
+ *     cuzk__msm_glv_split) and Q = -phi(P) = (beta x, -y). One pass writes per
+ *     participating base k1, k2 and beta x (1M) into scratch (80 bytes, 88
+ *     with a mask); then Pippenger over those 2n' points with 128-bit scalars:
+ *     the window of 2n' points but at most 13, ceil(129/c) windows (10 at
+ *     c = 13 instead of 20): the same bucket additions, half the bucket
+ *     reductions and window sums. Beyond 2^18 points the plain route's larger
+ *     windows win on one thread (the reductions are a small share there).
  *
  * Classification and batch-add (the tail MSMs of the prover): one pass over the
  * scalars yields bitmaps of the zero, one and other scalars; the bases of the
@@ -95,10 +110,12 @@
  * (1 without OpenMP). */
 unsigned cuzk_msm_threads(unsigned threads);
 
-/* The window (bits) the MSM uses for n participating points on `threads`. */
+/* The window (bits) the MSM uses for n participating points on `threads`
+ * (the G1 MSM by GLV uses the window of 2n points). */
 unsigned cuzk_msm_window_bits(size_t n, unsigned threads);
 
-/* Bytes of scratch for an MSM over n bases (whatever the mask). */
+/* Bytes of scratch for an MSM over n bases (whatever the mask); for G1 up to
+ * 88 bytes per base more (GLV items, up to 2^18 bases: 23 MB). */
 size_t cuzk_g1_msm_scratch_sizeof(size_t n, unsigned threads);
 size_t cuzk_g2_msm_scratch_sizeof(size_t n, unsigned threads);
 
@@ -174,7 +191,7 @@ CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_g2_msm_with_classification_var(
 
 typedef struct {
     unsigned c;       /* window bits */
-    unsigned nwin;    /* windows: ceil(256 / c) */
+    unsigned nwin;    /* windows: ceil((bits + 1) / c); ceil(256 / c) for full scalars */
     unsigned nchunks; /* point chunks per window */
     unsigned threads; /* threads that get a bucket array */
     size_t nbuckets;  /* 2^(c-1) */
@@ -193,21 +210,51 @@ extern int cuzk__msm_force_reduce;
  * not know it: pass scratch = NULL while it is set. */
 extern unsigned cuzk__msm_force_c;
 
+/* GLV in the G1 MSM (msm_impl.h, msm_var_glv): 0 = chosen by size (default,
+ * cuzk__msm_glv_on), 1 = off, 2 = on at every size. G2 ignores it. Not
+ * thread-safe against running MSMs; the scratch functions read it. */
+extern int cuzk__msm_force_glv;
+
 /* The plan for n participating points on (resolved) `threads` threads. */
 void cuzk__msm_plan_make(cuzk__msm_plan *p, size_t n, unsigned threads);
-/* The Booth digit of window j (see above) of a scalar < 2^255. */
-static inline int cuzk__msm_booth_digit(const uint64_t k[4], unsigned j, unsigned c) {
+/* The same for n points with scalars below 2^bits (GLV halves: 128, with 2n
+ * points): nwin = ceil((bits + 1) / c) so that the top Booth digit has no carry
+ * out (see above). cuzk__msm_plan_make is bits = 255. */
+void cuzk__msm_plan_make_bits(cuzk__msm_plan *p, size_t n, unsigned threads, unsigned bits);
+/* Whether the G1 MSM over np participating points takes the GLV route
+ * (cuzk__msm_force_glv, then the measured range in msm.c). */
+int cuzk__msm_glv_on(size_t np);
+/* Largest np cuzk__msm_glv_on can accept by default (bounds the scratch). */
+size_t cuzk__msm_glv_max_n(void);
+
+/*
+ * The GLV split of a scalar k < 2^255 (msm.c): with z = x^2 (x the BLS seed,
+ * z = 0xac45a4010001a4020000000100000000 < 2^128), k mod r = k1 + k2 z with
+ * 0 <= k1, k2 < z. Since phi(x, y) = (beta x, y) is -z on G1 (src/ec/g1.c),
+ * k P = k1 P + k2 Q with Q = -phi(P) = (beta x, -y). Variable time.
+ */
+void cuzk__msm_glv_split(uint64_t k1[2], uint64_t k2[2], const uint64_t k[4]);
+
+/* The Booth digit of window j (see above) of a scalar of nlimbs limbs; exact
+ * recombination needs bit nwin*c - 1 (and above) of k to be 0. */
+static inline int cuzk__msm_booth_digit_n(const uint64_t *k, unsigned nlimbs, unsigned j,
+                                          unsigned c) {
     uint64_t w;
     uint64_t mask = ((uint64_t)1 << (c + 1)) - 1;
     if (j == 0) {
         w = (k[0] << 1) & mask;
     } else {
         unsigned s = j * c - 1, limb = s / 64, off = s % 64;
+        if (limb >= nlimbs) return 0;
         w = k[limb] >> off;
-        if (off + c + 1 > 64 && limb + 1 < 4) w |= k[limb + 1] << (64 - off);
+        if (off + c + 1 > 64 && limb + 1 < nlimbs) w |= k[limb + 1] << (64 - off);
         w &= mask;
     }
     return (int)((w >> 1) + (w & 1)) - (int)((w >> c) << c);
+}
+/* The Booth digit of window j of a scalar < 2^255. */
+static inline int cuzk__msm_booth_digit(const uint64_t k[4], unsigned j, unsigned c) {
+    return cuzk__msm_booth_digit_n(k, 4, j, c);
 }
 /* Number of set bits among the first n of a bitmap. */
 size_t cuzk__msm_popcount(const uint64_t *bitmap, size_t n);

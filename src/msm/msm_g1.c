@@ -1,4 +1,5 @@
-/* msm_g1.c — MSM and batch-add in G1 (msm.h): msm_impl.h stamped over Fp.
+/* msm_g1.c — MSM and batch-add in G1 (msm.h): msm_impl.h stamped over Fp, with
+ * the GLV route (beta: phi(x, y) = (beta x, y) is -x^2 on G1, src/ec/g1.c).
  * VARIABLE TIME. */
 #include "g1.h"
 #include "msm.h"
@@ -6,4 +7,5 @@
 #define CUZK__EC(name) cuzk_g1_##name
 #define CUZK__FE cuzk_fp
 #define CUZK__FE_OP(name) cuzk_fp_##name
+#define CUZK__MSM_GLV_BETA CUZK__G1_BETA
 #include "msm_impl.h"

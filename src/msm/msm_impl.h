@@ -92,18 +92,67 @@ static size_t msm_scratch_bytes(const cuzk__msm_plan *p) {
     return (size_t)p->threads * msm_thread_bytes(p) + MSM_ALIGN;
 }
 
-size_t CUZK__EC(msm_scratch_sizeof)(size_t n, unsigned threads) {
-    /* The window grows with the number of points (msm.c), so the plan for all
-     * n points bounds the plan for any masked subset; threads likewise. */
+/* Bucket memory enough for any plan over at most n points (scalars below
+ * 2^bits) on `threads` threads: the window grows with the number of points
+ * (msm.c), so the plan for all n points bounds the plan for any masked subset;
+ * every thread counted, and either accumulation path, whichever needs more. */
+static size_t msm_scratch_bound(size_t n, unsigned threads, unsigned bits) {
     cuzk__msm_plan p;
-    cuzk__msm_plan_make(&p, n, cuzk_msm_threads(threads));
-    p.threads = cuzk_msm_threads(threads);
-    /* either accumulation path, whichever needs more */
+    cuzk__msm_plan_make_bits(&p, n, threads, bits);
+    p.threads = threads;
     p.affine = 0;
     size_t x = msm_scratch_bytes(&p);
     p.affine = 1;
     size_t a = msm_scratch_bytes(&p);
     return x > a ? x : a;
+}
+
+/* The GLV items of one call (msm_var_glv): item t is base idx[t] (t when idx
+ * is NULL) with k1 = k[t][0..1], and Q_t = (x[t], -y) = -phi(base) with
+ * k2 = k[t][2..3] (msm.h: cuzk__msm_glv_split). Infinity bases get
+ * k1 = k2 = 0, and x[t] is only written (and read) when k2 != 0. */
+typedef struct {
+    uint64_t (*k)[4];
+    msm_fe *x;
+    size_t *idx;
+} msm_glv_items;
+
+#if defined(CUZK__MSM_GLV_BETA)
+/* Item arrays for np participating bases (the index array only with a mask). */
+static size_t msm_glv_bytes(size_t np, int masked) {
+    return np * (4 * sizeof(uint64_t) + sizeof(msm_fe) + (masked ? sizeof(size_t) : 0)) +
+           3 * MSM_ALIGN;
+}
+#endif
+
+size_t CUZK__EC(msm_scratch_sizeof)(size_t n, unsigned threads) {
+    unsigned t = cuzk_msm_threads(threads);
+    size_t bytes = msm_scratch_bound(n, t, 255);
+#if defined(CUZK__MSM_GLV_BETA)
+    /* the GLV route takes np <= ng participating points (cuzk__msm_glv_on) */
+    size_t ng = cuzk__msm_force_glv == 1   ? 0
+                : cuzk__msm_force_glv == 2 ? n
+                : n < cuzk__msm_glv_max_n() ? n
+                                            : cuzk__msm_glv_max_n();
+    if (ng) {
+        size_t g = msm_glv_bytes(ng, 1) + msm_scratch_bound(2 * ng, t, 128);
+        if (g > bytes) bytes = g;
+    }
+#endif
+    return bytes;
+}
+
+/* out = sum (b + 1) B[b] over the nb XYZZ buckets: running = B[top] + ... + B[b];
+ * total accumulates running once per b, so B[b] is counted b+1 times. */
+static void msm_xyzz_reduce(msm_jac *out, const msm_xyzz *B, size_t nb) {
+    msm_xyzz running, total;
+    CUZK__EC(xyzz_set_inf)(&running);
+    CUZK__EC(xyzz_set_inf)(&total);
+    for (size_t b = nb; b-- > 0;) {
+        CUZK__EC(xyzz_add_var)(&running, &running, &B[b]);
+        CUZK__EC(xyzz_add_var)(&total, &total, &running);
+    }
+    CUZK__EC(xyzz_to_jac)(out, &total);
 }
 
 /*
@@ -134,16 +183,7 @@ static void msm_window_chunk(msm_jac *out, msm_xyzz *B, const cuzk__msm_plan *p,
             CUZK__EC(xyzz_add_aff_var)(&B[-d - 1], &B[-d - 1], &neg);
         }
     }
-    /* running = B[top] + ... + B[b]; total accumulates running once per b, so
-     * B[b] is counted b+1 times. */
-    msm_xyzz running, total;
-    CUZK__EC(xyzz_set_inf)(&running);
-    CUZK__EC(xyzz_set_inf)(&total);
-    for (size_t b = p->nbuckets; b-- > 0;) {
-        CUZK__EC(xyzz_add_var)(&running, &running, &B[b]);
-        CUZK__EC(xyzz_add_var)(&total, &total, &running);
-    }
-    CUZK__EC(xyzz_to_jac)(out, &total);
+    msm_xyzz_reduce(out, B, p->nbuckets);
 }
 
 /*
@@ -391,6 +431,16 @@ static void msm_aff_reduce(msm_jac *out, msm_aff_ws *w, unsigned c) {
     CUZK__EC(xyzz_to_jac)(out, &t1);
 }
 
+/* Empty the batch and the queue, then reduce the buckets into out. */
+static void msm_aff_finish(msm_jac *out, msm_aff_ws *w, const cuzk__msm_plan *p) {
+    while (w->m || w->qn) msm_aff_drain(w);
+    if (cuzk__msm_force_reduce == 1) { /* the plain running sum, for A/B measurements */
+        msm_running_sum_all(out, w, p->nbuckets);
+        return;
+    }
+    msm_aff_reduce(out, w, p->c);
+}
+
 /* msm_window_chunk with affine buckets filled in batches (msm.h). */
 static void msm_window_chunk_aff(msm_jac *out, void *mem, const cuzk__msm_plan *p, unsigned j,
                                  const msm_aff *bases, const uint64_t (*scalars)[4], size_t lo,
@@ -421,36 +471,148 @@ static void msm_window_chunk_aff(msm_jac *out, void *mem, const cuzk__msm_plan *
         }
         if (w.qn == w.batch) msm_aff_drain(&w);
     }
-    while (w.m || w.qn) msm_aff_drain(&w);
-    if (cuzk__msm_force_reduce == 1) { /* the plain running sum, for A/B measurements */
-        msm_running_sum_all(out, &w, p->nbuckets);
-        return;
-    }
-    msm_aff_reduce(out, &w, c);
+    msm_aff_finish(out, &w, p);
 }
 
-cuzk_status CUZK__EC(msm_var)(msm_jac *r, const msm_aff *bases, const uint64_t (*scalars)[4],
-                              size_t n, const uint64_t *mask, unsigned threads, void *scratch) {
-    if (!r || (n > 0 && (!bases || !scalars))) return CUZK_ERR_INVALID_ARG;
-    CUZK__EC(jac_set_inf)(r);
-    for (size_t i = 0; i < n; i++)
-        if ((scalars[i][3] >> 63) && (!mask || msm_bit(mask, i))) return CUZK_ERR_INVALID_ARG;
-    size_t np = mask ? cuzk__msm_popcount(mask, n) : n;
-    if (np == 0) return CUZK_OK;
+/* ---- GLV (G1 only: the including file defines CUZK__MSM_GLV_BETA) ------------- */
 
-    unsigned tmax = cuzk_msm_threads(threads);
-    cuzk__msm_plan p;
-    cuzk__msm_plan_make(&p, np, tmax);
-    void *owned = NULL;
-    if (!scratch) {
-        owned = cuzk__alloc_large(msm_scratch_bytes(&p));
-        if (!owned) return CUZK_ERR_NOMEM;
-        scratch = owned;
+#if defined(CUZK__MSM_GLV_BETA)
+static const msm_fe msm_glv_beta = {CUZK__MSM_GLV_BETA};
+
+static void msm_glv_layout(msm_glv_items *g, void *mem, size_t np, int masked) {
+    uint8_t *q = msm_align(mem);
+    g->k = (uint64_t(*)[4])(void *)q;
+    q = msm_align(q + np * 4 * sizeof(uint64_t));
+    g->x = (msm_fe *)(void *)q;
+    q = msm_align(q + np * sizeof(msm_fe));
+    g->idx = masked ? (size_t *)(void *)q : NULL;
+}
+
+/* Items for the (masked) bases of indices [i0, i1), written from item t on:
+ * per base one split (8 word multiplications, msm.c) and beta x (1M). */
+static void msm_glv_fill(msm_glv_items *g, const msm_aff *bases, const uint64_t (*scalars)[4],
+                         const uint64_t *mask, size_t i0, size_t i1, size_t t) {
+    for (size_t i = i0; i < i1; i++) {
+        if (mask && !msm_bit(mask, i)) continue;
+        uint64_t *k = g->k[t];
+        if (CUZK__EC(aff_is_inf)(&bases[i])) {
+            k[0] = k[1] = k[2] = k[3] = 0;
+        } else {
+            cuzk__msm_glv_split(k, k + 2, scalars[i]);
+            if (k[2] | k[3]) CUZK__FE_OP(mul)(&g->x[t], &bases[i].x, &msm_glv_beta);
+        }
+        if (g->idx) g->idx[t] = i;
+        t++;
     }
-    uint8_t *mem = msm_align(scratch);
-    size_t per_thread = msm_thread_bytes(&p);
+}
 
-    /* Chunks split the index range [0, n) evenly, which splits the
+/* The point of item t for digit d != 0 of its half h (0: k1, the base; 1: k2,
+ * Q = (beta x, -y)), negated for d < 0. */
+static inline void msm_glv_point(msm_aff *out, const msm_glv_items *g, const msm_aff *P, size_t t,
+                                 int h, int d) {
+    if (h == 0) {
+        out->x = P->x;
+        if (d > 0)
+            out->y = P->y;
+        else
+            CUZK__FE_OP(neg)(&out->y, &P->y);
+    } else {
+        out->x = g->x[t];
+        if (d > 0)
+            CUZK__FE_OP(neg)(&out->y, &P->y);
+        else
+            out->y = P->y;
+    }
+}
+
+/* msm_window_chunk over GLV items [lo, hi): two points per item, 128-bit digits. */
+static void msm_glv_chunk(msm_jac *out, msm_xyzz *B, const cuzk__msm_plan *p, unsigned j,
+                          const msm_glv_items *g, const msm_aff *bases, size_t lo, size_t hi) {
+    memset(B, 0, p->nbuckets * sizeof(msm_xyzz));
+    unsigned c = p->c;
+    int n1 = 0, n2 = 0;
+    if (lo < hi) {
+        n1 = cuzk__msm_booth_digit_n(g->k[lo], 2, j, c);
+        n2 = cuzk__msm_booth_digit_n(g->k[lo] + 2, 2, j, c);
+    }
+    for (size_t t = lo; t < hi; t++) {
+        int d[2] = {n1, n2};
+        if (t + 1 < hi) { /* the next item's buckets, as in msm_window_chunk */
+            n1 = cuzk__msm_booth_digit_n(g->k[t + 1], 2, j, c);
+            n2 = cuzk__msm_booth_digit_n(g->k[t + 1] + 2, 2, j, c);
+            if (n1) __builtin_prefetch(&B[(n1 < 0 ? -n1 : n1) - 1], 1);
+            if (n2) __builtin_prefetch(&B[(n2 < 0 ? -n2 : n2) - 1], 1);
+        }
+        if (!(d[0] | d[1])) continue;
+        const msm_aff *P = &bases[g->idx ? g->idx[t] : t];
+        for (int h = 0; h < 2; h++) {
+            if (!d[h]) continue;
+            msm_aff T;
+            const msm_aff *A = P;
+            if (h || d[h] < 0) msm_glv_point(&T, g, P, t, h, d[h]), A = &T;
+            size_t b = (size_t)(d[h] < 0 ? -d[h] : d[h]) - 1;
+            CUZK__EC(xyzz_add_aff_var)(&B[b], &B[b], A);
+        }
+    }
+    msm_xyzz_reduce(out, B, p->nbuckets);
+}
+
+/* msm_window_chunk_aff over GLV items [lo, hi). */
+static void msm_glv_chunk_aff(msm_jac *out, void *mem, const cuzk__msm_plan *p, unsigned j,
+                              const msm_glv_items *g, const msm_aff *bases, size_t lo,
+                              size_t hi) {
+    msm_aff_ws w;
+    msm_aff_ws_init(&w, mem, p->nbuckets);
+    memset(w.state, 0, p->nbuckets);
+    unsigned c = p->c;
+    int n1 = 0, n2 = 0;
+    if (lo < hi) {
+        n1 = cuzk__msm_booth_digit_n(g->k[lo], 2, j, c);
+        n2 = cuzk__msm_booth_digit_n(g->k[lo] + 2, 2, j, c);
+    }
+    for (size_t t = lo; t < hi; t++) {
+        int d[2] = {n1, n2};
+        if (t + 1 < hi) {
+            n1 = cuzk__msm_booth_digit_n(g->k[t + 1], 2, j, c);
+            n2 = cuzk__msm_booth_digit_n(g->k[t + 1] + 2, 2, j, c);
+            if (n1) {
+                size_t b = (size_t)(n1 < 0 ? -n1 : n1) - 1;
+                __builtin_prefetch(&w.bk[b], 1);
+                __builtin_prefetch(&w.state[b], 1);
+            }
+            if (n2) {
+                size_t b = (size_t)(n2 < 0 ? -n2 : n2) - 1;
+                __builtin_prefetch(&w.bk[b], 1);
+                __builtin_prefetch(&w.state[b], 1);
+            }
+        }
+        if (!(d[0] | d[1])) continue;
+        const msm_aff *P = &bases[g->idx ? g->idx[t] : t];
+        for (int h = 0; h < 2; h++) {
+            if (!d[h]) continue;
+            msm_aff T;
+            const msm_aff *A = P;
+            if (h || d[h] < 0) msm_glv_point(&T, g, P, t, h, d[h]), A = &T;
+            msm_aff_add(&w, (uint32_t)(d[h] < 0 ? -d[h] : d[h]) - 1, A);
+            /* the queue holds w.batch points: drain before it can overflow */
+            if (w.qn == w.batch) msm_aff_drain(&w);
+        }
+    }
+    msm_aff_finish(out, &w, p);
+}
+#endif /* CUZK__MSM_GLV_BETA */
+
+/*
+ * The (window, chunk) tasks and Horner's rule over the windows. Items [0, n):
+ * the bases (with mask and scalars) when g is NULL, else the GLV items (no mask:
+ * the items are the participating bases). mem: p->threads bucket workspaces.
+ */
+static void msm_run(msm_jac *r, const cuzk__msm_plan *pp, uint8_t *mem, const msm_aff *bases,
+                    const uint64_t (*scalars)[4], size_t n, const uint64_t *mask,
+                    const msm_glv_items *g) {
+    const cuzk__msm_plan p = *pp;
+    size_t per_thread = msm_thread_bytes(&p);
+    /* Chunks split the item range [0, n) evenly, which splits the
      * participating points evenly when the mask is spread out. */
     msm_jac wsum[256];
     for (unsigned j = 0; j < p.nwin; j++) CUZK__EC(jac_set_inf)(&wsum[j]);
@@ -467,6 +629,15 @@ cuzk_status CUZK__EC(msm_var)(msm_jac *r, const msm_aff *bases, const uint64_t (
         size_t lo = n * ch / p.nchunks, hi = n * (ch + 1) / p.nchunks;
         msm_jac part;
         void *tmem = mem + (size_t)tid * per_thread;
+#if defined(CUZK__MSM_GLV_BETA)
+        if (g && p.affine)
+            msm_glv_chunk_aff(&part, tmem, &p, j, g, bases, lo, hi);
+        else if (g)
+            msm_glv_chunk(&part, msm_align(tmem), &p, j, g, bases, lo, hi);
+        else
+#else
+        (void)g;
+#endif
         if (p.affine)
             msm_window_chunk_aff(&part, tmem, &p, j, bases, scalars, lo, hi, mask);
         else
@@ -488,6 +659,74 @@ cuzk_status CUZK__EC(msm_var)(msm_jac *r, const msm_aff *bases, const uint64_t (
         CUZK__EC(jac_add_var)(&acc, &acc, &wsum[j]);
     }
     *r = acc;
+}
+
+#if defined(CUZK__MSM_GLV_BETA)
+/* Below this many participating points the split runs on one thread. */
+#define MSM_GLV_FILL_PAR 8192
+
+/*
+ * The MSM by GLV (msm.h): the np participating bases become items (split
+ * scalar, beta x) in scratch, then Pippenger over 2 np points with 128-bit
+ * scalars: ceil(129/c) windows instead of ceil(256/c), the same number of
+ * bucket additions, half the bucket reductions.
+ */
+static cuzk_status msm_var_glv(msm_jac *r, const msm_aff *bases, const uint64_t (*scalars)[4],
+                               size_t n, const uint64_t *mask, size_t np, unsigned tmax,
+                               void *scratch) {
+    cuzk__msm_plan p;
+    cuzk__msm_plan_make_bits(&p, 2 * np, tmax, 128);
+    size_t gbytes = msm_glv_bytes(np, mask != NULL);
+    void *owned = NULL;
+    if (!scratch) {
+        owned = cuzk__alloc_large(gbytes + msm_scratch_bytes(&p));
+        if (!owned) return CUZK_ERR_NOMEM;
+        scratch = owned;
+    }
+    msm_glv_items g;
+    msm_glv_layout(&g, scratch, np, mask != NULL);
+    /* split over word-aligned index ranges; range k starts at item
+     * popcount(mask below its first index) */
+    unsigned ft = np >= MSM_GLV_FILL_PAR ? tmax : 1;
+    size_t words = cuzk_msm_bitmap_words(n);
+    if ((size_t)ft > words) ft = (unsigned)words;
+#if defined(CUZK_HAVE_OPENMP)
+#pragma omp parallel for num_threads(ft) schedule(static, 1) if (ft > 1)
+#endif
+    for (long k = 0; k < (long)ft; k++) {
+        size_t i0 = 64 * (words * (size_t)k / ft), i1 = 64 * (words * (size_t)(k + 1) / ft);
+        if (i1 > n) i1 = n;
+        size_t t0 = mask ? cuzk__msm_popcount(mask, i0) : i0;
+        msm_glv_fill(&g, bases, scalars, mask, i0, i1, t0);
+    }
+    msm_run(r, &p, msm_align((uint8_t *)scratch + gbytes), bases, NULL, np, NULL, &g);
+    free(owned);
+    return CUZK_OK;
+}
+#endif
+
+cuzk_status CUZK__EC(msm_var)(msm_jac *r, const msm_aff *bases, const uint64_t (*scalars)[4],
+                              size_t n, const uint64_t *mask, unsigned threads, void *scratch) {
+    if (!r || (n > 0 && (!bases || !scalars))) return CUZK_ERR_INVALID_ARG;
+    CUZK__EC(jac_set_inf)(r);
+    for (size_t i = 0; i < n; i++)
+        if ((scalars[i][3] >> 63) && (!mask || msm_bit(mask, i))) return CUZK_ERR_INVALID_ARG;
+    size_t np = mask ? cuzk__msm_popcount(mask, n) : n;
+    if (np == 0) return CUZK_OK;
+
+    unsigned tmax = cuzk_msm_threads(threads);
+#if defined(CUZK__MSM_GLV_BETA)
+    if (cuzk__msm_glv_on(np)) return msm_var_glv(r, bases, scalars, n, mask, np, tmax, scratch);
+#endif
+    cuzk__msm_plan p;
+    cuzk__msm_plan_make(&p, np, tmax);
+    void *owned = NULL;
+    if (!scratch) {
+        owned = cuzk__alloc_large(msm_scratch_bytes(&p));
+        if (!owned) return CUZK_ERR_NOMEM;
+        scratch = owned;
+    }
+    msm_run(r, &p, msm_align(scratch), bases, scalars, n, mask, NULL);
     free(owned);
     return CUZK_OK;
 }

@@ -31,7 +31,59 @@ static int lt4(const uint64_t a[4], const uint64_t b[4]) {
     return 0;
 }
 
-/* A scalar for the tests: mostly uniform below r, sometimes an edge value. */
+/* a + b and a - b on 4 limbs (mod 2^256) */
+static void add4(uint64_t r[4], const uint64_t a[4], const uint64_t b[4]) {
+    uint64_t c = 0;
+    for (int i = 0; i < 4; i++) r[i] = cuzk__adc(a[i], b[i], &c);
+}
+static void sub4(uint64_t r[4], const uint64_t a[4], const uint64_t b[4]) {
+    uint64_t c = 0;
+    for (int i = 0; i < 4; i++) r[i] = cuzk__sbb(a[i], b[i], &c);
+}
+
+/* z = x^2 (x the BLS seed) computed here from |x|, independently of msm.c */
+static void glv_z(uint64_t z[4]) {
+    uint64_t hi;
+    memset(z, 0, 4 * sizeof(uint64_t));
+    z[0] = cuzk__mac(&hi, CUZK__BLS_X_ABS, CUZK__BLS_X_ABS, 0, 0);
+    z[1] = hi;
+}
+
+/*
+ * The edge scalars of the GLV split (k mod r = k1 + k2 z): 0, 1, 2, z - 1, z,
+ * z + 1, 2z, lambda = r - z and lambda +- 1, r - 1 (k2 = z - 1, k1 = 0), r - 2
+ * (both halves near z), r, r + 1 (reduced first), z^2 - 1 = r + z - 2,
+ * 2^127, 2^128 - 1, 2^128, 2^255 - 1. Returns how many (at most 24).
+ */
+static int glv_edges(uint64_t (*e)[4]) {
+    uint64_t z[4], one[4] = {1, 0, 0, 0}, two[4] = {2, 0, 0, 0}, t[4];
+    glv_z(z);
+    int m = 0;
+    memset(e, 0, 24 * sizeof(*e));
+    m++;                                     /* 0 */
+    e[m++][0] = 1;                           /* 1 */
+    e[m++][0] = 2;                           /* 2 */
+    sub4(e[m++], z, one);                    /* z - 1 */
+    memcpy(e[m++], z, 32);                   /* z */
+    add4(e[m++], z, one);                    /* z + 1 */
+    add4(e[m++], z, z);                      /* 2z */
+    sub4(e[m++], R_LIMBS, z);                /* lambda */
+    sub4(t, R_LIMBS, z), add4(e[m++], t, one); /* lambda + 1 */
+    sub4(t, R_LIMBS, z), sub4(e[m++], t, one); /* lambda - 1 */
+    sub4(e[m++], R_LIMBS, one);              /* r - 1 */
+    sub4(e[m++], R_LIMBS, two);              /* r - 2 */
+    memcpy(e[m++], R_LIMBS, 32);             /* r */
+    add4(e[m++], R_LIMBS, one);              /* r + 1 */
+    add4(t, R_LIMBS, z), sub4(e[m++], t, two); /* z^2 - 1 */
+    e[m++][1] = (uint64_t)1 << 63;           /* 2^127 */
+    e[m][0] = e[m][1] = ~(uint64_t)0, m++;   /* 2^128 - 1 */
+    e[m++][2] = 1;                           /* 2^128 */
+    memset(e[m], 0xff, 32), e[m++][3] >>= 1; /* 2^255 - 1 */
+    return m;
+}
+
+/* A scalar for the tests: mostly uniform below r, sometimes an edge value
+ * (the GLV split's edges among them). */
 static void rand_scalar(uint64_t k[4]) {
     unsigned kind = (unsigned)(cuzk_test_rand64() % 16);
     memset(k, 0, 4 * sizeof(uint64_t));
@@ -44,6 +96,13 @@ static void rand_scalar(uint64_t k[4]) {
         return;
     case 3: k[0] = cuzk_test_rand64() & 0xffff; return; /* small */
     case 4: k[0] = 2; return;
+    case 5:
+    case 6: {
+        uint64_t e[24][4];
+        int m = glv_edges(e);
+        memcpy(k, e[cuzk_test_rand64() % (uint64_t)m], 32);
+        return;
+    }
     default:
         do {
             for (int i = 0; i < 4; i++) k[i] = cuzk_test_rand64();
@@ -98,6 +157,127 @@ static void test_booth_digits(void) {
             CHECK(range_ok);
             CHECK(acc[4] == 0 && memcmp(acc, k, 4 * sizeof(uint64_t)) == 0);
         }
+    }
+}
+
+/* The same for the GLV halves: 2-limb scalars (up to 2^128 - 1) with
+ * nwin = ceil(129/c) windows, the top digit included (no carry out). */
+static void test_booth_digits_128(void) {
+    for (unsigned long it = 0; it < ITERS(200); it++) {
+        uint64_t k[2] = {cuzk_test_rand64(), cuzk_test_rand64()};
+        if (it == 0) k[0] = k[1] = ~(uint64_t)0;
+        if (it == 1) k[0] = 0, k[1] = (uint64_t)1 << 63;
+        for (unsigned c = 1; c <= CUZK_MSM_MAX_C; c++) {
+            unsigned nwin = (129 + c - 1) / c;
+            cuzk__msm_plan p;
+            cuzk__msm_force_c = c;
+            cuzk__msm_plan_make_bits(&p, 1000, 1, 128);
+            cuzk__msm_force_c = 0;
+            CHECK(p.nwin == nwin && p.c == c);
+            uint64_t acc[4] = {0};
+            int range_ok = 1;
+            for (unsigned j = 0; j < nwin; j++) {
+                int d = cuzk__msm_booth_digit_n(k, 2, j, c);
+                if (d > (1 << (c - 1)) || d < -(1 << (c - 1))) range_ok = 0;
+                uint64_t term[4] = {0}, mag = (uint64_t)(d < 0 ? -d : d);
+                unsigned s = j * c, limb = s / 64, off = s % 64;
+                term[limb] = mag << off;
+                if (off && limb + 1 < 4) term[limb + 1] = mag >> (64 - off);
+                if (d < 0)
+                    sub4(acc, acc, term);
+                else
+                    add4(acc, acc, term);
+            }
+            CHECK(range_ok);
+            CHECK(acc[0] == k[0] && acc[1] == k[1] && acc[2] == 0 && acc[3] == 0);
+        }
+    }
+}
+
+/* q = floor(t / z), rem = t mod z for t < 2^256, z < 2^128: bit-by-bit long
+ * division (the reference for the split's Barrett quotient). */
+static void ref_divmod(uint64_t q[4], uint64_t rem[4], const uint64_t t[4], const uint64_t z[4]) {
+    memset(q, 0, 32);
+    memset(rem, 0, 32);
+    for (int b = 255; b >= 0; b--) {
+        for (int i = 3; i > 0; i--) rem[i] = (rem[i] << 1) | (rem[i - 1] >> 63);
+        rem[0] = (rem[0] << 1) | ((t[b / 64] >> (b % 64)) & 1);
+        if (!lt4(rem, z)) {
+            sub4(rem, rem, z);
+            q[b / 64] |= (uint64_t)1 << (b % 64);
+        }
+    }
+}
+
+/* cuzk__msm_glv_split on the edge scalars and random ones (below r and below
+ * 2^255): k1, k2 equal the long division of k mod r by z, both are below
+ * z < 2^128, and k1 + k2 z = k in Fr (with z = x * x in Fr). */
+static void test_glv_split(void) {
+    uint64_t z[4], e[24][4];
+    glv_z(z);
+    CHECK(z[1] >> 63); /* 2^127 < z < 2^128 */
+    cuzk_fr xf, zf;
+    uint64_t xl[4] = {CUZK__BLS_X_ABS, 0, 0, 0};
+    cuzk_fr_from_limbs(&xf, xl);
+    cuzk_fr_mul(&zf, &xf, &xf);
+    int ne = glv_edges(e);
+    for (unsigned long it = 0; it < (unsigned long)ne + ITERS(3000); it++) {
+        uint64_t k[4];
+        if (it < (unsigned long)ne) {
+            memcpy(k, e[it], 32);
+        } else {
+            for (int i = 0; i < 4; i++) k[i] = cuzk_test_rand64();
+            k[3] &= 0x7fffffffffffffffULL;
+            if (it % 2) k[3] &= 0x3fffffffffffffffULL; /* mostly below r too */
+        }
+        uint64_t k1[2], k2[2], t[4], q[4], rem[4];
+        cuzk__msm_glv_split(k1, k2, k);
+        memcpy(t, k, 32);
+        if (!lt4(t, R_LIMBS)) sub4(t, t, R_LIMBS);
+        ref_divmod(q, rem, t, z);
+        int ok = q[2] == 0 && q[3] == 0 && k1[0] == rem[0] && k1[1] == rem[1] &&
+                 k2[0] == q[0] && k2[1] == q[1];
+        uint64_t a1[4] = {k1[0], k1[1], 0, 0}, a2[4] = {k2[0], k2[1], 0, 0};
+        ok &= lt4(a1, z) && lt4(a2, z);
+        cuzk_fr f1, f2, fk;
+        cuzk_fr_from_limbs(&f1, a1);
+        cuzk_fr_from_limbs(&f2, a2);
+        cuzk_fr_mul(&f2, &f2, &zf);
+        cuzk_fr_add(&f1, &f1, &f2);
+        scalar_to_fr(&fk, k);
+        ok &= cuzk_fr_eq(&f1, &fk);
+        CHECK(ok);
+        if (!ok) printf("  split mismatch at case %lu\n", it);
+    }
+}
+
+/* Which cube root of unity mod r our beta gives: phi(x, y) = (beta x, y) must
+ * be -z = -x^2 (msm.c relies on it), not the other root z - 1, on real points. */
+static void test_glv_endo(void) {
+    static const cuzk_fp beta = {CUZK__G1_BETA};
+    uint64_t z[4], zm1[4], one[4] = {1, 0, 0, 0};
+    glv_z(z);
+    sub4(zm1, z, one);
+    cuzk_g1_aff g;
+    cuzk_g1_jac gj;
+    cuzk_g1_generator(&g);
+    cuzk_g1_aff_to_jac(&gj, &g);
+    for (int it = 0; it < 4; it++) {
+        uint64_t a[4];
+        rand_fr_plain(a);
+        cuzk_g1_jac pj, zp, zm1p, phi, mphi;
+        cuzk_g1_aff p;
+        cuzk_g1_jac_mul_var(&pj, &gj, a, 4);
+        cuzk_g1_jac_to_aff_var(&p, &pj);
+        cuzk_g1_aff ph = p, mph;
+        cuzk_fp_mul(&ph.x, &p.x, &beta);
+        cuzk_g1_aff_neg(&mph, &ph);
+        cuzk_g1_aff_to_jac(&phi, &ph);
+        cuzk_g1_aff_to_jac(&mphi, &mph);
+        cuzk_g1_jac_mul_var(&zp, &pj, z, 4);
+        cuzk_g1_jac_mul_var(&zm1p, &pj, zm1, 4);
+        CHECK(cuzk_g1_jac_eq(&mphi, &zp));    /* -phi(P) = z P */
+        CHECK(!cuzk_g1_jac_eq(&phi, &zm1p));  /* lambda is not z - 1 for this beta */
     }
 }
 
@@ -173,17 +353,31 @@ static void test_classify(void) {
 int main(int argc, char **argv) {
     cuzk_test_init(argc, argv);
     RUN(test_booth_digits);
+    RUN(test_booth_digits_128);
+    RUN(test_glv_split);
+    RUN(test_glv_endo);
     RUN(test_window_monotone);
     RUN(test_classify);
-    RUN(g1_test_small_naive);
-    RUN(g1_test_edges);
-    RUN(g1_test_dlog_large);
-    RUN(g1_test_mask_and_classification);
+    /* G1 with GLV forced on at every size, then off (G2 has no GLV; the plain
+     * path's window, reduction and thread tests are the same code as G2's, so
+     * the second pass keeps the cheap ones) */
+    for (int glv = 2; glv >= 1; glv--) {
+        cuzk__msm_force_glv = glv;
+        printf("G1, GLV %s:\n", glv == 2 ? "on" : "off");
+        fflush(stdout);
+        RUN(g1_test_small_naive);
+        RUN(g1_test_edges);
+        RUN(g1_test_mask_and_classification);
+        RUN(g1_test_paths);
+        RUN(g1_test_bad_args);
+        if (glv == 1) continue;
+        RUN(g1_test_dlog_large);
+        RUN(g1_test_reduce_grid);
+        RUN(g1_test_every_window);
+        RUN(g1_test_glv_mask_threads);
+    }
+    cuzk__msm_force_glv = 0;
     RUN(g1_test_batch_add);
-    RUN(g1_test_paths);
-    RUN(g1_test_reduce_grid);
-    RUN(g1_test_every_window);
-    RUN(g1_test_bad_args);
     RUN(g2_test_small_naive);
     RUN(g2_test_edges);
     RUN(g2_test_dlog_large);
@@ -192,6 +386,7 @@ int main(int argc, char **argv) {
     RUN(g2_test_paths);
     RUN(g2_test_reduce_grid);
     RUN(g2_test_every_window);
+    RUN(g2_test_glv_mask_threads);
     RUN(g2_test_bad_args);
     return cuzk_test_finish();
 }
@@ -684,6 +879,40 @@ static void T(test_every_window)(void) {
         }
         T(data_free)(&d);
     }
+}
+
+/* 10000 bases under a random mask (7/8 of them: above the size from which the
+ * GLV split runs on several threads), with the GLV edge scalars frequent and
+ * some infinity bases, on 1 and 2 threads with and without scratch, against
+ * the dlog reference (for G2 the same test of the plain path). */
+static void T(test_glv_mask_threads)(void) {
+    size_t n = TEST_MSM_GROUP == 1 ? 10000 : 500, words = cuzk_msm_bitmap_words(n);
+    T(data) d;
+    CHECK(T(data_new)(&d, n));
+    uint64_t e[24][4];
+    int ne = glv_edges(e);
+    for (size_t i = 0; i < n; i++)
+        if (cuzk_test_rand64() % 4 == 0) memcpy(d.k[i], e[cuzk_test_rand64() % (uint64_t)ne], 32);
+    uint64_t *mask = calloc(words, 8);
+    CHECK(mask != NULL);
+    if (!mask) return;
+    for (size_t w = 0; w < words; w++)
+        mask[w] = cuzk_test_rand64() | cuzk_test_rand64() | cuzk_test_rand64();
+    mask[words / 2] = 0; /* an empty word inside */
+    T(jac) ref, refm, got;
+    T(dlog_ref)(&ref, d.a, KC(d), n, NULL);
+    T(dlog_ref)(&refm, d.a, KC(d), n, mask);
+    CHECK(G(msm_var)(&got, d.P, KC(d), n, mask, 1, NULL) == CUZK_OK);
+    CHECK(G(jac_eq)(&got, &refm));
+    void *scr = malloc(G(msm_scratch_sizeof)(n, 2));
+    CHECK(scr != NULL);
+    CHECK(G(msm_var)(&got, d.P, KC(d), n, NULL, 2, scr) == CUZK_OK);
+    CHECK(G(jac_eq)(&got, &ref));
+    CHECK(G(msm_var)(&got, d.P, KC(d), n, mask, 2, scr) == CUZK_OK);
+    CHECK(G(jac_eq)(&got, &refm));
+    free(scr);
+    free(mask);
+    T(data_free)(&d);
 }
 
 static void T(test_bad_args)(void) {
