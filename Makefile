@@ -37,6 +37,10 @@ run: deps-build
 	    $(BUILD)/sample-public.json $(BUILD)/sample-proof.json
 	@echo "make run: proof in $(BUILD)/sample-proof.json, public signals in $(BUILD)/sample-public.json"
 
+# Tests run several OpenMP programs at once on few cores: threads that spin at
+# barriers would steal the cores the others need (doc/lessons.md).
+export OMP_WAIT_POLICY ?= passive
+
 # Everything CI runs (.ci/run calls this).
 test: deps
 	@$(MAKE) --no-print-directory build
