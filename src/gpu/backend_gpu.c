@@ -55,11 +55,7 @@ typedef struct {
     cuzk_g2_aff beta2, delta2;
 } gpu_key;
 
-typedef struct {
-    cuzk_backend_job base;
-    cuzk_groth16_partial part;
-    int finished;
-} gpu_job;
+typedef cuzk__backend_partial_job gpu_job;
 
 int cuzk__backend_gpu_devices(void) {
     int n = 0;
@@ -481,28 +477,6 @@ static cuzk_status gpu_prove_start(cuzk_backend *be, cuzk_backend_job **out,
     return CUZK_OK;
 }
 
-static cuzk_status gpu_prove_finish(cuzk_backend *be, cuzk_groth16_proof *proof,
-                                    cuzk_backend_job *job, const uint64_t r[4],
-                                    const uint64_t s[4], cuzk_error *err) {
-    (void)be;
-    gpu_job *j = (gpu_job *)job;
-    if (j->finished)
-        return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "prove_finish: this job is already finished");
-    const double t = now_ms();
-    cuzk_groth16_prove_finish(proof, &j->part, r, s);
-    j->finished = 1;
-    j->base.t.finish_ms = now_ms() - t;
-    j->base.t.total_ms += j->base.t.finish_ms;
-    return CUZK_OK;
-}
-
-static void gpu_release_job(cuzk_backend *be, cuzk_backend_job *job) {
-    (void)be;
-    gpu_job *j = (gpu_job *)job;
-    memset(&j->part, 0, sizeof(j->part)); /* MSM results are witness-derived */
-    free(j);
-}
-
 static void gpu_release_key(cuzk_backend *be, cuzk_backend_key *key) {
     (void)be;
     key_free((gpu_key *)key);
@@ -515,7 +489,7 @@ const cuzk_backend_ops cuzk_backend_gpu = {
     .prepare = gpu_prepare,
     .prepare_zkey = gpu_prepare_zkey,
     .prove_start = gpu_prove_start,
-    .prove_finish = gpu_prove_finish,
-    .release_job = gpu_release_job,
+    .prove_finish = cuzk__backend_partial_finish,
+    .release_job = cuzk__backend_partial_release,
     .release_key = gpu_release_key,
 };

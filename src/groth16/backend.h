@@ -100,6 +100,22 @@ struct cuzk_backend_ops {
     void (*release_key)(cuzk_backend *be, cuzk_backend_key *key);
 };
 
+/*
+ * A job whose heavy part produced a cuzk_groth16_partial (both backends):
+ * finish assembles on the CPU (constant time in r, s) and release wipes the
+ * witness-derived MSM results. Implemented in backend_cpu.c.
+ */
+typedef struct {
+    cuzk_backend_job base; /* first member */
+    cuzk_groth16_partial part;
+    int finished;
+} cuzk__backend_partial_job;
+
+cuzk_status cuzk__backend_partial_finish(cuzk_backend *be, cuzk_groth16_proof *proof,
+                                         cuzk_backend_job *job, const uint64_t r[4],
+                                         const uint64_t s[4], cuzk_error *err);
+void cuzk__backend_partial_release(cuzk_backend *be, cuzk_backend_job *job);
+
 /* The CPU backend (backend_cpu.c): the provers of prove.c and
  * prove_circuit.c; a key holds the NTT domain so it is built once. */
 extern const cuzk_backend_ops cuzk_backend_cpu;

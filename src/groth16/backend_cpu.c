@@ -27,11 +27,7 @@ typedef struct {
     cuzk_ntt_domain dom;   /* owned (bellman keys) */
 } cpu_key;
 
-typedef struct {
-    cuzk_backend_job base;
-    cuzk_groth16_partial part;
-    int finished;
-} cpu_job;
+typedef cuzk__backend_partial_job cpu_job;
 
 static cuzk_status cpu_open(cuzk_backend *be, cuzk_error *err) {
     (void)err;
@@ -111,11 +107,11 @@ static cuzk_status cpu_prove_start(cuzk_backend *be, cuzk_backend_job **out,
     return CUZK_OK;
 }
 
-static cuzk_status cpu_prove_finish(cuzk_backend *be, cuzk_groth16_proof *proof,
-                                    cuzk_backend_job *job, const uint64_t r[4],
-                                    const uint64_t s[4], cuzk_error *err) {
+cuzk_status cuzk__backend_partial_finish(cuzk_backend *be, cuzk_groth16_proof *proof,
+                                         cuzk_backend_job *job, const uint64_t r[4],
+                                         const uint64_t s[4], cuzk_error *err) {
     (void)be;
-    cpu_job *j = (cpu_job *)job;
+    cuzk__backend_partial_job *j = (cuzk__backend_partial_job *)job;
     if (j->finished)
         return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "prove_finish: this job is already finished");
     const double t = now_ms();
@@ -126,9 +122,9 @@ static cuzk_status cpu_prove_finish(cuzk_backend *be, cuzk_groth16_proof *proof,
     return CUZK_OK;
 }
 
-static void cpu_release_job(cuzk_backend *be, cuzk_backend_job *job) {
+void cuzk__backend_partial_release(cuzk_backend *be, cuzk_backend_job *job) {
     (void)be;
-    cpu_job *j = (cpu_job *)job;
+    cuzk__backend_partial_job *j = (cuzk__backend_partial_job *)job;
     memset(&j->part, 0, sizeof(j->part)); /* MSM results are witness-derived */
     free(j);
 }
@@ -147,7 +143,7 @@ const cuzk_backend_ops cuzk_backend_cpu = {
     .prepare = cpu_prepare,
     .prepare_zkey = cpu_prepare_zkey,
     .prove_start = cpu_prove_start,
-    .prove_finish = cpu_prove_finish,
-    .release_job = cpu_release_job,
+    .prove_finish = cuzk__backend_partial_finish,
+    .release_job = cuzk__backend_partial_release,
     .release_key = cpu_release_key,
 };

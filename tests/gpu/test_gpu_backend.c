@@ -17,6 +17,7 @@
 #include "gen.h"
 #include "gpu/backend_gpu.h"
 #include "gpu/gpu.h"
+#include "gpu_test.h"
 #include "harness.h"
 #include "proof192.h"
 #include "setup.h"
@@ -180,12 +181,8 @@ static void test_zkey_sample(void) {
 
 int main(int argc, char **argv) {
     cuzk_test_init(argc, argv);
-    if (cuzk__backend_gpu_devices() == 0) {
-        printf("no CUDA device (%s)\n", cuzk__gpu_last_error());
-        const char *req = getenv("CUZK_GPU_REQUIRED");
-        if (req && *req && strcmp(req, "0") != 0) return 1;
-        return cuzk_test_skip("no CUDA device");
-    }
+    int need = cuzk_gpu_test_need_device();
+    if (need != 0) return need;
     RUN(test_zkey_sample);
     RUN(test_bellman_small);
     RUN(test_bellman_2_16);

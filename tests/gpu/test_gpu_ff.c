@@ -17,6 +17,7 @@
 #include "fp2.h"
 #include "fr.h"
 #include "gpu/gpu.h"
+#include "gpu_test.h"
 #include "harness.h"
 
 #define MAX_WORDS 12 /* Fp2: 2 x 6 */
@@ -286,22 +287,9 @@ static void bench(void) {
 
 int main(int argc, char **argv) {
     cuzk_test_init(argc, argv);
-    int count = 0;
-    cuzk_status st = cuzk__gpu_device_count(&count);
-    if (st != CUZK_OK || count == 0) {
-        printf("no CUDA device (%s: %s)\n", cuzk_status_name(st), cuzk__gpu_last_error());
-        const char *req = getenv("CUZK_GPU_REQUIRED");
-        if (req && *req && strcmp(req, "0") != 0) {
-            printf("CUZK_GPU_REQUIRED is set: failing\n");
-            return 1;
-        }
-        return cuzk_test_skip("no CUDA device");
-    }
-    char name[128];
-    int sms = 0;
-    if (cuzk__gpu_device_name(0, name, sizeof name, &sms) == CUZK_OK)
-        printf("device 0 of %d: %s, %d SMs; CPU reference %s\n", count, name, sms,
-               cuzk_cpu_features() & CUZK_CPU_ADX ? "ADX asm" : "portable C");
+    int need = cuzk_gpu_test_need_device();
+    if (need != 0) return need;
+    printf("CPU reference: %s\n", cuzk_cpu_features() & CUZK_CPU_ADX ? "ADX asm" : "portable C");
     RUN(test_fr);
     RUN(test_fp);
     RUN(test_fp2);

@@ -29,6 +29,7 @@
 #include "g2.h"
 #include "gpu/gpu.h"
 #include "gpu/gpu_msm.h"
+#include "gpu_test.h"
 #include "harness.h"
 #include "msm.h"
 
@@ -80,11 +81,6 @@ static void rand_bitmap(uint64_t *bm, size_t n, unsigned percent) {
     memset(bm, 0, words * 8);
     for (size_t i = 0; i < n; i++)
         if (cuzk_test_rand64() % 100 < percent) bm[i / 64] |= (uint64_t)1 << (i % 64);
-}
-
-static bool gpu_required(void) {
-    const char *req = getenv("CUZK_GPU_REQUIRED");
-    return req && *req && strcmp(req, "0") != 0;
 }
 
 #define REPORT(st, what)                                                                   \
@@ -576,20 +572,8 @@ static void bench_ab(int maxlog1, int maxlog2) {
 
 int main(int argc, char **argv) {
     cuzk_test_init(argc, argv);
-    int count = 0;
-    cuzk_status st = cuzk__gpu_device_count(&count);
-    if (st != CUZK_OK || count == 0) {
-        printf("no CUDA device (%s: %s)\n", cuzk_status_name(st), cuzk__gpu_last_error());
-        if (gpu_required()) {
-            printf("CUZK_GPU_REQUIRED is set: failing\n");
-            return 1;
-        }
-        return cuzk_test_skip("no CUDA device");
-    }
-    char name[128];
-    int sms = 0;
-    if (cuzk__gpu_device_name(0, name, sizeof name, &sms) == CUZK_OK)
-        printf("device 0 of %d: %s, %d SMs\n", count, name, sms);
+    int need = cuzk_gpu_test_need_device();
+    if (need != 0) return need;
     int do_bench = 0, max1 = 27, max2 = 26, only_bench = 0, do_ab = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--bench") == 0) do_bench = 1;

@@ -23,6 +23,7 @@
 #include "gpu/gpu.h"
 #include "gpu/gpu_ntt.h"
 #include "h.h"
+#include "gpu_test.h"
 #include "harness.h"
 #include "ntt.h"
 
@@ -200,17 +201,8 @@ static void bench(void) {
 
 int main(int argc, char **argv) {
     cuzk_test_init(argc, argv);
-    int count = 0;
-    cuzk_status st = cuzk__gpu_device_count(&count);
-    if (st != CUZK_OK || count == 0) {
-        printf("no CUDA device (%s: %s)\n", cuzk_status_name(st), cuzk__gpu_last_error());
-        const char *req = getenv("CUZK_GPU_REQUIRED");
-        if (req && *req && strcmp(req, "0") != 0) {
-            printf("CUZK_GPU_REQUIRED is set: failing\n");
-            return 1;
-        }
-        return cuzk_test_skip("no CUDA device");
-    }
+    int need = cuzk_gpu_test_need_device();
+    if (need != 0) return need;
     RUN(test_errors);
     RUN(test_small);
     RUN(test_medium);

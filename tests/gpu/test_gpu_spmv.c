@@ -18,6 +18,7 @@
 #include "fr.h"
 #include "gpu/gpu.h"
 #include "gpu/gpu_circuit.h"
+#include "gpu_test.h"
 #include "harness.h"
 
 static void fr_rand(cuzk_fr *r) {
@@ -203,14 +204,8 @@ static void test_medium(void) {
 
 int main(int argc, char **argv) {
     cuzk_test_init(argc, argv);
-    int count = 0;
-    cuzk_status st = cuzk__gpu_device_count(&count);
-    if (st != CUZK_OK || count == 0) {
-        printf("no CUDA device (%s: %s)\n", cuzk_status_name(st), cuzk__gpu_last_error());
-        const char *req = getenv("CUZK_GPU_REQUIRED");
-        if (req && *req && strcmp(req, "0") != 0) return 1;
-        return cuzk_test_skip("no CUDA device");
-    }
+    int need = cuzk_gpu_test_need_device();
+    if (need != 0) return need;
     RUN(test_small);
     RUN(test_medium);
     return cuzk_test_finish();
