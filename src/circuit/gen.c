@@ -813,16 +813,13 @@ static void scratch_free(scratch *s) {
     free(s->W);
 }
 
-/* Runs chunk j; in count mode (rp == NULL) nnz[m] receives its entries. */
-static void run_chunk(const cuzk_gen *g, uint64_t j, scratch *s, uint64_t *const rp[3],
+/* Runs chunk j; in count mode (rp == NULL) nnz[m] receives its entries.
+ * false when its context cannot be allocated. */
+static bool run_chunk(const cuzk_gen *g, uint64_t j, scratch *s, uint64_t *const rp[3],
                       uint32_t *const col[3], uint32_t *const val[3], uint8_t *kind,
                       const uint64_t base[3], uint64_t nnz[3], uint64_t *aux_end) {
     ctx *x = malloc(sizeof(ctx));
-    if (x == NULL) { /* the caller sees impossible counts */
-        nnz[0] = nnz[1] = nnz[2] = UINT64_MAX / 4;
-        *aux_end = UINT64_MAX;
-        return;
-    }
+    if (x == NULL) return false;
     memset(x, 0, sizeof(*x));
     x->g = g;
     x->fill = rp != NULL;
@@ -861,6 +858,7 @@ static void run_chunk(const cuzk_gen *g, uint64_t j, scratch *s, uint64_t *const
     for (int m = 0; m < 3; m++) nnz[m] = x->pos[m] - (base ? base[m] : 0);
     *aux_end = x->aux;
     free(x);
+    return true;
 }
 
 /* ---- public ------------------------------------------------------------------- */
@@ -991,7 +989,10 @@ cuzk_status cuzk_gen_new(cuzk_gen **out, const cuzk_gen_params *p, cuzk_error *e
 #endif
             for (int64_t j = 0; j < (int64_t)nch; j++) {
                 uint64_t ae;
-                run_chunk(g, (uint64_t)j, &s, NULL, NULL, NULL, NULL, NULL, &cnt[3 * j], &ae);
+                if (!run_chunk(g, (uint64_t)j, &s, NULL, NULL, NULL, NULL, NULL, &cnt[3 * j], &ae)) {
+                    bad |= 1;
+                    continue;
+                }
                 uint64_t want = (uint64_t)j + 1 < nch ? aux_base(g, (uint64_t)j + 1) : g->naux;
                 bad |= (ae != want) << 1;
             }
@@ -1040,7 +1041,10 @@ cuzk_status cuzk_gen_new(cuzk_gen **out, const cuzk_gen_params *p, cuzk_error *e
                 uint64_t got[3];
                 const uint64_t *base = &cnt[3 * j];
                 uint64_t ae;
-                run_chunk(g, (uint64_t)j, &s, rp, col, val, g->kind, base, got, &ae);
+                if (!run_chunk(g, (uint64_t)j, &s, rp, col, val, g->kind, base, got, &ae)) {
+                    bad |= 1;
+                    continue;
+                }
                 uint64_t nxt[3];
                 for (int m = 0; m < 3; m++)
                     nxt[m] = (uint64_t)j + 1 < nch ? cnt[3 * (j + 1) + m] : nnz[m];

@@ -403,7 +403,9 @@ static cuzk_status prove_locked(gpu_key *k, gpu_job *j, const cuzk_witness *w, c
     /* H: N - 1 (bellman) or N (snarkjs) random scalars, no split */
     cuzk_g1_jac msm_h, msm_l;
     double t0 = now_ms();
-    if ((st = cuzk__gpu_msm(k->h, (uint64_t *)&msm_h, k->abc, (size_t)k->n_h, NULL)) != CUZK_OK)
+    cuzk_g1_jac_set_inf(&msm_h); /* a domain of 1 has no h points */
+    if (k->n_h != 0 &&
+        (st = cuzk__gpu_msm(k->h, (uint64_t *)&msm_h, k->abc, (size_t)k->n_h, NULL)) != CUZK_OK)
         return gpu_fail(err, st, "H MSM");
     t->msm_h_ms = now_ms() - t0;
 
@@ -470,7 +472,7 @@ static cuzk_status gpu_prove_start(cuzk_backend *be, cuzk_backend_job **out,
     j->base.t.total_ms = now_ms() - t0;
     j->part.t.total_ms = j->base.t.total_ms;
     if (st != CUZK_OK) {
-        free(j);
+        cuzk__backend_partial_release(be, &j->base);
         return st;
     }
     *out = &j->base;

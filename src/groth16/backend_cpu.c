@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "mem.h"
 #include "ntt.h"
 
 static double now_ms(void) {
@@ -81,6 +82,8 @@ static cuzk_status cpu_prove_start(cuzk_backend *be, cuzk_backend_job **out,
                                    cuzk_backend_key *key, const cuzk_witness *w,
                                    cuzk_error *err) {
     cpu_key *k = (cpu_key *)key;
+    if (w == NULL || w->values == NULL)
+        return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "prove_start: NULL witness");
     cpu_job *j = calloc(1, sizeof(*j));
     if (j == NULL) return cuzk__fail(err, CUZK_ERR_NOMEM, "no memory for a proof job");
     j->base.ops = &cuzk_backend_cpu;
@@ -100,7 +103,7 @@ static cuzk_status cpu_prove_start(cuzk_backend *be, cuzk_backend_job **out,
                                                    be->threads, err);
     }
     if (st != CUZK_OK) {
-        free(j);
+        cuzk__backend_partial_release(be, &j->base);
         return st;
     }
     *out = &j->base;
@@ -125,7 +128,7 @@ cuzk_status cuzk__backend_partial_finish(cuzk_backend *be, cuzk_groth16_proof *p
 void cuzk__backend_partial_release(cuzk_backend *be, cuzk_backend_job *job) {
     (void)be;
     cuzk__backend_partial_job *j = (cuzk__backend_partial_job *)job;
-    memset(&j->part, 0, sizeof(j->part)); /* MSM results are witness-derived */
+    cuzk__wipe(&j->part, sizeof(j->part)); /* MSM results are witness-derived */
     free(j);
 }
 

@@ -28,6 +28,14 @@ void *cuzk__calloc_large(size_t count, size_t size) {
     return p;
 }
 
+/* memset through a volatile function pointer: the call cannot be proven
+ * side-effect free, so it survives optimization (explicit_bzero is not in C11). */
+static void *(*volatile wipe_memset)(void *, int, size_t) = memset;
+
+void cuzk__wipe(void *p, size_t n) {
+    if (p != NULL && n != 0) wipe_memset(p, 0, n);
+}
+
 char *cuzk__strdup(const char *s) {
     size_t n = strlen(s) + 1;
     char *r = malloc(n);

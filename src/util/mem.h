@@ -22,6 +22,10 @@ void *cuzk__alloc_large(size_t n);
 /* The same as calloc(count, size) (zeroed; NULL on overflow or failure). */
 void *cuzk__calloc_large(size_t count, size_t size);
 
+/* Zeroes n bytes of secret data (r, s, witness-derived values) in a way the
+ * compiler may not remove as a dead store before free() or return. */
+void cuzk__wipe(void *p, size_t n);
+
 /* A malloc'd copy of the NUL-terminated string s (NULL when out of memory). */
 char *cuzk__strdup(const char *s);
 

@@ -138,6 +138,41 @@ expect "no output path" 2 "usage" \
     "$cuzk" prove --circuit circuit.cuzk --params k.params --witness w0.wit
 expect "no witness" 2 "usage" "$cuzk" prove --circuit circuit.cuzk --params k.params -o y.bin
 [ -e y.bin ] && bad "a proof was written on bad input"
+expect "output folder missing (refused before proving)" 2 "folder nodir" \
+    "$cuzk" prove --circuit circuit.cuzk --params k.params --witness w0.wit -o nodir/y.bin
+# corrupted parameters: the last byte of the first H point (y's lowest byte)
+# moves it off the curve; the vectors are not curve-checked on open, so the
+# proof fails its self-check: exit 1, nothing written
+n_ic=$(python3 -c "import struct,sys; d=open('k.params','rb').read(); print(struct.unpack('>I', d[864:868])[0])")
+cp k.params bad.params
+python3 - "$n_ic" <<'PY'
+import sys
+n_ic = int(sys.argv[1])
+off = 864 + 4 + n_ic * 96 + 4 + 95
+b = bytearray(open('bad.params', 'rb').read())
+b[off] ^= 1
+open('bad.params', 'wb').write(b)
+PY
+expect "corrupted H point: self-check refuses the proof" 1 "self-check" \
+    "$cuzk" prove --circuit circuit.cuzk --params bad.params --witness w0.wit -o y.bin
+[ -e y.bin ] && bad "a proof was written with corrupted parameters"
+
+# ---- setup and gen-circuit refusals ----
+expect "setup: output folder missing" 2 "folder nodir" \
+    "$cuzk" setup circuit.cuzk -o nodir/x.params
+expect "setup: vk folder missing (refused before the work)" 2 "folder nodir" \
+    "$cuzk" setup circuit.cuzk -o x.params --vk nodir/x.vk
+[ -e x.params ] && bad "setup wrote .params although the .vk could not be written"
+expect "setup: bad seed" 2 "--seed" "$cuzk" setup circuit.cuzk -o x.params --seed xyz
+expect "gen-circuit: unknown profile" 2 "profile" \
+    "$cuzk" gen-circuit --profile tpu --log-constraints 10 -o g
+expect "gen-circuit: size out of range" 2 "" \
+    "$cuzk" gen-circuit --profile porep --log-constraints 9 -o g
+expect "gen-circuit then setup then prove then verify" 0 "valid" bash -c "
+    '$cuzk' gen-circuit --profile sha --log-constraints 10 --partitions 1 --seed 9 -o g >/dev/null &&
+    '$cuzk' setup g/circuit.cuzk -o g/c.params --vk g/c.vk --seed 09 2>/dev/null &&
+    '$cuzk' prove --circuit g/circuit.cuzk --params g/c.params --witness g/w0.wit -o g/p.bin &&
+    '$cuzk' verify --vk g/c.vk --inputs g/w0.wit g/p.bin"
 
 # ---- the benchmark ----
 expect "bench prove --circuit" 0 "seconds_per_proof" \

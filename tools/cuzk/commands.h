@@ -17,6 +17,10 @@ int cuzk__cmd_setup(int argc, char **argv);     /* setup_cmd.c */
 /* --backend auto uses a GPU only from this domain size (log2) up. */
 #define CUZK_AUTO_GPU_MIN_LOG 16
 
+/* 1 when the folder of path exists and is writable; else 0 after printing
+ * why (outpath.c). Commands call it before long work. */
+int cuzk__cli_output_ok(const char *path, const char *cmd);
+
 struct cuzk_backend_ops;
 /* The backend named by --backend (cpu, gpu, auto; NULL = cpu), or NULL after
  * printing why on stderr (backend_pick.c). */

@@ -17,6 +17,7 @@
 #include "commands.h"
 #include "cuzk.h"
 #include "groth16.h"
+#include "mem.h"
 #include "pairing.h"
 #include "r1cs.h"
 #include "snarkjs_json.h"
@@ -176,6 +177,8 @@ static int cmd_prove(int argc, char **argv) {
                         "[--verbose]\n");
         return EXIT_ERROR;
     }
+    const cuzk_backend_ops *ops = cuzk__cli_backend(backend_name, "groth16 prove");
+    if (ops == NULL) return EXIT_ERROR; /* the reason is printed */
     cuzk_error err;
     cuzk__error_clear(&err);
     cuzk_zkey zk;
@@ -196,11 +199,6 @@ static int cmd_prove(int argc, char **argv) {
                    argv[1], w.n_witness, argv[0], zk.n_vars);
         goto out;
     }
-    const cuzk_backend_ops *ops = cuzk__cli_backend(backend_name, "groth16 prove");
-    if (ops == NULL) {
-        cuzk__fail(&err, CUZK_ERR_INVALID_ARG, "no such backend: %s", backend_name);
-        goto out;
-    }
     /* auto: a device pays off only when the proof outweighs bringing the device
      * up and uploading the key (CUDA context creation alone is ~0.1-0.3 s). */
     if (strcmp(backend_name, "auto") == 0 && zk.log_domain_size < CUZK_AUTO_GPU_MIN_LOG)
@@ -219,8 +217,8 @@ static int cmd_prove(int argc, char **argv) {
     } else if (prove_on_backend(ops, &zk, &w, threads, r, s, &proof, &part.t, &err) != CUZK_OK) {
         goto out;
     }
-    memset(r, 0, sizeof(r));
-    memset(s, 0, sizeof(s));
+    cuzk__wipe(r, sizeof(r));
+    cuzk__wipe(s, sizeof(s));
 
     const double t_check = now_ms();
     if (cuzk_groth16_vk_from_zkey(&vk, &zk, &err) != CUZK_OK) goto out;

@@ -30,7 +30,7 @@ static int usage(FILE *f) {
             "  setup CIRCUIT -o OUT.params [--vk OUT.vk] [--threads N] [--seed HEX]\n"
             "                    development Groth16 .params for our circuit file (NOT FOR PRODUCTION)\n"
             "  prove --circuit C --params P --witness W0 [W1 ...] -o proof.bin [--threads N]\n"
-            "        [--backend cpu] [--no-verify] [--verbose]\n"
+            "        [--backend cpu|gpu|auto] [--no-verify] [--verbose]\n"
             "                    bellman proofs, one 192-byte partition per witness, self-verified\n"
             "  verify (--vk V | --params P) --inputs IN0 [IN1 ...] proof.bin\n"
             "                    verify each partition (inputs: witness or text files; exit 0/1/2)\n"

@@ -40,6 +40,7 @@
 #include "cuzk.h"
 #include "fr.h"
 #include "groth16.h"
+#include "mem.h"
 #include "params.h"
 #include "proof192.h"
 #include "witness.h"
@@ -149,6 +150,10 @@ int cuzk__cmd_prove(int argc, char **argv) {
         free(wpaths);
         return prove_usage();
     }
+    if (!cuzk__cli_output_ok(out_path, "prove")) {
+        free(wpaths);
+        return EXIT_ERROR;
+    }
     const cuzk_backend_ops *ops = cuzk__cli_backend(backend_name, "prove");
     if (ops == NULL) {
         free(wpaths);
@@ -217,16 +222,18 @@ int cuzk__cmd_prove(int argc, char **argv) {
             cuzk_groth16_random_scalar(s, &err) != CUZK_OK)
             goto out;
         cuzk_status st = cuzk_backend_prove_finish(&be, &proof, job, r, s, &err);
-        memset(r, 0, sizeof(r));
-        memset(s, 0, sizeof(s));
+        cuzk__wipe(r, sizeof(r));
+        cuzk__wipe(s, sizeof(s));
         if (st != CUZK_OK) goto out;
         double check_ms = 0;
         if (verify) {
             t = now_ms();
             if (cuzk_groth16_verify(&vk, (const uint64_t(*)[4])pub, n_pub, &proof, &err) !=
                 CUZK_OK) {
+                /* any failure here (pairing, or a proof point off the curve from
+                 * corrupted parameters) is an invalid proof: exit 1 */
                 cuzk_error e2 = err;
-                cuzk__fail(&err, e2.status,
+                cuzk__fail(&err, CUZK_ERR_PROOF_INVALID,
                            "partition %zu (%s): the proof failed its self-check against %s "
                            "(%s); no proof written",
                            i, wpaths[i], params_path, cuzk__error_text(&e2));

@@ -12,9 +12,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <time.h>
 
 #include "circuit.h"
+#include "commands.h"
 #include "cuzk.h"
 #include "error.h"
 #include "params.h"
@@ -124,6 +126,8 @@ int cuzk__cmd_setup(int argc, char **argv) {
         cuzk__setup_toxic_from_seed(&tw, seed, seed_len);
     }
 
+    if (!cuzk__cli_output_ok(out, "setup") || (vk_out != NULL && !cuzk__cli_output_ok(vk_out, "setup")))
+        return 2;
     cuzk_error err;
     cuzk_circuit c;
     double t0 = now_s();
@@ -168,7 +172,10 @@ int cuzk__cmd_setup(int argc, char **argv) {
 
     t0 = now_s();
     st = cuzk_params_write(out, &p, CUZK_PARAMS_PARALLEL, &err);
-    if (st == CUZK_OK && vk_out != NULL) st = cuzk_params_vk_write(vk_out, &p.vk, &err);
+    if (st == CUZK_OK && vk_out != NULL) {
+        st = cuzk_params_vk_write(vk_out, &p.vk, &err);
+        if (st != CUZK_OK) (void)unlink(out); /* no .params without the .vk asked for */
+    }
     if (st != CUZK_OK) {
         fprintf(stderr, "cuzk setup: %s\n", cuzk__error_text(&err));
         cuzk_params_close(&p);
