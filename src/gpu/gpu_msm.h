@@ -59,7 +59,7 @@ extern unsigned cuzk__gpu_msm_force_c;
 
 /*
  * Implementation variant, for A/B measurements in one binary (tests and
- * benchmarks; 0 = the default). Not thread-safe; set it between calls.
+ * benchmarks). Not thread-safe; set it between calls.
  *   0  accumulation with the next base prefetched and partial sums stored
  *      as they end; windows up to CUZK__GPU_MSM_MAX_C; reduction segments
  *      sized to the thread count
@@ -67,9 +67,34 @@ extern unsigned cuzk__gpu_msm_force_c;
  *      windows up to 16 chosen with the CPU's cost model
  *   2  variant 0's kernels with variant 1's windows
  *   3  variant 0 with the accumulation kernel compiled for 3 blocks per SM
+ *   4  batch-affine: each bucket's sorted run is summed pairwise in affine
+ *      coordinates, level by level, one inversion per thread and level
+ *      (Montgomery's trick), while the levels have enough pairs per thread
+ *      to amortize it; variant 0's accumulation finishes the short runs left
+ * CUZK__GPU_MSM_VARIANT_AUTO (the initial value): the environment variable
+ * CUZK_GPU_MSM_VARIANT when it holds a valid number, else
+ * CUZK__GPU_MSM_DEFAULT_VARIANT.
  */
-#define CUZK__GPU_MSM_VARIANTS 4
+#define CUZK__GPU_MSM_VARIANTS 5
+#define CUZK__GPU_MSM_VARIANT_AUTO 0xffffffffu
+#define CUZK__GPU_MSM_DEFAULT_VARIANT 0
 extern unsigned cuzk__gpu_msm_variant;
+
+/*
+ * Knobs of variant 4 (tests and tuning; 0 = the default). Not thread-safe.
+ *   ba_min_pairs    a level runs only when it has at least this many pairs
+ *                   (default: resident threads x CUZK_GPU_MSM_BA_MIN_BATCH
+ *                   from the environment, else 256 pairs per thread)
+ *   ba_max_levels   at most this many affine levels per window group
+ *   ba_max_threads  at most this many threads per affine level
+ *   ba_budget       bytes for the level buffers; windows are processed in
+ *                   groups that fit (default: CUZK_GPU_MSM_BA_BUDGET_MB
+ *                   from the environment, else a quarter of the device)
+ */
+extern uint64_t cuzk__gpu_msm_ba_min_pairs;
+extern unsigned cuzk__gpu_msm_ba_max_levels;
+extern unsigned cuzk__gpu_msm_ba_max_threads;
+extern size_t cuzk__gpu_msm_ba_budget;
 
 /* Nonzero: every MSM prints its per-phase device times to stderr. */
 extern int cuzk__gpu_msm_profile;

@@ -44,7 +44,11 @@
  * counts, starts, buckets (nbins XYZZ) and the pair lists; the handle keeps
  * this work area between calls.
  * cuzk__gpu_msm_variant selects earlier versions for A/B measurements
- * (gpu_msm.h); doc/gpu-notes.md has their numbers.
+ * (gpu_msm.h); doc/gpu-notes.md has their numbers. Variant 4 replaces step
+ * 4 by batch-affine levels (see "batch-affine accumulation" below): each
+ * bin's run is summed pairwise in affine coordinates with one inversion per
+ * thread and level, for groups of windows whose level buffers fit a budget,
+ * and step 4 as above finishes the short runs left.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -73,8 +77,35 @@ void cuzk_g2_jac_add_var(void *r, const void *a, const void *b);
 }
 
 unsigned cuzk__gpu_msm_force_c = 0;
-unsigned cuzk__gpu_msm_variant = 0;
+unsigned cuzk__gpu_msm_variant = CUZK__GPU_MSM_VARIANT_AUTO;
 int cuzk__gpu_msm_profile = 0;
+uint64_t cuzk__gpu_msm_ba_min_pairs = 0;
+unsigned cuzk__gpu_msm_ba_max_levels = 0;
+unsigned cuzk__gpu_msm_ba_max_threads = 0;
+size_t cuzk__gpu_msm_ba_budget = 0;
+
+/* Pairs per resident thread a batch-affine level needs by default: the
+ * inversion (~570M) over K additions costs 570/K M each; at K = 256 an
+ * affine addition is ~8.2M against 10M for an XYZZ mixed addition. */
+static constexpr uint64_t BA_MIN_BATCH = 256;
+
+/* A positive decimal number from the environment, or dflt. */
+static uint64_t env_u64(const char *name, uint64_t dflt) {
+    const char *e = getenv(name);
+    if (!e || !*e) return dflt;
+    char *end = nullptr;
+    const unsigned long long x = strtoull(e, &end, 10);
+    return end && *end == 0 ? (uint64_t)x : dflt;
+}
+
+/* The variant this call runs (gpu_msm.h: AUTO reads CUZK_GPU_MSM_VARIANT). */
+static unsigned msm_variant(void) {
+    const unsigned v = cuzk__gpu_msm_variant;
+    if (v < CUZK__GPU_MSM_VARIANTS) return v;
+    const uint64_t e = env_u64("CUZK_GPU_MSM_VARIANT", CUZK__GPU_MSM_DEFAULT_VARIANT);
+    return e < CUZK__GPU_MSM_VARIANTS ? (unsigned)e : CUZK__GPU_MSM_DEFAULT_VARIANT;
+}
+static_assert(CUZK__GPU_MSM_DEFAULT_VARIANT < CUZK__GPU_MSM_VARIANTS, "default variant");
 
 /* Resident blocks the alternative accumulation variant (3) asks ptxas for. */
 static constexpr int ALT_MINB = 3;
@@ -619,6 +650,162 @@ static __global__ void __launch_bounds__(HEAVY_THREADS)
     }
 }
 
+/* ---- batch-affine accumulation (variant 4) ----------------------------------------
+ *
+ * Replaces step 4 for the long runs. Per group of windows (the level
+ * buffers are bounded by a budget), the sorted entries of each bin are
+ * summed pairwise, level by level: a bin holding k points at one level
+ * holds ceil(k/2) at the next (pairs (2i, 2i+1), an odd last point passes
+ * through). A level's output slots o are cut into equal slices, one per
+ * thread, whatever the bins' sizes; slot o of bin g reads inputs
+ * off_in[g] + 2 (o - off_out[g]) and the one after it, when that is still
+ * in the bin. The new offsets are an exclusive scan of ceil(k/2).
+ *
+ * Affine addition with a shared inversion (Montgomery's trick): forward,
+ * each addition's prefix product (of the denominators before it) is kept
+ * in its own output slot's x; one inversion per thread and level; backward,
+ * 1/d = inv * prefix, inv *= d, then l = (y2 - y1)/(x2 - x1) or
+ * 3 x1^2 / (2 y1), x3 = l^2 - x1 - x2, y3 = l (x1 - x3) - y1: 5M + 1S per
+ * addition (doubling + 1S) plus 1/slice of an inversion (Fermat, ~570M),
+ * against 8M + 2S for an XYZZ mixed addition (GPU.md section 2). Infinity
+ * (0, 0) as an input passes the other point through; P + (-P) gives (0, 0).
+ * The denominators are recomputed from the inputs in the backward pass (the
+ * same loads, so the same decisions), nothing else is stored.
+ *
+ * A level runs only while its pairs give each resident thread enough of
+ * them to amortize the inversion (cuzk__gpu_msm_ba_min_pairs); what is left
+ * (short runs) goes through variant 0's flat XYZZ accumulation with
+ * identity indices over the last level's points.
+ */
+
+enum { BA_A = 0, BA_B, BA_INF, BA_ADD, BA_DBL }; /* what a level slot does */
+
+template <class P>
+static __device__ __forceinline__ bool fe_equal(const fe<P> &a, const fe<P> &b) {
+    uint32_t t = 0;
+#pragma unroll
+    for (int i = 0; i < P::N; i++) t |= a.v[i] ^ b.v[i];
+    return t == 0;
+}
+static __device__ __forceinline__ bool fe_equal(const fp2_t &a, const fp2_t &b) {
+    return fe_equal(a.c0, b.c0) && fe_equal(a.c1, b.c1);
+}
+
+/* Input i of a level: entry i (a base, negated for a negative digit) at
+ * level 0, else point i of the previous level. */
+template <class F, bool ENTRIES>
+static __device__ __forceinline__ aff_pt<F> ba_load(const aff_pt<F> *bases, const uint32_t *vals,
+                                                    const aff_pt<F> *in, uint32_t i) {
+    if (ENTRIES) {
+        const uint32_t v = vals[i];
+        aff_pt<F> p = ld16(bases + (v & ~SIGN_BIT));
+        if (v & SIGN_BIT) neg(p.y, p.y); /* (0, 0) stays (0, 0) */
+        return p;
+    }
+    return ld16(in + i);
+}
+
+/* The slot's kind; d = the denominator for BA_ADD / BA_DBL. A point with
+ * y = 0 has order 2 (not in G1, G2): doubling it gives infinity, as on the CPU. */
+template <class F>
+static __device__ __forceinline__ int ba_kind(const aff_pt<F> &a, const aff_pt<F> &b, bool has_b,
+                                              F &d) {
+    if (!has_b || aff_is_inf(b)) return BA_A;
+    if (aff_is_inf(a)) return BA_B;
+    sub(d, b.x, a.x);
+    if (!is_zero(d)) return BA_ADD;
+    if (!fe_equal(a.y, b.y)) return BA_INF; /* same x, other y: b = -a */
+    add(d, a.y, a.y);
+    return is_zero(d) ? BA_INF : BA_DBL;
+}
+
+/* One level: out[o] for o in [0, total_out), thread t the slots
+ * [t slice, (t+1) slice). Bins [0, nbins) with offsets off_in (inputs) and
+ * off_out (outputs), off_*[nbins] = the totals. */
+template <class F, bool ENTRIES>
+static __global__ void __launch_bounds__(HEAVY_THREADS)
+    ba_level_kernel(const aff_pt<F> *__restrict__ bases, const uint32_t *__restrict__ vals,
+                    const aff_pt<F> *__restrict__ in, const uint32_t *__restrict__ off_in,
+                    const uint32_t *__restrict__ off_out, uint32_t nbins, uint32_t total_out,
+                    uint32_t slice, uint32_t nthreads, aff_pt<F> *__restrict__ out) {
+    const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= nthreads) return;
+    const uint32_t o0 = (uint32_t)((uint64_t)t * slice); /* < total_out */
+    const uint32_t o1 = (uint32_t)((uint64_t)o0 + slice < total_out ? o0 + slice : total_out);
+    /* the bin of o0: the last g with off_out[g] <= o0 (off_out[nbins] > o0) */
+    uint32_t g = bin_of(off_out, 0, nbins, o0);
+    F acc;
+    set_one(acc);
+    for (uint32_t o = o0; o < o1; o++) {
+        while (off_out[g + 1] <= o) g++; /* invariant off_out[g] <= o < off_out[g + 1] */
+        const uint32_t ia = off_in[g] + 2 * (o - off_out[g]);
+        const bool has_b = ia + 1 < off_in[g + 1];
+        const aff_pt<F> a = ba_load<F, ENTRIES>(bases, vals, in, ia);
+        const aff_pt<F> b = has_b ? ba_load<F, ENTRIES>(bases, vals, in, ia + 1) : a;
+        F d;
+        const int kind = ba_kind(a, b, has_b, d);
+        if (kind >= BA_ADD) {
+            st16(&out[o].x, acc); /* prefix: product of the denominators before this one */
+            fmul(acc, acc, d);
+        } else {
+            aff_pt<F> r = kind == BA_A ? a : b;
+            if (kind == BA_INF) {
+                set_zero(r.x);
+                set_zero(r.y);
+            }
+            st16(out + o, r);
+        }
+    }
+    inv(acc, acc); /* 1 / (product of all denominators); nonzero: no factor is 0 */
+    for (uint32_t o = o1; o-- > o0;) {
+        while (off_out[g] > o) g--; /* from the bin of o + 1 down to the bin of o */
+        const uint32_t ia = off_in[g] + 2 * (o - off_out[g]);
+        const bool has_b = ia + 1 < off_in[g + 1];
+        const aff_pt<F> a = ba_load<F, ENTRIES>(bases, vals, in, ia);
+        const aff_pt<F> b = has_b ? ba_load<F, ENTRIES>(bases, vals, in, ia + 1) : a;
+        F d;
+        const int kind = ba_kind(a, b, has_b, d);
+        if (kind < BA_ADD) continue; /* written in the forward pass */
+        F id, num, l, t2;
+        fmul(id, acc, ld16(&out[o].x)); /* 1 / d */
+        fmul(acc, acc, d);              /* 1 / (product of the denominators before) */
+        if (kind == BA_ADD) {
+            sub(num, b.y, a.y);
+        } else {
+            fsqr(t2, a.x);
+            add(num, t2, t2);
+            add(num, num, t2);
+        }
+        fmul(l, num, id);
+        aff_pt<F> r;
+        fsqr(r.x, l);
+        sub(r.x, r.x, a.x);
+        sub(r.x, r.x, b.x);
+        sub(t2, a.x, r.x);
+        fmul(r.y, l, t2);
+        sub(r.y, r.y, a.y);
+        st16(out + o, r);
+    }
+}
+
+/* cnt[g] = ceil(k/2) for the k = off_in[g+1] - off_in[g] points of bin g. */
+static __global__ void ba_count_kernel(const uint32_t *off_in, uint32_t nbins, uint32_t *cnt) {
+    const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < nbins) cnt[i] = (off_in[i + 1] - off_in[i] + 1) / 2;
+}
+
+/* off[i] = start[i] - e0 for i < m: a group's bin starts relative to its first entry. */
+static __global__ void ba_rel_kernel(const uint32_t *start, uint32_t m, uint32_t e0, uint32_t *off) {
+    const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < m) off[i] = start[i] - e0;
+}
+
+/* v[i] = i: the points of the last level read by the XYZZ accumulation. */
+static __global__ void ba_iota_kernel(uint32_t *v, uint32_t m) {
+    const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < m) v[i] = i;
+}
+
 /* ---- the handle and its work area ----------------------------------------------- */
 
 struct cuzk__gpu_msm_bases {
@@ -630,6 +817,8 @@ struct cuzk__gpu_msm_bases {
     int sms;
     /* resident blocks per SM of the accumulation kernel of each variant */
     int heavy_blocks[CUZK__GPU_MSM_VARIANTS];
+    int ba_blocks;    /* resident blocks per SM of the batch-affine level kernels */
+    size_t ba_budget; /* default byte budget of the level buffers (variant 4) */
 };
 
 static size_t align_up(size_t x) { return (x + 255) & ~(size_t)255; }
@@ -710,7 +899,7 @@ static unsigned window_bits_v(size_t n, unsigned v) {
     }
     return best;
 }
-static unsigned window_bits(size_t n) { return window_bits_v(n, cuzk__gpu_msm_variant); }
+static unsigned window_bits(size_t n) { return window_bits_v(n, msm_variant()); }
 
 extern "C" unsigned cuzk__gpu_msm_window_bits(size_t n) { return window_bits(n); }
 
@@ -751,13 +940,45 @@ static void host_horner(uint64_t *result, const uint64_t *wsum, unsigned nwin, u
 
 /* ---- MSM ------------------------------------------------------------------------ */
 
-/* The shape of one MSM: window, bins, reduction segments, pair capacity. */
+/* The shape of one MSM: window, bins, reduction segments, pair capacity;
+ * for variant 4 the window groups and level buffers. */
 struct msm_plan {
+    unsigned v; /* the variant */
     unsigned c, nwin;
     uint32_t nb, nbins, seglen, nseg;
     uint64_t resident; /* threads of accumulate_kernel resident at once */
     size_t cap;        /* pairs per list buffer */
+    bool ba;           /* variant 4 */
+    unsigned ba_gw;    /* windows per group */
+    uint32_t ba_nbg;   /* bins per group */
+    size_t ba_psz;     /* bytes per affine point */
+    size_t ba_acap, ba_bcap; /* points in the even / odd level buffers */
+    uint64_t ba_resident;    /* threads per level */
 };
+
+static size_t aff_bytes(cuzk__gpu_msm_group g);
+
+/* Points a level can output from in points over bins bins: sum of ceil(k/2)
+ * = (in + #odd bins)/2 <= (in + bins)/2, and never more than in. */
+static size_t ba_bound_out(size_t in, size_t bins) {
+    const size_t h = (in + bins + 1) / 2;
+    return h < in ? h : in;
+}
+
+/* Level buffer capacities of a group of gw windows (<= n entries each):
+ * level 0 writes the even buffer, level 1 the odd one, and the outputs
+ * never grow from a level to the next, so these bound every level. */
+static void ba_caps(msm_plan &p, size_t n, unsigned gw) {
+    const size_t bins = (size_t)gw * p.nb;
+    p.ba_acap = ba_bound_out((size_t)gw * n, bins);
+    p.ba_bcap = ba_bound_out(p.ba_acap, bins);
+}
+
+/* Bytes of the level buffers (points only) of a group of gw windows. */
+static size_t ba_point_bytes(msm_plan &p, size_t n, unsigned gw) {
+    ba_caps(p, n, gw);
+    return (p.ba_acap + p.ba_bcap) * p.ba_psz;
+}
 
 /* Threads of variant v's accumulation kernel resident at once. */
 static uint64_t resident_threads(const cuzk__gpu_msm_bases *b, unsigned v) {
@@ -766,8 +987,9 @@ static uint64_t resident_threads(const cuzk__gpu_msm_bases *b, unsigned v) {
 }
 
 static void plan_make(msm_plan &p, const cuzk__gpu_msm_bases *b, size_t n) {
-    const unsigned v = cuzk__gpu_msm_variant;
-    p.c = window_bits(n);
+    const unsigned v = msm_variant();
+    p.v = v;
+    p.c = window_bits_v(n, v);
     p.nwin = (256 + p.c - 1) / p.c;
     p.nb = 1u << (p.c - 1);
     p.nbins = p.nwin * p.nb;
@@ -782,6 +1004,24 @@ static void plan_make(msm_plan &p, const cuzk__gpu_msm_bases *b, size_t n) {
     p.nseg = p.nb / p.seglen;
     p.cap = 2 * p.resident + 2; /* 2 pairs per accumulate thread, 1 per reduce thread */
     if (p.cap < (size_t)p.nwin * p.nseg + 2) p.cap = (size_t)p.nwin * p.nseg + 2;
+    p.ba = v == 4;
+    p.ba_gw = 0;
+    p.ba_nbg = 0;
+    p.ba_psz = aff_bytes(b->group);
+    p.ba_acap = p.ba_bcap = 0;
+    p.ba_resident = 0;
+    if (p.ba) {
+        const size_t budget = cuzk__gpu_msm_ba_budget ? cuzk__gpu_msm_ba_budget : b->ba_budget;
+        unsigned gw = p.nwin;
+        while (gw > 1 && ba_point_bytes(p, n, gw) > budget) gw--;
+        ba_caps(p, n, gw);
+        p.ba_gw = gw;
+        p.ba_nbg = gw * p.nb;
+        p.ba_resident =
+            (uint64_t)b->sms * (uint64_t)(b->ba_blocks > 0 ? b->ba_blocks : 1) * HEAVY_THREADS;
+        if (cuzk__gpu_msm_ba_max_threads && p.ba_resident > cuzk__gpu_msm_ba_max_threads)
+            p.ba_resident = cuzk__gpu_msm_ba_max_threads;
+    }
 }
 
 /* The MSM's pieces of the work area from byte offset off (base NULL: sizes only). */
@@ -795,6 +1035,9 @@ struct msm_area {
     X *pa, *pb;
     X *wsum;
     uint32_t *tsum; /* tile sums of the multi-block scan */
+    /* variant 4: a group's offsets (two levels), counts, level points, identity indices */
+    uint32_t *ba_offa, *ba_offb, *ba_cnt, *ba_idv;
+    char *ba_pta, *ba_ptb;
 };
 
 template <class X>
@@ -810,6 +1053,16 @@ static size_t msm_carve(msm_area<X> &a, char *base, size_t off, const msm_plan &
     a.pb = cv.take<X>(p.cap);
     a.wsum = cv.take<X>(p.nwin);
     a.tsum = cv.take<uint32_t>(p.nbins / SCAN_TILE + 2);
+    a.ba_offa = a.ba_offb = a.ba_cnt = a.ba_idv = nullptr;
+    a.ba_pta = a.ba_ptb = nullptr;
+    if (p.ba) {
+        a.ba_offa = cv.take<uint32_t>((size_t)p.ba_nbg + 1);
+        a.ba_offb = cv.take<uint32_t>((size_t)p.ba_nbg + 1);
+        a.ba_cnt = cv.take<uint32_t>(p.ba_nbg);
+        a.ba_idv = cv.take<uint32_t>(p.ba_acap);
+        a.ba_pta = cv.take<char>(p.ba_acap * p.ba_psz);
+        a.ba_ptb = cv.take<char>(p.ba_bcap * p.ba_psz);
+    }
     return cv.off;
 }
 
@@ -824,6 +1077,102 @@ static size_t msm_rest_bytes_g(const cuzk__gpu_msm_bases *b, size_t n) {
 static size_t msm_rest_bytes(const cuzk__gpu_msm_bases *b, size_t n) {
     return b->group == CUZK__GPU_MSM_G1 ? msm_rest_bytes_g<grp_g1>(b, n)
                                         : msm_rest_bytes_g<grp_g2>(b, n);
+}
+
+/*
+ * Variant 4's steps 4-5 (the batch-affine block above msm.cu's kernels):
+ * per group of p.ba_gw windows, affine levels over the group's entries
+ * while a level has enough pairs, then variant 0's XYZZ accumulation and
+ * combine levels over what is left, into the group's buckets. verbose:
+ * one line per group on stderr (with the profile).
+ */
+template <class F>
+static cuzk_status ba_accumulate(cuzk__gpu_msm_bases *b, const msm_plan &p,
+                                 const msm_area<xyzz_pt<F>> &a, bool verbose) {
+    typedef aff_pt<F> A;
+    const A *bases = static_cast<const A *>(b->bases);
+    A *pta = reinterpret_cast<A *>(a.ba_pta), *ptb = reinterpret_cast<A *>(a.ba_ptb);
+    /* ew[j] = start[j nb], the first entry of window j; ew[nwin] = total */
+    uint32_t ew[257];
+    CUZK__CUDA_TRY(cudaMemcpy2D(ew, sizeof(uint32_t), a.start, (size_t)p.nb * sizeof(uint32_t),
+                                sizeof(uint32_t), p.nwin + 1, cudaMemcpyDeviceToHost));
+    const uint64_t res = p.ba_resident;
+    const uint64_t min_pairs =
+        cuzk__gpu_msm_ba_min_pairs
+            ? cuzk__gpu_msm_ba_min_pairs
+            : res * env_u64("CUZK_GPU_MSM_BA_MIN_BATCH", BA_MIN_BATCH);
+    for (unsigned j0 = 0; j0 < p.nwin; j0 += p.ba_gw) {
+        const unsigned j1 = j0 + p.ba_gw < p.nwin ? j0 + p.ba_gw : p.nwin;
+        const uint32_t b0 = j0 * p.nb, nbg = (j1 - j0) * p.nb, e0 = ew[j0], eg = ew[j1] - e0;
+        if (eg == 0) continue;
+        /* level 0 reads the group's entries: offsets relative to its first one */
+        ba_rel_kernel<<<grid((size_t)nbg + 1, LIGHT_THREADS), LIGHT_THREADS>>>(a.start + b0,
+                                                                             nbg + 1, e0, a.ba_offa);
+        CUZK__CUDA_TRY(cudaGetLastError());
+        uint32_t *oin = a.ba_offa, *oout = a.ba_offb;
+        const A *pin = nullptr;
+        A *pout = pta;
+        uint32_t tin = eg; /* points at the current level */
+        unsigned lev = 0;
+        const uint32_t ntiles = (nbg + SCAN_TILE - 1) / SCAN_TILE;
+        while (cuzk__gpu_msm_ba_max_levels == 0 || lev < cuzk__gpu_msm_ba_max_levels) {
+            /* the next level's offsets: scan of ceil(k/2) */
+            ba_count_kernel<<<grid(nbg, LIGHT_THREADS), LIGHT_THREADS>>>(oin, nbg, a.ba_cnt);
+            CUZK__CUDA_TRY(cudaGetLastError());
+            scan_tiles_kernel<<<ntiles, SCAN_THREADS>>>(a.ba_cnt, nbg, a.tsum);
+            CUZK__CUDA_TRY(cudaGetLastError());
+            scan_sums_kernel<<<1, SCAN_THREADS>>>(a.tsum, ntiles, oout, nbg);
+            CUZK__CUDA_TRY(cudaGetLastError());
+            scan_apply_kernel<<<ntiles, SCAN_THREADS>>>(a.ba_cnt, nbg, a.tsum, oout, oout);
+            CUZK__CUDA_TRY(cudaGetLastError());
+            uint32_t tout = 0;
+            CUZK__CUDA_TRY(cudaMemcpy(&tout, oout + nbg, sizeof tout, cudaMemcpyDeviceToHost));
+            const uint32_t pairs = tin - tout;
+            if (pairs == 0 || pairs < min_pairs) break;
+            if (tout > (pout == pta ? p.ba_acap : p.ba_bcap)) return area_too_small();
+            uint32_t slice = (uint32_t)((tout + res - 1) / res);
+            if (slice == 0) slice = 1;
+            const uint32_t nt = (tout + slice - 1) / slice;
+            if (lev == 0)
+                ba_level_kernel<F, true><<<grid(nt, HEAVY_THREADS), HEAVY_THREADS>>>(
+                    bases, a.vals + e0, nullptr, oin, oout, nbg, tout, slice, nt, pout);
+            else
+                ba_level_kernel<F, false><<<grid(nt, HEAVY_THREADS), HEAVY_THREADS>>>(
+                    nullptr, nullptr, pin, oin, oout, nbg, tout, slice, nt, pout);
+            CUZK__CUDA_TRY(cudaGetLastError());
+            pin = pout;
+            pout = pout == pta ? ptb : pta;
+            uint32_t *ot = oin;
+            oin = oout, oout = ot;
+            tin = tout;
+            lev++;
+        }
+        /* what is left: oin offsets over tin points (the entries when lev = 0) */
+        const A *src = bases;
+        const uint32_t *sv = a.vals + e0;
+        if (lev > 0) {
+            ba_iota_kernel<<<grid(tin, LIGHT_THREADS), LIGHT_THREADS>>>(a.ba_idv, tin);
+            CUZK__CUDA_TRY(cudaGetLastError());
+            src = pin;
+            sv = a.ba_idv;
+        }
+        uint32_t slice = (uint32_t)((tin + p.resident - 1) / p.resident);
+        if (slice == 0) slice = 1;
+        const uint32_t nt = (tin + slice - 1) / slice;
+        accumulate_kernel<F, 1><<<grid(nt, HEAVY_THREADS), HEAVY_THREADS>>>(
+            src, sv, oin, nbg, tin, slice, nt, a.buckets + b0, a.ka, a.pa);
+        CUZK__CUDA_TRY(cudaGetLastError());
+        if (nt > 1) {
+            cuzk_status st = combine_levels<F>(a.ka, a.pa, a.kb, a.pb, 2 * nt, a.buckets + b0);
+            if (st != CUZK_OK) return st;
+        }
+        if (verbose)
+            fprintf(stderr,
+                    "msm batch-affine windows [%u, %u): %u entries, %u affine levels, %u points "
+                    "left for XYZZ (%llu threads per level, min pairs %llu)\n",
+                    j0, j1, eg, lev, tin, (unsigned long long)res, (unsigned long long)min_pairs);
+    }
+    return CUZK_OK;
 }
 
 /* Per-phase device times of one MSM when cuzk__gpu_msm_profile is set
@@ -871,7 +1220,7 @@ static cuzk_status msm_dev_body(cuzk__gpu_msm_bases *b, uint64_t *result,
      * counts into the bucket area first (free until step 4) */
     uint32_t *cnt = reinterpret_cast<uint32_t *>(buckets);
     CUZK__CUDA_TRY(cudaMemcpy(cnt, cursor, (size_t)nbins * 4, cudaMemcpyDeviceToDevice));
-    if (cuzk__gpu_msm_variant == 1) {
+    if (p.v == 1) {
         scan_kernel<<<1, SCAN_THREADS>>>(cnt, nbins, start, cursor);
     } else {
         const uint32_t ntiles = (nbins + SCAN_TILE - 1) / SCAN_TILE;
@@ -896,32 +1245,38 @@ static cuzk_status msm_dev_body(cuzk__gpu_msm_bases *b, uint64_t *result,
 
     /* 4-5: buckets */
     CUZK__CUDA_TRY(cudaMemset(buckets, 0, (size_t)nbins * sizeof(X)));
-    uint32_t slice = (uint32_t)((total + resident - 1) / resident);
-    if (slice == 0) slice = 1;
-    const uint32_t nt = (total + slice - 1) / slice;
-    prof_mark(prof);
-    {
+    if (p.ba) {
+        prof_mark(prof);
+        cuzk_status st = ba_accumulate<F>(b, p, a, prof.on);
+        if (st != CUZK_OK) return st;
+        prof_mark(prof); /* all of it under "accumulate"; "combine" stays empty */
+        prof_mark(prof);
+    } else {
+        uint32_t slice = (uint32_t)((total + resident - 1) / resident);
+        if (slice == 0) slice = 1;
+        const uint32_t nt = (total + slice - 1) / slice;
+        prof_mark(prof);
         const aff_pt<F> *bases = static_cast<const aff_pt<F> *>(b->bases);
         const unsigned gr = grid(nt, HEAVY_THREADS);
-        if (cuzk__gpu_msm_variant == 1)
+        if (p.v == 1)
             accumulate_v1_kernel<F><<<gr, HEAVY_THREADS>>>(bases, vals, start, nbins, total,
                                                            slice, nt, buckets, ka, pa);
-        else if (cuzk__gpu_msm_variant == 3)
+        else if (p.v == 3)
             accumulate_kernel<F, ALT_MINB><<<gr, HEAVY_THREADS>>>(bases, vals, start, nbins,
                                                                   total, slice, nt, buckets, ka, pa);
         else
             accumulate_kernel<F, 1><<<gr, HEAVY_THREADS>>>(bases, vals, start, nbins, total, slice,
                                                            nt, buckets, ka, pa);
-    }
-    CUZK__CUDA_TRY(cudaGetLastError());
-    prof_mark(prof);
-    if (nt > 1) {
-        cuzk_status st = combine_levels<F>(ka, pa, kb, pb, 2 * nt, buckets);
-        if (st != CUZK_OK) return st;
+        CUZK__CUDA_TRY(cudaGetLastError());
+        prof_mark(prof);
+        if (nt > 1) {
+            cuzk_status st = combine_levels<F>(ka, pa, kb, pb, 2 * nt, buckets);
+            if (st != CUZK_OK) return st;
+        }
+        prof_mark(prof);
     }
 
     /* 6-7: window sums */
-    prof_mark(prof);
     CUZK__CUDA_TRY(cudaMemset(wsum, 0, nwin * sizeof(X)));
     bucket_reduce_kernel<F><<<grid((size_t)nwin * nseg, HEAVY_THREADS), HEAVY_THREADS>>>(
         buckets, nb, seglen, nseg, nwin, ka, pa);
@@ -964,7 +1319,7 @@ static cuzk_status msm_dev(cuzk__gpu_msm_bases *b, uint64_t *result, const uint6
         static const char *names[PROF_MARKS - 1] = {"count+scan", "scatter", "accumulate",
                                                      "combine",    "reduce",  "host"};
         fprintf(stderr, "msm profile %s n=%zu c=%u variant=%u seg=%u threads=%llu:",
-                G::JAC_WORDS == 18 ? "G1" : "G2", n, p.c, cuzk__gpu_msm_variant, p.seglen,
+                G::JAC_WORDS == 18 ? "G1" : "G2", n, p.c, p.v, p.seglen,
                 (unsigned long long)p.resident);
         for (int i = 0; i + 1 < PROF_MARKS; i++) {
             float ms = 0;
@@ -1053,8 +1408,8 @@ static size_t aff_bytes(cuzk__gpu_msm_group g) {
 
 /* Resident blocks per SM of each variant's accumulation kernel. */
 template <class F>
-static cudaError_t occupancy(int (&hb)[CUZK__GPU_MSM_VARIANTS]) {
-    static_assert(CUZK__GPU_MSM_VARIANTS == 4, "one kernel per variant");
+static cudaError_t occupancy(int (&hb)[CUZK__GPU_MSM_VARIANTS], int *ba) {
+    static_assert(CUZK__GPU_MSM_VARIANTS == 5, "one kernel per variant");
     cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
         &hb[0], accumulate_kernel<F, 1>, HEAVY_THREADS, 0);
     if (e == cudaSuccess)
@@ -1064,6 +1419,15 @@ static cudaError_t occupancy(int (&hb)[CUZK__GPU_MSM_VARIANTS]) {
     if (e == cudaSuccess)
         e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&hb[3], accumulate_kernel<F, ALT_MINB>,
                                                           HEAVY_THREADS, 0);
+    hb[4] = hb[0]; /* variant 4 finishes with variant 0's accumulation */
+    int b0 = 0, b1 = 0;
+    if (e == cudaSuccess)
+        e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b0, ba_level_kernel<F, true>,
+                                                          HEAVY_THREADS, 0);
+    if (e == cudaSuccess)
+        e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b1, ba_level_kernel<F, false>,
+                                                          HEAVY_THREADS, 0);
+    *ba = b0 < b1 ? b0 : b1;
     return e;
 }
 
@@ -1082,9 +1446,13 @@ static cuzk_status handle_new(cuzk__gpu_msm_bases **out, cuzk__gpu_msm_group gro
     CUZK__CUDA_TRY(cudaGetDevice(&dev));
     CUZK__CUDA_TRY(cudaDeviceGetAttribute(&b->sms, cudaDevAttrMultiProcessorCount, dev));
     if (group == CUZK__GPU_MSM_G1)
-        CUZK__CUDA_TRY(occupancy<fp_t>(b->heavy_blocks));
+        CUZK__CUDA_TRY(occupancy<fp_t>(b->heavy_blocks, &b->ba_blocks));
     else
-        CUZK__CUDA_TRY(occupancy<fp2_t>(b->heavy_blocks));
+        CUZK__CUDA_TRY(occupancy<fp2_t>(b->heavy_blocks, &b->ba_blocks));
+    /* variant 4's level buffers: CUZK_GPU_MSM_BA_BUDGET_MB, else a quarter of the device */
+    size_t mem_free = 0, mem_total = 0;
+    CUZK__CUDA_TRY(cudaMemGetInfo(&mem_free, &mem_total));
+    b->ba_budget = (size_t)env_u64("CUZK_GPU_MSM_BA_BUDGET_MB", mem_total / 4 >> 20) << 20;
     CUZK__CUDA_TRY(cudaMalloc(&b->bases, n * aff_bytes(group)));
     return CUZK_OK;
 }

@@ -12,11 +12,20 @@
  * n = 1000 and 17..MAX_C at 2^14 (short runs, empty bins skipped, runs cut
  * by slice ends); scalars on the host and on the device; a scalar >= 2^255
  * is refused. Every MSM comparison runs every implementation variant
- * (cuzk__gpu_msm_variant) against the one CPU result.
+ * (cuzk__gpu_msm_variant) against the one CPU result, variant 4
+ * (batch-affine) also with its knobs forced (affine levels down to single
+ * points, one or two levels then XYZZ, few threads so that a thread's slice
+ * spans many bins, one window per group). Targeted cases for the affine
+ * levels (test_*_ba_cases): runs of 1, 2, 3, 4, 5, 8, 31, 64, 1000 equal
+ * scalars (hot buckets) over bases that are all one point (doublings at
+ * every level), P and -P alternating (opposite points), infinity and P
+ * alternating, all infinity, and a random mix; the same base with opposite
+ * digit signs (scalars 1 and 2^c - 1); a few repeated scalars.
  * Device-made random bases are checked on the curve and used in an MSM.
  * Exits 77 (skipped) without a CUDA device, unless CUZK_GPU_REQUIRED=1.
  *
- * --ab: the variants side by side with per-phase profiles (bench_ab).
+ * --ab: variant 4 against variant 0 with per-phase profiles (bench_ab);
+ * --ab-all: every variant.
  * --bench: median of 5 timed MSMs (after a warm-up) with bases resident and
  * scalars on the device, and with the scalar upload, G1 2^16..2^27 and G2
  * 2^16..2^26 (--bench-max LOG lowers the top), plus the batch-add.
@@ -83,6 +92,45 @@ static void rand_bitmap(uint64_t *bm, size_t n, unsigned percent) {
         if (cuzk_test_rand64() % 100 < percent) bm[i / 64] |= (uint64_t)1 << (i % 64);
 }
 
+/*
+ * The implementation variants and knob settings every MSM comparison runs
+ * (gpu_msm.h). Thread caps are kept moderate: a capped level runs its
+ * slices serially per thread.
+ */
+typedef struct {
+    unsigned variant;
+    uint64_t min_pairs;
+    unsigned max_levels, max_threads;
+    size_t budget;
+    const char *name;
+} msm_cfg;
+static const msm_cfg msm_cfgs[] = {
+    {0, 0, 0, 0, 0, "v0"},
+    {1, 0, 0, 0, 0, "v1"},
+    {2, 0, 0, 0, 0, "v2"},
+    {3, 0, 0, 0, 0, "v3"},
+    {4, 0, 0, 0, 0, "v4"},
+    {4, 1, 0, 0, 0, "v4 all levels"},
+    {4, 1, 0, 250, 0, "v4 all levels, 250 threads"},
+    {4, 1, 1, 0, 1, "v4 one level, one window per group"},
+    {4, 1, 2, 250, 1, "v4 two levels, 250 threads, one window per group"},
+    {4, 1, 0, 0, 1, "v4 all levels, one window per group"},
+    {4, 3, 0, 0, 0, "v4 levels while >= 3 pairs"},
+};
+#define MSM_NCFG (sizeof msm_cfgs / sizeof msm_cfgs[0])
+
+static void msm_cfg_set(const msm_cfg *c) {
+    cuzk__gpu_msm_variant = c->variant;
+    cuzk__gpu_msm_ba_min_pairs = c->min_pairs;
+    cuzk__gpu_msm_ba_max_levels = c->max_levels;
+    cuzk__gpu_msm_ba_max_threads = c->max_threads;
+    cuzk__gpu_msm_ba_budget = c->budget;
+}
+static void msm_cfg_reset(void) {
+    static const msm_cfg dflt = {CUZK__GPU_MSM_VARIANT_AUTO, 0, 0, 0, 0, "default"};
+    msm_cfg_set(&dflt);
+}
+
 #define REPORT(st, what)                                                                   \
     do {                                                                                   \
         if ((st) != CUZK_OK)                                                               \
@@ -146,26 +194,31 @@ static void rand_bitmap(uint64_t *bm, size_t n, unsigned percent) {
         return memcmp(&x, &y, sizeof x) == 0;                                                 \
     }                                                                                         \
                                                                                               \
-    /* GPU MSM of the first n bases vs the CPU; mask may be NULL */                           \
-    static void g##_check_msm(cuzk__gpu_msm_bases *h, const uint64_t (*k)[4], size_t n,       \
-                              const uint64_t *mask, const char *what) {                       \
+    /* GPU MSM of the first n bases bs (on the handle too) vs the CPU; mask may be NULL */   \
+    static void g##_check_msm_on(cuzk__gpu_msm_bases *h, const cuzk_##g##_aff *bs,            \
+                                 const uint64_t (*k)[4], size_t n, const uint64_t *mask,      \
+                                 const char *what) {                                          \
         cuzk_##g##_jac want, got;                                                             \
-        cuzk_status st = cuzk_##g##_msm_var(&want, g##_bases, k, n, mask, 0, NULL);           \
+        cuzk_status st = cuzk_##g##_msm_var(&want, bs, k, n, mask, 0, NULL);                  \
         CHECK(st == CUZK_OK);                                                                 \
-        /* every implementation variant against the one CPU result */                         \
-        for (unsigned v = 0; v < CUZK__GPU_MSM_VARIANTS; v++) {                               \
-            cuzk__gpu_msm_variant = v;                                                        \
+        /* every implementation variant and knob setting against the one CPU result */        \
+        for (size_t ci = 0; ci < MSM_NCFG; ci++) {                                            \
+            msm_cfg_set(&msm_cfgs[ci]);                                                       \
             memset(&got, 0x5a, sizeof got);                                                   \
             st = cuzk__gpu_msm(h, (uint64_t *)&got, (const uint64_t *)k, n, mask);            \
             REPORT(st, what);                                                                 \
             CHECK(st == CUZK_OK);                                                             \
             bool ok = st == CUZK_OK && g##_same(&want, &got);                                 \
             if (!ok)                                                                          \
-                fprintf(stderr, "  %s %s n=%zu c=%u variant %u: GPU and CPU differ\n", #g,    \
-                        what, n, cuzk__gpu_msm_window_bits(n), v);                            \
+                fprintf(stderr, "  %s %s n=%zu c=%u %s: GPU and CPU differ\n", #g, what, n,   \
+                        cuzk__gpu_msm_window_bits(n), msm_cfgs[ci].name);                     \
             CHECK(ok);                                                                        \
         }                                                                                     \
-        cuzk__gpu_msm_variant = 0;                                                            \
+        msm_cfg_reset();                                                                      \
+    }                                                                                         \
+    static void g##_check_msm(cuzk__gpu_msm_bases *h, const uint64_t (*k)[4], size_t n,       \
+                              const uint64_t *mask, const char *what) {                       \
+        g##_check_msm_on(h, g##_bases, k, n, mask, what);                                     \
     }                                                                                         \
                                                                                               \
     static void test_##g##_msm(void) {                                                        \
@@ -365,6 +418,72 @@ static void rand_bitmap(uint64_t *bm, size_t n, unsigned percent) {
         free(b);                                                                              \
         free(k);                                                                              \
         cuzk__gpu_msm_bases_free(h);                                                          \
+    }                                                                                         \
+                                                                                              \
+    /* batch-affine level cases: duplicates, opposites, infinity, run lengths */              \
+    static void test_##g##_ba_cases(void) {                                                   \
+        if (!g##_bases) return;                                                               \
+        const size_t nmax = 1024;                                                             \
+        cuzk_##g##_aff *bs = malloc(nmax * sizeof *bs);                                       \
+        uint64_t(*k)[4] = malloc(nmax * 32);                                                  \
+        CHECK(bs && k);                                                                       \
+        if (!bs || !k) {                                                                      \
+            free(bs);                                                                         \
+            free(k);                                                                          \
+            return;                                                                           \
+        }                                                                                     \
+        cuzk_##g##_aff P = g##_bases[16], Q = g##_bases[17], nP, nQ, inf;                     \
+        cuzk_##g##_aff_neg(&nP, &P);                                                          \
+        cuzk_##g##_aff_neg(&nQ, &Q);                                                          \
+        cuzk_##g##_aff_set_inf(&inf);                                                         \
+        static const char *pats[] = {"all P", "P, -P", "inf, P", "all inf", "mix"};           \
+        static const size_t sizes[] = {1, 2, 3, 4, 5, 8, 31, 64, 1000};                       \
+        static const unsigned cs[] = {2, 9, 16};                                              \
+        for (unsigned pat = 0; pat < 5; pat++) {                                              \
+            for (size_t i = 0; i < nmax; i++) {                                               \
+                const cuzk_##g##_aff *mix[5] = {&P, &nP, &Q, &nQ, &inf};                      \
+                switch (pat) {                                                                \
+                case 0: bs[i] = P; break;                                                     \
+                case 1: bs[i] = i % 2 ? nP : P; break;                                        \
+                case 2: bs[i] = i % 2 ? P : inf; break;                                       \
+                case 3: bs[i] = inf; break;                                                   \
+                default: bs[i] = *mix[cuzk_test_rand64() % 5]; break;                         \
+                }                                                                             \
+            }                                                                                 \
+            cuzk__gpu_msm_bases *h = NULL;                                                    \
+            cuzk_status st = cuzk__gpu_msm_bases_upload(&h, GG, (const uint64_t *)bs, nmax);  \
+            REPORT(st, "upload");                                                             \
+            CHECK(st == CUZK_OK);                                                             \
+            if (st != CUZK_OK) continue;                                                      \
+            uint64_t few[3][4];                                                               \
+            for (int j = 0; j < 3; j++) rand_scalar(few[j]);                                  \
+            for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {                  \
+                const size_t m = sizes[si];                                                   \
+                char what[96];                                                                \
+                /* all equal: one hot bin per window */                                       \
+                for (size_t i = 0; i < m; i++) memcpy(k[i], few[0], 32);                      \
+                snprintf(what, sizeof what, "%s, %zu equal scalars", pats[pat], m);           \
+                g##_check_msm_on(h, bs, (const uint64_t(*)[4])k, m, NULL, what);              \
+                /* 1 and 2^c - 1: window-0 digits +1 and -1 of the same bin */                \
+                for (size_t ci = 0; ci < sizeof cs / sizeof cs[0]; ci++) {                    \
+                    for (size_t i = 0; i < m; i++) {                                          \
+                        memset(k[i], 0, 32);                                                  \
+                        k[i][0] = i % 2 ? ((uint64_t)1 << cs[ci]) - 1 : 1;                    \
+                    }                                                                         \
+                    cuzk__gpu_msm_force_c = cs[ci];                                           \
+                    snprintf(what, sizeof what, "%s, %zu of 1 / 2^%u - 1", pats[pat], m, cs[ci]);\
+                    g##_check_msm_on(h, bs, (const uint64_t(*)[4])k, m, NULL, what);          \
+                    cuzk__gpu_msm_force_c = 0;                                                \
+                }                                                                             \
+                /* three scalars repeated: a few hot bins per window */                       \
+                for (size_t i = 0; i < m; i++) memcpy(k[i], few[cuzk_test_rand64() % 3], 32); \
+                snprintf(what, sizeof what, "%s, %zu of 3 scalars", pats[pat], m);            \
+                g##_check_msm_on(h, bs, (const uint64_t(*)[4])k, m, NULL, what);              \
+            }                                                                                 \
+            cuzk__gpu_msm_bases_free(h);                                                      \
+        }                                                                                     \
+        free(bs);                                                                             \
+        free(k);                                                                              \
     }
 
 GPU_MSM_TESTS(g1, CUZK__GPU_MSM_G1, cuzk_fp, 18)
@@ -470,11 +589,11 @@ static void bench(int maxlog1, int maxlog2) {
 }
 
 /*
- * --ab: every implementation variant (gpu_msm.h) on the same bases and
- * device scalars, median of 3 after a warm-up, G1 at 2^20, 2^22, 2^24,
- * 2^26, 2^27 and G2 at 2^20, 2^22, 2^24 (up to --bench-max); then one
- * profiled run (per-phase device times on stderr) of variants 0 and 1 at
- * each size. The table comes last.
+ * --ab: variant 4 (batch-affine) against variant 0 (the XYZZ default) on the
+ * same bases and device scalars, median of 3 after a warm-up, G1 at 2^20,
+ * 2^24, 2^26 and G2 at 2^20, 2^24 (up to --bench-max); then one profiled run
+ * of each (per-phase device times and variant 4's levels on stderr). With
+ * --ab-all: every variant, G1 also at 2^22 and 2^27. The table comes last.
  */
 #define AB_REPS 3
 static double ab_one(cuzk__gpu_msm_bases *h, const uint64_t *dk, size_t n) {
@@ -494,19 +613,24 @@ static double ab_one(cuzk__gpu_msm_bases *h, const uint64_t *dk, size_t n) {
     return t[AB_REPS / 2];
 }
 
-static void bench_ab(int maxlog1, int maxlog2) {
-    static const int logs1[] = {20, 22, 24, 26, 27}, logs2[] = {20, 22, 24};
-    char rows[16][160];
+static void bench_ab(int maxlog1, int maxlog2, int all) {
+    static const int logs1[] = {20, 24, 26}, logs2[] = {20, 24};
+    static const int logs1_all[] = {20, 22, 24, 26, 27};
+    static const unsigned vs_ab[] = {0, 4}, vs_all[] = {0, 1, 2, 3, 4};
+    const unsigned *vs = all ? vs_all : vs_ab;
+    const unsigned nv = all ? 5 : 2;
+    char rows[16][200];
     int nrows = 0;
     int top1 = maxlog1 < 27 ? maxlog1 : 27, top2 = maxlog2 < 24 ? maxlog2 : 24;
     size_t nmax = (size_t)1 << (top1 > top2 ? top1 : top2);
     uint64_t(*k)[4] = malloc(nmax * 32);
     if (!k) return;
     for (size_t i = 0; i < nmax; i++) rand_scalar(k[i]);
+    msm_cfg_reset();
     for (int g = 1; g <= 2; g++) {
         int top = g == 1 ? top1 : top2;
-        const int *logs = g == 1 ? logs1 : logs2;
-        int nlogs = g == 1 ? 5 : 3;
+        const int *logs = g == 1 ? (all ? logs1_all : logs1) : logs2;
+        int nlogs = g == 1 ? (all ? 5 : 3) : 2;
         const uint64_t *table = g == 1 ? (const uint64_t *)(g1_bases + 16)
                                        : (const uint64_t *)(g2_bases + 16);
         cuzk__gpu_msm_bases *h = NULL;
@@ -530,27 +654,45 @@ static void bench_ab(int maxlog1, int maxlog2) {
             size_t n = (size_t)1 << lg;
             double ms[CUZK__GPU_MSM_VARIANTS];
             unsigned cv[CUZK__GPU_MSM_VARIANTS];
-            for (unsigned v = 0; v < CUZK__GPU_MSM_VARIANTS; v++) {
-                cuzk__gpu_msm_variant = v;
-                cv[v] = cuzk__gpu_msm_window_bits(n);
-                ms[v] = ab_one(h, dk, n);
+            uint64_t ref[36], out[36];
+            int same = 1;
+            for (unsigned i = 0; i < nv; i++) {
+                cuzk__gpu_msm_variant = vs[i];
+                cv[i] = cuzk__gpu_msm_window_bits(n);
+                ms[i] = ab_one(h, dk, n);
+                /* the variants must agree (the tests compare them with the CPU) */
+                if (cuzk__gpu_msm(h, i ? out : ref, dk, n, NULL) != CUZK_OK) same = 0;
+                if (i && same) {
+                    if (g == 1) {
+                        cuzk_g1_aff x, y;
+                        cuzk_g1_jac_to_aff_var(&x, (const cuzk_g1_jac *)ref);
+                        cuzk_g1_jac_to_aff_var(&y, (const cuzk_g1_jac *)out);
+                        same = memcmp(&x, &y, sizeof x) == 0;
+                    } else {
+                        cuzk_g2_aff x, y;
+                        cuzk_g2_jac_to_aff_var(&x, (const cuzk_g2_jac *)ref);
+                        cuzk_g2_jac_to_aff_var(&y, (const cuzk_g2_jac *)out);
+                        same = memcmp(&x, &y, sizeof x) == 0;
+                    }
+                }
             }
-            uint64_t out[36];
+            CHECK(same);
             cuzk__gpu_msm_profile = 1;
-            for (unsigned v = 0; v < 2; v++) {
-                cuzk__gpu_msm_variant = v;
+            for (unsigned i = 0; i < nv; i++) {
+                if (vs[i] != 0 && vs[i] != 4) continue;
+                cuzk__gpu_msm_variant = vs[i];
                 if (cuzk__gpu_msm(h, out, dk, n, NULL) != CUZK_OK) printf("  profile run failed\n");
             }
             cuzk__gpu_msm_profile = 0;
-            cuzk__gpu_msm_variant = 0;
+            msm_cfg_reset();
             if (nrows < 16) {
                 int o = snprintf(rows[nrows], sizeof rows[0], "%-3s %5d", g == 1 ? "G1" : "G2", lg);
-                for (unsigned v = 0; v < CUZK__GPU_MSM_VARIANTS && o < (int)sizeof rows[0]; v++)
+                for (unsigned i = 0; i < nv && o < (int)sizeof rows[0]; i++)
                     o += snprintf(rows[nrows] + o, sizeof rows[0] - (size_t)o, " %9.2f (c=%2u)",
-                                  ms[v], cv[v]);
+                                  ms[i], cv[i]);
                 if (o < (int)sizeof rows[0])
-                    snprintf(rows[nrows] + o, sizeof rows[0] - (size_t)o, "  v1/v0 %.2fx",
-                             ms[0] > 0 ? ms[1] / ms[0] : 0.0);
+                    snprintf(rows[nrows] + o, sizeof rows[0] - (size_t)o, "  v4/v0 %.2fx%s",
+                             ms[0] > 0 ? ms[nv - 1] / ms[0] : 0.0, same ? "" : "  RESULTS DIFFER");
                 nrows++;
             }
             printf("%s\n", rows[nrows - 1]);
@@ -565,8 +707,11 @@ static void bench_ab(int maxlog1, int maxlog2) {
     if (cuzk__gpu_device_name(0, name, sizeof name, &sms) != CUZK_OK) name[0] = 0;
     printf("\nA/B on %s (%d SMs), device scalars, resident bases, median of %d, ms:\n", name, sms,
            AB_REPS);
-    printf("grp log2n %16s %16s %16s %16s\n", "v0 (new)", "v1 (first)", "v2 (new, c<=16)",
-           "v3 (new, 3 blk)");
+    if (all)
+        printf("grp log2n %16s %16s %16s %16s %16s\n", "v0 (XYZZ)", "v1 (first)",
+               "v2 (v0, c<=16)", "v3 (v0, 3 blk)", "v4 (batch-aff)");
+    else
+        printf("grp log2n %16s %16s\n", "v0 (XYZZ)", "v4 (batch-aff)");
     for (int r = 0; r < nrows; r++) printf("%s\n", rows[r]);
 }
 
@@ -574,10 +719,11 @@ int main(int argc, char **argv) {
     cuzk_test_init(argc, argv);
     int need = cuzk_gpu_test_need_device();
     if (need != 0) return need;
-    int do_bench = 0, max1 = 27, max2 = 26, only_bench = 0, do_ab = 0;
+    int do_bench = 0, max1 = 27, max2 = 26, only_bench = 0, do_ab = 0, ab_all = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--bench") == 0) do_bench = 1;
         if (strcmp(argv[i], "--ab") == 0) do_ab = 1;
+        if (strcmp(argv[i], "--ab-all") == 0) do_ab = ab_all = 1;
         if (strcmp(argv[i], "--bench-only") == 0) do_bench = only_bench = 1;
         if (strcmp(argv[i], "--bench-max") == 0 && i + 1 < argc) {
             max1 = atoi(argv[i + 1]);
@@ -591,12 +737,14 @@ int main(int argc, char **argv) {
         RUN(test_g1_msm);
         RUN(test_g1_batch_add);
         RUN(test_g1_random_bases);
+        RUN(test_g1_ba_cases);
         RUN(test_g2_msm);
         RUN(test_g2_batch_add);
         RUN(test_g2_random_bases);
+        RUN(test_g2_ba_cases);
     }
     if (do_bench) bench(max1, max2);
-    if (do_ab) bench_ab(max1, max2);
+    if (do_ab) bench_ab(max1, max2, ab_all);
     free(g1_bases);
     free(g2_bases);
     return cuzk_test_finish();
