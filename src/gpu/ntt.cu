@@ -36,6 +36,7 @@
  * arithmetic. So the transform is bound by the multiplier.
  */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "check.cuh"
@@ -195,6 +196,7 @@ static __device__ __forceinline__ void st(fr_t *p, const fr_t &v) {
 struct pow_tab {
     const fr_t *lo, *hi;
     uint32_t bits, brev;
+    fr_t base; /* s itself, read on the host only (variants >= 1 derive their steps from it) */
 };
 
 static __device__ __forceinline__ fr_t pow_factor(const pow_tab &tb, uint32_t i, uint32_t L) {
@@ -217,6 +219,7 @@ struct pass_args {
     pow_tab pro_tab, epi_tab;
     fr_t epi_c;
     const fr_t *ea, *eb; /* EPI_ABC: ea[i] <- ea[i]*eb[i] - x (ea is written) */
+    fr_t pro_step, epi_step; /* variants >= 1: s^d between a thread's consecutive factors */
 };
 
 static constexpr unsigned PASS_THREADS = 256;
@@ -314,6 +317,289 @@ static __global__ void __launch_bounds__(PASS_THREADS) pass_kernel(const pass_ar
         }
         st(p.a + i, x);
     }
+}
+
+/* ---- variants 1 and 2: radix-2^r groups in registers ----------------------
+ *
+ * The same passes, plan and layouts as pass_kernel, but inside a pass the k
+ * stages are cut into ng = ceil(k/RM) groups of r <= RM consecutive stages
+ * (RM = 3: radix 8, variant 1; RM = 2: radix 4, variant 2). Group q (counted
+ * from the small spans) covers the row bits [b, b + r). A unit is the 2^r
+ * rows t = trest + j*2^b (j < 2^r) of one column: a thread loads a unit into
+ * registers, runs the group's r stages there (stage m of the group pairs
+ * j, j + 2^m) and stores it back. The first group reads global memory, the
+ * last writes it, the ones between exchange through shared memory: a k = 9
+ * pass makes 2 round trips and 2 barriers instead of 9 (+2 staging copies).
+ * Each distinct twiddle of a unit is loaded once (2^m in stage m: 7 for 12
+ * butterflies of radix 8), with the exponent of pass_kernel,
+ * e = ((t mod 2^(b+m)) << cl) | col; e = 0 (no multiplication) happens only
+ * for j mod 2^m = 0 and is decided once per unit.
+ *
+ * Shared memory holds an element as 4 planes of 64-bit words (plane stride E),
+ * at the swizzled position vswz(l) = l ^ ((l >> 4) & 15): a half-warp's 16
+ * lanes touch 16 distinct banks when their l differ in bits that fold onto
+ * the 4 low ones. vunit_base picks such lane bits for every group (bits 0..3
+ * of l where they are not row bits of the group, else bits 4+x, which fold
+ * onto bank bit x).
+ */
+
+/* Groups of a k-stage pass with at most rm stages each, as even as possible. */
+static __host__ __device__ __forceinline__ uint32_t vg_count(uint32_t k, uint32_t rm) {
+    return (k + rm - 1) / rm;
+}
+
+static __host__ __device__ __forceinline__ void vg_get(uint32_t k, uint32_t ng, uint32_t q,
+                                                       uint32_t &b, uint32_t &r) {
+    const uint32_t base = k / ng, extra = k % ng;
+    r = base + (q < extra ? 1 : 0);
+    b = q * base + (q < extra ? q : extra);
+}
+
+/* Local index of element j = 0 of unit u: u's bits spread over the bits of l
+ * outside G = [s, s + r). Plain insertion, then (s < 4, E >= 256) one rotation
+ * of a bit field above G so that u's 4 low bits (a half-warp's lanes) land on
+ * [0, s), [s + r, 4) and [4 + s, 4 + s + |G & [0,4)|). */
+static __host__ __device__ __forceinline__ uint32_t vunit_base(uint32_t u, uint32_t s, uint32_t r,
+                                                               uint32_t nbits) {
+    uint32_t l = ((u >> s) << (s + r)) | (u & ((1u << s) - 1));
+    if (s < 4 && nbits >= 8) {
+        /* field at F of width a + c: its low a bits move to its top */
+        const uint32_t F = s + r < 4 ? 4 : s + r, a = s + r < 4 ? r : 4 - s,
+                       c = s + r < 4 ? s : 4 - r;
+        const uint32_t wm = (1u << (a + c)) - 1, f = (l >> F) & wm;
+        l = (l & ~(wm << F)) | (((f >> a) | ((f & ((1u << a) - 1)) << c)) << F);
+    }
+    return l;
+}
+
+static __device__ __forceinline__ uint32_t vswz(uint32_t l) { return l ^ ((l >> 4) & 15); }
+
+static __device__ __forceinline__ fr_t vlds(const uint2 *sm, uint32_t E, uint32_t p) {
+    fr_t r;
+    uint2 *d = reinterpret_cast<uint2 *>(&r);
+#pragma unroll
+    for (int q = 0; q < 4; q++) d[q] = sm[q * E + p];
+    return r;
+}
+
+static __device__ __forceinline__ void vsts(uint2 *sm, uint32_t E, uint32_t p, const fr_t &v) {
+    const uint2 *s = reinterpret_cast<const uint2 *>(&v);
+#pragma unroll
+    for (int q = 0; q < 4; q++) sm[q * E + p] = s[q];
+}
+
+/* One out-of-line multiplication (values in registers through the ABI): the
+ * scalings on the first/last group, and every butterfly in variant 3, call it,
+ * so their code exists once instead of once per unrolled site. */
+static __device__ __noinline__ fr_t vmul_ol(const fr_t a, const fr_t b) {
+    fr_t r;
+    mul(r, a, b);
+    return r;
+}
+
+template <bool OL>
+static __device__ __forceinline__ void vmul(fr_t &r, const fr_t &a, const fr_t &b) {
+    if (OL)
+        r = vmul_ol(a, b);
+    else
+        mul(r, a, b);
+}
+
+/* brev over BITS bits, a constant once the caller's loop is unrolled */
+template <int BITS>
+static __device__ __forceinline__ int vbrev(int x) {
+    int r = 0;
+#pragma unroll
+    for (int i = 0; i < BITS; i++) r |= ((x >> i) & 1) << (BITS - 1 - i);
+    return r;
+}
+
+/* x[j] *= c * s^f(ib + j*2^d): one table product for j = 0, then a running
+ * product by step = s^(2^d) (f natural; step^j) or s^(2^(L-d-R)) (f bit
+ * reversed: f(ib + j 2^d) = f(ib) + brev_R(j) 2^(L-d-R), so the power index
+ * of j is brev_R(j)). 2 multiplications per element, 2 table loads per unit. */
+template <int R>
+static __device__ __forceinline__ void vscale(fr_t (&x)[1 << R], const pow_tab &tb,
+                                              const fr_t &step, uint32_t ib, uint32_t L) {
+    const uint32_t fi = tb.brev ? (__brev(ib) >> (32 - L)) : ib;
+    fr_t f = vmul_ol(ldg(tb.lo + (fi & ((1u << tb.bits) - 1))), ldg(tb.hi + (fi >> tb.bits)));
+    if (tb.brev) {
+#pragma unroll
+        for (int m = 0; m < (1 << R); m++) {
+            if (m) f = vmul_ol(f, step);
+            x[vbrev<R>(m)] = vmul_ol(x[vbrev<R>(m)], f);
+        }
+    } else {
+#pragma unroll
+        for (int m = 0; m < (1 << R); m++) {
+            if (m) f = vmul_ol(f, step);
+            x[m] = vmul_ol(x[m], f);
+        }
+    }
+}
+
+/* DIF (x + y, (x - y) w), DIT (x + y w, x - y w); w = 1: (x + y, x - y).
+ * The inverse's w = omega^-e is -T[n/2 - e], negated once per loaded twiddle
+ * (same field values as pass_kernel's sign-folded forms, so the same bits),
+ * which keeps one butterfly code for both directions. */
+template <bool DIT, bool OL>
+static __device__ __forceinline__ void vbfly(fr_t &x, fr_t &y, const fr_t &tw) {
+    fr_t u, v;
+    if (!DIT) {
+        add(u, x, y);
+        sub(v, x, y);
+        vmul<OL>(v, v, tw);
+    } else {
+        fr_t m;
+        vmul<OL>(m, y, tw);
+        add(u, x, m);
+        sub(v, x, m);
+    }
+    x = u;
+    y = v;
+}
+
+static __device__ __forceinline__ void vbfly1(fr_t &x, fr_t &y) {
+    fr_t u, v;
+    add(u, x, y);
+    sub(v, x, y);
+    x = u;
+    y = v;
+}
+
+/* Stage m of a unit (pairs j, j + 2^m; span 2^(b+m) rows), then the next
+ * ones: template recursion, so that every index into x is a constant and x
+ * stays in registers. */
+template <bool DIT, bool OL, int R, int MM>
+static __device__ __forceinline__ void vstages(fr_t (&x)[1 << R], const pass_args &p, uint32_t b,
+                                               uint32_t d, uint32_t ebase) {
+    constexpr int m = DIT ? MM : R - 1 - MM, NR = 1 << R;
+    const uint32_t sh = p.L - 1 - (b + m) - p.cl, half_n = 1u << (p.L - 1);
+#pragma unroll
+    for (int jp = 0; jp < (1 << m); jp++) {
+        if (jp == 0 && ebase == 0) {
+#pragma unroll
+            for (int j0 = 0; j0 < NR; j0 += 2 << m) vbfly1(x[j0], x[j0 + (1 << m)]);
+        } else {
+            const uint32_t xe = (((uint32_t)jp << d) | ebase) << sh;
+            fr_t tw = ldg(p.tw + (p.inv ? half_n - xe : xe));
+            if (p.inv) neg(tw, tw);
+#pragma unroll
+            for (int j0 = jp; j0 < NR; j0 += 2 << m) vbfly<DIT, OL>(x[j0], x[j0 + (1 << m)], tw);
+        }
+    }
+    if constexpr (MM + 1 < R) vstages<DIT, OL, R, MM + 1>(x, p, b, d, ebase);
+}
+
+/* One group of R stages over all units of the block (row bits [b, b + R)). */
+template <bool DIT, bool OL, int R>
+static __device__ __forceinline__ void vgroup(const pass_args &p, uint2 *sm, uint32_t nbits,
+                                              uint32_t b, bool first, bool last) {
+    constexpr int NR = 1 << R;
+    const uint32_t E = 1u << nbits, k = p.k, wl = p.wl, cl = p.cl, L = p.L;
+    const uint32_t s = wl + b, d = b + cl;
+    for (uint32_t u = threadIdx.x; u < (E >> R); u += blockDim.x) {
+        const uint32_t lb = vunit_base(u, s, R, nbits);
+        const uint32_t w = lb & ((1u << wl) - 1), trest = lb >> wl;
+        const uint32_t g = (blockIdx.x << wl) + w, col = g & ((1u << cl) - 1);
+        /* global index of element j: ib + j*2^d (trest has bits [b, b + R) clear) */
+        const uint32_t ib = ((g >> cl) << (cl + k)) | (trest << cl) | col;
+        fr_t x[NR];
+        if (first) {
+#pragma unroll
+            for (int j = 0; j < NR; j++) x[j] = ld(p.a + ib + ((uint32_t)j << d));
+            if (p.pro == PRO_POW) vscale<R>(x, p.pro_tab, p.pro_step, ib, L);
+        } else {
+#pragma unroll
+            for (int j = 0; j < NR; j++) x[j] = vlds(sm, E, vswz(lb | ((uint32_t)j << s)));
+        }
+        const uint32_t ebase = ((trest & ((1u << b) - 1)) << cl) | col; /* < 2^d */
+        vstages<DIT, OL, R, 0>(x, p, b, d, ebase);
+        if (!last) {
+#pragma unroll
+            for (int j = 0; j < NR; j++) vsts(sm, E, vswz(lb | ((uint32_t)j << s)), x[j]);
+            continue;
+        }
+        if (p.epi == EPI_POW) vscale<R>(x, p.epi_tab, p.epi_step, ib, L);
+#pragma unroll
+        for (int j = 0; j < NR; j++) {
+            const uint32_t i = ib + ((uint32_t)j << d);
+            if (p.epi == EPI_MULC) {
+                x[j] = vmul_ol(x[j], p.epi_c);
+            } else if (p.epi == EPI_ABC) {
+                const fr_t ab = vmul_ol(ld(p.ea + i), ld(p.eb + i));
+                sub(x[j], ab, x[j]);
+                st(const_cast<fr_t *>(p.ea) + i, x[j]);
+                continue;
+            }
+            st(p.a + i, x[j]);
+        }
+    }
+}
+
+/* One pass (same plan, grid and prologue/epilogue as pass_kernel), E/2^RM
+ * threads. DIF runs the groups from the large spans down, DIT up. OL: the
+ * butterfly multiplications out of line (small code, a call each). MINB
+ * blocks of 1024/2^RM threads per SM cap the registers: radix 8 at 4 (128
+ * registers, 16 warps per SM; 5 would spill ~300 B), radix 4 at 3 (80, 24
+ * warps) or 4 (64, 32 warps as pass_kernel, ~200 B of spill loads). */
+template <bool DIT, int RM, bool OL, int MINB>
+static __global__ void __launch_bounds__(1024 >> RM, MINB) vpass_kernel(const pass_args p) {
+    extern __shared__ uint4 smem_raw[];
+    uint2 *sm = reinterpret_cast<uint2 *>(smem_raw);
+    const uint32_t nbits = p.k + p.wl, ng = vg_count(p.k, RM);
+    for (uint32_t qq = 0; qq < ng; qq++) {
+        uint32_t b, r;
+        vg_get(p.k, ng, DIT ? qq : ng - 1 - qq, b, r);
+        if (qq) __syncthreads();
+        const bool first = qq == 0, last = qq == ng - 1;
+        if (r == 1) {
+            vgroup<DIT, OL, 1>(p, sm, nbits, b, first, last);
+        } else if (r == 2) {
+            vgroup<DIT, OL, 2>(p, sm, nbits, b, first, last);
+        } else if constexpr (RM >= 3) {
+            vgroup<DIT, OL, 3>(p, sm, nbits, b, first, last);
+        }
+    }
+}
+
+/* In-place bit reversal by 16x16 tiles (L >= 8): i = (a, m, c) with a the top
+ * 4 bits and c the low 4 goes to (brev c, brev m, brev a). Block m swaps its
+ * tile with that of m' = brev(m) (m <= m'; m = m' transposes one tile), both
+ * through shared memory, so each global access is a run of 16 elements
+ * (512 B) instead of a scattered 32-byte swap. Rows padded to 17: the store
+ * (lanes along c) and the load (lanes along brev c, a row each) hit 16
+ * distinct banks. */
+static __global__ void __launch_bounds__(256) bitrev_tile_kernel(fr_t *a, uint32_t L) {
+    __shared__ uint2 t0[4][16 * 17], t1[4][16 * 17];
+    const uint32_t mb = L - 8, m = blockIdx.x, m2 = mb ? __brev(m) >> (32 - mb) : 0;
+    if (m > m2) return;
+    const uint32_t ta = threadIdx.x >> 4, tc = threadIdx.x & 15;
+    const uint32_t i0 = (ta << (L - 4)) | (m << 4) | tc, i1 = (ta << (L - 4)) | (m2 << 4) | tc;
+    const uint32_t in = ta * 17 + tc, out = (__brev(tc) >> 28) * 17 + (__brev(ta) >> 28);
+    {
+        const fr_t x = ld(a + i0);
+        const uint2 *s = reinterpret_cast<const uint2 *>(&x);
+#pragma unroll
+        for (int q = 0; q < 4; q++) t0[q][in] = s[q];
+    }
+    if (m != m2) {
+        const fr_t y = ld(a + i1);
+        const uint2 *s = reinterpret_cast<const uint2 *>(&y);
+#pragma unroll
+        for (int q = 0; q < 4; q++) t1[q][in] = s[q];
+    }
+    __syncthreads();
+    fr_t x, y;
+    uint2 *dx = reinterpret_cast<uint2 *>(&x), *dy = reinterpret_cast<uint2 *>(&y);
+    /* position (a, m, c) receives the old element (brev c, m', brev a) */
+#pragma unroll
+    for (int q = 0; q < 4; q++) {
+        dx[q] = m != m2 ? t1[q][out] : t0[q][out];
+        dy[q] = t0[q][out];
+    }
+    st(a + i0, x);
+    if (m != m2) st(a + i1, y);
 }
 
 /* out[j] = c * base^j for j < count (square and multiply over j's bits). */
@@ -430,6 +716,7 @@ static cuzk_status build_pow_tab(pow_tab *tb, fr_t *dst, unsigned L, const hfr &
     tb->hi = dst + nlo;
     tb->bits = b;
     tb->brev = brev;
+    tb->base = to_dev(s);
     return CUZK_OK;
 }
 
@@ -536,6 +823,74 @@ static cuzk_status launch_pass(bool dit, const pass_args &pa, uint32_t n, cudaSt
     return CUZK_OK;
 }
 
+/* ---- variant selection ---- */
+
+/* Variant 4 (radix-4 groups in registers, 64 registers) was the fastest on the
+ * H200 from 2^24 up and equal below (doc/gpu-notes.md, 2026-11-30 01:52):
+ * 2^27 fwd NR 47.7 vs 49.9 ms, inv NN 54.2 vs 58.5, H bellman 2^24 39.1 vs 42.4.
+ * gpu_ntt.h lists the variants; CUZK_GPU_NTT_VARIANT overrides. */
+#define NTT_DEFAULT_VARIANT 4
+
+int cuzk__gpu_ntt_variant = -1;
+
+/* The variant in force: cuzk__gpu_ntt_variant, or (while it is -1) the
+ * environment's CUZK_GPU_NTT_VARIANT, read once; the default when unset or out
+ * of range. Every variant gives the same bits, so a change between passes is
+ * harmless. */
+static int ntt_variant(void) {
+    int v = cuzk__gpu_ntt_variant;
+    if (v < 0) {
+        const char *e = getenv("CUZK_GPU_NTT_VARIANT");
+        v = e && *e ? atoi(e) : NTT_DEFAULT_VARIANT;
+        if (v < 0 || v >= CUZK__GPU_NTT_VARIANTS) v = NTT_DEFAULT_VARIANT;
+        cuzk__gpu_ntt_variant = v;
+    }
+    return v < CUZK__GPU_NTT_VARIANTS ? v : NTT_DEFAULT_VARIANT;
+}
+
+/* Steps of vscale for the group that loads (first) or stores (last). */
+static fr_t vstep(const pow_tab &tb, const pass_args &pa, uint32_t rm, bool dit, bool first) {
+    const uint32_t ng = vg_count(pa.k, rm);
+    uint32_t b, r;
+    vg_get(pa.k, ng, (dit == first) ? 0 : ng - 1, b, r);
+    const uint32_t d = b + pa.cl;
+    hfr base;
+    memcpy(base.l, &tb.base, sizeof base.l);
+    return to_dev(h_sqr_times(base, tb.brev ? pa.L - d - r : d));
+}
+
+static cuzk_status launch_vpass(bool dit, pass_args &pa, uint32_t n, int variant,
+                                cudaStream_t s) {
+    const uint32_t rm = variant == 2 || variant == 4 ? 2 : 3;
+    if (pa.pro == PRO_POW) pa.pro_step = vstep(pa.pro_tab, pa, rm, dit, true);
+    if (pa.epi == EPI_POW) pa.epi_step = vstep(pa.epi_tab, pa, rm, dit, false);
+    const uint32_t E = 1u << (pa.k + pa.wl), threads = E >> rm ? E >> rm : 1;
+    const size_t smem = (size_t)E * sizeof(fr_t);
+    if (variant == 1) {
+        if (dit)
+            vpass_kernel<true, 3, false, 4><<<n / E, threads, smem, s>>>(pa);
+        else
+            vpass_kernel<false, 3, false, 4><<<n / E, threads, smem, s>>>(pa);
+    } else if (variant == 2) {
+        if (dit)
+            vpass_kernel<true, 2, false, 3><<<n / E, threads, smem, s>>>(pa);
+        else
+            vpass_kernel<false, 2, false, 3><<<n / E, threads, smem, s>>>(pa);
+    } else if (variant == 3) {
+        if (dit)
+            vpass_kernel<true, 3, true, 4><<<n / E, threads, smem, s>>>(pa);
+        else
+            vpass_kernel<false, 3, true, 4><<<n / E, threads, smem, s>>>(pa);
+    } else {
+        if (dit)
+            vpass_kernel<true, 2, false, 4><<<n / E, threads, smem, s>>>(pa);
+        else
+            vpass_kernel<false, 2, false, 4><<<n / E, threads, smem, s>>>(pa);
+    }
+    CUZK__CUDA_TRY(cudaGetLastError());
+    return CUZK_OK;
+}
+
 /* Elementwise extras of one transform. */
 struct fuse {
     uint32_t pro, epi;
@@ -555,6 +910,7 @@ static cuzk_status run_passes(const cuzk__gpu_ntt_domain *d, fr_t *a, bool dit, 
         rem -= ks[p];
         cls[p] = rem;
     }
+    const int variant = ntt_variant();
     for (unsigned q = 0; q < P; q++) {
         const unsigned p = dit ? P - 1 - q : q;
         pass_args pa;
@@ -578,7 +934,8 @@ static cuzk_status run_passes(const cuzk__gpu_ntt_domain *d, fr_t *a, bool dit, 
             pa.ea = fz.ea;
             pa.eb = fz.eb;
         }
-        cuzk_status st = launch_pass(dit, pa, d->n, s);
+        cuzk_status st =
+            variant ? launch_vpass(dit, pa, d->n, variant, s) : launch_pass(dit, pa, d->n, s);
         if (st != CUZK_OK) return st;
     }
     return CUZK_OK;
@@ -586,7 +943,10 @@ static cuzk_status run_passes(const cuzk__gpu_ntt_domain *d, fr_t *a, bool dit, 
 
 static cuzk_status permute(const cuzk__gpu_ntt_domain *d, fr_t *a, cudaStream_t s) {
     if (d->L < 2) return CUZK_OK;
-    bitrev_kernel<<<grid_for(d->n, 256), 256, 0, s>>>(a, d->L);
+    if (d->L >= 8 && ntt_variant() != 0)
+        bitrev_tile_kernel<<<d->n >> 8, 256, 0, s>>>(a, d->L);
+    else
+        bitrev_kernel<<<grid_for(d->n, 256), 256, 0, s>>>(a, d->L);
     CUZK__CUDA_TRY(cudaGetLastError());
     return CUZK_OK;
 }
