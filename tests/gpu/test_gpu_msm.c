@@ -24,6 +24,8 @@
  * Device-made random bases are checked on the curve and used in an MSM.
  * Exits 77 (skipped) without a CUDA device, unless CUZK_GPU_REQUIRED=1.
  *
+ * --quick: only test_*_ba_cases (fits a short device call; the full run
+ * takes over 40 s on the H200).
  * --ab: variant 4 against variant 0 with per-phase profiles (bench_ab);
  * --ab-all: every variant.
  * --bench: median of 5 timed MSMs (after a warm-up) with bases resident and
@@ -719,12 +721,14 @@ int main(int argc, char **argv) {
     cuzk_test_init(argc, argv);
     int need = cuzk_gpu_test_need_device();
     if (need != 0) return need;
-    int do_bench = 0, max1 = 27, max2 = 26, only_bench = 0, do_ab = 0, ab_all = 0;
+    int do_bench = 0, max1 = 27, max2 = 26, only_bench = 0, do_ab = 0, ab_all = 0, quick = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--bench") == 0) do_bench = 1;
         if (strcmp(argv[i], "--ab") == 0) do_ab = 1;
         if (strcmp(argv[i], "--ab-all") == 0) do_ab = ab_all = 1;
         if (strcmp(argv[i], "--bench-only") == 0) do_bench = only_bench = 1;
+        /* --quick: only the batch-affine edge cases (a short device call) */
+        if (strcmp(argv[i], "--quick") == 0) quick = 1;
         if (strcmp(argv[i], "--bench-max") == 0 && i + 1 < argc) {
             max1 = atoi(argv[i + 1]);
             max2 = max1 < 26 ? max1 : 26;
@@ -733,6 +737,9 @@ int main(int argc, char **argv) {
     if (only_bench || (do_ab && !do_bench)) { /* bases for the device tables only */
         CHECK(g1_make_bases(64));
         CHECK(g2_make_bases(64));
+    } else if (quick) {
+        RUN(test_g1_ba_cases);
+        RUN(test_g2_ba_cases);
     } else {
         RUN(test_g1_msm);
         RUN(test_g1_batch_add);
