@@ -6,12 +6,14 @@
 # `cuzk prove` of three partitions, `cuzk verify` with witness and text
 # inputs, with a .vk and with the .params, wrong inputs and tampered proofs
 # (exit 1, the partition named), bad input (exit 2 with a message, no proof
-# written), and `cuzk bench prove --circuit`. Prints "N passed, N failed".
+# written), setup and gen-circuit refusals, the sample circom circuit through
+# `cuzk import`, and `cuzk bench prove --circuit`. Prints "N passed, N failed".
 set -uo pipefail
 cuzk=${1:?usage: check_prove_cli.sh CUZK_BINARY TEST_PROVE_CIRCUIT_BINARY}
 fixture=${2:?usage: check_prove_cli.sh CUZK_BINARY TEST_PROVE_CIRCUIT_BINARY}
 cuzk=$(realpath "$cuzk")
 fixture=$(realpath "$fixture")
+sample=$(realpath "$(dirname "$0")/../../examples/sample")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 pass=0
@@ -173,6 +175,22 @@ expect "gen-circuit then setup then prove then verify" 0 "valid" bash -c "
     '$cuzk' setup g/circuit.cuzk -o g/c.params --vk g/c.vk --seed 09 2>/dev/null &&
     '$cuzk' prove --circuit g/circuit.cuzk --params g/c.params --witness g/w0.wit -o g/p.bin &&
     '$cuzk' verify --vk g/c.vk --inputs g/w0.wit g/p.bin"
+
+# ---- a circom circuit through the same path (cuzk import) ----
+expect "import the sample .r1cs and .wtns" 0 "" \
+    "$cuzk" import "$sample/circuit.r1cs" -o circom.cuzk "$sample/witness.wtns" -w circom.wit
+expect "circom circuit: setup, prove, verify" 0 "1 partition valid" bash -c "
+    '$cuzk' setup circom.cuzk -o circom.params --vk circom.vk --seed 05 2>/dev/null &&
+    '$cuzk' prove --circuit circom.cuzk --params circom.params --witness circom.wit -o circom.bin &&
+    '$cuzk' verify --vk circom.vk --inputs circom.wit circom.bin"
+# a witness value changed (the last byte of the last value, which stays below r): refused
+cp "$sample/witness.wtns" badw.wtns
+python3 -c "
+b = bytearray(open('badw.wtns', 'rb').read()); b[-32] ^= 1; open('badw.wtns', 'wb').write(b)"
+expect "import refuses an unsatisfying witness" 1 "constraint" \
+    "$cuzk" import "$sample/circuit.r1cs" -o c2.cuzk badw.wtns -w refused.wit
+[ -e refused.wit ] && bad "an unsatisfying witness was written"
+expect "import: -w without a .wtns" 2 "usage" "$cuzk" import "$sample/circuit.r1cs" -o c3.cuzk -w x.wit
 
 # ---- the benchmark ----
 expect "bench prove --circuit" 0 "seconds_per_proof" \

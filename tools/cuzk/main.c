@@ -27,6 +27,8 @@ static int usage(FILE *f) {
             "                    development prepared powers of tau for snarkjs (NOT FOR PRODUCTION)\n"
             "  gen-circuit --profile porep|dense|sha --log-constraints K -o DIR [--partitions N]\n"
             "                    synthetic circuit DIR/circuit.cuzk and witnesses DIR/w<i>.wit\n"
+            "  import CIRCUIT.r1cs -o OUT.cuzk [WITNESS.wtns -w OUT.wit]...\n"
+            "                    a circom circuit and witnesses into our files (checked)\n"
             "  setup CIRCUIT -o OUT.params [--vk OUT.vk] [--threads N] [--seed HEX]\n"
             "                    development Groth16 .params for our circuit file (NOT FOR PRODUCTION)\n"
             "  prove --circuit C --params P --witness W0 [W1 ...] -o proof.bin [--threads N]\n"
@@ -86,6 +88,7 @@ static const struct {
     {"ptau", cuzk__cmd_ptau},
     {"gen-circuit", cuzk__cmd_gen_circuit},
     {"setup", cuzk__cmd_setup},
+    {"import", cuzk__cmd_import},
     {"prove", cuzk__cmd_prove},
     {"verify", cuzk__cmd_verify},
     {"bench", cmd_bench},

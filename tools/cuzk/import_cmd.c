@@ -1,0 +1,143 @@
+/*
+ * import_cmd.c — `cuzk import`: a circom circuit (.r1cs) and its witnesses
+ * (.wtns) into our circuit and witness files, so any circom circuit runs
+ * through the Filecoin path (setup, prove, verify) too.
+ *
+ *   cuzk import CIRCUIT.r1cs -o OUT.cuzk [WITNESS.wtns -w OUT.wit]...
+ *
+ * Wire w becomes variable w (inputs: ONE, the public outputs and inputs;
+ * aux: every other wire), so a circom witness keeps its order
+ * (cuzk_circuit_from_r1cs, cuzk_witness_from_wtns). Each witness is checked
+ * against the circuit before it is written: one that does not satisfy it is
+ * refused naming the constraint. Exit status: 0 written, 1 a witness does
+ * not satisfy the circuit, 2 usage, input or write error.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "circuit.h"
+#include "commands.h"
+#include "cuzk.h"
+#include "fr.h"
+#include "mem.h"
+#include "r1cs.h"
+#include "witness.h"
+#include "wtns.h"
+
+static int usage(void) {
+    fprintf(stderr, "usage: cuzk import CIRCUIT.r1cs -o OUT.cuzk [WITNESS.wtns -w OUT.wit]...\n"
+                    "  circom circuit and witnesses -> our circuit and witness files\n");
+    return 2;
+}
+
+static int fail(const cuzk_error *err) {
+    fprintf(stderr, "cuzk import: %s\n", cuzk__error_text(err));
+    return err->status == CUZK_ERR_WITNESS_UNSATISFIED ? 1 : 2;
+}
+
+/* One .wtns -> our witness file, after the satisfaction check. */
+static int import_witness(const cuzk_circuit *c, const char *in, const char *out) {
+    cuzk_error err;
+    cuzk__error_clear(&err);
+    cuzk_wtns wt;
+    cuzk_witness w;
+    memset(&wt, 0, sizeof(wt));
+    memset(&w, 0, sizeof(w));
+    int rc = 2;
+    const uint64_t dom = c->domain_size;
+    cuzk_fr *abc = NULL;
+    if (cuzk_wtns_open(&wt, in, &err) != CUZK_OK ||
+        cuzk_witness_from_wtns(&w, c, &wt, &err) != CUZK_OK)
+        goto out;
+    abc = cuzk__alloc_large(3 * dom * sizeof(cuzk_fr));
+    if (abc == NULL) {
+        cuzk__fail(&err, CUZK_ERR_NOMEM, "no memory to check %s", in);
+        goto out;
+    }
+    if (cuzk_witness_abc_var(c, &w, abc, abc + dom, abc + 2 * dom, CUZK_SPMV_DEFAULT, 0, NULL,
+                             &err) != CUZK_OK ||
+        cuzk_witness_write(&w, out, &err) != CUZK_OK)
+        goto out;
+    rc = 0;
+out:
+    free(abc);
+    cuzk_witness_close(&w);
+    cuzk_wtns_close(&wt);
+    return rc == 0 ? 0 : fail(&err);
+}
+
+int cuzk__cmd_import(int argc, char **argv) {
+    const char *r1cs_path = NULL, *out = NULL;
+    const char **win = calloc((size_t)argc + 1, sizeof(char *));
+    const char **wout = calloc((size_t)argc + 1, sizeof(char *));
+    size_t nw = 0;
+    int rc = 2;
+    if (win == NULL || wout == NULL) goto done;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            usage();
+            rc = 0;
+            goto done;
+        } else if (strcmp(a, "-o") == 0 && i + 1 < argc) {
+            out = argv[++i];
+        } else if (strcmp(a, "-w") == 0 && i + 1 < argc) {
+            if (nw == 0 || wout[nw - 1] != NULL) { /* -w must follow a .wtns */
+                rc = usage();
+                goto done;
+            }
+            wout[nw - 1] = argv[++i];
+        } else if (a[0] == '-') {
+            fprintf(stderr, "cuzk import: unknown option or missing value: %s\n", a);
+            rc = usage();
+            goto done;
+        } else if (r1cs_path == NULL) {
+            r1cs_path = a;
+        } else {
+            win[nw++] = a;
+        }
+    }
+    if (r1cs_path == NULL || out == NULL) {
+        rc = usage();
+        goto done;
+    }
+    for (size_t k = 0; k < nw; k++)
+        if (wout[k] == NULL) {
+            fprintf(stderr, "cuzk import: %s has no -w OUT.wit after it\n", win[k]);
+            rc = usage();
+            goto done;
+        }
+    if (!cuzk__cli_output_ok(out, "import")) goto done;
+    for (size_t k = 0; k < nw; k++)
+        if (!cuzk__cli_output_ok(wout[k], "import")) goto done;
+
+    cuzk_error err;
+    cuzk__error_clear(&err);
+    cuzk_r1cs r;
+    cuzk_circuit c;
+    memset(&r, 0, sizeof(r));
+    memset(&c, 0, sizeof(c));
+    if (cuzk_r1cs_open(&r, r1cs_path, &err) != CUZK_OK ||
+        cuzk_circuit_from_r1cs(&c, &r, &err) != CUZK_OK ||
+        cuzk_circuit_write(&c, out, &err) != CUZK_OK) {
+        rc = fail(&err);
+    } else {
+        rc = 0;
+        fprintf(stderr,
+                "cuzk import: %s: %llu constraints, %llu inputs (ONE included), %llu aux, "
+                "domain 2^%u -> %s\n",
+                r1cs_path, (unsigned long long)c.n_constraints, (unsigned long long)c.n_inputs,
+                (unsigned long long)c.n_aux, c.domain_log, out);
+        for (size_t k = 0; k < nw && rc == 0; k++) {
+            rc = import_witness(&c, win[k], wout[k]);
+            if (rc == 0) fprintf(stderr, "cuzk import: %s -> %s\n", win[k], wout[k]);
+        }
+    }
+    cuzk_circuit_close(&c);
+    cuzk_r1cs_close(&r);
+done:
+    free(win);
+    free(wout);
+    return rc;
+}
