@@ -482,9 +482,18 @@ static void test_unsatisfied(void) {
         uint64_t *plain;
         fixture_witness(&f, &good, &plain, "good");
         cuzk_witness_close(&good);
-        /* change one aux value (a bit becomes 2, a random value is bumped) */
+        /* change one aux value (a bit becomes 2, any other value v becomes v + 1
+         * mod r: flipping a low bit instead could leave r - 1 at or above r) */
         uint64_t v = f.c.n_inputs + cuzk_test_rand64() % f.c.n_aux;
-        plain[4 * v] = plain[4 * v] <= 1 ? 2 : plain[4 * v] ^ 4;
+        uint64_t *x = &plain[4 * v];
+        if ((x[1] | x[2] | x[3]) == 0 && x[0] <= 1) {
+            x[0] = 2;
+        } else {
+            cuzk_fr t;
+            cuzk_fr_from_limbs(&t, x);
+            cuzk_fr_add(&t, &t, &cuzk__fr_one);
+            cuzk_fr_to_limbs(x, &t);
+        }
         uint64_t want = first_failing_row(&f.g, plain);
         if (want == UINT64_MAX) { /* e.g. a changed f multiplied by a B that is 0 */
             free(plain);
