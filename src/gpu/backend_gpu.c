@@ -151,6 +151,25 @@ static cuzk_status work_alloc(gpu_key *k, cuzk_error *err) {
     return CUZK_OK;
 }
 
+void cuzk__gpu_circuit_src_of(cuzk__gpu_circuit_src *src, const cuzk_circuit *c) {
+    memset(src, 0, sizeof(*src));
+    src->n_constraints = c->n_constraints;
+    src->n_inputs = c->n_inputs;
+    src->n_aux = c->n_aux;
+    src->domain_size = c->domain_size;
+    for (int m = 0; m < 3; m++) {
+        src->row_ptr[m] = c->m[m].row_ptr;
+        src->col[m] = c->m[m].col;
+        src->val[m] = c->m[m].val;
+        src->nnz[m] = c->m[m].nnz;
+    }
+    src->values = (const uint64_t *)c->values;
+    src->n_values = c->n_values;
+    src->a_aux = c->a_aux;
+    src->b_inp = c->b_inp;
+    src->b_aux = c->b_aux;
+}
+
 static cuzk_status gpu_prepare(cuzk_backend *be, cuzk_backend_key **out, const cuzk_circuit *c,
                                const cuzk_params *p, cuzk_error *err) {
     cuzk__error_clear(err);
@@ -171,22 +190,7 @@ static cuzk_status gpu_prepare(cuzk_backend *be, cuzk_backend_key **out, const c
     if (k->n_h > k->max_query) k->max_query = k->n_h;
 
     cuzk__gpu_circuit_src src;
-    memset(&src, 0, sizeof(src));
-    src.n_constraints = c->n_constraints;
-    src.n_inputs = c->n_inputs;
-    src.n_aux = c->n_aux;
-    src.domain_size = c->domain_size;
-    for (int m = 0; m < 3; m++) {
-        src.row_ptr[m] = c->m[m].row_ptr;
-        src.col[m] = c->m[m].col;
-        src.val[m] = c->m[m].val;
-        src.nnz[m] = c->m[m].nnz;
-    }
-    src.values = (const uint64_t *)c->values;
-    src.n_values = c->n_values;
-    src.a_aux = c->a_aux;
-    src.b_inp = c->b_inp;
-    src.b_aux = c->b_aux;
+    cuzk__gpu_circuit_src_of(&src, c);
     if ((st = cuzk__gpu_circuit_upload(&k->gc, &src)) != CUZK_OK) {
         gpu_fail(err, st, "uploading the circuit");
         goto fail;

@@ -31,8 +31,12 @@
 #define CUZK_BACKEND_GPU_H
 
 #include "backend.h"
+#include "gpu_circuit.h"
 
 extern const cuzk_backend_ops cuzk_backend_gpu;
+
+/* The host arrays of circuit c as spmv.cu's upload takes them (views, no copy). */
+void cuzk__gpu_circuit_src_of(cuzk__gpu_circuit_src *src, const cuzk_circuit *c);
 
 /* The number of usable CUDA devices (0 when there is no device or driver). */
 int cuzk__backend_gpu_devices(void);

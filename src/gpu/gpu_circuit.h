@@ -30,7 +30,8 @@ extern "C" {
 typedef struct cuzk__gpu_circuit cuzk__gpu_circuit;
 
 /* The host arrays of a circuit (views into a cuzk_circuit; this header does
- * not include circuit.h: the C headers are not C++). */
+ * not include circuit.h: the C headers are not C++). cuzk__gpu_circuit_src_of
+ * (backend_gpu.h) fills it from a cuzk_circuit. */
 typedef struct {
     uint64_t n_constraints, n_inputs, n_aux, domain_size;
     const uint64_t *row_ptr[3]; /* A, B, C */

@@ -17,6 +17,7 @@
 #include "circuit.h"
 #include "fr.h"
 #include "gpu/gpu.h"
+#include "gpu/backend_gpu.h"
 #include "gpu/gpu_circuit.h"
 #include "gpu_test.h"
 #include "harness.h"
@@ -79,25 +80,6 @@ static int random_circuit(cuzk_circuit *c, uint64_t nc, uint64_t ni, uint64_t na
     return st == CUZK_OK;
 }
 
-static void src_of(cuzk__gpu_circuit_src *s, const cuzk_circuit *c) {
-    memset(s, 0, sizeof *s);
-    s->n_constraints = c->n_constraints;
-    s->n_inputs = c->n_inputs;
-    s->n_aux = c->n_aux;
-    s->domain_size = c->domain_size;
-    for (int m = 0; m < 3; m++) {
-        s->row_ptr[m] = c->m[m].row_ptr;
-        s->col[m] = c->m[m].col;
-        s->val[m] = c->m[m].val;
-        s->nnz[m] = c->m[m].nnz;
-    }
-    s->values = (const uint64_t *)c->values;
-    s->n_values = c->n_values;
-    s->a_aux = c->a_aux;
-    s->b_inp = c->b_inp;
-    s->b_aux = c->b_aux;
-}
-
 static int bit(const uint64_t *bm, uint64_t j) { return (int)((bm[j / 64] >> (j % 64)) & 1); }
 
 static void check_size(uint64_t nc, uint64_t ni, uint64_t na, unsigned max_row) {
@@ -112,7 +94,7 @@ static void check_size(uint64_t nc, uint64_t ni, uint64_t na, unsigned max_row) 
                  CUZK_OK);
 
     cuzk__gpu_circuit_src src;
-    src_of(&src, &c);
+    cuzk__gpu_circuit_src_of(&src, &c);
     cuzk__gpu_circuit *g = NULL;
     CHECK_EQ_INT(cuzk__gpu_circuit_upload(&g, &src), CUZK_OK);
     void *dw = NULL, *dabc = NULL;
