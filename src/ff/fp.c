@@ -29,3 +29,18 @@ bool cuzk_fp_is_lexicographically_largest(const cuzk_fp *a) {
     cuzk_fp_to_limbs(t, a);
     return cuzk__lt_n(fp_p_minus_1_div_2, t, CUZK_FP_LIMBS);
 }
+
+#if CUZK_HAVE_X86_64_ASM
+__attribute__((noinline, cold)) void cuzk__fp_add_c(cuzk_fp *r, const cuzk_fp *a, const cuzk_fp *b) {
+    cuzk__add_mod_n(r->l, a->l, b->l, cuzk__fp_p, CUZK_FP_LIMBS);
+}
+__attribute__((noinline, cold)) void cuzk__fp_sub_c(cuzk_fp *r, const cuzk_fp *a, const cuzk_fp *b) {
+    cuzk__sub_mod_n(r->l, a->l, b->l, cuzk__fp_p, CUZK_FP_LIMBS);
+}
+__attribute__((noinline, cold)) void cuzk__fp_mul_c(cuzk_fp *r, const cuzk_fp *a, const cuzk_fp *b) {
+    cuzk__mont_mul_n(r->l, a->l, b->l, cuzk__fp_p, CUZK__FP_N0, CUZK_FP_LIMBS);
+}
+__attribute__((noinline, cold)) void cuzk__fp_sqr_c(cuzk_fp *r, const cuzk_fp *a) {
+    cuzk__mont_mul_n(r->l, a->l, a->l, cuzk__fp_p, CUZK__FP_N0, CUZK_FP_LIMBS);
+}
+#endif

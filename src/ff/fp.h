@@ -27,16 +27,40 @@ typedef struct {
 static const uint64_t cuzk__fp_p[CUZK_FP_LIMBS] = CUZK__FP_P;
 static const cuzk_fp cuzk__fp_one = {CUZK__FP_ONE};
 
+#if CUZK_HAVE_X86_64_ASM
+/* The portable kernels of limbs.h, not inlined (for CPUs without ADX); fp.c. */
+void cuzk__fp_add_c(cuzk_fp *r, const cuzk_fp *a, const cuzk_fp *b);
+void cuzk__fp_sub_c(cuzk_fp *r, const cuzk_fp *a, const cuzk_fp *b);
+void cuzk__fp_mul_c(cuzk_fp *r, const cuzk_fp *a, const cuzk_fp *b);
+void cuzk__fp_sqr_c(cuzk_fp *r, const cuzk_fp *a);
+#endif
+
 static inline void cuzk_fp_set_zero(cuzk_fp *r) {
     for (int i = 0; i < CUZK_FP_LIMBS; i++) r->l[i] = 0;
 }
 static inline void cuzk_fp_set_one(cuzk_fp *r) { *r = cuzk__fp_one; }
 
 static inline void cuzk_fp_add(cuzk_fp *r, const cuzk_fp *a, const cuzk_fp *b) {
+#if CUZK_HAVE_X86_64_ASM
+    if (cuzk__cpu_adx) {
+        cuzk__add_mod_384_adx(r->l, a->l, b->l, cuzk__fp_p);
+        return;
+    }
+    cuzk__fp_add_c(r, a, b); /* out of line: keeps the callers lean */
+#else
     cuzk__add_mod_n(r->l, a->l, b->l, cuzk__fp_p, CUZK_FP_LIMBS);
+#endif
 }
 static inline void cuzk_fp_sub(cuzk_fp *r, const cuzk_fp *a, const cuzk_fp *b) {
+#if CUZK_HAVE_X86_64_ASM
+    if (cuzk__cpu_adx) {
+        cuzk__sub_mod_384_adx(r->l, a->l, b->l, cuzk__fp_p);
+        return;
+    }
+    cuzk__fp_sub_c(r, a, b); /* out of line: keeps the callers lean */
+#else
     cuzk__sub_mod_n(r->l, a->l, b->l, cuzk__fp_p, CUZK_FP_LIMBS);
+#endif
 }
 static inline void cuzk_fp_dbl(cuzk_fp *r, const cuzk_fp *a) { cuzk_fp_add(r, a, a); }
 static inline void cuzk_fp_neg(cuzk_fp *r, const cuzk_fp *a) {
@@ -49,8 +73,10 @@ static inline void cuzk_fp_mul(cuzk_fp *r, const cuzk_fp *a, const cuzk_fp *b) {
         cuzk__mul_mont_384_adx(r->l, a->l, b->l, cuzk__fp_p, CUZK__FP_N0);
         return;
     }
-#endif
+    cuzk__fp_mul_c(r, a, b); /* out of line: keeps the callers lean */
+#else
     cuzk__mont_mul_n(r->l, a->l, b->l, cuzk__fp_p, CUZK__FP_N0, CUZK_FP_LIMBS);
+#endif
 }
 static inline void cuzk_fp_sqr(cuzk_fp *r, const cuzk_fp *a) {
 #if CUZK_HAVE_X86_64_ASM
@@ -58,8 +84,10 @@ static inline void cuzk_fp_sqr(cuzk_fp *r, const cuzk_fp *a) {
         cuzk__sqr_mont_384_adx(r->l, a->l, cuzk__fp_p, CUZK__FP_N0);
         return;
     }
-#endif
+    cuzk__fp_sqr_c(r, a); /* out of line: keeps the callers lean */
+#else
     cuzk__mont_mul_n(r->l, a->l, a->l, cuzk__fp_p, CUZK__FP_N0, CUZK_FP_LIMBS);
+#endif
 }
 
 static inline bool cuzk_fp_is_zero(const cuzk_fp *a) {

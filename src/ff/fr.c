@@ -43,3 +43,18 @@ bool cuzk_fr_sqrt_var(cuzk_fr *r, const cuzk_fr *a) {
     *r = x;
     return true;
 }
+
+#if CUZK_HAVE_X86_64_ASM
+__attribute__((noinline, cold)) void cuzk__fr_add_c(cuzk_fr *r, const cuzk_fr *a, const cuzk_fr *b) {
+    cuzk__add_mod_n(r->l, a->l, b->l, cuzk__fr_r, CUZK_FR_LIMBS);
+}
+__attribute__((noinline, cold)) void cuzk__fr_sub_c(cuzk_fr *r, const cuzk_fr *a, const cuzk_fr *b) {
+    cuzk__sub_mod_n(r->l, a->l, b->l, cuzk__fr_r, CUZK_FR_LIMBS);
+}
+__attribute__((noinline, cold)) void cuzk__fr_mul_c(cuzk_fr *r, const cuzk_fr *a, const cuzk_fr *b) {
+    cuzk__mont_mul_n(r->l, a->l, b->l, cuzk__fr_r, CUZK__FR_N0, CUZK_FR_LIMBS);
+}
+__attribute__((noinline, cold)) void cuzk__fr_sqr_c(cuzk_fr *r, const cuzk_fr *a) {
+    cuzk__mont_mul_n(r->l, a->l, a->l, cuzk__fr_r, CUZK__FR_N0, CUZK_FR_LIMBS);
+}
+#endif

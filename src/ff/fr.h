@@ -27,16 +27,40 @@ typedef struct {
 static const uint64_t cuzk__fr_r[CUZK_FR_LIMBS] = CUZK__FR_R;
 static const cuzk_fr cuzk__fr_one = {CUZK__FR_ONE};
 
+#if CUZK_HAVE_X86_64_ASM
+/* The portable kernels of limbs.h, not inlined (for CPUs without ADX); fr.c. */
+void cuzk__fr_add_c(cuzk_fr *r, const cuzk_fr *a, const cuzk_fr *b);
+void cuzk__fr_sub_c(cuzk_fr *r, const cuzk_fr *a, const cuzk_fr *b);
+void cuzk__fr_mul_c(cuzk_fr *r, const cuzk_fr *a, const cuzk_fr *b);
+void cuzk__fr_sqr_c(cuzk_fr *r, const cuzk_fr *a);
+#endif
+
 static inline void cuzk_fr_set_zero(cuzk_fr *r) {
     for (int i = 0; i < CUZK_FR_LIMBS; i++) r->l[i] = 0;
 }
 static inline void cuzk_fr_set_one(cuzk_fr *r) { *r = cuzk__fr_one; }
 
 static inline void cuzk_fr_add(cuzk_fr *r, const cuzk_fr *a, const cuzk_fr *b) {
+#if CUZK_HAVE_X86_64_ASM
+    if (cuzk__cpu_adx) {
+        cuzk__add_mod_256_adx(r->l, a->l, b->l, cuzk__fr_r);
+        return;
+    }
+    cuzk__fr_add_c(r, a, b); /* out of line: keeps the callers lean */
+#else
     cuzk__add_mod_n(r->l, a->l, b->l, cuzk__fr_r, CUZK_FR_LIMBS);
+#endif
 }
 static inline void cuzk_fr_sub(cuzk_fr *r, const cuzk_fr *a, const cuzk_fr *b) {
+#if CUZK_HAVE_X86_64_ASM
+    if (cuzk__cpu_adx) {
+        cuzk__sub_mod_256_adx(r->l, a->l, b->l, cuzk__fr_r);
+        return;
+    }
+    cuzk__fr_sub_c(r, a, b); /* out of line: keeps the callers lean */
+#else
     cuzk__sub_mod_n(r->l, a->l, b->l, cuzk__fr_r, CUZK_FR_LIMBS);
+#endif
 }
 static inline void cuzk_fr_dbl(cuzk_fr *r, const cuzk_fr *a) { cuzk_fr_add(r, a, a); }
 static inline void cuzk_fr_neg(cuzk_fr *r, const cuzk_fr *a) {
@@ -49,8 +73,10 @@ static inline void cuzk_fr_mul(cuzk_fr *r, const cuzk_fr *a, const cuzk_fr *b) {
         cuzk__mul_mont_256_adx(r->l, a->l, b->l, cuzk__fr_r, CUZK__FR_N0);
         return;
     }
-#endif
+    cuzk__fr_mul_c(r, a, b); /* out of line: keeps the callers lean */
+#else
     cuzk__mont_mul_n(r->l, a->l, b->l, cuzk__fr_r, CUZK__FR_N0, CUZK_FR_LIMBS);
+#endif
 }
 static inline void cuzk_fr_sqr(cuzk_fr *r, const cuzk_fr *a) {
 #if CUZK_HAVE_X86_64_ASM
@@ -58,8 +84,10 @@ static inline void cuzk_fr_sqr(cuzk_fr *r, const cuzk_fr *a) {
         cuzk__sqr_mont_256_adx(r->l, a->l, cuzk__fr_r, CUZK__FR_N0);
         return;
     }
-#endif
+    cuzk__fr_sqr_c(r, a); /* out of line: keeps the callers lean */
+#else
     cuzk__mont_mul_n(r->l, a->l, a->l, cuzk__fr_r, CUZK__FR_N0, CUZK_FR_LIMBS);
+#endif
 }
 
 static inline bool cuzk_fr_is_zero(const cuzk_fr *a) {

@@ -1,6 +1,7 @@
 /*
- * The x86-64 BMI2/ADX Montgomery kernels (src/ff/asm/mont_x86_64_adx.S)
- * against the portable cuzk__mont_mul_n, bit for bit, and against a slow
+ * The x86-64 BMI2/ADX Montgomery kernels (src/ff/asm/mont_x86_64_adx.S) and
+ * the inline add/sub kernels (cpu.h) against the portable limbs.h kernels,
+ * bit for bit, and against a slow
  * reference written here (schoolbook product, bitwise Montgomery halving)
  * that shares no code with limbs.h. Moduli: BLS12-381 p and r, and random
  * odd moduli below 2^(64n-1), since the kernels take the modulus as an
@@ -211,7 +212,54 @@ static size_t edge_values(uint64_t e[NEDGE][MAXN], const modulus *M) {
     return k;
 }
 
+/* a += b over n words; returns the carry */
+static unsigned ref_add(uint64_t *a, const uint64_t *b, size_t n) {
+    unsigned carry = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned __int128 t = (unsigned __int128)a[i] + b[i] + carry;
+        a[i] = (uint64_t)t;
+        carry = (unsigned)(t >> 64);
+    }
+    return carry;
+}
+
 static unsigned long mismatches;
+
+/* The inline add/sub kernels (cpu.h) exist for 4 and 6 limbs: against the
+ * portable limbs.h kernels and against ref_add/ref_sub, r aliasing a and b too. */
+static void check_add_sub(const uint64_t *a, const uint64_t *b, const modulus *M) {
+    size_t n = M->n;
+    if (n != 4 && n != 6) return;
+    uint64_t want_add[MAXN], want_sub[MAXN], x[MAXN], t[MAXN];
+    memcpy(want_add, a, n * 8); /* (a + b) mod m: one subtraction at most */
+    ref_add(want_add, b, n);
+    if (ref_geq(want_add, M->m, n)) ref_sub(want_add, M->m, n);
+    memcpy(want_sub, a, n * 8); /* (a - b) mod m: add m back on a borrow */
+    if (ref_sub(want_sub, b, n)) ref_add(want_sub, M->m, n);
+    cuzk__add_mod_n(t, a, b, M->m, n);
+    CHECK_MEM(t, want_add, n * 8);
+    cuzk__sub_mod_n(t, a, b, M->m, n);
+    CHECK_MEM(t, want_sub, n * 8);
+    for (int alias = 0; alias < 3; alias++) { /* none, r == a, r == b */
+        for (int op = 0; op < 2; op++) {
+            const uint64_t *pa = a, *pb = b;
+            if (alias == 1) memcpy(x, a, n * 8), pa = x;
+            if (alias == 2) memcpy(x, b, n * 8), pb = x;
+            uint64_t *r = alias ? x : t;
+            if (n == 6 && op == 0) cuzk__add_mod_384_adx(r, pa, pb, M->m);
+            if (n == 6 && op == 1) cuzk__sub_mod_384_adx(r, pa, pb, M->m);
+            if (n == 4 && op == 0) cuzk__add_mod_256_adx(r, pa, pb, M->m);
+            if (n == 4 && op == 1) cuzk__sub_mod_256_adx(r, pa, pb, M->m);
+            if (memcmp(r, op ? want_sub : want_add, n * 8) != 0) {
+                if (mismatches++ < 5)
+                    fprintf(stderr, "%s mismatch (%s, n=%zu, alias %d): a0=%016" PRIx64
+                            " b0=%016" PRIx64 "\n", op ? "sub" : "add", M->name, n, alias, a[0],
+                            b[0]);
+                CHECK(0);
+            }
+        }
+    }
+}
 
 static void check_one(const uint64_t *a, const uint64_t *b, const modulus *M) {
     size_t n = M->n;
@@ -225,6 +273,8 @@ static void check_one(const uint64_t *a, const uint64_t *b, const modulus *M) {
         }
         CHECK(0);
     }
+    check_add_sub(a, b, M);
+    check_add_sub(a, a, M);
     asm_sqr(sq, a, M);
     port_mul(psq, a, a, M);
     if (memcmp(sq, psq, n * 8) != 0) {
