@@ -122,57 +122,66 @@ cuzk_status cuzk_zkey_check_points(const cuzk_zkey *zk, unsigned flags, cuzk_err
 
 /* ---- sections ------------------------------------------------------------ */
 
-/* A point section of exactly n points of `bytes` bytes each. */
-static cuzk_status map_points(cuzk_zkey *zk, uint32_t id, uint64_t n, uint64_t bytes,
-                              const char *count_desc, const void **p, const uint8_t **raw,
-                              uint64_t *offset, void **owned, cuzk_error *err) {
+/* One point section: what the header implies, then what open found. */
+typedef struct {
+    uint32_t id;
+    unsigned g2;            /* G2 points (192 bytes) rather than G1 (96) */
+    uint64_t n;             /* points the header implies */
+    const char *count_desc; /* how n follows from the header, for messages */
+    const uint8_t *raw;     /* the file bytes */
+    uint64_t offset;        /* their file offset */
+    const uint64_t *p;      /* host-layout points (the copy or the file bytes) */
+    void *owned;            /* the copy to free, or NULL */
+} zkey_points;
+
+/* Size check of a point section: exactly n points. */
+static cuzk_status points_locate(cuzk_zkey *zk, zkey_points *q, cuzk_error *err) {
+    const uint64_t bytes = q->g2 ? G2_BYTES : G1_BYTES;
     const cuzk_binfile_section *s;
     char what[32];
-    snprintf(what, sizeof(what), "%s points", section_name(id));
-    cuzk_status st = cuzk_binfile_require(&zk->file, id, what, &s, err);
+    snprintf(what, sizeof(what), "%s points", section_name(q->id));
+    cuzk_status st = cuzk_binfile_require(&zk->file, q->id, what, &s, err);
     if (st != CUZK_OK) return st;
     /* n < 2^33 and bytes <= 192: the product fits in 64 bits. */
-    if (s->size != n * bytes)
+    if (s->size != q->n * bytes)
         return cuzk__fail(err, CUZK_ERR_BAD_LENGTH,
                           "%s: offset %llu: section %u (%s) has %llu bytes, expected %llu "
                           "(%s = %llu points of %llu bytes)",
-                          zk->file.path, (unsigned long long)s->offset, id, section_name(id),
-                          (unsigned long long)s->size, (unsigned long long)(n * bytes), count_desc,
-                          (unsigned long long)n, (unsigned long long)bytes);
-    *raw = cuzk_binfile_payload(&zk->file, s);
-    *offset = s->offset;
-    if (n == 0) {
-        *p = NULL;
-        *owned = NULL;
-        return CUZK_OK;
-    }
-    const uint64_t *w;
-    st = cuzk__binfile_words(&zk->file, *raw, s->size, &w, owned, err);
-    if (st != CUZK_OK) return st;
-    *p = w;
+                          zk->file.path, (unsigned long long)s->offset, q->id, section_name(q->id),
+                          (unsigned long long)s->size, (unsigned long long)(q->n * bytes),
+                          q->count_desc, (unsigned long long)q->n, (unsigned long long)bytes);
+    q->raw = cuzk_binfile_payload(&zk->file, s);
+    q->offset = s->offset;
     return CUZK_OK;
 }
 
-static cuzk_status map_g1(cuzk_zkey *zk, cuzk_zkey_g1_vec *v, uint32_t id, uint64_t n,
-                          const char *count_desc, cuzk_error *err) {
-    const void *p = NULL;
-    cuzk_status st =
-        map_points(zk, id, n, G1_BYTES, count_desc, &p, &v->raw, &v->offset, &v->owned, err);
-    if (st != CUZK_OK) return st;
-    v->p = p;
-    v->n = n;
-    return CUZK_OK;
+/* The points in host layout (aliased, or copied when the section is not
+ * 8-byte aligned), and with check set their canonical check (level 0). */
+static cuzk_status points_load(const cuzk_zkey *zk, zkey_points *q, int check, cuzk_error *err) {
+    if (q->n == 0) return CUZK_OK;
+    const uint64_t bytes = q->g2 ? G2_BYTES : G1_BYTES;
+    cuzk_status st = cuzk__binfile_words(&zk->file, q->raw, q->n * bytes, &q->p, &q->owned, err);
+    if (st != CUZK_OK || !check) return st;
+    uint64_t i = q->g2 ? g2_first_bad((const cuzk_g2_aff *)(const void *)q->p, q->n, 0)
+                       : g1_first_bad((const cuzk_g1_aff *)(const void *)q->p, q->n, 0);
+    if (i == q->n) return CUZK_OK;
+    return point_fail(zk, q->id, q->offset, i, bytes, CUZK_ERR_NOT_CANONICAL, err);
 }
 
-static cuzk_status map_g2(cuzk_zkey *zk, cuzk_zkey_g2_vec *v, uint32_t id, uint64_t n,
-                          const char *count_desc, cuzk_error *err) {
-    const void *p = NULL;
-    cuzk_status st =
-        map_points(zk, id, n, G2_BYTES, count_desc, &p, &v->raw, &v->offset, &v->owned, err);
-    if (st != CUZK_OK) return st;
-    v->p = p;
-    v->n = n;
-    return CUZK_OK;
+static void points_g1_vec(cuzk_zkey_g1_vec *v, const zkey_points *q) {
+    v->p = (const cuzk_g1_aff *)(const void *)q->p;
+    v->n = q->n;
+    v->raw = q->raw;
+    v->offset = q->offset;
+    v->owned = q->owned;
+}
+
+static void points_g2_vec(cuzk_zkey_g2_vec *v, const zkey_points *q) {
+    v->p = (const cuzk_g2_aff *)(const void *)q->p;
+    v->n = q->n;
+    v->raw = q->raw;
+    v->offset = q->offset;
+    v->owned = q->owned;
 }
 
 static cuzk_status read_protocol(cuzk_zkey *zk, cuzk_error *err) {
@@ -274,7 +283,8 @@ static cuzk_status read_header(cuzk_zkey *zk, cuzk_error *err) {
     return cuzk_binfile_cursor_done(&c, err);
 }
 
-static cuzk_status read_coefs(cuzk_zkey *zk, cuzk_error *err) {
+/* Section 4's record count against its size. */
+static cuzk_status coefs_locate(cuzk_zkey *zk, cuzk_error *err) {
     const char *path = zk->file.path;
     const cuzk_binfile_section *s;
     cuzk_status st = cuzk_binfile_require(&zk->file, CUZK_ZKEY_SEC_COEFS, "coefficients", &s, err);
@@ -291,11 +301,19 @@ static cuzk_status read_coefs(cuzk_zkey *zk, cuzk_error *err) {
                           path, (unsigned long long)s->offset, zk->n_coefs,
                           (unsigned long long)need, (unsigned long long)cuzk_binfile_cursor_left(&c));
     zk->coef_bytes = zk->file.data + c.pos;
+    return CUZK_OK;
+}
+
+/* Every record of section 4: matrix, constraint, signal in range, value < r;
+ * n_rows from the largest constraint. */
+static cuzk_status coefs_check(cuzk_zkey *zk, cuzk_error *err) {
+    const char *path = zk->file.path;
+    const uint64_t pos = (uint64_t)(zk->coef_bytes - zk->file.data);
     uint32_t rows = 0;
     for (uint32_t i = 0; i < zk->n_coefs; i++) {
         cuzk_zkey_coef e;
         cuzk_zkey_coef_get(zk, i, &e);
-        unsigned long long at = (unsigned long long)(c.pos + (uint64_t)i * CUZK_ZKEY_COEF_BYTES);
+        unsigned long long at = (unsigned long long)(pos + (uint64_t)i * CUZK_ZKEY_COEF_BYTES);
         if (e.matrix > 1)
             return cuzk__fail(err, CUZK_ERR_BAD_ENCODING,
                               "%s: offset %llu: section 4 record %u: matrix %u (only 0 = A, "
@@ -321,28 +339,62 @@ static cuzk_status read_coefs(cuzk_zkey *zk, cuzk_error *err) {
     return CUZK_OK;
 }
 
+/*
+ * After the header: every size first (serially, so a wrong count in the header
+ * is reported as the size disagreement it causes), then the memory-bound part
+ * on OpenMP threads, one task per section: the copies of misaligned point
+ * sections with their canonical checks, and the coefficient records. On a
+ * 2-core VM this halves the open of a 22 MB key (doc/perf.md). Errors are
+ * reported in a fixed order whatever the threads did: records, then the
+ * sections in file order; the costlier curve/subgroup levels run afterwards.
+ */
 static cuzk_status zkey_parse(cuzk_zkey *zk, unsigned flags, cuzk_error *err) {
     cuzk_status st;
     zk->root = CUZK_NTT_ROOT5;
     zk->h_kind = CUZK_H_ODD_COSET_LAGRANGE;
     if ((st = read_protocol(zk, err)) != CUZK_OK) return st;
     if ((st = read_header(zk, err)) != CUZK_OK) return st;
-    uint64_t nv = zk->n_vars, np = zk->n_public;
-    if ((st = map_g1(zk, &zk->ic, CUZK_ZKEY_SEC_IC, np + 1, "nPublic + 1", err)) != CUZK_OK)
-        return st;
-    if ((st = map_g1(zk, &zk->a, CUZK_ZKEY_SEC_A, nv, "nVars", err)) != CUZK_OK) return st;
-    if ((st = map_g1(zk, &zk->b1, CUZK_ZKEY_SEC_B1, nv, "nVars", err)) != CUZK_OK) return st;
-    if ((st = map_g2(zk, &zk->b2, CUZK_ZKEY_SEC_B2, nv, "nVars", err)) != CUZK_OK) return st;
-    if ((st = map_g1(zk, &zk->c, CUZK_ZKEY_SEC_C, nv - np - 1, "nVars - nPublic - 1", err)) !=
-        CUZK_OK)
-        return st;
-    if ((st = map_g1(zk, &zk->h, CUZK_ZKEY_SEC_H, zk->domain_size, "domainSize", err)) != CUZK_OK)
-        return st;
-    /* Records last: a wrong count in the header is then reported as the
-     * size disagreement it causes, not as an index out of range. */
-    if ((st = read_coefs(zk, err)) != CUZK_OK) return st;
-    unsigned level = flags & (CUZK_ZKEY_CHECK_CURVE | CUZK_ZKEY_CHECK_SUBGROUP | CUZK_ZKEY_PARALLEL);
-    return cuzk_zkey_check_points(zk, level, err);
+    const uint64_t nv = zk->n_vars, np = zk->n_public;
+    /* largest first, for the dynamic schedule below */
+    zkey_points sec[6] = {
+        {CUZK_ZKEY_SEC_B2, 1, nv, "nVars", NULL, 0, NULL, NULL},
+        {CUZK_ZKEY_SEC_IC, 0, np + 1, "nPublic + 1", NULL, 0, NULL, NULL},
+        {CUZK_ZKEY_SEC_A, 0, nv, "nVars", NULL, 0, NULL, NULL},
+        {CUZK_ZKEY_SEC_B1, 0, nv, "nVars", NULL, 0, NULL, NULL},
+        {CUZK_ZKEY_SEC_C, 0, nv - np - 1, "nVars - nPublic - 1", NULL, 0, NULL, NULL},
+        {CUZK_ZKEY_SEC_H, 0, zk->domain_size, "domainSize", NULL, 0, NULL, NULL},
+    };
+    static const int file_order[6] = {1, 2, 3, 0, 4, 5}; /* ic, a, b1, b2, c, h */
+    for (int k = 0; k < 6; k++)
+        if ((st = points_locate(zk, &sec[file_order[k]], err)) != CUZK_OK) return st;
+    if ((st = coefs_locate(zk, err)) != CUZK_OK) return st;
+
+    const unsigned level =
+        flags & (CUZK_ZKEY_CHECK_CURVE | CUZK_ZKEY_CHECK_SUBGROUP | CUZK_ZKEY_PARALLEL);
+    const int heavy = (level & (CUZK_ZKEY_CHECK_CURVE | CUZK_ZKEY_CHECK_SUBGROUP)) != 0;
+    cuzk_status tst[7];
+    cuzk_error terr[7];
+#if defined(CUZK_HAVE_OPENMP) && CUZK_HAVE_OPENMP
+#pragma omp parallel for schedule(dynamic, 1)
+#endif
+    for (int t = 0; t < 7; t++) {
+        cuzk__error_clear(&terr[t]);
+        tst[t] = t == 6 ? coefs_check(zk, &terr[t]) : points_load(zk, &sec[t], !heavy, &terr[t]);
+    }
+    /* the vectors own their copies from here on (close frees them) */
+    points_g2_vec(&zk->b2, &sec[0]);
+    points_g1_vec(&zk->ic, &sec[1]);
+    points_g1_vec(&zk->a, &sec[2]);
+    points_g1_vec(&zk->b1, &sec[3]);
+    points_g1_vec(&zk->c, &sec[4]);
+    points_g1_vec(&zk->h, &sec[5]);
+    const int report[7] = {6, 1, 2, 3, 0, 4, 5}; /* records, then file order */
+    for (int k = 0; k < 7; k++)
+        if (tst[report[k]] != CUZK_OK) {
+            if (err) *err = terr[report[k]];
+            return tst[report[k]];
+        }
+    return heavy ? cuzk_zkey_check_points(zk, level, err) : CUZK_OK;
 }
 
 cuzk_status cuzk_zkey_open(cuzk_zkey *zk, const char *path, unsigned flags, cuzk_error *err) {

@@ -824,6 +824,29 @@ static void test_zkey_points(void) {
     size_t b21 = (size_t)sec_off(&f, 7) + 192 + 144;
     EXPECT_FAIL(zkey_try(&f, b21, pb, 48, 0, &e), CUZK_ERR_NOT_CANONICAL, e, ZNAME,
                 "section 7 (B2) point 1");
+    /* Several faults at once: open checks the sections on parallel threads but
+     * reports in a fixed order: the coefficient records, then the sections in
+     * file order (A before B2 before H), the same on every run. */
+    {
+        uint8_t rb[32];
+        for (int i = 0; i < 4; i++) set_u64(rb + 8 * i, R_LIMBS[i]);
+        size_t rec0 = (size_t)sec_off(&f, 4) + 4 + 12, h7 = (size_t)sec_off(&f, 9) + 7 * 96;
+        for (int run = 0; run < 20; run++) {
+            uint8_t *t = dup_bytes(f.p, f.n);
+            memcpy(t + h7, pb, 48);
+            memcpy(t + b21, pb, 48);
+            cuzk_zkey zk;
+            EXPECT_FAIL(cuzk_zkey_open_mem(&zk, t, f.n, ZNAME, 0, &e), CUZK_ERR_NOT_CANONICAL, e,
+                        ZNAME, "section 7 (B2) point 1");
+            memcpy(t + a3, pb, 48);
+            EXPECT_FAIL(cuzk_zkey_open_mem(&zk, t, f.n, ZNAME, 0, &e), CUZK_ERR_NOT_CANONICAL, e,
+                        ZNAME, "section 5 (A) point 3");
+            memcpy(t + rec0, rb, 32);
+            EXPECT_FAIL(cuzk_zkey_open_mem(&zk, t, f.n, ZNAME, 0, &e), CUZK_ERR_NOT_CANONICAL, e,
+                        ZNAME, "section 4 record 0");
+            free(t);
+        }
+    }
     /* Header point: always fully checked. */
     size_t alpha = (size_t)sec_off(&f, 2) + 100;
     EXPECT_FAIL(zkey_try(&f, alpha, pb, 48, 0, &e), CUZK_ERR_NOT_CANONICAL, e, ZNAME, "alpha1");
