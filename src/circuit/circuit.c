@@ -3,14 +3,12 @@
  * builders, conversion from circom .r1cs, writer. The evaluator is spmv.c.
  */
 #include "circuit.h"
+#include "atomic_write.h"
 #include "mem.h"
 #include "mapfile.h"
 
-#include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #if defined(CUZK_HAVE_OPENMP)
 #include <omp.h>
@@ -910,38 +908,6 @@ cuzk_status cuzk_circuit_write(const cuzk_circuit *c, const char *path, cuzk_err
         return cuzk__fail(err, CUZK_ERR_NOMEM, "%s: out of memory", path);
     uint8_t tr[8];
     st64(tr, h);
-    size_t pl = strlen(path);
-    char *tmp = malloc(pl + 5);
-    if (tmp == NULL) return cuzk__fail(err, CUZK_ERR_NOMEM, "%s: out of memory", path);
-    memcpy(tmp, path, pl);
-    memcpy(tmp + pl, ".tmp", 5);
-    cuzk_status st = CUZK_OK;
-    FILE *f = fopen(tmp, "wb");
-    if (f == NULL) {
-        st = cuzk__fail(err, CUZK_ERR_IO, "%s: cannot create: %s", tmp, strerror(errno));
-        free(tmp);
-        return st;
-    }
-    /* fwrite in pieces: some libcs choke on single writes above 2 GiB. */
-    const uint8_t *p = c->image;
-    uint64_t left = to;
-    while (left > 0 && st == CUZK_OK) {
-        size_t piece = left > ((uint64_t)1 << 30) ? (size_t)1 << 30 : (size_t)left;
-        if (fwrite(p, 1, piece, f) != piece)
-            st = cuzk__fail(err, CUZK_ERR_IO, "%s: write failed: %s", tmp, strerror(errno));
-        p += piece;
-        left -= piece;
-    }
-    if (st == CUZK_OK && fwrite(tr, 1, 8, f) != 8)
-        st = cuzk__fail(err, CUZK_ERR_IO, "%s: write failed: %s", tmp, strerror(errno));
-    if (st == CUZK_OK && (fflush(f) != 0 || fsync(fileno(f)) != 0))
-        st = cuzk__fail(err, CUZK_ERR_IO, "%s: flush failed: %s", tmp, strerror(errno));
-    if (fclose(f) != 0 && st == CUZK_OK)
-        st = cuzk__fail(err, CUZK_ERR_IO, "%s: close failed: %s", tmp, strerror(errno));
-    if (st == CUZK_OK && rename(tmp, path) != 0)
-        st = cuzk__fail(err, CUZK_ERR_IO, "%s: cannot rename %s to it: %s", path, tmp,
-                        strerror(errno));
-    if (st != CUZK_OK) unlink(tmp);
-    free(tmp);
-    return st;
+    const cuzk__write_piece pieces[2] = {{c->image, to}, {tr, 8}};
+    return cuzk__write_file_atomic(path, pieces, 2, err);
 }

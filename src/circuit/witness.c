@@ -1,13 +1,11 @@
 /* witness.c — our witness file and witness -> a, b, c (witness.h; doc/formats.md §2). */
 #include "witness.h"
+#include "atomic_write.h"
 #include "mem.h"
 #include "mapfile.h"
 
-#include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #if defined(CUZK_HAVE_OPENMP)
 #include <omp.h>
@@ -222,37 +220,8 @@ cuzk_status cuzk_witness_to_bytes(const cuzk_witness *w, uint8_t **out, size_t *
 cuzk_status cuzk_witness_write(const cuzk_witness *w, const char *path, cuzk_error *err) {
     if (w->image == NULL || w->size < CUZK_WITNESS_HEADER_BYTES || path == NULL)
         return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "cuzk_witness_write: no witness or path");
-    size_t pl = strlen(path);
-    char *tmp = malloc(pl + 5);
-    if (tmp == NULL) return cuzk__fail(err, CUZK_ERR_NOMEM, "%s: out of memory", path);
-    memcpy(tmp, path, pl);
-    memcpy(tmp + pl, ".tmp", 5);
-    cuzk_status st = CUZK_OK;
-    FILE *f = fopen(tmp, "wb");
-    if (f == NULL) {
-        st = cuzk__fail(err, CUZK_ERR_IO, "%s: cannot create: %s", tmp, strerror(errno));
-        free(tmp);
-        return st;
-    }
-    const uint8_t *p = w->image;
-    uint64_t left = w->size;
-    while (left > 0 && st == CUZK_OK) {
-        size_t piece = left > ((uint64_t)1 << 30) ? (size_t)1 << 30 : (size_t)left;
-        if (fwrite(p, 1, piece, f) != piece)
-            st = cuzk__fail(err, CUZK_ERR_IO, "%s: write failed: %s", tmp, strerror(errno));
-        p += piece;
-        left -= piece;
-    }
-    if (st == CUZK_OK && (fflush(f) != 0 || fsync(fileno(f)) != 0))
-        st = cuzk__fail(err, CUZK_ERR_IO, "%s: flush failed: %s", tmp, strerror(errno));
-    if (fclose(f) != 0 && st == CUZK_OK)
-        st = cuzk__fail(err, CUZK_ERR_IO, "%s: close failed: %s", tmp, strerror(errno));
-    if (st == CUZK_OK && rename(tmp, path) != 0)
-        st = cuzk__fail(err, CUZK_ERR_IO, "%s: cannot rename %s to it: %s", path, tmp,
-                        strerror(errno));
-    if (st != CUZK_OK) unlink(tmp);
-    free(tmp);
-    return st;
+    const cuzk__write_piece piece = {w->image, w->size};
+    return cuzk__write_file_atomic(path, &piece, 1, err);
 }
 
 void cuzk_witness_to_mont(cuzk_fr *out, const cuzk_witness *w, unsigned threads) {

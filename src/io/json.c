@@ -305,79 +305,40 @@ static cuzk_status enter(parser *ps, const unsigned char *at) {
     return CUZK_OK;
 }
 
-static cuzk_status parse_array(parser *ps, cuzk_json *node) {
+/* An array ('[' values ']') or, with close '}', an object ('{' "key": value
+ * pairs '}'): one walk over comma-separated members, an object's each after
+ * its key. */
+static cuzk_status parse_members(parser *ps, cuzk_json *node, unsigned char close) {
+    const bool obj = close == '}';
+    const char *what = obj ? "an object" : "an array";
     cuzk_status st = enter(ps, ps->p);
     if (st != CUZK_OK) return st;
-    ps->p++; /* '[' */
+    ps->p++; /* '[' or '{' */
     cuzk_json *first = NULL, *last = NULL;
     size_t count = 0;
     char d[16];
     skip_ws(ps);
-    if (ps->p < ps->end && *ps->p == ']') {
+    if (ps->p < ps->end && *ps->p == close) {
         ps->p++;
         ps->depth--;
         attach(ps, node, NULL, 0);
         return CUZK_OK;
     }
     for (;;) {
-        cuzk_json *child = NULL;
-        st = parse_value(ps, &child);
-        if (st != CUZK_OK) return st;
-        if (ps->build) {
-            if (last) last->next = child; else first = child;
-            last = child;
-        }
-        count++;
-        skip_ws(ps);
-        if (ps->p < ps->end && *ps->p == ',') {
-            const unsigned char *comma = ps->p++, *comma_line = ps->line_start;
-            uint32_t line = ps->line;
-            skip_ws(ps);
-            if (ps->p < ps->end && *ps->p == ']') {
-                ps->line = line; /* report the comma's own position */
-                ps->line_start = comma_line;
-                return fail_at(ps, comma, "trailing comma before ']'");
-            }
-            continue;
-        }
-        if (ps->p < ps->end && *ps->p == ']') {
-            ps->p++;
-            break;
-        }
-        return fail_at(ps, ps->p, "expected ',' or ']' in an array, got %s",
-                       describe(ps, ps->p, d));
-    }
-    ps->depth--;
-    attach(ps, node, first, count);
-    return CUZK_OK;
-}
-
-static cuzk_status parse_object(parser *ps, cuzk_json *node) {
-    cuzk_status st = enter(ps, ps->p);
-    if (st != CUZK_OK) return st;
-    ps->p++; /* '{' */
-    cuzk_json *first = NULL, *last = NULL;
-    size_t count = 0;
-    char d[16];
-    skip_ws(ps);
-    if (ps->p < ps->end && *ps->p == '}') {
-        ps->p++;
-        ps->depth--;
-        attach(ps, node, NULL, 0);
-        return CUZK_OK;
-    }
-    for (;;) {
-        if (ps->p >= ps->end || *ps->p != '"')
-            return fail_at(ps, ps->p, "expected a string key in an object, got %s",
-                           describe(ps, ps->p, d));
         const char *key = NULL;
         size_t key_len = 0;
-        st = parse_string(ps, &key, &key_len);
-        if (st != CUZK_OK) return st;
-        skip_ws(ps);
-        if (ps->p >= ps->end || *ps->p != ':')
-            return fail_at(ps, ps->p, "expected ':' after a key, got %s", describe(ps, ps->p, d));
-        ps->p++;
+        if (obj) {
+            if (ps->p >= ps->end || *ps->p != '"')
+                return fail_at(ps, ps->p, "expected a string key in an object, got %s",
+                               describe(ps, ps->p, d));
+            st = parse_string(ps, &key, &key_len);
+            if (st != CUZK_OK) return st;
+            skip_ws(ps);
+            if (ps->p >= ps->end || *ps->p != ':')
+                return fail_at(ps, ps->p, "expected ':' after a key, got %s",
+                               describe(ps, ps->p, d));
+            ps->p++;
+        }
         cuzk_json *child = NULL;
         st = parse_value(ps, &child);
         if (st != CUZK_OK) return st;
@@ -393,18 +354,18 @@ static cuzk_status parse_object(parser *ps, cuzk_json *node) {
             const unsigned char *comma = ps->p++, *comma_line = ps->line_start;
             uint32_t line = ps->line;
             skip_ws(ps);
-            if (ps->p < ps->end && *ps->p == '}') {
+            if (ps->p < ps->end && *ps->p == close) {
                 ps->line = line; /* report the comma's own position */
                 ps->line_start = comma_line;
-                return fail_at(ps, comma, "trailing comma before '}'");
+                return fail_at(ps, comma, "trailing comma before '%c'", close);
             }
             continue;
         }
-        if (ps->p < ps->end && *ps->p == '}') {
+        if (ps->p < ps->end && *ps->p == close) {
             ps->p++;
             break;
         }
-        return fail_at(ps, ps->p, "expected ',' or '}' in an object, got %s",
+        return fail_at(ps, ps->p, "expected ',' or '%c' in %s, got %s", close, what,
                        describe(ps, ps->p, d));
     }
     ps->depth--;
@@ -429,11 +390,11 @@ static cuzk_status parse_value(parser *ps, cuzk_json **out) {
     switch (*at) {
     case '{':
         node = new_node(ps, CUZK_JSON_OBJECT, at);
-        st = parse_object(ps, node);
+        st = parse_members(ps, node, '}');
         break;
     case '[':
         node = new_node(ps, CUZK_JSON_ARRAY, at);
-        st = parse_array(ps, node);
+        st = parse_members(ps, node, ']');
         break;
     case '"':
         node = new_node(ps, CUZK_JSON_STRING, at);

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "test_util.h"
 
 #include "circuit.h"
 #include "r1cs.h"
@@ -64,25 +65,9 @@ static bool read_file(const char *path, uint8_t **out, size_t *n) {
     return ok;
 }
 
-static bool write_file(const char *path, const void *p, size_t n) {
-    FILE *f = fopen(path, "wb");
-    if (f == NULL) return false;
-    bool ok = fwrite(p, 1, n, f) == n;
-    return fclose(f) == 0 && ok;
-}
-
 /* ---- field helpers ---------------------------------------------------------- */
 
 static void fr_u64(cuzk_fr *r, uint64_t v) { cuzk_fr_from_u64(r, v); }
-
-static void fr_rand(cuzk_fr *r) {
-    uint64_t l[4];
-    do {
-        for (int i = 0; i < 4; i++) l[i] = cuzk_test_rand64();
-        l[3] &= 0x7fffffffffffffffULL;
-    } while (!cuzk__lt_n(l, cuzk__fr_r, 4));
-    cuzk_fr_from_limbs(r, l);
-}
 
 /* Coefficient mix: +-1, 0, small, random. */
 static void coeff_rand(cuzk_fr *r) {
@@ -91,7 +76,7 @@ static void coeff_rand(cuzk_fr *r) {
     case 1: cuzk_fr_neg(r, &cuzk__fr_one); break;
     case 2: cuzk_fr_set_zero(r); break;
     case 3: fr_u64(r, 2 + cuzk_test_rand64() % 5); break;
-    default: fr_rand(r); break;
+    default: cuzk_test_rand_fr(r); break;
     }
 }
 
@@ -102,20 +87,9 @@ static void value_rand(cuzk_fr *r) {
     case 1:
     case 2: cuzk_fr_set_one(r); break;
     case 3: cuzk_fr_neg(r, &cuzk__fr_one); break;
-    default: fr_rand(r); break;
+    default: cuzk_test_rand_fr(r); break;
     }
 }
-
-#define EXPECT_FAIL(call, want, needle)                                                        \
-    do {                                                                                      \
-        cuzk_status st_ = (call);                                                             \
-        CHECK_EQ_INT(st_, want);                                                              \
-        if (strstr(err.msg, needle) == NULL) {                                                \
-            fprintf(stderr, "%s:%d: message \"%s\" lacks \"%s\"\n", __FILE__, __LINE__,       \
-                    err.msg, needle);                                                         \
-            CHECK(0);                                                                         \
-        }                                                                                     \
-    } while (0)
 
 /* ---- a circuit model: entry lists per matrix --------------------------------- */
 
@@ -377,14 +351,14 @@ static void test_xcube(void) {
     CHECK_EQ_INT(cuzk_witness_from_values(&w2, &wv[0][0], 2, 3, "bad.wit", &err), CUZK_OK);
     uint64_t bad = 0;
     EXPECT_FAIL(cuzk_witness_abc_var(&c, &w2, a, b, cc, CUZK_SPMV_DEFAULT, 0, &bad, &err),
-                CUZK_ERR_WITNESS_UNSATISFIED, "constraint 1 ");
+                CUZK_ERR_WITNESS_UNSATISFIED, err, "constraint 1 ", NULL);
     CHECK_EQ_INT(bad, 1);
     CHECK(strstr(err.msg, "bad.wit") != NULL && strstr(err.msg, path) != NULL);
     cuzk_witness_close(&w2);
     /* Counts that do not match the circuit. */
     CHECK_EQ_INT(cuzk_witness_from_values(&w2, &wv[0][0], 1, 4, "shifted.wit", &err), CUZK_OK);
     EXPECT_FAIL(cuzk_witness_abc_var(&c, &w2, a, b, cc, 0, 0, &bad, &err), CUZK_ERR_INVALID_ARG,
-                "shifted.wit");
+                err, "shifted.wit", NULL);
     cuzk_witness_close(&w2);
     cuzk_witness_close(&w);
     cuzk_circuit_close(&c);
@@ -488,7 +462,7 @@ static void test_spmv_random(void) {
             snprintf(needle, sizeof(needle), "constraint %llu ", (unsigned long long)r);
             EXPECT_FAIL(cuzk_circuit_check_abc(&c, out[0], out[1], out[2], "w.wit", 0, &got,
                                                &err),
-                        CUZK_ERR_WITNESS_UNSATISFIED, needle);
+                        CUZK_ERR_WITNESS_UNSATISFIED, err, needle, NULL);
             CHECK_EQ_INT(got, r);
         }
         for (int j = 0; j < 3; j++) {
@@ -508,24 +482,25 @@ static void test_build_errors(void) {
     cuzk_circuit c;
     cuzk_error err;
     m.col[1][2] = 5;
-    EXPECT_FAIL(model_build(&c, &m, "b", &err), CUZK_ERR_INVALID_ARG, "matrix B row 2");
+    EXPECT_FAIL(model_build(&c, &m, "b", &err), CUZK_ERR_INVALID_ARG, err, "matrix B row 2", NULL);
     m.col[1][2] = 0;
     memset(&m.cf[2][1], 0xff, sizeof(cuzk_fr));
-    EXPECT_FAIL(model_build(&c, &m, "b", &err), CUZK_ERR_NOT_CANONICAL, "matrix C row 1");
+    EXPECT_FAIL(model_build(&c, &m, "b", &err), CUZK_ERR_NOT_CANONICAL, err, "matrix C row 1",
+                NULL);
     cuzk_fr_set_one(&m.cf[2][1]);
     m.rp[0][2] = 0;
-    EXPECT_FAIL(model_build(&c, &m, "b", &err), CUZK_ERR_INVALID_ARG, "decreases");
+    EXPECT_FAIL(model_build(&c, &m, "b", &err), CUZK_ERR_INVALID_ARG, err, "decreases", NULL);
     m.rp[0][2] = 2;
     uint64_t ni = m.ni;
     m.ni = 0;
-    EXPECT_FAIL(model_build(&c, &m, "b", &err), CUZK_ERR_INVALID_ARG, "n_inputs = 0");
+    EXPECT_FAIL(model_build(&c, &m, "b", &err), CUZK_ERR_INVALID_ARG, err, "n_inputs = 0", NULL);
     m.ni = ni;
     CHECK_EQ_INT(model_build(&c, &m, "b", &err), CUZK_OK);
     cuzk_circuit_close(&c);
     /* Domain above 2^31. */
     cuzk_circuit_matrix_in in[3] = {{NULL, NULL, NULL}, {NULL, NULL, NULL}, {NULL, NULL, NULL}};
     EXPECT_FAIL(cuzk_circuit_build(&c, (uint64_t)1 << 31, 1, 0, in, "huge", &err),
-                CUZK_ERR_UNSUPPORTED, "2^31");
+                CUZK_ERR_UNSUPPORTED, err, "2^31", NULL);
     model_free(&m);
 }
 
@@ -581,14 +556,14 @@ static void test_circuit_corrupt(void) {
     }
     memcpy(b, g, n);
     b[n] = 0;
-    EXPECT_FAIL(open_bytes(b, n + 1, 0, &err), CUZK_ERR_BAD_LENGTH, "trailing");
+    EXPECT_FAIL(open_bytes(b, n + 1, 0, &err), CUZK_ERR_BAD_LENGTH, err, "trailing", NULL);
 
 #define MUT(stmt, sign, want, needle)                                                            \
     do {                                                                                        \
         memcpy(b, g, n);                                                                        \
         stmt;                                                                                   \
         if (sign) resign(b, n);                                                                 \
-        EXPECT_FAIL(open_bytes(b, n, 0, &err), want, needle);                                   \
+        EXPECT_FAIL(open_bytes(b, n, 0, &err), want, err, needle, NULL);                        \
     } while (0)
 
     MUT(b[3] ^= 1, 1, CUZK_ERR_BAD_ENCODING, "wrong magic");
@@ -641,11 +616,11 @@ static void test_circuit_corrupt(void) {
     /* Through a file: the path is named. */
     char path[300];
     tmp_path(path, sizeof(path), "short.circuit");
-    CHECK(write_file(path, g, n - 1));
+    CHECK(cuzk_test_write_file(path, g, n - 1));
     cuzk_circuit d;
-    EXPECT_FAIL(cuzk_circuit_open(&d, path, 0, &err), CUZK_ERR_BAD_LENGTH, path);
+    EXPECT_FAIL(cuzk_circuit_open(&d, path, 0, &err), CUZK_ERR_BAD_LENGTH, err, path, NULL);
     tmp_path(path, sizeof(path), "missing.circuit");
-    EXPECT_FAIL(cuzk_circuit_open(&d, path, 0, &err), CUZK_ERR_IO, path);
+    EXPECT_FAIL(cuzk_circuit_open(&d, path, 0, &err), CUZK_ERR_IO, err, path, NULL);
     free(b);
     free(g);
     cuzk_circuit_close(&c);
@@ -677,7 +652,7 @@ static void test_witness_file(void) {
     cuzk_error err;
     for (int i = 0; i < 8; i++) {
         cuzk_fr x;
-        fr_rand(&x);
+        cuzk_test_rand_fr(&x);
         cuzk_fr_to_limbs(v[i], &x);
     }
     memset(v[0], 0, 32);
@@ -713,7 +688,7 @@ static void test_witness_file(void) {
         memcpy(b, g, n);                                                                        \
         memset(b + n, 0, 32);                                                                   \
         stmt;                                                                                   \
-        EXPECT_FAIL(wopen_bytes(b, len, &err), want, needle);                                   \
+        EXPECT_FAIL(wopen_bytes(b, len, &err), want, err, needle, NULL);                        \
     } while (0)
     WMUT((void)0, n + 32, CUZK_ERR_BAD_LENGTH, "trailing");
     WMUT(b[0] = 'X', n, CUZK_ERR_BAD_ENCODING, "wrong magic");
@@ -729,52 +704,32 @@ static void test_witness_file(void) {
     /* Through a file. */
     char path[300];
     tmp_path(path, sizeof(path), "trunc.wit");
-    CHECK(write_file(path, g, n - 3));
-    EXPECT_FAIL(cuzk_witness_open(&w, path, &err), CUZK_ERR_BAD_LENGTH, path);
+    CHECK(cuzk_test_write_file(path, g, n - 3));
+    EXPECT_FAIL(cuzk_witness_open(&w, path, &err), CUZK_ERR_BAD_LENGTH, err, path, NULL);
     free(b);
     free(g);
 }
 
 /* ---- circom .r1cs / .wtns -------------------------------------------------------------- */
 
-typedef struct {
-    uint8_t *p;
-    size_t n, cap;
-} buf;
-static void put(buf *b, const void *p, size_t n) {
-    if (b->n + n > b->cap) {
-        b->cap = (b->n + n) * 2 + 64;
-        b->p = realloc(b->p, b->cap);
-    }
-    memcpy(b->p + b->n, p, n);
-    b->n += n;
-}
-static void put32(buf *b, uint32_t v) {
-    uint8_t t[4] = {(uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24)};
-    put(b, t, 4);
-}
-static void put64(buf *b, uint64_t v) {
-    put32(b, (uint32_t)v);
-    put32(b, (uint32_t)(v >> 32));
-}
-static void put_section(buf *b, uint32_t id, const buf *payload) {
-    put32(b, id);
-    put64(b, payload->n);
-    put(b, payload->p, payload->n);
+static void put_section(cuzk_test_buf *b, uint32_t id, const cuzk_test_buf *payload) {
+    cuzk_test_put_le32(b, id);
+    cuzk_test_put_le64(b, payload->n);
+    cuzk_test_put(b, payload->p, payload->n);
 }
 
 /* The x^3 circuit as circom would number it: 0 ONE, 1 out (public output),
  * 2 x (private input), 3 x2, 4 x3. Coefficients plain LE. */
-static buf xcube_r1cs(void) {
-    buf h = {0}, s = {0}, f = {0};
-    put32(&h, 32);
-    put(&h, cuzk__fr_r, 32);
-    put32(&h, 5);  /* nWires */
-    put32(&h, 1);  /* nPubOut */
-    put32(&h, 0);  /* nPubIn */
-    put32(&h, 1);  /* nPrvIn */
-    put64(&h, 5);  /* nLabels */
-    put32(&h, 3);  /* nConstraints */
+static cuzk_test_buf xcube_r1cs(void) {
+    cuzk_test_buf h = {0}, s = {0}, f = {0};
+    cuzk_test_put_le32(&h, 32);
+    cuzk_test_put(&h, cuzk__fr_r, 32);
+    cuzk_test_put_le32(&h, 5);  /* nWires */
+    cuzk_test_put_le32(&h, 1);  /* nPubOut */
+    cuzk_test_put_le32(&h, 0);  /* nPubIn */
+    cuzk_test_put_le32(&h, 1);  /* nPrvIn */
+    cuzk_test_put_le64(&h, 5);  /* nLabels */
+    cuzk_test_put_le32(&h, 3);  /* nConstraints */
     const struct {
         int n;
         uint32_t w[3];
@@ -783,18 +738,18 @@ static buf xcube_r1cs(void) {
                 {1, {3}, {1}},       {1, {2}, {1}}, {1, {4}, {1}}, /* x2*x = x3 */
                 {3, {4, 2, 0}, {1, 1, 5}}, {1, {0}, {1}}, {1, {1}, {1}}};
     for (int i = 0; i < 9; i++) {
-        put32(&s, (uint32_t)lcs[i].n);
+        cuzk_test_put_le32(&s, (uint32_t)lcs[i].n);
         for (int t = 0; t < lcs[i].n; t++) {
-            put32(&s, lcs[i].w[t]);
-            put64(&s, lcs[i].c[t]);
-            put64(&s, 0);
-            put64(&s, 0);
-            put64(&s, 0);
+            cuzk_test_put_le32(&s, lcs[i].w[t]);
+            cuzk_test_put_le64(&s, lcs[i].c[t]);
+            cuzk_test_put_le64(&s, 0);
+            cuzk_test_put_le64(&s, 0);
+            cuzk_test_put_le64(&s, 0);
         }
     }
-    put(&f, "r1cs", 4);
-    put32(&f, 1);
-    put32(&f, 2);
+    cuzk_test_put(&f, "r1cs", 4);
+    cuzk_test_put_le32(&f, 1);
+    cuzk_test_put_le32(&f, 2);
     put_section(&f, 2, &s); /* circom writes section 2 first */
     put_section(&f, 1, &h);
     free(h.p);
@@ -802,16 +757,16 @@ static buf xcube_r1cs(void) {
     return f;
 }
 
-static buf make_wtns(const uint64_t (*v)[4], uint32_t n) {
-    buf h = {0}, s = {0}, f = {0};
-    put32(&h, 32);
-    put(&h, cuzk__fr_r, 32);
-    put32(&h, n);
+static cuzk_test_buf make_wtns(const uint64_t (*v)[4], uint32_t n) {
+    cuzk_test_buf h = {0}, s = {0}, f = {0};
+    cuzk_test_put_le32(&h, 32);
+    cuzk_test_put(&h, cuzk__fr_r, 32);
+    cuzk_test_put_le32(&h, n);
     for (uint32_t i = 0; i < n; i++)
-        for (int k = 0; k < 4; k++) put64(&s, v[i][k]);
-    put(&f, "wtns", 4);
-    put32(&f, 2);
-    put32(&f, 2);
+        for (int k = 0; k < 4; k++) cuzk_test_put_le64(&s, v[i][k]);
+    cuzk_test_put(&f, "wtns", 4);
+    cuzk_test_put_le32(&f, 2);
+    cuzk_test_put_le32(&f, 2);
     put_section(&f, 1, &h);
     put_section(&f, 2, &s);
     free(h.p);
@@ -906,15 +861,15 @@ static void check_conversion(const cuzk_r1cs *r, const cuzk_wtns *good, const cu
 }
 
 static void test_r1cs_tiny(void) {
-    buf f = xcube_r1cs();
+    cuzk_test_buf f = xcube_r1cs();
     cuzk_r1cs r;
     cuzk_error err;
     CHECK_EQ_INT(cuzk_r1cs_open_mem(&r, f.p, f.n, "mem/xcube.r1cs", &err), CUZK_OK);
     uint64_t wv[5][4];
     xcube_witness(wv);
-    buf g = make_wtns((const uint64_t(*)[4])wv, 5);
+    cuzk_test_buf g = make_wtns((const uint64_t(*)[4])wv, 5);
     wv[3][0] = 10; /* x2 = 10: constraint 0 fails */
-    buf bw = make_wtns((const uint64_t(*)[4])wv, 5);
+    cuzk_test_buf bw = make_wtns((const uint64_t(*)[4])wv, 5);
     cuzk_wtns good, bad;
     CHECK_EQ_INT(cuzk_wtns_open_mem(&good, g.p, g.n, "mem/good.wtns", &err), CUZK_OK);
     CHECK_EQ_INT(cuzk_wtns_open_mem(&bad, bw.p, bw.n, "mem/bad.wtns", &err), CUZK_OK);
@@ -928,11 +883,11 @@ static void test_r1cs_tiny(void) {
     CHECK(c1.size == c2.size && memcmp(c1.image, c2.image, c1.size) == 0);
     /* A wtns of the wrong length is refused naming both files. */
     cuzk_wtns shortw;
-    buf sw = make_wtns((const uint64_t(*)[4])wv, 4);
+    cuzk_test_buf sw = make_wtns((const uint64_t(*)[4])wv, 4);
     CHECK_EQ_INT(cuzk_wtns_open_mem(&shortw, sw.p, sw.n, "mem/short.wtns", &err), CUZK_OK);
     cuzk_witness w;
     EXPECT_FAIL(cuzk_witness_from_wtns(&w, &c1, &shortw, &err), CUZK_ERR_INVALID_ARG,
-                "mem/short.wtns");
+                err, "mem/short.wtns", NULL);
     CHECK(strstr(err.msg, "mem/xcube.r1cs") != NULL);
     cuzk_wtns_close(&shortw);
     cuzk_circuit_close(&c1);
@@ -1010,7 +965,7 @@ static void test_spmv_porep_like(void) {
     cuzk_fr *values = malloc(nvals * sizeof(cuzk_fr));
     cuzk_fr_set_one(&values[0]);
     cuzk_fr_neg(&values[1], &cuzk__fr_one);
-    for (uint64_t i = 2; i < nvals; i++) fr_rand(&values[i]);
+    for (uint64_t i = 2; i < nvals; i++) cuzk_test_rand_fr(&values[i]);
     const unsigned per_row10[3] = {24, 10, 22}; /* tenths */
     uint64_t *rp[3];
     uint32_t *col[3], *val[3];
@@ -1057,7 +1012,7 @@ static void test_spmv_porep_like(void) {
         if (v >= ni && cuzk_test_rand64() % 10 != 0)
             fr_u64(&w[v], cuzk_test_rand64() & 1);
         else
-            fr_rand(&w[v]);
+            cuzk_test_rand_fr(&w[v]);
     }
     uint64_t dom = c.domain_size, nnz = c.m[0].nnz + c.m[1].nnz + c.m[2].nnz;
     cuzk_fr *out[2][3];
@@ -1105,16 +1060,42 @@ static void test_spmv_porep_like(void) {
     cuzk_circuit_close(&c);
 }
 
-/* ---- fuzz seeds ------------------------------------------------------------------------- */
+/* ---- write failures --------------------------------------------------------------------- */
 
-static void write_seed(const char *dir, const char *sub, const char *name, const void *p,
-                       size_t n) {
-    char path[700];
-    snprintf(path, sizeof(path), "%s/%s", dir, sub);
-    mkdir(path, 0755);
-    snprintf(path, sizeof(path), "%s/%s/%s", dir, sub, name);
-    if (!write_file(path, p, n)) fprintf(stderr, "cannot write %s\n", path);
+/* Both writers (one helper, src/util/atomic_write.c) fail naming the step and
+ * the file, and leave no temporary file: a missing directory (cannot create)
+ * and a directory in the way of the final rename. */
+static void test_write_errors(void) {
+    cuzk_error err;
+    model m;
+    xcube_model(&m);
+    cuzk_circuit c;
+    CHECK_EQ_INT(model_build(&c, &m, "x", &err), CUZK_OK);
+    uint64_t wv[5][4];
+    xcube_witness(wv);
+    cuzk_witness w;
+    CHECK_EQ_INT(cuzk_witness_from_values(&w, &wv[0][0], 2, 3, "w", &err), CUZK_OK);
+    char path[300], tmp[310];
+    tmp_path(path, sizeof(path), "none/x.circuit");
+    EXPECT_FAIL(cuzk_circuit_write(&c, path, &err), CUZK_ERR_IO, err, "none/x.circuit.tmp: ",
+                "cannot create");
+    tmp_path(path, sizeof(path), "none/x.wit");
+    EXPECT_FAIL(cuzk_witness_write(&w, path, &err), CUZK_ERR_IO, err, "none/x.wit.tmp: ",
+                "cannot create");
+    tmp_path(path, sizeof(path), "dir.out");
+    snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+    CHECK(mkdir(path, 0755) == 0);
+    EXPECT_FAIL(cuzk_circuit_write(&c, path, &err), CUZK_ERR_IO, err, "cannot rename", tmp);
+    CHECK(access(tmp, F_OK) != 0);
+    EXPECT_FAIL(cuzk_witness_write(&w, path, &err), CUZK_ERR_IO, err, "cannot rename", tmp);
+    CHECK(access(tmp, F_OK) != 0);
+    rmdir(path);
+    cuzk_witness_close(&w);
+    cuzk_circuit_close(&c);
+    model_free(&m);
 }
+
+/* ---- fuzz seeds ------------------------------------------------------------------------- */
 
 static void write_corpus(const char *dir) {
     cuzk_error err;
@@ -1125,7 +1106,7 @@ static void write_corpus(const char *dir) {
     size_t n;
     if (model_build(&c, &m, "x", &err) == CUZK_OK &&
         cuzk_circuit_to_bytes(&c, &b, &n, &err) == CUZK_OK) {
-        write_seed(dir, "circuit", "xcube", b, n);
+        cuzk_test_write_seed(dir, "circuit", "xcube", b, n);
         free(b);
     }
     cuzk_circuit_close(&c);
@@ -1133,7 +1114,7 @@ static void write_corpus(const char *dir) {
     model_random(&m, 12, 3, 14, 4);
     if (model_build(&c, &m, "x", &err) == CUZK_OK &&
         cuzk_circuit_to_bytes(&c, &b, &n, &err) == CUZK_OK) {
-        write_seed(dir, "circuit", "random", b, n);
+        cuzk_test_write_seed(dir, "circuit", "random", b, n);
         free(b);
     }
     cuzk_circuit_close(&c);
@@ -1143,13 +1124,13 @@ static void write_corpus(const char *dir) {
     cuzk_witness w;
     if (cuzk_witness_from_values(&w, &wv[0][0], 2, 3, "w", &err) == CUZK_OK &&
         cuzk_witness_to_bytes(&w, &b, &n, &err) == CUZK_OK) {
-        write_seed(dir, "witness", "xcube", b, n);
+        cuzk_test_write_seed(dir, "witness", "xcube", b, n);
         free(b);
     }
     cuzk_witness_close(&w);
     if (cuzk_witness_from_values(&w, &wv[0][0], 1, 0, "w", &err) == CUZK_OK &&
         cuzk_witness_to_bytes(&w, &b, &n, &err) == CUZK_OK) {
-        write_seed(dir, "witness", "one", b, n);
+        cuzk_test_write_seed(dir, "witness", "one", b, n);
         free(b);
     }
     cuzk_witness_close(&w);
@@ -1182,6 +1163,7 @@ int main(int argc, char **argv) {
         RUN(test_build_errors);
         RUN(test_circuit_corrupt);
         RUN(test_witness_file);
+        RUN(test_write_errors);
         RUN(test_r1cs_tiny);
         RUN(test_r1cs_snarkjs);
         RUN(test_spmv_porep_like);

@@ -14,6 +14,7 @@
 #include "g1.h"
 #include "g2.h"
 #include "harness.h"
+#include "test_util.h"
 
 /* ---- field helpers (non-generic) ---- */
 
@@ -35,18 +36,10 @@ static void fe_from_hex_fp2(cuzk_fp2 *r, const char *const *hex) {
     fp_from_hex(&r->c1, hex[1]);
 }
 
-static void rand_fp(cuzk_fp *r) {
-    uint64_t l[6];
-    do {
-        for (int i = 0; i < 6; i++) l[i] = cuzk_test_rand64();
-        l[5] &= 0x1fffffffffffffffULL;
-    } while (!cuzk__lt_n(l, cuzk__fp_p, 6));
-    cuzk_fp_from_limbs(r, l);
-}
-static void rand_fe_fp(cuzk_fp *r) { rand_fp(r); }
+static void rand_fe_fp(cuzk_fp *r) { cuzk_test_rand_fp(r); }
 static void rand_fe_fp2(cuzk_fp2 *r) {
-    rand_fp(&r->c0);
-    rand_fp(&r->c1);
+    cuzk_test_rand_fp(&r->c0);
+    cuzk_test_rand_fp(&r->c1);
 }
 static void b_fp(cuzk_fp *r) { cuzk_fp_from_u64(r, 4); }
 static void b_fp2(cuzk_fp2 *r) {
@@ -59,14 +52,6 @@ static bool sqrt_fp2(cuzk_fp2 *r, const cuzk_fp2 *a) { return cuzk_fp2_sqrt_var(
 /* ---- scalars ---- */
 
 static const uint64_t order_r[4] = CUZK__FR_R;
-
-/* uniform in [0, r) */
-static void rand_scalar(uint64_t k[4]) {
-    do {
-        for (int i = 0; i < 4; i++) k[i] = cuzk_test_rand64();
-        k[3] &= 0x7fffffffffffffffULL;
-    } while (!cuzk__lt_n(k, order_r, 4));
-}
 
 /* plain limbs (< r) <-> Fr, for reference arithmetic mod r */
 static void scalar_mul_mod_r(uint64_t out[4], const uint64_t a[4], const uint64_t b[4]) {
@@ -169,7 +154,7 @@ static void test_g1_endomorphism(void) {
         cuzk_g1_aff_to_jac(&p, &g);
         if (it > 0) {
             uint64_t k[4];
-            rand_scalar(k);
+            cuzk_test_rand_scalar(k);
             cuzk_g1_jac_mul_var(&p, &p, k, 4);
         }
         cuzk_g1_jac_to_aff(&pa, &p);
@@ -191,7 +176,7 @@ static void test_g2_endomorphism(void) {
         cuzk_g2_aff_to_jac(&p, &g);
         if (it > 0) {
             uint64_t k[4];
-            rand_scalar(k);
+            cuzk_test_rand_scalar(k);
             cuzk_g2_jac_mul_var(&p, &p, k, 4);
         }
         cuzk_g2_jac_to_aff(&pa, &p);
@@ -280,7 +265,7 @@ static void T(rand_point)(T(jac) * r) {
     T(aff) g;
     T(jac) gj;
     uint64_t k[4];
-    rand_scalar(k);
+    cuzk_test_rand_scalar(k);
     G(generator)(&g);
     G(aff_to_jac)(&gj, &g);
     G(jac_mul_var)(r, &gj, k, 4);
@@ -607,8 +592,8 @@ static void T(test_scalar_mul)(void) {
         T(jac) p, a, b, c;
         uint64_t k1[4], k2[4], ks[4], kp[4], ksum5[5];
         T(rand_point)(&p);
-        rand_scalar(k1);
-        rand_scalar(k2);
+        cuzk_test_rand_scalar(k1);
+        cuzk_test_rand_scalar(k2);
         /* (k1 + k2) P = k1 P + k2 P, with the plain 5-limb sum and mod r */
         uint64_t carry = 0;
         for (int i = 0; i < 4; i++) ksum5[i] = cuzk__adc(k1[i], k2[i], &carry);
@@ -691,7 +676,7 @@ static void T(test_scalar_mul)(void) {
     }
     /* multiples of infinity */
     uint64_t k[4];
-    rand_scalar(k);
+    cuzk_test_rand_scalar(k);
     G(jac_set_inf)(&p);
     G(jac_mul)(&a, &p, k, 4);
     G(jac_mul_var)(&b, &p, k, 4);

@@ -7,6 +7,7 @@
  */
 #include "encode.h"
 #include "harness.h"
+#include "test_util.h"
 #include "vectors_deser.h"
 
 /* Standard generators, compressed; derived with Python big integers from the
@@ -49,24 +50,6 @@ static int expected_error(const char *name) {
         strstr(name, "fails_infinity_with_true_b_flag"))
         return CUZK_ERR_BAD_ENCODING;
     return -1; /* e.g. infinity_with_false_b_flag: x = 0 decompresses; only "rejected" */
-}
-
-static void g1_mul_gen(cuzk_g1_aff *r, const uint64_t k[4]) {
-    cuzk_g1_aff g;
-    cuzk_g1_jac j;
-    cuzk_g1_generator(&g);
-    cuzk_g1_aff_to_jac(&j, &g);
-    cuzk_g1_jac_mul_var(&j, &j, k, 4);
-    cuzk_g1_jac_to_aff(r, &j);
-}
-
-static void g2_mul_gen(cuzk_g2_aff *r, const uint64_t k[4]) {
-    cuzk_g2_aff g;
-    cuzk_g2_jac j;
-    cuzk_g2_generator(&g);
-    cuzk_g2_aff_to_jac(&j, &g);
-    cuzk_g2_jac_mul_var(&j, &j, k, 4);
-    cuzk_g2_jac_to_aff(r, &j);
 }
 
 /* ---- ethereum/bls12-381-tests vectors ------------------------------------ */
@@ -146,7 +129,7 @@ static void test_reference_points_g1(void) {
         const ref_g1 *r = &ref_g1_points[i];
         cuzk_g1_aff p, d;
         uint8_t zc[48], zu[96], sj[96];
-        g1_mul_gen(&p, r->k);
+        cuzk_test_g1_gen_mul(&p, r->k);
         cuzk_g1_to_zcash_compressed(zc, &p);
         cuzk_g1_to_zcash_uncompressed(zu, &p);
         cuzk_g1_to_snarkjs(sj, &p);
@@ -168,7 +151,7 @@ static void test_reference_points_g2(void) {
         const ref_g2 *r = &ref_g2_points[i];
         cuzk_g2_aff p, d;
         uint8_t zc[96], zu[192], sj[192];
-        g2_mul_gen(&p, r->k);
+        cuzk_test_g2_gen_mul(&p, r->k);
         cuzk_g2_to_zcash_compressed(zc, &p);
         cuzk_g2_to_zcash_uncompressed(zu, &p);
         cuzk_g2_to_snarkjs(sj, &p);
@@ -197,7 +180,7 @@ static void test_round_trip_g1(void) {
         rand_scalar(k);
         cuzk_g1_aff p, d;
         uint8_t zc[48], zu[96], sj[96], again[96];
-        g1_mul_gen(&p, k);
+        cuzk_test_g1_gen_mul(&p, k);
         cuzk_g1_to_zcash_compressed(zc, &p);
         cuzk_g1_to_zcash_uncompressed(zu, &p);
         cuzk_g1_to_snarkjs(sj, &p);
@@ -229,7 +212,7 @@ static void test_round_trip_g2(void) {
         rand_scalar(k);
         cuzk_g2_aff p, d;
         uint8_t zc[96], zu[192], sj[192], again[192];
-        g2_mul_gen(&p, k);
+        cuzk_test_g2_gen_mul(&p, k);
         cuzk_g2_to_zcash_compressed(zc, &p);
         cuzk_g2_to_zcash_uncompressed(zu, &p);
         cuzk_g2_to_snarkjs(sj, &p);

@@ -2,20 +2,12 @@
 #include "fp2.h"
 #include "fr.h"
 #include "harness.h"
-
-static void rand_fp(cuzk_fp *r) {
-    uint64_t l[6];
-    do {
-        for (int i = 0; i < 6; i++) l[i] = cuzk_test_rand64();
-        l[5] &= 0x1fffffffffffffffULL;
-    } while (!cuzk__lt_n(l, cuzk__fp_p, 6));
-    cuzk_fp_from_limbs(r, l);
-}
+#include "test_util.h"
 
 static void test_fp_inverse_and_sqrt(void) {
     for (unsigned long i = 0; i < ITERS(200); i++) {
         cuzk_fp a, b, c, s;
-        rand_fp(&a);
+        cuzk_test_rand_fp(&a);
         cuzk_fp_inv(&b, &a);
         cuzk_fp_inv_var(&c, &a);
         CHECK(cuzk_fp_eq(&b, &c));
@@ -31,8 +23,8 @@ static void test_fp_inverse_and_sqrt(void) {
 static void test_fp2_field(void) {
     for (unsigned long i = 0; i < ITERS(100); i++) {
         cuzk_fp2 a, b, c, s, t;
-        rand_fp(&a.c0);
-        rand_fp(&a.c1);
+        cuzk_test_rand_fp(&a.c0);
+        cuzk_test_rand_fp(&a.c1);
         cuzk_fp2_inv(&b, &a);
         cuzk_fp2_mul(&c, &a, &b);
         CHECK(cuzk_fp2_is_one(&c));

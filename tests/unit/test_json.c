@@ -22,6 +22,7 @@
 #include "harness.h"
 #include "json.h"
 #include "snarkjs_json.h"
+#include "test_util.h"
 
 /* ---- decimal constants (Python) ---------------------------------------------- */
 
@@ -169,24 +170,14 @@ static void rand_fr_limbs(uint64_t k[4]) {
 
 static void rand_g1(cuzk_g1_aff *out) {
     uint64_t k[4];
-    cuzk_g1_aff g;
-    cuzk_g1_jac j;
     rand_fr_limbs(k);
-    cuzk_g1_generator(&g);
-    cuzk_g1_aff_to_jac(&j, &g);
-    cuzk_g1_jac_mul_var(&j, &j, k, 4);
-    cuzk_g1_jac_to_aff_var(out, &j);
+    cuzk_test_g1_gen_mul(out, k);
 }
 
 static void rand_g2(cuzk_g2_aff *out) {
     uint64_t k[4];
-    cuzk_g2_aff g;
-    cuzk_g2_jac j;
     rand_fr_limbs(k);
-    cuzk_g2_generator(&g);
-    cuzk_g2_aff_to_jac(&j, &g);
-    cuzk_g2_jac_mul_var(&j, &j, k, 4);
-    cuzk_g2_jac_to_aff_var(out, &j);
+    cuzk_test_g2_gen_mul(out, k);
 }
 
 /* ---- the JSON table ------------------------------------------------------------- */

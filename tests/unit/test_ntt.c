@@ -13,6 +13,7 @@
 #include "harness.h"
 #include "h.h"
 #include "ntt.h"
+#include "test_util.h"
 
 #if defined(CUZK_HAVE_OPENMP) && defined(_OPENMP)
 #include <omp.h>
@@ -23,17 +24,8 @@
 
 /* ---- helpers ------------------------------------------------------------- */
 
-static void rand_fr(cuzk_fr *r) {
-    uint64_t l[CUZK_FR_LIMBS];
-    do {
-        for (int i = 0; i < CUZK_FR_LIMBS; i++) l[i] = cuzk_test_rand64();
-        l[CUZK_FR_LIMBS - 1] &= 0x7fffffffffffffffULL;
-    } while (!cuzk__lt_n(l, cuzk__fr_r, CUZK_FR_LIMBS));
-    cuzk_fr_from_limbs(r, l);
-}
-
 static void rand_vec(cuzk_fr *v, size_t n) {
-    for (size_t i = 0; i < n; i++) rand_fr(&v[i]);
+    for (size_t i = 0; i < n; i++) cuzk_test_rand_fr(&v[i]);
 }
 
 static cuzk_fr *alloc_fr(size_t n) {
@@ -257,7 +249,7 @@ static void naive_sweep(unsigned max_k) {
             cuzk_fr w, one, g;
             ref_omega(&w, (uint64_t)roots[r], k);
             cuzk_fr_set_one(&one);
-            do rand_fr(&g);
+            do cuzk_test_rand_fr(&g);
             while (cuzk_fr_is_zero(&g));
 
             for (int kind = 0; kind < 4; kind++) { /* fwd, inv, coset fwd, coset inv */
@@ -331,8 +323,8 @@ static void test_scale_bitrev(void) {
         cuzk_fr *a = alloc_fr(n), *b = alloc_fr(n), c, s, p;
         rand_vec(a, n);
         memcpy(b, a, n * sizeof(cuzk_fr));
-        rand_fr(&c);
-        rand_fr(&s);
+        cuzk_test_rand_fr(&c);
+        cuzk_test_rand_fr(&s);
         cuzk__ntt_scale_bitrev(a, k, &c, &s);
         p = c;
         for (size_t j = 0; j < n; j++) {
@@ -413,8 +405,8 @@ typedef struct {
     cuzk_fr *a, *b, *c, *pa, *pb, *pc;
 } h_case;
 
-static void h_case_make(h_case *hc, unsigned k, cuzk_ntt_root root) {
-    size_t n = (size_t)1 << k;
+/* Random a, b of n points and c = a∘b; the interpolants allocated, not set. */
+static void h_case_rand(h_case *hc, size_t n) {
     hc->n = n;
     hc->a = alloc_fr(n);
     hc->b = alloc_fr(n);
@@ -425,6 +417,11 @@ static void h_case_make(h_case *hc, unsigned k, cuzk_ntt_root root) {
     rand_vec(hc->a, n);
     rand_vec(hc->b, n);
     for (size_t i = 0; i < n; i++) cuzk_fr_mul(&hc->c[i], &hc->a[i], &hc->b[i]);
+}
+
+static void h_case_make(h_case *hc, unsigned k, cuzk_ntt_root root) {
+    size_t n = (size_t)1 << k;
+    h_case_rand(hc, n);
     cuzk_fr w, one;
     ref_omega(&w, (uint64_t)root, k);
     cuzk_fr_set_one(&one);
@@ -452,7 +449,49 @@ static void abc_at(cuzk_fr *out, const h_case *hc, const cuzk_fr *x) {
     cuzk_fr_sub(out, out, &vc);
 }
 
-static void test_h_snarkjs(void) {
+typedef cuzk_status (*h_fn)(const cuzk_ntt_domain *d, cuzk_fr *a, cuzk_fr *b, cuzk_fr *c,
+                            size_t n);
+
+/* h on copies of hc's a, b, once with c and once with c = NULL (a∘b made
+ * inside); the two must agree. Returns the first result (free it). */
+static cuzk_fr *h_both(h_fn h, const cuzk_ntt_domain *d, const h_case *hc) {
+    size_t n = hc->n;
+    cuzk_fr *a = alloc_fr(n), *b = alloc_fr(n), *c = alloc_fr(n), *a2 = alloc_fr(n),
+            *b2 = alloc_fr(n);
+    memcpy(a, hc->a, n * sizeof(cuzk_fr));
+    memcpy(b, hc->b, n * sizeof(cuzk_fr));
+    memcpy(c, hc->c, n * sizeof(cuzk_fr));
+    memcpy(a2, hc->a, n * sizeof(cuzk_fr));
+    memcpy(b2, hc->b, n * sizeof(cuzk_fr));
+    CHECK_EQ_INT(h(d, a, b, c, n), CUZK_OK);
+    CHECK_EQ_INT(h(d, a2, b2, NULL, n), CUZK_OK);
+    CHECK(vec_eq(a, a2, n));
+    free(b);
+    free(c);
+    free(a2);
+    free(b2);
+    return a;
+}
+
+/* Bellman's H (coefficients h) at z: H(z) * (z^n - 1) == A(z)B(z) - C(z). */
+static int bellman_h_holds_at(const cuzk_fr *h, const h_case *hc, const cuzk_fr *z) {
+    cuzk_fr zn, one, lhs, rhs;
+    uint64_t e = hc->n;
+    cuzk_fr_pow(&zn, z, &e, 1);
+    cuzk_fr_set_one(&one);
+    cuzk_fr_sub(&zn, &zn, &one);
+    horner(&lhs, h, hc->n, z);
+    cuzk_fr_mul(&lhs, &lhs, &zn);
+    abc_at(&rhs, hc, z);
+    return cuzk_fr_eq(&lhs, &rhs);
+}
+
+/* check on every domain of 2^0..2^7 points, for both roots, each with fresh
+ * random a, b. */
+typedef void (*h_check)(const cuzk_ntt_domain *d, const h_case *hc, cuzk_ntt_root root,
+                        unsigned k);
+
+static void each_small_h_case(h_check check) {
     for (int r = 0; r < 2; r++)
         for (unsigned k = 0; k <= 7; k++) {
             cuzk_ntt_domain d;
@@ -462,94 +501,60 @@ static void test_h_snarkjs(void) {
             }
             h_case hc;
             h_case_make(&hc, k, roots[r]);
-            size_t n = hc.n;
-            cuzk_fr *a = alloc_fr(n), *b = alloc_fr(n), *c = alloc_fr(n), *a2 = alloc_fr(n),
-                    *b2 = alloc_fr(n);
-            memcpy(a, hc.a, n * sizeof(cuzk_fr));
-            memcpy(b, hc.b, n * sizeof(cuzk_fr));
-            memcpy(c, hc.c, n * sizeof(cuzk_fr));
-            memcpy(a2, hc.a, n * sizeof(cuzk_fr));
-            memcpy(b2, hc.b, n * sizeof(cuzk_fr));
-            CHECK_EQ_INT(cuzk_h_snarkjs(&d, a, b, c, n), CUZK_OK);
-            CHECK_EQ_INT(cuzk_h_snarkjs(&d, a2, b2, NULL, n), CUZK_OK);
-            CHECK(vec_eq(a, a2, n));
-
-            /* x_i = w2n^(2i+1), w2n computed here */
-            cuzk_fr w2n, w2, x, h;
-            ref_omega(&w2n, (uint64_t)roots[r], k + 1);
-            cuzk_fr_sqr(&w2, &w2n);
-            x = w2n;
-            int ok = 1;
-            for (size_t i = 0; i < n; i++) {
-                abc_at(&h, &hc, &x);
-                ok &= cuzk_fr_eq(&h, &a[i]);
-                /* x^n = -1 on the odd coset */
-                cuzk_fr_mul(&x, &x, &w2);
-            }
-            CHECK(ok);
-            if (!ok) fprintf(stderr, "  snarkjs H root %d k %u\n", (int)roots[r], k);
-            /* A·B − C is not identically zero off the domain for random a, b
-             * (n >= 2), so the check cannot pass on all-zero output. */
-            if (n >= 2) {
-                int nz = 0;
-                for (size_t i = 0; i < n; i++) nz |= !cuzk_fr_is_zero(&a[i]);
-                CHECK(nz);
-            }
-            free(a);
-            free(b);
-            free(c);
-            free(a2);
-            free(b2);
+            check(&d, &hc, roots[r], k);
             h_case_free(&hc);
             cuzk_ntt_domain_free(&d);
         }
 }
 
-static void test_h_bellman(void) {
-    for (int r = 0; r < 2; r++)
-        for (unsigned k = 0; k <= 7; k++) {
-            cuzk_ntt_domain d;
-            if (cuzk_ntt_domain_init(&d, k, roots[r]) != CUZK_OK) {
-                CHECK(0);
-                continue;
-            }
-            h_case hc;
-            h_case_make(&hc, k, roots[r]);
-            size_t n = hc.n;
-            cuzk_fr *a = alloc_fr(n), *b = alloc_fr(n), *c = alloc_fr(n), *a2 = alloc_fr(n),
-                    *b2 = alloc_fr(n);
-            memcpy(a, hc.a, n * sizeof(cuzk_fr));
-            memcpy(b, hc.b, n * sizeof(cuzk_fr));
-            memcpy(c, hc.c, n * sizeof(cuzk_fr));
-            memcpy(a2, hc.a, n * sizeof(cuzk_fr));
-            memcpy(b2, hc.b, n * sizeof(cuzk_fr));
-            CHECK_EQ_INT(cuzk_h_bellman(&d, a, b, c, n), CUZK_OK);
-            CHECK_EQ_INT(cuzk_h_bellman(&d, a2, b2, NULL, n), CUZK_OK);
-            CHECK(vec_eq(a, a2, n));
-            CHECK(cuzk_fr_is_zero(&a[n - 1])); /* deg H <= n - 2 */
+static void check_h_snarkjs(const cuzk_ntt_domain *d, const h_case *hc, cuzk_ntt_root root,
+                            unsigned k) {
+    size_t n = hc->n;
+    cuzk_fr *a = h_both(cuzk_h_snarkjs, d, hc);
 
-            /* H(z) * (z^n - 1) == A(z)B(z) - C(z) at random z */
-            for (int t = 0; t < 3; t++) {
-                cuzk_fr z, zn, one, lhs, rhs;
-                rand_fr(&z);
-                uint64_t e = n;
-                cuzk_fr_pow(&zn, &z, &e, 1);
-                cuzk_fr_set_one(&one);
-                cuzk_fr_sub(&zn, &zn, &one);
-                horner(&lhs, a, n, &z);
-                cuzk_fr_mul(&lhs, &lhs, &zn);
-                abc_at(&rhs, &hc, &z);
-                CHECK(cuzk_fr_eq(&lhs, &rhs));
-            }
-            free(a);
-            free(b);
-            free(c);
-            free(a2);
-            free(b2);
-            h_case_free(&hc);
-            cuzk_ntt_domain_free(&d);
-        }
+    /* x_i = w2n^(2i+1), w2n computed here */
+    cuzk_fr w2n, w2, x, h;
+    ref_omega(&w2n, (uint64_t)root, k + 1);
+    cuzk_fr_sqr(&w2, &w2n);
+    x = w2n;
+    int ok = 1;
+    for (size_t i = 0; i < n; i++) {
+        abc_at(&h, hc, &x);
+        ok &= cuzk_fr_eq(&h, &a[i]);
+        /* x^n = -1 on the odd coset */
+        cuzk_fr_mul(&x, &x, &w2);
+    }
+    CHECK(ok);
+    if (!ok) fprintf(stderr, "  snarkjs H root %d k %u\n", (int)root, k);
+    /* A·B − C is not identically zero off the domain for random a, b
+     * (n >= 2), so the check cannot pass on all-zero output. */
+    if (n >= 2) {
+        int nz = 0;
+        for (size_t i = 0; i < n; i++) nz |= !cuzk_fr_is_zero(&a[i]);
+        CHECK(nz);
+    }
+    free(a);
 }
+
+static void check_h_bellman(const cuzk_ntt_domain *d, const h_case *hc, cuzk_ntt_root root,
+                            unsigned k) {
+    (void)root;
+    (void)k;
+    cuzk_fr *a = h_both(cuzk_h_bellman, d, hc);
+    CHECK(cuzk_fr_is_zero(&a[hc->n - 1])); /* deg H <= n - 2 */
+
+    /* at random z */
+    for (int t = 0; t < 3; t++) {
+        cuzk_fr z;
+        cuzk_test_rand_fr(&z);
+        CHECK(bellman_h_holds_at(a, hc, &z));
+    }
+    free(a);
+}
+
+static void test_h_snarkjs(void) { each_small_h_case(check_h_snarkjs); }
+
+static void test_h_bellman(void) { each_small_h_case(check_h_bellman); }
 
 /* H at 2^13 (threaded, blocked paths), checked at a few points: the
  * interpolants come from cuzk_ntt_inverse, itself checked against the naive
@@ -564,16 +569,7 @@ static void test_h_large(void) {
         }
         size_t n = d.n;
         h_case hc;
-        hc.n = n;
-        hc.a = alloc_fr(n);
-        hc.b = alloc_fr(n);
-        hc.c = alloc_fr(n);
-        hc.pa = alloc_fr(n);
-        hc.pb = alloc_fr(n);
-        hc.pc = alloc_fr(n);
-        rand_vec(hc.a, n);
-        rand_vec(hc.b, n);
-        for (size_t i = 0; i < n; i++) cuzk_fr_mul(&hc.c[i], &hc.a[i], &hc.b[i]);
+        h_case_rand(&hc, n);
         memcpy(hc.pa, hc.a, n * sizeof(cuzk_fr));
         memcpy(hc.pb, hc.b, n * sizeof(cuzk_fr));
         memcpy(hc.pc, hc.c, n * sizeof(cuzk_fr));
@@ -587,7 +583,7 @@ static void test_h_large(void) {
         memcpy(b, hc.b, n * sizeof(cuzk_fr));
         memcpy(c, hc.c, n * sizeof(cuzk_fr));
         CHECK_EQ_INT(cuzk_h_snarkjs(&d, a, b, c, n), CUZK_OK);
-        cuzk_fr w2n, x, h, z, zn, one, lhs;
+        cuzk_fr w2n, x, h, z;
         ref_omega(&w2n, (uint64_t)roots[r], k + 1);
         for (int t = 0; t < 4; t++) {
             size_t i = t == 0 ? 0 : t == 1 ? n - 1 : (size_t)(cuzk_test_rand64() & (n - 1));
@@ -601,15 +597,8 @@ static void test_h_large(void) {
         memcpy(b, hc.b, n * sizeof(cuzk_fr));
         CHECK_EQ_INT(cuzk_h_bellman(&d, a, b, NULL, n), CUZK_OK);
         CHECK(cuzk_fr_is_zero(&a[n - 1]));
-        rand_fr(&z);
-        uint64_t e = n;
-        cuzk_fr_pow(&zn, &z, &e, 1);
-        cuzk_fr_set_one(&one);
-        cuzk_fr_sub(&zn, &zn, &one);
-        horner(&lhs, a, n, &z);
-        cuzk_fr_mul(&lhs, &lhs, &zn);
-        abc_at(&h, &hc, &z);
-        CHECK(cuzk_fr_eq(&lhs, &h));
+        cuzk_test_rand_fr(&z);
+        CHECK(bellman_h_holds_at(a, &hc, &z));
         free(a);
         free(b);
         free(c);

@@ -24,6 +24,7 @@
 #include "g1.h"
 #include "g2.h"
 #include "ptau.h"
+#include "test_util.h"
 
 static void hex_to_bytes(uint8_t *out, const char *hex, size_t n) {
     for (size_t i = 0; i < n; i++) {
@@ -230,58 +231,46 @@ static void check_layout(const cuzk_binfile *bf, unsigned power) {
     if (c != NULL) CHECK_EQ_INT(cuzk__load_le32(cuzk_binfile_payload(bf, c)), 0);
 }
 
-/* Monomial sections against independent scalar multiplications. */
+/* Point i of section id (G1, G2) decodes and is k times the generator. */
+static int g1_at_is(const cuzk_binfile *bf, uint32_t id, size_t i, const cuzk_fr *k) {
+    uint64_t l[4];
+    cuzk_g1_aff p, want;
+    limbs_of(l, k);
+    cuzk_test_g1_gen_mul(&want, l);
+    return g1_at(&p, bf, id, i) && cuzk_g1_aff_eq(&p, &want);
+}
+
+static int g2_at_is(const cuzk_binfile *bf, uint32_t id, size_t i, const cuzk_fr *k) {
+    uint64_t l[4];
+    cuzk_g2_aff p, want;
+    limbs_of(l, k);
+    cuzk_test_g2_gen_mul(&want, l);
+    return g2_at(&p, bf, id, i) && cuzk_g2_aff_eq(&p, &want);
+}
+
+/* Monomial sections against independent scalar multiplications (point 0 of
+ * sections 2 and 3 is tau^0 = 1 times the generator). */
 static void check_monomials(const cuzk_binfile *bf, unsigned power, const cuzk_ptau_secrets *s,
                             size_t stride) {
     size_t n = (size_t)1 << power;
-    cuzk_g1_aff g1a, p1;
-    cuzk_g2_aff g2a, p2;
-    cuzk_g1_jac g1, w1;
-    cuzk_g2_jac g2, w2;
-    cuzk_g1_generator(&g1a);
-    cuzk_g2_generator(&g2a);
-    cuzk_g1_aff_to_jac(&g1, &g1a);
-    cuzk_g2_aff_to_jac(&g2, &g2a);
-    CHECK(g1_at(&p1, bf, 2, 0) && cuzk_g1_aff_eq(&p1, &g1a));
-    CHECK(g2_at(&p2, bf, 3, 0) && cuzk_g2_aff_eq(&p2, &g2a));
-    cuzk_fr tp;
+    cuzk_fr tp, t;
     cuzk_fr_set_one(&tp);
     size_t bad = 0;
     for (size_t i = 0; i < 2 * n - 1; i++) {
         if (i % stride == 0 || i < 3 || i == 2 * n - 2) {
-            uint64_t k[4];
-            cuzk_fr t;
-            cuzk_g1_aff wa;
-            limbs_of(k, &tp);
-            cuzk_g1_jac_mul_var(&w1, &g1, k, 4);
-            cuzk_g1_jac_to_aff_var(&wa, &w1);
-            bad += !(g1_at(&p1, bf, 2, i) && cuzk_g1_aff_eq(&p1, &wa));
+            bad += !g1_at_is(bf, 2, i, &tp);
             if (i < n) {
-                cuzk_g2_aff wa2;
-                cuzk_g2_jac_mul_var(&w2, &g2, k, 4);
-                cuzk_g2_jac_to_aff_var(&wa2, &w2);
-                bad += !(g2_at(&p2, bf, 3, i) && cuzk_g2_aff_eq(&p2, &wa2));
+                bad += !g2_at_is(bf, 3, i, &tp);
                 cuzk_fr_mul(&t, &tp, &s->alpha);
-                limbs_of(k, &t);
-                cuzk_g1_jac_mul_var(&w1, &g1, k, 4);
-                cuzk_g1_jac_to_aff_var(&wa, &w1);
-                bad += !(g1_at(&p1, bf, 4, i) && cuzk_g1_aff_eq(&p1, &wa));
+                bad += !g1_at_is(bf, 4, i, &t);
                 cuzk_fr_mul(&t, &tp, &s->beta);
-                limbs_of(k, &t);
-                cuzk_g1_jac_mul_var(&w1, &g1, k, 4);
-                cuzk_g1_jac_to_aff_var(&wa, &w1);
-                bad += !(g1_at(&p1, bf, 5, i) && cuzk_g1_aff_eq(&p1, &wa));
+                bad += !g1_at_is(bf, 5, i, &t);
             }
         }
         cuzk_fr_mul(&tp, &tp, &s->tau);
     }
     CHECK_EQ_INT(bad, 0);
-    uint64_t k[4];
-    cuzk_g2_aff wa2;
-    limbs_of(k, &s->beta);
-    cuzk_g2_jac_mul_var(&w2, &g2, k, 4);
-    cuzk_g2_jac_to_aff_var(&wa2, &w2);
-    CHECK(g2_at(&p2, bf, 6, 0) && cuzk_g2_aff_eq(&p2, &wa2));
+    CHECK(g2_at_is(bf, 6, 0, &s->beta));
 }
 
 /* Every Lagrange block sums to its section's first monomial point (sum L_i = 1;

@@ -10,20 +10,13 @@
  */
 #include "fp12.h"
 #include "harness.h"
+#include "test_util.h"
 
 static const uint64_t P_LIMBS[6] = CUZK__FP_P;
 
-static void rand_fp(cuzk_fp *r) {
-    uint64_t l[6];
-    do {
-        for (int i = 0; i < 6; i++) l[i] = cuzk_test_rand64();
-        l[5] &= 0x1fffffffffffffffULL;
-    } while (!cuzk__lt_n(l, cuzk__fp_p, 6));
-    cuzk_fp_from_limbs(r, l);
-}
 static void rand_fp2(cuzk_fp2 *r) {
-    rand_fp(&r->c0);
-    rand_fp(&r->c1);
+    cuzk_test_rand_fp(&r->c0);
+    cuzk_test_rand_fp(&r->c1);
 }
 static void rand_fp6(cuzk_fp6 *r) {
     rand_fp2(&r->c0);
