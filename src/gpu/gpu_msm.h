@@ -18,13 +18,15 @@
  *            equal as a point to the CPU's (compare after normalization).
  *
  * A handle owns the bases on the device (uploaded once) and a work area that
- * grows to the largest call and is reused; calls on one handle must not run
+ * grows to the largest call and is reused (or shares another handle's:
+ * cuzk__gpu_msm_bases_share_work); calls on one handle must not run
  * concurrently. Errors: CUZK_ERR_INVALID_ARG for bad arguments (also a
  * participating scalar >= 2^255, as on the CPU), CUZK_ERR_GPU for a failed
  * CUDA call (message in cuzk__gpu_last_error()). Nothing aborts.
  *
- * Algorithm (msm.cu): signed Booth digits of c bits (c from n), a counting
- * sort of (point, sign) by bucket on the device, bucket accumulation with
+ * Algorithm (msm.cu): signed Booth digits of c bits (c from n), a sort of
+ * (point, sign) by bucket on the device (counting sort with atomics, or a
+ * radix sort in variant 5), bucket accumulation with
  * XYZZ mixed additions where every thread gets an equal slice of the sorted
  * entries (so a hot bucket is spread over many threads; buckets cut by a
  * slice boundary are finished by a tree of partial sums), running-sum bucket
@@ -53,31 +55,40 @@ typedef struct {
 /* The largest window the MSM uses (bins = ceil(256/c) 2^(c-1) buckets). */
 #define CUZK__GPU_MSM_MAX_C 22
 
-/* Window override for tuning (0 = chosen by n; at most CUZK__GPU_MSM_MAX_C,
- * 16 in variants 1 and 2). Not thread-safe. */
+/* Window override for tuning (0 = chosen by n; at most CUZK__GPU_MSM_MAX_C).
+ * Not thread-safe. */
 extern unsigned cuzk__gpu_msm_force_c;
 
 /*
  * Implementation variant, for A/B measurements in one binary (tests and
  * benchmarks). Not thread-safe; set it between calls.
- *   0  accumulation with the next base prefetched and partial sums stored
+ *   0  entries sorted by bin with global atomics (count, scan, scatter);
+ *      accumulation with the next base prefetched and partial sums stored
  *      as they end; windows up to CUZK__GPU_MSM_MAX_C; reduction segments
  *      sized to the thread count
- *   1  the first version (2026-11-30): accumulation without prefetch,
- *      windows up to 16 chosen with the CPU's cost model
- *   2  variant 0's kernels with variant 1's windows
- *   3  variant 0 with the accumulation kernel compiled for 3 blocks per SM
  *   4  batch-affine: each bucket's sorted run is summed pairwise in affine
  *      coordinates, level by level, one inversion per thread and level
  *      (Montgomery's trick), while the levels have enough pairs per thread
  *      to amortize it; variant 0's accumulation finishes the short runs left
+ *   5  variant 0 with the entries sorted by CUB's radix sort instead of
+ *      atomics: one (bin key, point | sign) pair per window and point, zero
+ *      digits under a sentinel key past the last bin
+ *   6  variant 5's sort with variant 4's batch-affine levels
+ * Numbers 1-3 (the first version, variant 0 with windows <= 16, variant 0
+ * at 3 blocks per SM) were removed after they lost the 2026-11-30 A/B
+ * (doc/gpu-notes.md); the numbers are not reused, so that the recorded
+ * measurements keep their meaning, and act as CUZK__GPU_MSM_VARIANT_AUTO.
  * CUZK__GPU_MSM_VARIANT_AUTO (the initial value): the environment variable
- * CUZK_GPU_MSM_VARIANT when it holds a valid number, else
- * CUZK__GPU_MSM_DEFAULT_VARIANT.
+ * CUZK_GPU_MSM_VARIANT when it holds a valid number, else the group's
+ * default: G1 variant 5 (the radix sort; batch-affine levels do not pay at
+ * G1's arithmetic per byte), G2 variant 6 (both). Measured on the H200,
+ * 2026-11-30 (doc/gpu-notes.md): G1 v5/v0 0.98x at 2^20, 0.90x at 2^26,
+ * 0.84x at 2^27; G2 2^24 v4/v0 0.79x, v5/v0 0.97x.
  */
-#define CUZK__GPU_MSM_VARIANTS 5
+#define CUZK__GPU_MSM_VARIANTS 7 /* numbers below this; 1-3 removed */
 #define CUZK__GPU_MSM_VARIANT_AUTO 0xffffffffu
-#define CUZK__GPU_MSM_DEFAULT_VARIANT 0
+#define CUZK__GPU_MSM_DEFAULT_VARIANT_G1 5
+#define CUZK__GPU_MSM_DEFAULT_VARIANT_G2 6
 extern unsigned cuzk__gpu_msm_variant;
 
 /*
@@ -96,7 +107,9 @@ extern unsigned cuzk__gpu_msm_ba_max_levels;
 extern unsigned cuzk__gpu_msm_ba_max_threads;
 extern size_t cuzk__gpu_msm_ba_budget;
 
-/* Nonzero: every MSM prints its per-phase device times to stderr. */
+/* Nonzero: every MSM prints its per-phase device times to stderr
+ * (variants 0, 4: count+scan, scatter; variant 5: digits, sort, boundaries;
+ * then accumulate, combine, reduce, host). */
 extern int cuzk__gpu_msm_profile;
 
 /* Uploads n host bases of the group to the current device. n >= 1. */
@@ -120,8 +133,15 @@ CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_msm_bases_random(cuzk__gpu_msm_bas
 CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_msm_bases_download(const cuzk__gpu_msm_bases *b,
                                                                  uint64_t *bases, size_t n);
 
-/* Frees the handle and its device memory (NULL is fine). */
+/* Frees the handle and its device memory (NULL is fine); a shared work
+ * area goes with its last handle. */
 void cuzk__gpu_msm_bases_free(cuzk__gpu_msm_bases *b);
+
+/* b uses with's work area from now on (its own is released): the handles of
+ * one key run their MSMs one after another, so one area sized by the largest
+ * serves all (a 2^27 partition's five would not fit side by side in 141 GB).
+ * Handles that share an area must not run calls concurrently. */
+void cuzk__gpu_msm_bases_share_work(cuzk__gpu_msm_bases *b, cuzk__gpu_msm_bases *with);
 
 /* Scalars on the device (benchmarks, callers that keep them there). */
 CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_msm_scalars_upload(uint64_t **dev,

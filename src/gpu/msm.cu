@@ -4,12 +4,13 @@
  * VARIABLE TIME (public data, as the CPU MSM).
  *
  * One MSM over n points, window c <= CUZK__GPU_MSM_MAX_C (cost model in
- * window_bits_v), nwin = ceil(256/c) windows,
+ * window_bits), nwin = ceil(256/c) windows,
  * nb = 2^(c-1) buckets per window, nbins = nwin * nb bins (bin j*nb + b
  * collects the points whose window-j digit is +-(b+1)):
  *   1. digits_kernel<count>: Booth digits of every scalar (the CPU's
  *      recoding, msm.h), one atomic increment per nonzero digit into its
  *      bin's count; a participating scalar >= 2^255 raises a flag.
+ *      (Variant 5 replaces steps 1-3 by a radix sort: see "digit sort".)
  *   2. scan_{tiles,sums,apply}_kernel: exclusive prefix sum of the counts
  *      (tiles of 8192 per block) = the start of each
  *      bin in the sorted entry array (zero digits have no entry at all).
@@ -43,17 +44,26 @@
  * Device memory per call: 4 bytes per nonzero digit (n * nwin at most) plus
  * counts, starts, buckets (nbins XYZZ) and the pair lists; the handle keeps
  * this work area between calls.
- * cuzk__gpu_msm_variant selects earlier versions for A/B measurements
+ * cuzk__gpu_msm_variant selects alternatives for A/B measurements
  * (gpu_msm.h); doc/gpu-notes.md has their numbers. Variant 4 replaces step
  * 4 by batch-affine levels (see "batch-affine accumulation" below): each
  * bin's run is summed pairwise in affine coordinates with one inversion per
  * thread and level, for groups of windows whose level buffers fit a budget,
- * and step 4 as above finishes the short runs left.
+ * and step 4 as above finishes the short runs left. Variant 5 replaces
+ * steps 1-3 by a radix sort of one (key, value) pair per window and point
+ * (see "digit sort" below; 16 bytes per pair instead of 4 per entry).
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* CUB (CCCL, shipped with the toolkit) for variant 5's sort. No NVTX ranges
+ * (they would add ~70 exported nvtx* symbols to the library) and no C++
+ * exceptions (none may cross our C edge; CUB reports through return codes). */
+#define CCCL_DISABLE_NVTX
+#define CCCL_DISABLE_EXCEPTIONS
+#include <cub/device/device_radix_sort.cuh>
 
 #include "check.cuh"
 #include "ec.cuh"
@@ -98,17 +108,21 @@ static uint64_t env_u64(const char *name, uint64_t dflt) {
     return end && *end == 0 ? (uint64_t)x : dflt;
 }
 
-/* The variant this call runs (gpu_msm.h: AUTO reads CUZK_GPU_MSM_VARIANT). */
-static unsigned msm_variant(void) {
-    const unsigned v = cuzk__gpu_msm_variant;
-    if (v < CUZK__GPU_MSM_VARIANTS) return v;
-    const uint64_t e = env_u64("CUZK_GPU_MSM_VARIANT", CUZK__GPU_MSM_DEFAULT_VARIANT);
-    return e < CUZK__GPU_MSM_VARIANTS ? (unsigned)e : CUZK__GPU_MSM_DEFAULT_VARIANT;
-}
-static_assert(CUZK__GPU_MSM_DEFAULT_VARIANT < CUZK__GPU_MSM_VARIANTS, "default variant");
+/* Is v an implemented variant (gpu_msm.h: 1-3 were removed)? */
+static constexpr bool variant_ok(uint64_t v) { return v == 0 || (v >= 4 && v <= 6); }
 
-/* Resident blocks the alternative accumulation variant (3) asks ptxas for. */
-static constexpr int ALT_MINB = 3;
+/* The variant this call runs (gpu_msm.h: AUTO reads CUZK_GPU_MSM_VARIANT). */
+static unsigned msm_variant(cuzk__gpu_msm_group g) {
+    const unsigned dflt = g == CUZK__GPU_MSM_G1 ? CUZK__GPU_MSM_DEFAULT_VARIANT_G1
+                                               : CUZK__GPU_MSM_DEFAULT_VARIANT_G2;
+    const unsigned v = cuzk__gpu_msm_variant;
+    if (variant_ok(v)) return v;
+    const uint64_t e = env_u64("CUZK_GPU_MSM_VARIANT", dflt);
+    return variant_ok(e) ? (unsigned)e : dflt;
+}
+static_assert(variant_ok(CUZK__GPU_MSM_DEFAULT_VARIANT_G1), "default variant");
+static_assert(variant_ok(CUZK__GPU_MSM_DEFAULT_VARIANT_G2), "default variant");
+static_assert(CUZK__GPU_MSM_VARIANTS == 7, "variants 0, 4, 5, 6 (1-3 removed)");
 
 /* ---- groups ---------------------------------------------------------------- */
 
@@ -220,41 +234,15 @@ static __global__ void digits_kernel(const uint64_t *scalars, const uint64_t *ma
     }
 }
 
-/* start[g] = sum of cnt[0..g) for g <= nbins, cursor[g] = start[g]: one block
- * of 1024 threads, each a contiguous chunk, block scan of the chunk sums. */
 static constexpr unsigned SCAN_THREADS = 1024;
-static __global__ void scan_kernel(const uint32_t *cnt, uint32_t nbins, uint32_t *start,
-                                   uint32_t *cursor) {
-    __shared__ uint32_t sums[SCAN_THREADS];
-    const uint32_t tid = threadIdx.x, per = (nbins + SCAN_THREADS - 1) / SCAN_THREADS;
-    const uint32_t lo = tid * per < nbins ? tid * per : nbins;
-    const uint32_t hi = lo + per < nbins ? lo + per : nbins;
-    uint32_t s = 0;
-    for (uint32_t g = lo; g < hi; g++) s += cnt[g];
-    sums[tid] = s;
-    __syncthreads();
-    for (uint32_t off = 1; off < SCAN_THREADS; off <<= 1) { /* Hillis-Steele, inclusive */
-        const uint32_t v = tid >= off ? sums[tid - off] : 0;
-        __syncthreads();
-        sums[tid] += v;
-        __syncthreads();
-    }
-    uint32_t run = sums[tid] - s;
-    for (uint32_t g = lo; g < hi; g++) {
-        start[g] = run;
-        cursor[g] = run;
-        run += cnt[g];
-    }
-    if (tid == SCAN_THREADS - 1) start[nbins] = sums[tid];
-}
 
 /*
- * The same scan over many blocks (the one-block scan above took 30 ms for
- * the 6.8M bins of c = 20 and 145 ms for the 25M of c = 22): a tile of
- * SCAN_TILE counts per block, SCAN_ITEMS contiguous ones per thread.
- * Pass 1: tile sums. Pass 2 (one block): exclusive scan of the tile sums
- * in place, and start[nbins] = total. Pass 3: each tile's scan plus its
- * offset into start and cursor.
+ * start[g] = sum of cnt[0..g) for g <= nbins, cursor[g] = start[g], over
+ * many blocks (a one-block scan took 30 ms for the 6.8M bins of c = 20 and
+ * 145 ms for the 25M of c = 22): a tile of SCAN_TILE counts per block,
+ * SCAN_ITEMS contiguous ones per thread. Pass 1: tile sums. Pass 2 (one
+ * block): exclusive scan of the tile sums in place, and start[nbins] =
+ * total. Pass 3: each tile's scan plus its offset into start and cursor.
  */
 static constexpr unsigned SCAN_ITEMS = 8, SCAN_TILE = SCAN_THREADS * SCAN_ITEMS;
 
@@ -335,58 +323,68 @@ static __global__ void __launch_bounds__(SCAN_THREADS)
         }
 }
 
-/* Step 4 as first written (variant 1, kept for A/B measurements): the
- * partial sums head and tail stay in registers for the whole slice (96 of
- * the 255 registers for G1) and each base is loaded just before its use. */
-template <class F>
-static __global__ void __launch_bounds__(HEAVY_THREADS)
-    accumulate_v1_kernel(const aff_pt<F> *bases, const uint32_t *vals, const uint32_t *start,
-                      uint32_t nbins, uint32_t total, uint32_t slice, uint32_t nthreads,
-                      xyzz_pt<F> *buckets, uint32_t *okeys, xyzz_pt<F> *opts) {
-    const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
-    if (t >= nthreads) return;
-    const uint32_t e0 = (uint32_t)((uint64_t)t * slice);
-    const uint32_t e1 = (uint32_t)((uint64_t)e0 + slice < total ? e0 + slice : total);
-    /* the bin holding e0: the last g with start[g] <= e0 (start[nbins] = total > e0) */
-    uint32_t lo = 0, hi = nbins;
-    while (hi - lo > 1) {
-        const uint32_t mid = (lo + hi) / 2;
-        if (start[mid] <= e0)
-            lo = mid;
+/* ---- digit sort (variant 5) ---------------------------------------------------------
+ *
+ * Steps 1-3 without atomics. digits_keys_kernel writes one pair per
+ * (window j, point i) at position j n + i: key = j nb + |d| - 1 for a
+ * nonzero digit d, else the sentinel nbins (also for a masked-out point and
+ * for a scalar >= 2^255, which raises the flag as in step 1), and value =
+ * i | sign << 31. Thread i writes position j n + i for every j, so each
+ * window's stores are coalesced, and nothing is compacted: the sentinels
+ * sort to the end. cub::DeviceRadixSort::SortPairs orders the pairs by key
+ * over bits [0, bits(nbins)) in the double-buffer form (no third copy: 16
+ * bytes per pair in all); it is an LSD radix sort, stable, so a bin's
+ * entries come out in point order, where the atomics left them in arrival
+ * order (same bucket sum, another representation of it). bounds_kernel then
+ * gives start[b] = the first position whose key is >= b, for b <= nbins:
+ * bin b holds [start[b], start[b+1]), an empty bin has start[b] =
+ * start[b+1], and start[nbins] = the first sentinel = the number of
+ * entries, which is what step 4 reads.
+ */
+static __global__ void digits_keys_kernel(const uint64_t *__restrict__ scalars,
+                                          const uint64_t *__restrict__ mask, uint32_t n,
+                                          unsigned c, unsigned nwin, uint32_t *__restrict__ keys,
+                                          uint32_t *__restrict__ vals, uint32_t *flag) {
+    const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    uint64_t k[4] = {0, 0, 0, 0}; /* a point that does not take part: all digits 0 */
+    if (!mask || ((mask[i / 64] >> (i % 64)) & 1)) {
+        load_scalar(k, scalars, i);
+        if (k[3] >> 63) {
+            atomicOr(flag, 1u);
+            k[0] = k[1] = k[2] = k[3] = 0;
+        }
+    }
+    const uint32_t nb = 1u << (c - 1), sentinel = nwin * nb;
+    for (unsigned j = 0; j < nwin; j++) {
+        const int d = booth_digit(k, j, c);
+        const size_t at = (size_t)j * n + i;
+        keys[at] = d == 0 ? sentinel : j * nb + (uint32_t)(d < 0 ? -d : d) - 1;
+        vals[at] = i | (d < 0 ? SIGN_BIT : 0u);
+    }
+}
+
+/*
+ * start[b] for b <= nbins over the m sorted keys: a lower-bound search per
+ * bin. (A thread per pair writing the bins between the previous key and
+ * its own would be serial over long gaps: with every scalar zero, one
+ * thread would write all 25M starts of c = 22. A search costs about
+ * log2(m) loads whatever the skew, mostly cache hits since neighbouring
+ * bins share their path, and there are 32-128 times fewer bins than pairs.)
+ */
+static __global__ void bounds_kernel(const uint32_t *__restrict__ keys, uint32_t m, uint32_t nbins,
+                                     uint32_t *__restrict__ start) {
+    const uint32_t b = blockIdx.x * blockDim.x + threadIdx.x;
+    if (b > nbins) return;
+    uint32_t lo = 0, hi = m; /* keys[< lo] < b <= keys[>= hi] */
+    while (lo < hi) {
+        const uint32_t mid = lo + (hi - lo) / 2;
+        if (keys[mid] < b)
+            lo = mid + 1;
         else
             hi = mid;
     }
-    uint32_t g = lo;
-    const uint32_t head_key = g;
-    xyzz_pt<F> head, tail;
-    xyzz_set_inf(head);
-    xyzz_set_inf(tail);
-    uint32_t e = e0;
-    for (;;) {
-        const uint32_t s = start[g], f = start[g + 1];
-        const uint32_t end = f < e1 ? f : e1;
-        xyzz_pt<F> acc;
-        xyzz_set_inf(acc);
-        for (; e < end; e++) {
-            const uint32_t v = vals[e];
-            xyzz_add_aff(acc, ld16(bases + (v & ~SIGN_BIT)), (v & SIGN_BIT) != 0);
-        }
-        const bool before = s < e0, after = f > e1;
-        if (!before && !after) {
-            if (!xyzz_is_inf(acc)) st16(buckets + g, acc);
-        } else if (before) {
-            head = acc;
-        } else {
-            tail = acc;
-        }
-        if (e >= e1) break;
-        g++;
-        while (start[g + 1] <= e) g++; /* skip empty bins */
-    }
-    okeys[2 * t] = head_key;
-    st16(opts + 2 * t, head);
-    okeys[2 * t + 1] = g;
-    st16(opts + 2 * t + 1, tail);
+    start[b] = lo;
 }
 
 /* The last bin g in [lo, hi) with start[g] <= e (start[lo] <= e < start[hi]). */
@@ -404,7 +402,7 @@ static __device__ __forceinline__ uint32_t bin_of(const uint32_t *start, uint32_
 
 /*
  * Step 4 of the header: entries [t S, (t+1) S) of the bins' sorted entries.
- * Changes against the first version (accumulate_v1_kernel):
+ * Changes against the first version (doc/gpu-notes.md, 2026-11-30):
  *  - one flat loop over the entries; a run's end is a short branch inside
  *    it. With a loop per run inside a loop over runs, a warp's threads that
  *    finished their run waited (reconvergence after the inner loop) for the
@@ -415,10 +413,9 @@ static __device__ __forceinline__ uint32_t bin_of(const uint32_t *start, uint32_
  *  - a partial sum cut by the slice start or end is stored when its run
  *    ends instead of living in registers for the whole slice (2 XYZZ
  *    points: 96 registers for G1, 192 for G2).
- * MINB is the __launch_bounds__ minimum of resident blocks per SM.
  */
-template <class F, int MINB>
-static __global__ void __launch_bounds__(HEAVY_THREADS, MINB)
+template <class F>
+static __global__ void __launch_bounds__(HEAVY_THREADS)
     accumulate_kernel(const aff_pt<F> *__restrict__ bases, const uint32_t *__restrict__ vals,
                       const uint32_t *__restrict__ start, uint32_t nbins, uint32_t total,
                       uint32_t slice, uint32_t nthreads, xyzz_pt<F> *buckets, uint32_t *okeys,
@@ -808,15 +805,20 @@ static __global__ void ba_iota_kernel(uint32_t *v, uint32_t m) {
 
 /* ---- the handle and its work area ----------------------------------------------- */
 
+/* A work area, shared by the handles joined with cuzk__gpu_msm_bases_share_work. */
+struct msm_work {
+    void *p;
+    size_t bytes;
+    unsigned refs;
+};
+
 struct cuzk__gpu_msm_bases {
     cuzk__gpu_msm_group group;
     size_t n;
     void *bases;
-    void *ws;
-    size_t ws_bytes;
+    msm_work *work;
     int sms;
-    /* resident blocks per SM of the accumulation kernel of each variant */
-    int heavy_blocks[CUZK__GPU_MSM_VARIANTS];
+    int heavy_blocks; /* resident blocks per SM of accumulate_kernel (every variant) */
     int ba_blocks;    /* resident blocks per SM of the batch-affine level kernels */
     size_t ba_budget; /* default byte budget of the level buffers (variant 4) */
 };
@@ -825,13 +827,21 @@ static size_t align_up(size_t x) { return (x + 255) & ~(size_t)255; }
 
 /* Grows the work area to at least bytes (contents are not kept). */
 static cuzk_status ws_reserve(cuzk__gpu_msm_bases *b, size_t bytes) {
-    if (b->ws_bytes >= bytes) return CUZK_OK;
-    if (b->ws) (void)cudaFree(b->ws);
-    b->ws = nullptr;
-    b->ws_bytes = 0;
-    CUZK__CUDA_TRY(cudaMalloc(&b->ws, bytes));
-    b->ws_bytes = bytes;
+    msm_work *w = b->work;
+    if (w->bytes >= bytes) return CUZK_OK;
+    if (w->p) (void)cudaFree(w->p);
+    w->p = nullptr;
+    w->bytes = 0;
+    CUZK__CUDA_TRY(cudaMalloc(&w->p, bytes));
+    w->bytes = bytes;
     return CUZK_OK;
+}
+
+static void work_release(msm_work *w) {
+    if (w && --w->refs == 0) {
+        if (w->p) (void)cudaFree(w->p);
+        free(w);
+    }
 }
 
 /* Carves aligned pieces off the work area. */
@@ -868,29 +878,24 @@ static unsigned grid(size_t threads, unsigned block) {
 
 /* ---- window choice --------------------------------------------------------------- */
 
-/* Does variant v use the first version's window choice (c <= 16)? */
-static bool variant_legacy_windows(unsigned v) { return v == 1 || v == 2; }
-
 /*
  * Cost in mixed additions: every point once per window (n nwin), every
  * bucket K times (nwin 2^(c-1) K). The CPU's model (msm.c) takes K = 2.8
  * for the two full XYZZ additions of the running sums; on the device a
  * bucket also costs a clear, a 192-byte store and load and its share of
- * the count/scan, so K = 4 (variant 1 and 2 keep 2.8 and the cap 16).
- * Buckets are limited to n (their memory to twice the bases'). The largest
- * argmin in [1, cap].
+ * the count/scan, so K = 4. Buckets are limited to n (their memory to
+ * twice the bases'). The largest argmin in [1, CUZK__GPU_MSM_MAX_C].
  */
-static unsigned window_bits_v(size_t n, unsigned v) {
-    const bool legacy = variant_legacy_windows(v);
-    const unsigned cap = legacy ? 16 : CUZK__GPU_MSM_MAX_C;
-    if (cuzk__gpu_msm_force_c >= 1 && cuzk__gpu_msm_force_c <= cap) return cuzk__gpu_msm_force_c;
-    const double k = legacy ? 2.8 : 4.0;
+static unsigned window_bits(size_t n) {
+    if (cuzk__gpu_msm_force_c >= 1 && cuzk__gpu_msm_force_c <= CUZK__GPU_MSM_MAX_C)
+        return cuzk__gpu_msm_force_c;
+    const double k = 4.0;
     unsigned best = 1;
     double best_cost = 0;
-    for (unsigned c = 1; c <= cap; c++) {
+    for (unsigned c = 1; c <= CUZK__GPU_MSM_MAX_C; c++) {
         const unsigned nwin = (256 + c - 1) / c;
         const double nb = (double)((size_t)1 << (c - 1));
-        if (!legacy && c > 1 && nwin * nb > (double)n) break;
+        if (c > 1 && nwin * nb > (double)n) break;
         const double cost = (double)nwin * ((double)n + k * nb);
         if (c == 1 || cost <= best_cost) {
             best = c;
@@ -899,7 +904,6 @@ static unsigned window_bits_v(size_t n, unsigned v) {
     }
     return best;
 }
-static unsigned window_bits(size_t n) { return window_bits_v(n, msm_variant()); }
 
 extern "C" unsigned cuzk__gpu_msm_window_bits(size_t n) { return window_bits(n); }
 
@@ -941,13 +945,17 @@ static void host_horner(uint64_t *result, const uint64_t *wsum, unsigned nwin, u
 /* ---- MSM ------------------------------------------------------------------------ */
 
 /* The shape of one MSM: window, bins, reduction segments, pair capacity;
- * for variant 4 the window groups and level buffers. */
+ * for variant 4 the window groups and level buffers, for variant 5 the
+ * sort's key bits and temporary storage. */
 struct msm_plan {
     unsigned v; /* the variant */
     unsigned c, nwin;
     uint32_t nb, nbins, seglen, nseg;
     uint64_t resident; /* threads of accumulate_kernel resident at once */
     size_t cap;        /* pairs per list buffer */
+    bool sort;         /* variant 5 */
+    int sort_bits;     /* key bits: those of nbins, the sentinel */
+    size_t sort_tmp;   /* bytes of CUB's temporary storage */
     bool ba;           /* variant 4 */
     unsigned ba_gw;    /* windows per group */
     uint32_t ba_nbg;   /* bins per group */
@@ -980,31 +988,47 @@ static size_t ba_point_bytes(msm_plan &p, size_t n, unsigned gw) {
     return (p.ba_acap + p.ba_bcap) * p.ba_psz;
 }
 
-/* Threads of variant v's accumulation kernel resident at once. */
-static uint64_t resident_threads(const cuzk__gpu_msm_bases *b, unsigned v) {
-    const int hb = b->heavy_blocks[v < CUZK__GPU_MSM_VARIANTS ? v : 0];
+/* Threads of the accumulation kernel resident at once. */
+static uint64_t resident_threads(const cuzk__gpu_msm_bases *b) {
+    const int hb = b->heavy_blocks;
     return (uint64_t)b->sms * (uint64_t)(hb > 0 ? hb : 1) * HEAVY_THREADS;
 }
 
-static void plan_make(msm_plan &p, const cuzk__gpu_msm_bases *b, size_t n) {
-    const unsigned v = msm_variant();
+/* The plan of an MSM of n points; fails only when CUB cannot size its
+ * temporary storage (variant 5). */
+static cuzk_status plan_make(msm_plan &p, const cuzk__gpu_msm_bases *b, size_t n, bool masked) {
+    unsigned v = msm_variant(b->group);
+    /* The radix sort sorts every (window, point) pair, masked-out points
+     * too (under the sentinel key); the atomic sort's work is the points
+     * that take part. The masked MSMs (a proof's tails) are mostly sparse:
+     * they keep the atomic sort (2^24 porep partition: tails 53 ms against
+     * 62 ms sorted by radix, doc/gpu-notes.md). */
+    if (masked && (v == 5 || v == 6)) v = v == 5 ? 0 : 4;
     p.v = v;
-    p.c = window_bits_v(n, v);
+    p.c = window_bits(n);
     p.nwin = (256 + p.c - 1) / p.c;
     p.nb = 1u << (p.c - 1);
     p.nbins = p.nwin * p.nb;
-    p.resident = resident_threads(b, v);
+    p.resident = resident_threads(b);
     p.seglen = p.nb < REDUCE_SEGMENT ? p.nb : REDUCE_SEGMENT;
     /* large windows: segments of up to 2^k buckets so that the reduction
      * has about two threads per resident one (the double-and-add of lo
      * costs ~c doublings per segment, the running sums 2 per bucket) */
-    if (v != 1)
-        while (p.seglen < p.nb && (uint64_t)p.nwin * (p.nb / p.seglen) > 2 * p.resident)
-            p.seglen *= 2;
+    while (p.seglen < p.nb && (uint64_t)p.nwin * (p.nb / p.seglen) > 2 * p.resident)
+        p.seglen *= 2;
     p.nseg = p.nb / p.seglen;
+    p.sort = v == 5 || v == 6;
+    p.sort_bits = 32 - __builtin_clz(p.nbins); /* nbins >= 256 */
+    p.sort_tmp = 0;
+    const uint64_t pairs = (uint64_t)n * p.nwin;
+    if (p.sort && pairs < ((uint64_t)1 << 32)) { /* more is refused by msm_dev_body */
+        cub::DoubleBuffer<uint32_t> keys(nullptr, nullptr), vals(nullptr, nullptr);
+        CUZK__CUDA_TRY(cub::DeviceRadixSort::SortPairs(nullptr, p.sort_tmp, keys, vals,
+                                                       (uint32_t)pairs, 0, p.sort_bits));
+    }
     p.cap = 2 * p.resident + 2; /* 2 pairs per accumulate thread, 1 per reduce thread */
     if (p.cap < (size_t)p.nwin * p.nseg + 2) p.cap = (size_t)p.nwin * p.nseg + 2;
-    p.ba = v == 4;
+    p.ba = v == 4 || v == 6;
     p.ba_gw = 0;
     p.ba_nbg = 0;
     p.ba_psz = aff_bytes(b->group);
@@ -1022,19 +1046,23 @@ static void plan_make(msm_plan &p, const cuzk__gpu_msm_bases *b, size_t n) {
         if (cuzk__gpu_msm_ba_max_threads && p.ba_resident > cuzk__gpu_msm_ba_max_threads)
             p.ba_resident = cuzk__gpu_msm_ba_max_threads;
     }
+    return CUZK_OK;
 }
 
 /* The MSM's pieces of the work area from byte offset off (base NULL: sizes only). */
 template <class X>
 struct msm_area {
     uint32_t *start; /* nbins + 1 starts (the last is the total), then the range flag */
-    uint32_t *cursor;
-    uint32_t *vals; /* n * nwin entries at most */
+    uint32_t *cursor; /* variants 0, 4: counts, then the scatter's cursors */
+    uint32_t *vals;   /* variants 0, 4: n * nwin entries at most */
     X *buckets;
     uint32_t *ka, *kb;
     X *pa, *pb;
     X *wsum;
-    uint32_t *tsum; /* tile sums of the multi-block scan */
+    uint32_t *tsum; /* variants 0, 4: tile sums of the multi-block scan */
+    /* variant 5: keys and values of the n * nwin pairs (two buffers each), CUB's storage */
+    uint32_t *sk[2], *sv[2];
+    void *sort_tmp;
     /* variant 4: a group's offsets (two levels), counts, level points, identity indices */
     uint32_t *ba_offa, *ba_offb, *ba_cnt, *ba_idv;
     char *ba_pta, *ba_ptb;
@@ -1044,15 +1072,28 @@ template <class X>
 static size_t msm_carve(msm_area<X> &a, char *base, size_t off, const msm_plan &p, size_t n) {
     carver cv{base, off};
     a.start = cv.take<uint32_t>(p.nbins + 1 + 16);
-    a.cursor = cv.take<uint32_t>(p.nbins + 1);
-    a.vals = cv.take<uint32_t>(n * p.nwin);
+    a.cursor = a.vals = a.tsum = nullptr;
+    a.sk[0] = a.sk[1] = a.sv[0] = a.sv[1] = nullptr;
+    a.sort_tmp = nullptr;
+    if (p.sort) {
+        for (int h = 0; h < 2; h++) {
+            a.sk[h] = cv.take<uint32_t>(n * p.nwin);
+            a.sv[h] = cv.take<uint32_t>(n * p.nwin);
+        }
+        a.sort_tmp = cv.take<char>(p.sort_tmp);
+    } else {
+        a.cursor = cv.take<uint32_t>(p.nbins + 1);
+        a.vals = cv.take<uint32_t>(n * p.nwin);
+    }
+    /* tile sums of the scans: the atomic sort's, and the batch-affine levels'
+     * offsets (which run after either sort) */
+    if (!p.sort || p.ba) a.tsum = cv.take<uint32_t>(p.nbins / SCAN_TILE + 2);
     a.buckets = cv.take<X>(p.nbins);
     a.ka = cv.take<uint32_t>(p.cap);
     a.kb = cv.take<uint32_t>(p.cap);
     a.pa = cv.take<X>(p.cap);
     a.pb = cv.take<X>(p.cap);
     a.wsum = cv.take<X>(p.nwin);
-    a.tsum = cv.take<uint32_t>(p.nbins / SCAN_TILE + 2);
     a.ba_offa = a.ba_offb = a.ba_cnt = a.ba_idv = nullptr;
     a.ba_pta = a.ba_ptb = nullptr;
     if (p.ba) {
@@ -1066,17 +1107,21 @@ static size_t msm_carve(msm_area<X> &a, char *base, size_t off, const msm_plan &
     return cv.off;
 }
 
-/* Work-area bytes an MSM of n points needs past byte offset off. */
+/* Work-area bytes an MSM of n points needs past its staged inputs. */
 template <class G>
-static size_t msm_rest_bytes_g(const cuzk__gpu_msm_bases *b, size_t n) {
+static cuzk_status msm_rest_bytes_g(const cuzk__gpu_msm_bases *b, size_t n, bool masked,
+                                    size_t *bytes) {
     msm_plan p;
-    plan_make(p, b, n);
+    cuzk_status st = plan_make(p, b, n, masked);
+    if (st != CUZK_OK) return st;
     msm_area<xyzz_pt<typename G::F>> a;
-    return msm_carve(a, nullptr, 0, p, n);
+    *bytes = msm_carve(a, nullptr, 0, p, n);
+    return CUZK_OK;
 }
-static size_t msm_rest_bytes(const cuzk__gpu_msm_bases *b, size_t n) {
-    return b->group == CUZK__GPU_MSM_G1 ? msm_rest_bytes_g<grp_g1>(b, n)
-                                        : msm_rest_bytes_g<grp_g2>(b, n);
+static cuzk_status msm_rest_bytes(const cuzk__gpu_msm_bases *b, size_t n, bool masked,
+                                  size_t *bytes) {
+    return b->group == CUZK__GPU_MSM_G1 ? msm_rest_bytes_g<grp_g1>(b, n, masked, bytes)
+                                        : msm_rest_bytes_g<grp_g2>(b, n, masked, bytes);
 }
 
 /*
@@ -1088,7 +1133,8 @@ static size_t msm_rest_bytes(const cuzk__gpu_msm_bases *b, size_t n) {
  */
 template <class F>
 static cuzk_status ba_accumulate(cuzk__gpu_msm_bases *b, const msm_plan &p,
-                                 const msm_area<xyzz_pt<F>> &a, bool verbose) {
+                                 const msm_area<xyzz_pt<F>> &a, const uint32_t *vals,
+                                 bool verbose) {
     typedef aff_pt<F> A;
     const A *bases = static_cast<const A *>(b->bases);
     A *pta = reinterpret_cast<A *>(a.ba_pta), *ptb = reinterpret_cast<A *>(a.ba_ptb);
@@ -1135,7 +1181,7 @@ static cuzk_status ba_accumulate(cuzk__gpu_msm_bases *b, const msm_plan &p,
             const uint32_t nt = (tout + slice - 1) / slice;
             if (lev == 0)
                 ba_level_kernel<F, true><<<grid(nt, HEAVY_THREADS), HEAVY_THREADS>>>(
-                    bases, a.vals + e0, nullptr, oin, oout, nbg, tout, slice, nt, pout);
+                    bases, vals + e0, nullptr, oin, oout, nbg, tout, slice, nt, pout);
             else
                 ba_level_kernel<F, false><<<grid(nt, HEAVY_THREADS), HEAVY_THREADS>>>(
                     nullptr, nullptr, pin, oin, oout, nbg, tout, slice, nt, pout);
@@ -1149,7 +1195,7 @@ static cuzk_status ba_accumulate(cuzk__gpu_msm_bases *b, const msm_plan &p,
         }
         /* what is left: oin offsets over tin points (the entries when lev = 0) */
         const A *src = bases;
-        const uint32_t *sv = a.vals + e0;
+        const uint32_t *sv = vals + e0;
         if (lev > 0) {
             ba_iota_kernel<<<grid(tin, LIGHT_THREADS), LIGHT_THREADS>>>(a.ba_idv, tin);
             CUZK__CUDA_TRY(cudaGetLastError());
@@ -1159,7 +1205,7 @@ static cuzk_status ba_accumulate(cuzk__gpu_msm_bases *b, const msm_plan &p,
         uint32_t slice = (uint32_t)((tin + p.resident - 1) / p.resident);
         if (slice == 0) slice = 1;
         const uint32_t nt = (tin + slice - 1) / slice;
-        accumulate_kernel<F, 1><<<grid(nt, HEAVY_THREADS), HEAVY_THREADS>>>(
+        accumulate_kernel<F><<<grid(nt, HEAVY_THREADS), HEAVY_THREADS>>>(
             src, sv, oin, nbg, tin, slice, nt, a.buckets + b0, a.ka, a.pa);
         CUZK__CUDA_TRY(cudaGetLastError());
         if (nt > 1) {
@@ -1176,16 +1222,83 @@ static cuzk_status ba_accumulate(cuzk__gpu_msm_bases *b, const msm_plan &p,
 }
 
 /* Per-phase device times of one MSM when cuzk__gpu_msm_profile is set
- * (events after each phase; printed to stderr). Plain functions, no
- * members: inline members would be exported as weak symbols. */
-static constexpr int PROF_MARKS = 7;
+ * (an event after each phase, named by the phase it ends; printed to
+ * stderr). Plain functions, no members: inline members would be exported
+ * as weak symbols. */
+static constexpr int PROF_MARKS = 8;
 struct msm_prof {
     cudaEvent_t ev[PROF_MARKS];
+    const char *name[PROF_MARKS];
     int k;
     bool on;
 };
-static void prof_mark(msm_prof &pr) {
-    if (pr.on && pr.k < PROF_MARKS) (void)cudaEventRecord(pr.ev[pr.k++]);
+static void prof_mark(msm_prof &pr, const char *ends) {
+    if (!pr.on || pr.k >= PROF_MARKS) return;
+    pr.name[pr.k] = ends;
+    (void)cudaEventRecord(pr.ev[pr.k++]);
+}
+
+/* Steps 1-3 of variants 0 and 4: counts (atomics), starts, scatter
+ * (atomic cursors). *total = the entries; *range: a scalar >= 2^255. */
+template <class X>
+static cuzk_status sort_by_atomics(const msm_plan &p, const uint64_t *d_scalars, size_t n,
+                                   const uint64_t *d_mask, uint32_t *cnt, const msm_area<X> &a,
+                                   uint32_t *total, bool *range, msm_prof &prof) {
+    const uint32_t nbins = p.nbins;
+    uint32_t *start = a.start, *cursor = a.cursor, *flag = a.start + nbins + 1;
+    CUZK__CUDA_TRY(cudaMemset(cursor, 0, (size_t)nbins * 4));
+    CUZK__CUDA_TRY(cudaMemset(flag, 0, 4));
+    digits_kernel<false><<<grid(n, LIGHT_THREADS), LIGHT_THREADS>>>(
+        d_scalars, d_mask, (uint32_t)n, p.c, p.nwin, cursor, nullptr, flag);
+    CUZK__CUDA_TRY(cudaGetLastError());
+    /* the scan reads the counts and rewrites cursor as starts: counts to cnt first */
+    CUZK__CUDA_TRY(cudaMemcpy(cnt, cursor, (size_t)nbins * 4, cudaMemcpyDeviceToDevice));
+    const uint32_t ntiles = (nbins + SCAN_TILE - 1) / SCAN_TILE;
+    scan_tiles_kernel<<<ntiles, SCAN_THREADS>>>(cnt, nbins, a.tsum);
+    CUZK__CUDA_TRY(cudaGetLastError());
+    scan_sums_kernel<<<1, SCAN_THREADS>>>(a.tsum, ntiles, start, nbins);
+    CUZK__CUDA_TRY(cudaGetLastError());
+    scan_apply_kernel<<<ntiles, SCAN_THREADS>>>(cnt, nbins, a.tsum, start, cursor);
+    CUZK__CUDA_TRY(cudaGetLastError());
+    uint32_t hdr[2];
+    CUZK__CUDA_TRY(cudaMemcpy(hdr, start + nbins, 8, cudaMemcpyDeviceToHost));
+    prof_mark(prof, "count+scan");
+    *total = hdr[0];
+    *range = hdr[1] != 0;
+    if (*range || *total == 0) return CUZK_OK;
+    digits_kernel<true><<<grid(n, LIGHT_THREADS), LIGHT_THREADS>>>(
+        d_scalars, d_mask, (uint32_t)n, p.c, p.nwin, cursor, a.vals, flag);
+    CUZK__CUDA_TRY(cudaGetLastError());
+    return CUZK_OK;
+}
+
+/* Steps 1-3 of variant 5 ("digit sort" above): pairs, radix sort, starts.
+ * *vals = the sorted values (one of the two buffers). */
+template <class X>
+static cuzk_status sort_by_radix(const msm_plan &p, const uint64_t *d_scalars, size_t n,
+                                 const uint64_t *d_mask, const msm_area<X> &a,
+                                 const uint32_t **vals, uint32_t *total, bool *range,
+                                 msm_prof &prof) {
+    const uint32_t nbins = p.nbins, m = (uint32_t)(n * p.nwin); /* < 2^32: checked */
+    uint32_t *flag = a.start + nbins + 1;
+    CUZK__CUDA_TRY(cudaMemset(flag, 0, 4));
+    digits_keys_kernel<<<grid(n, LIGHT_THREADS), LIGHT_THREADS>>>(
+        d_scalars, d_mask, (uint32_t)n, p.c, p.nwin, a.sk[0], a.sv[0], flag);
+    CUZK__CUDA_TRY(cudaGetLastError());
+    prof_mark(prof, "digits");
+    cub::DoubleBuffer<uint32_t> keys(a.sk[0], a.sk[1]), sv(a.sv[0], a.sv[1]);
+    size_t tmp = p.sort_tmp;
+    CUZK__CUDA_TRY(cub::DeviceRadixSort::SortPairs(a.sort_tmp, tmp, keys, sv, m, 0, p.sort_bits));
+    prof_mark(prof, "sort");
+    bounds_kernel<<<grid((size_t)nbins + 1, LIGHT_THREADS), LIGHT_THREADS>>>(keys.Current(), m,
+                                                                           nbins, a.start);
+    CUZK__CUDA_TRY(cudaGetLastError());
+    uint32_t hdr[2];
+    CUZK__CUDA_TRY(cudaMemcpy(hdr, a.start + nbins, 8, cudaMemcpyDeviceToHost));
+    *vals = sv.Current();
+    *total = hdr[0];
+    *range = hdr[1] != 0;
+    return CUZK_OK;
 }
 
 /* The MSM over device scalars and an optional device mask; the work area
@@ -1202,78 +1315,47 @@ static cuzk_status msm_dev_body(cuzk__gpu_msm_bases *b, uint64_t *result,
     const uint64_t resident = p.resident;
     if ((uint64_t)n * nwin >= ((uint64_t)1 << 32)) return CUZK_ERR_INVALID_ARG;
     msm_area<X> a;
-    if (msm_carve(a, nullptr, ws_offset, p, n) > b->ws_bytes) return area_too_small();
-    msm_carve(a, static_cast<char *>(b->ws), ws_offset, p, n);
-    uint32_t *start = a.start, *cursor = a.cursor, *vals = a.vals;
+    if (msm_carve(a, nullptr, ws_offset, p, n) > b->work->bytes) return area_too_small();
+    msm_carve(a, static_cast<char *>(b->work->p), ws_offset, p, n);
+    uint32_t *start = a.start;
     X *buckets = a.buckets, *pa = a.pa, *pb = a.pb, *wsum = a.wsum;
     uint32_t *ka = a.ka, *kb = a.kb;
-    uint32_t *flag = start + nbins + 1;
 
-    /* 1-2: counts (in cursor), starts */
-    prof_mark(prof);
-    CUZK__CUDA_TRY(cudaMemset(cursor, 0, (size_t)nbins * 4));
-    CUZK__CUDA_TRY(cudaMemset(flag, 0, 4));
-    digits_kernel<false><<<grid(n, LIGHT_THREADS), LIGHT_THREADS>>>(
-        d_scalars, d_mask, (uint32_t)n, c, nwin, cursor, nullptr, flag);
-    CUZK__CUDA_TRY(cudaGetLastError());
-    /* scan reads counts from cursor and rewrites cursor as starts: copy the
-     * counts into the bucket area first (free until step 4) */
-    uint32_t *cnt = reinterpret_cast<uint32_t *>(buckets);
-    CUZK__CUDA_TRY(cudaMemcpy(cnt, cursor, (size_t)nbins * 4, cudaMemcpyDeviceToDevice));
-    if (p.v == 1) {
-        scan_kernel<<<1, SCAN_THREADS>>>(cnt, nbins, start, cursor);
-    } else {
-        const uint32_t ntiles = (nbins + SCAN_TILE - 1) / SCAN_TILE;
-        scan_tiles_kernel<<<ntiles, SCAN_THREADS>>>(cnt, nbins, a.tsum);
-        CUZK__CUDA_TRY(cudaGetLastError());
-        scan_sums_kernel<<<1, SCAN_THREADS>>>(a.tsum, ntiles, start, nbins);
-        CUZK__CUDA_TRY(cudaGetLastError());
-        scan_apply_kernel<<<ntiles, SCAN_THREADS>>>(cnt, nbins, a.tsum, start, cursor);
-    }
-    CUZK__CUDA_TRY(cudaGetLastError());
-    uint32_t hdr[2];
-    CUZK__CUDA_TRY(cudaMemcpy(hdr, start + nbins, 8, cudaMemcpyDeviceToHost));
-    prof_mark(prof);
-    if (hdr[1]) return CUZK_ERR_INVALID_ARG; /* a scalar >= 2^255 */
-    const uint32_t total = hdr[0];
+    /* 1-3: entries sorted by bin */
+    prof_mark(prof, nullptr);
+    const uint32_t *vals = a.vals;
+    uint32_t total = 0;
+    bool range = false;
+    cuzk_status st =
+        p.sort ? sort_by_radix(p, d_scalars, n, d_mask, a, &vals, &total, &range, prof)
+               : sort_by_atomics(p, d_scalars, n, d_mask, reinterpret_cast<uint32_t *>(buckets),
+                                 a, &total, &range, prof); /* buckets: free until step 4 */
+    if (st != CUZK_OK) return st;
+    if (range) return CUZK_ERR_INVALID_ARG; /* a scalar >= 2^255 */
     if (total == 0) return CUZK_OK;
-
-    /* 3: entries sorted by bin */
-    digits_kernel<true><<<grid(n, LIGHT_THREADS), LIGHT_THREADS>>>(
-        d_scalars, d_mask, (uint32_t)n, c, nwin, cursor, vals, flag);
-    CUZK__CUDA_TRY(cudaGetLastError());
 
     /* 4-5: buckets */
     CUZK__CUDA_TRY(cudaMemset(buckets, 0, (size_t)nbins * sizeof(X)));
+    prof_mark(prof, p.sort ? "boundaries" : "scatter");
     if (p.ba) {
-        prof_mark(prof);
-        cuzk_status st = ba_accumulate<F>(b, p, a, prof.on);
+        st = ba_accumulate<F>(b, p, a, vals, prof.on);
         if (st != CUZK_OK) return st;
-        prof_mark(prof); /* all of it under "accumulate"; "combine" stays empty */
-        prof_mark(prof);
+        prof_mark(prof, "accumulate"); /* all of it; "combine" stays empty */
+        prof_mark(prof, "combine");
     } else {
         uint32_t slice = (uint32_t)((total + resident - 1) / resident);
         if (slice == 0) slice = 1;
         const uint32_t nt = (total + slice - 1) / slice;
-        prof_mark(prof);
-        const aff_pt<F> *bases = static_cast<const aff_pt<F> *>(b->bases);
-        const unsigned gr = grid(nt, HEAVY_THREADS);
-        if (p.v == 1)
-            accumulate_v1_kernel<F><<<gr, HEAVY_THREADS>>>(bases, vals, start, nbins, total,
-                                                           slice, nt, buckets, ka, pa);
-        else if (p.v == 3)
-            accumulate_kernel<F, ALT_MINB><<<gr, HEAVY_THREADS>>>(bases, vals, start, nbins,
-                                                                  total, slice, nt, buckets, ka, pa);
-        else
-            accumulate_kernel<F, 1><<<gr, HEAVY_THREADS>>>(bases, vals, start, nbins, total, slice,
-                                                           nt, buckets, ka, pa);
+        accumulate_kernel<F><<<grid(nt, HEAVY_THREADS), HEAVY_THREADS>>>(
+            static_cast<const aff_pt<F> *>(b->bases), vals, start, nbins, total, slice, nt,
+            buckets, ka, pa);
         CUZK__CUDA_TRY(cudaGetLastError());
-        prof_mark(prof);
+        prof_mark(prof, "accumulate");
         if (nt > 1) {
-            cuzk_status st = combine_levels<F>(ka, pa, kb, pb, 2 * nt, buckets);
+            st = combine_levels<F>(ka, pa, kb, pb, 2 * nt, buckets);
             if (st != CUZK_OK) return st;
         }
-        prof_mark(prof);
+        prof_mark(prof, "combine");
     }
 
     /* 6-7: window sums */
@@ -1281,10 +1363,8 @@ static cuzk_status msm_dev_body(cuzk__gpu_msm_bases *b, uint64_t *result,
     bucket_reduce_kernel<F><<<grid((size_t)nwin * nseg, HEAVY_THREADS), HEAVY_THREADS>>>(
         buckets, nb, seglen, nseg, nwin, ka, pa);
     CUZK__CUDA_TRY(cudaGetLastError());
-    {
-        cuzk_status st = combine_levels<F>(ka, pa, kb, pb, nwin * nseg, wsum);
-        if (st != CUZK_OK) return st;
-    }
+    st = combine_levels<F>(ka, pa, kb, pb, nwin * nseg, wsum);
+    if (st != CUZK_OK) return st;
     uint64_t *host_w = static_cast<uint64_t *>(malloc((size_t)nwin * G::XYZZ_WORDS * 8));
     if (!host_w) return CUZK_ERR_NOMEM;
     cudaError_t err = cudaMemcpy(host_w, wsum, nwin * sizeof(X), cudaMemcpyDeviceToHost);
@@ -1293,10 +1373,10 @@ static cuzk_status msm_dev_body(cuzk__gpu_msm_bases *b, uint64_t *result,
         cuzk__gpu_record_error(err, "cudaMemcpy(wsum, ...)", __FILE__, __LINE__);
         return CUZK_ERR_GPU;
     }
-    prof_mark(prof);
+    prof_mark(prof, "reduce");
     host_horner<G>(result, host_w, nwin, c);
     free(host_w);
-    prof_mark(prof);
+    prof_mark(prof, "host");
     return CUZK_OK;
 }
 
@@ -1306,25 +1386,27 @@ static cuzk_status msm_dev(cuzk__gpu_msm_bases *b, uint64_t *result, const uint6
     memset(result, 0, G::JAC_WORDS * 8); /* infinity */
     if (n == 0) return CUZK_OK;
     msm_plan p;
-    plan_make(p, b, n);
+    cuzk_status st = plan_make(p, b, n, d_mask != nullptr);
+    if (st != CUZK_OK) return st;
     msm_prof prof;
     prof.k = 0;
     prof.on = cuzk__gpu_msm_profile != 0;
     int made = 0;
     for (; prof.on && made < PROF_MARKS; made++)
-        if (cudaEventCreate(&prof.ev[made]) != cudaSuccess) prof.on = false;
-    cuzk_status st = msm_dev_body<G>(b, result, d_scalars, n, d_mask, ws_offset, p, prof);
-    if (prof.on && st == CUZK_OK && prof.k == PROF_MARKS &&
-        cudaEventSynchronize(prof.ev[PROF_MARKS - 1]) == cudaSuccess) {
-        static const char *names[PROF_MARKS - 1] = {"count+scan", "scatter", "accumulate",
-                                                     "combine",    "reduce",  "host"};
+        if (cudaEventCreate(&prof.ev[made]) != cudaSuccess) {
+            prof.on = false;
+            break;
+        }
+    st = msm_dev_body<G>(b, result, d_scalars, n, d_mask, ws_offset, p, prof);
+    if (prof.on && st == CUZK_OK && prof.k >= 2 &&
+        cudaEventSynchronize(prof.ev[prof.k - 1]) == cudaSuccess) {
         fprintf(stderr, "msm profile %s n=%zu c=%u variant=%u seg=%u threads=%llu:",
                 G::JAC_WORDS == 18 ? "G1" : "G2", n, p.c, p.v, p.seglen,
                 (unsigned long long)p.resident);
-        for (int i = 0; i + 1 < PROF_MARKS; i++) {
+        for (int i = 1; i < prof.k; i++) {
             float ms = 0;
-            (void)cudaEventElapsedTime(&ms, prof.ev[i], prof.ev[i + 1]);
-            fprintf(stderr, " %s %.2f", names[i], ms);
+            (void)cudaEventElapsedTime(&ms, prof.ev[i - 1], prof.ev[i]);
+            fprintf(stderr, " %s %.2f", prof.name[i], ms);
         }
         fprintf(stderr, " ms\n");
     }
@@ -1339,7 +1421,7 @@ struct ba_plan {
     size_t cap;
 };
 static void ba_plan_make(ba_plan &p, const cuzk__gpu_msm_bases *b, size_t n) {
-    const uint64_t resident = resident_threads(b, 1);
+    const uint64_t resident = resident_threads(b);
     size_t per = (n + resident - 1) / resident;
     if (per < 64) per = 64;
     p.per = (uint32_t)per;
@@ -1385,9 +1467,9 @@ static cuzk_status batch_add_dev(cuzk__gpu_msm_bases *b, uint64_t *result, size_
     const uint32_t per = p.per, nt = p.nt;
     uint32_t *ka, *kb;
     X *pa, *pb, *out;
-    if (ba_carve(&ka, &kb, &pa, &pb, &out, nullptr, ws_offset, p) > b->ws_bytes)
+    if (ba_carve(&ka, &kb, &pa, &pb, &out, nullptr, ws_offset, p) > b->work->bytes)
         return area_too_small();
-    ba_carve(&ka, &kb, &pa, &pb, &out, static_cast<char *>(b->ws), ws_offset, p);
+    ba_carve(&ka, &kb, &pa, &pb, &out, static_cast<char *>(b->work->p), ws_offset, p);
     CUZK__CUDA_TRY(cudaMemset(out, 0, sizeof(X)));
     batch_add_kernel<F><<<grid(nt, HEAVY_THREADS), HEAVY_THREADS>>>(
         static_cast<const aff_pt<F> *>(b->bases), d_bitmap, (uint32_t)n, per, nt, ka, pa);
@@ -1406,20 +1488,12 @@ static size_t aff_bytes(cuzk__gpu_msm_group g) {
     return g == CUZK__GPU_MSM_G1 ? sizeof(g1_aff) : sizeof(g2_aff);
 }
 
-/* Resident blocks per SM of each variant's accumulation kernel. */
+/* Resident blocks per SM of the accumulation kernel (*acc) and of the
+ * batch-affine level kernels (*ba). */
 template <class F>
-static cudaError_t occupancy(int (&hb)[CUZK__GPU_MSM_VARIANTS], int *ba) {
-    static_assert(CUZK__GPU_MSM_VARIANTS == 5, "one kernel per variant");
-    cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &hb[0], accumulate_kernel<F, 1>, HEAVY_THREADS, 0);
-    if (e == cudaSuccess)
-        e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&hb[1], accumulate_v1_kernel<F>,
-                                                          HEAVY_THREADS, 0);
-    hb[2] = hb[0];
-    if (e == cudaSuccess)
-        e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&hb[3], accumulate_kernel<F, ALT_MINB>,
-                                                          HEAVY_THREADS, 0);
-    hb[4] = hb[0]; /* variant 4 finishes with variant 0's accumulation */
+static cudaError_t occupancy(int *acc, int *ba) {
+    cudaError_t e =
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(acc, accumulate_kernel<F>, HEAVY_THREADS, 0);
     int b0 = 0, b1 = 0;
     if (e == cudaSuccess)
         e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b0, ba_level_kernel<F, true>,
@@ -1441,14 +1515,20 @@ static cuzk_status handle_new(cuzk__gpu_msm_bases **out, cuzk__gpu_msm_group gro
     if (!b) return CUZK_ERR_NOMEM;
     b->group = group;
     b->n = n;
+    b->work = static_cast<msm_work *>(calloc(1, sizeof(msm_work)));
+    if (!b->work) {
+        free(b);
+        return CUZK_ERR_NOMEM;
+    }
+    b->work->refs = 1;
     *out = b;
     int dev = 0;
     CUZK__CUDA_TRY(cudaGetDevice(&dev));
     CUZK__CUDA_TRY(cudaDeviceGetAttribute(&b->sms, cudaDevAttrMultiProcessorCount, dev));
     if (group == CUZK__GPU_MSM_G1)
-        CUZK__CUDA_TRY(occupancy<fp_t>(b->heavy_blocks, &b->ba_blocks));
+        CUZK__CUDA_TRY(occupancy<fp_t>(&b->heavy_blocks, &b->ba_blocks));
     else
-        CUZK__CUDA_TRY(occupancy<fp2_t>(b->heavy_blocks, &b->ba_blocks));
+        CUZK__CUDA_TRY(occupancy<fp2_t>(&b->heavy_blocks, &b->ba_blocks));
     /* variant 4's level buffers: CUZK_GPU_MSM_BA_BUDGET_MB, else a quarter of the device */
     size_t mem_free = 0, mem_total = 0;
     CUZK__CUDA_TRY(cudaMemGetInfo(&mem_free, &mem_total));
@@ -1457,10 +1537,18 @@ static cuzk_status handle_new(cuzk__gpu_msm_bases **out, cuzk__gpu_msm_group gro
     return CUZK_OK;
 }
 
+extern "C" void cuzk__gpu_msm_bases_share_work(cuzk__gpu_msm_bases *b,
+                                               cuzk__gpu_msm_bases *with) {
+    if (!b || !with || b->work == with->work) return;
+    work_release(b->work);
+    b->work = with->work;
+    b->work->refs++;
+}
+
 extern "C" void cuzk__gpu_msm_bases_free(cuzk__gpu_msm_bases *b) {
     if (!b) return;
     if (b->bases) (void)cudaFree(b->bases);
-    if (b->ws) (void)cudaFree(b->ws);
+    work_release(b->work);
     free(b);
 }
 
@@ -1562,7 +1650,7 @@ static cuzk_status stage_inputs(cuzk__gpu_msm_bases *b, const uint64_t **d_scala
     if (bitmap) off += align_up(words * 8);
     cuzk_status st = ws_reserve(b, off + rest);
     if (st != CUZK_OK) return st;
-    char *p = static_cast<char *>(b->ws);
+    char *p = static_cast<char *>(b->work->p);
     if (scalars) *d_scalars = scalars;
     if (host_scalars) {
         CUZK__CUDA_TRY(cudaMemcpy(p, scalars, n * 32, cudaMemcpyHostToDevice));
@@ -1586,8 +1674,9 @@ extern "C" cuzk_status cuzk__gpu_msm(cuzk__gpu_msm_bases *b, uint64_t *result,
         return CUZK_OK;
     }
     const uint64_t *ds = nullptr, *dm = nullptr;
-    size_t off = 0;
-    cuzk_status st = stage_inputs(b, &ds, scalars, &dm, mask, n, msm_rest_bytes(b, n), &off);
+    size_t off = 0, rest = 0;
+    cuzk_status st = msm_rest_bytes(b, n, mask != nullptr, &rest);
+    if (st == CUZK_OK) st = stage_inputs(b, &ds, scalars, &dm, mask, n, rest, &off);
     if (st != CUZK_OK) return st;
     return b->group == CUZK__GPU_MSM_G1 ? msm_dev<grp_g1>(b, result, ds, n, dm, off)
                                         : msm_dev<grp_g2>(b, result, ds, n, dm, off);
@@ -1678,10 +1767,11 @@ static cuzk_status with_classification(cuzk__gpu_msm_bases *b, uint64_t *result,
     const bool host_scalars = !is_device_ptr(scalars);
     /* work area: [scalars][bitmaps one, other][counts][the larger of msm/batch-add] */
     size_t front = (host_scalars ? align_up(n * 32) : 0) + align_up(3 * words * 8) + align_up(64);
-    size_t r1 = msm_rest_bytes(b, n), r2 = batch_add_rest_bytes(b, n);
-    cuzk_status st = ws_reserve(b, front + (r1 > r2 ? r1 : r2));
+    size_t r1 = 0, r2 = batch_add_rest_bytes(b, n);
+    cuzk_status st = msm_rest_bytes(b, n, true, &r1); /* the others: a masked MSM */
+    if (st == CUZK_OK) st = ws_reserve(b, front + (r1 > r2 ? r1 : r2));
     if (st != CUZK_OK) return st;
-    char *p = static_cast<char *>(b->ws);
+    char *p = static_cast<char *>(b->work->p);
     const uint64_t *ds = scalars;
     if (host_scalars) {
         CUZK__CUDA_TRY(cudaMemcpy(p, scalars, n * 32, cudaMemcpyHostToDevice));

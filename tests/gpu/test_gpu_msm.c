@@ -11,23 +11,30 @@
  * all-one scalar vectors; masks; every window size 1..CUZK__GPU_MSM_MAX_C at
  * n = 1000 and 17..MAX_C at 2^14 (short runs, empty bins skipped, runs cut
  * by slice ends); scalars on the host and on the device; a scalar >= 2^255
- * is refused. Every MSM comparison runs every implementation variant
- * (cuzk__gpu_msm_variant) against the one CPU result, variant 4
- * (batch-affine) also with its knobs forced (affine levels down to single
- * points, one or two levels then XYZZ, few threads so that a thread's slice
- * spans many bins, one window per group). Targeted cases for the affine
- * levels (test_*_ba_cases): runs of 1, 2, 3, 4, 5, 8, 31, 64, 1000 equal
- * scalars (hot buckets) over bases that are all one point (doublings at
- * every level), P and -P alternating (opposite points), infinity and P
- * alternating, all infinity, and a random mix; the same base with opposite
- * digit signs (scalars 1 and 2^c - 1); a few repeated scalars.
+ * is refused. Every MSM comparison (and every range refusal) runs every
+ * implementation variant (cuzk__gpu_msm_variant: 0, 4, 5, 6) against the one
+ * CPU result, variants 4 and 6 (batch-affine) also with their knobs forced
+ * (affine levels down to single points, one or two levels then XYZZ, few
+ * threads so that a thread's slice spans many bins, one window per group).
+ * Short cases for the digit sort of variants 5 and 6, run by each
+ * variant's defaults (test_*_sort_cases):
+ * n = 1 (taking part, masked out, zero, >= 2^255), masks of none, half and
+ * all points, all-zero and all-equal scalars, a refused scalar among many
+ * and the same one masked out, windows whose bin count is a power of two
+ * (the sentinel key then needs one bit more: c = 1, 17) or not (c = 9).
+ * Targeted cases for the affine levels (test_*_ba_cases): runs of 1, 2, 3,
+ * 4, 5, 8, 31, 64, 1000 equal scalars (hot buckets) over bases that are all
+ * one point (doublings at every level), P and -P alternating (opposite
+ * points), infinity and P alternating, all infinity, and a random mix; the
+ * same base with opposite digit signs (scalars 1 and 2^c - 1); a few
+ * repeated scalars.
  * Device-made random bases are checked on the curve and used in an MSM.
  * Exits 77 (skipped) without a CUDA device, unless CUZK_GPU_REQUIRED=1.
  *
- * --quick: only test_*_ba_cases (fits a short device call; the full run
- * takes over 40 s on the H200).
- * --ab: variant 4 against variant 0 with per-phase profiles (bench_ab);
- * --ab-all: every variant.
+ * --quick: only test_*_sort_cases and test_*_ba_cases over 4096 bases (fits
+ * a short device call; the full run takes minutes on the H200).
+ * --ab: variants 0, 4, 5, 6 against each other with per-phase profiles
+ * (bench_ab).
  * --bench: median of 5 timed MSMs (after a warm-up) with bases resident and
  * scalars on the device, and with the scalar upload, G1 2^16..2^27 and G2
  * 2^16..2^26 (--bench-max LOG lowers the top), plus the batch-add.
@@ -108,10 +115,10 @@ typedef struct {
 } msm_cfg;
 static const msm_cfg msm_cfgs[] = {
     {0, 0, 0, 0, 0, "v0"},
-    {1, 0, 0, 0, 0, "v1"},
-    {2, 0, 0, 0, 0, "v2"},
-    {3, 0, 0, 0, 0, "v3"},
+    {5, 0, 0, 0, 0, "v5"},
     {4, 0, 0, 0, 0, "v4"},
+    {6, 0, 0, 0, 0, "v6"},
+    {6, 1, 0, 250, 0, "v6 all levels, 250 threads"},
     {4, 1, 0, 0, 0, "v4 all levels"},
     {4, 1, 0, 250, 0, "v4 all levels, 250 threads"},
     {4, 1, 1, 0, 1, "v4 one level, one window per group"},
@@ -120,6 +127,11 @@ static const msm_cfg msm_cfgs[] = {
     {4, 3, 0, 0, 0, "v4 levels while >= 3 pairs"},
 };
 #define MSM_NCFG (sizeof msm_cfgs / sizeof msm_cfgs[0])
+/* How many of msm_cfgs a comparison runs: all, except in the sort cases,
+ * which test the digit sort and take the variants' defaults only (v0, v5,
+ * v4, v6: the batch-affine knobs at forced c = 1 made them minutes long). */
+static size_t msm_ncfg = MSM_NCFG;
+#define MSM_NCFG_DEFAULTS 4
 
 static void msm_cfg_set(const msm_cfg *c) {
     cuzk__gpu_msm_variant = c->variant;
@@ -196,18 +208,19 @@ static void msm_cfg_reset(void) {
         return memcmp(&x, &y, sizeof x) == 0;                                                 \
     }                                                                                         \
                                                                                               \
-    /* GPU MSM of the first n bases bs (on the handle too) vs the CPU; mask may be NULL */   \
-    static void g##_check_msm_on(cuzk__gpu_msm_bases *h, const cuzk_##g##_aff *bs,            \
-                                 const uint64_t (*k)[4], size_t n, const uint64_t *mask,      \
-                                 const char *what) {                                          \
+    /* GPU MSM of the first n bases bs (on the handle too) vs the CPU; mask may be NULL; */   \
+    /* the GPU reads the scalars at gk (host or device), the CPU at k */                      \
+    static void g##_check_msm_src(cuzk__gpu_msm_bases *h, const cuzk_##g##_aff *bs,           \
+                                  const uint64_t (*k)[4], const uint64_t *gk, size_t n,       \
+                                  const uint64_t *mask, const char *what) {                   \
         cuzk_##g##_jac want, got;                                                             \
         cuzk_status st = cuzk_##g##_msm_var(&want, bs, k, n, mask, 0, NULL);                  \
         CHECK(st == CUZK_OK);                                                                 \
         /* every implementation variant and knob setting against the one CPU result */        \
-        for (size_t ci = 0; ci < MSM_NCFG; ci++) {                                            \
+        for (size_t ci = 0; ci < msm_ncfg; ci++) {                                            \
             msm_cfg_set(&msm_cfgs[ci]);                                                       \
             memset(&got, 0x5a, sizeof got);                                                   \
-            st = cuzk__gpu_msm(h, (uint64_t *)&got, (const uint64_t *)k, n, mask);            \
+            st = cuzk__gpu_msm(h, (uint64_t *)&got, gk, n, mask);                             \
             REPORT(st, what);                                                                 \
             CHECK(st == CUZK_OK);                                                             \
             bool ok = st == CUZK_OK && g##_same(&want, &got);                                 \
@@ -218,9 +231,28 @@ static void msm_cfg_reset(void) {
         }                                                                                     \
         msm_cfg_reset();                                                                      \
     }                                                                                         \
+    static void g##_check_msm_on(cuzk__gpu_msm_bases *h, const cuzk_##g##_aff *bs,            \
+                                 const uint64_t (*k)[4], size_t n, const uint64_t *mask,      \
+                                 const char *what) {                                          \
+        g##_check_msm_src(h, bs, k, (const uint64_t *)k, n, mask, what);                      \
+    }                                                                                         \
     static void g##_check_msm(cuzk__gpu_msm_bases *h, const uint64_t (*k)[4], size_t n,       \
                               const uint64_t *mask, const char *what) {                       \
         g##_check_msm_on(h, g##_bases, k, n, mask, what);                                     \
+    }                                                                                         \
+    /* a scalar >= 2^255 takes part: every variant refuses the MSM */                         \
+    static void g##_check_refused(cuzk__gpu_msm_bases *h, const uint64_t (*k)[4], size_t n,   \
+                                  const uint64_t *mask, const char *what) {                   \
+        for (size_t ci = 0; ci < msm_ncfg; ci++) {                                            \
+            msm_cfg_set(&msm_cfgs[ci]);                                                       \
+            cuzk_##g##_jac got;                                                               \
+            cuzk_status st = cuzk__gpu_msm(h, (uint64_t *)&got, (const uint64_t *)k, n, mask); \
+            if (st != CUZK_ERR_INVALID_ARG)                                                   \
+                fprintf(stderr, "  %s %s n=%zu %s: %s, not refused\n", #g, what, n,           \
+                        msm_cfgs[ci].name, cuzk_status_name(st));                             \
+            CHECK(st == CUZK_ERR_INVALID_ARG);                                                \
+        }                                                                                     \
+        msm_cfg_reset();                                                                      \
     }                                                                                         \
                                                                                               \
     static void test_##g##_msm(void) {                                                        \
@@ -252,7 +284,7 @@ static void msm_cfg_reset(void) {
         size_t n = 1000 < nmax ? 1000 : nmax;                                                 \
         for (size_t i = 0; i < n; i++) edge_scalar(k[i], (unsigned)i);                        \
         g##_check_msm(h, (const uint64_t(*)[4])k, n, NULL, "edge scalars");                   \
-        /* every window size (variants 1, 2 fall back to their own choice above 16) */         \
+        /* every window size */                                                               \
         make_scalars(k, n);                                                                   \
         for (unsigned c = 1; c <= CUZK__GPU_MSM_MAX_C; c++) {                                 \
             cuzk__gpu_msm_force_c = c;                                                        \
@@ -294,12 +326,11 @@ static void msm_cfg_reset(void) {
             st = cuzk__gpu_msm_scalars_upload(&dk, (const uint64_t *)k, n);                   \
             CHECK(st == CUZK_OK);                                                             \
             if (st == CUZK_OK) {                                                              \
-                cuzk_##g##_jac want, got;                                                     \
-                CHECK(cuzk_##g##_msm_var(&want, g##_bases, (const uint64_t(*)[4])k, n, NULL,  \
-                                         0, NULL) == CUZK_OK);                                \
-                st = cuzk__gpu_msm(h, (uint64_t *)&got, dk, n, NULL);                         \
-                REPORT(st, "device scalars");                                                 \
-                CHECK(st == CUZK_OK && g##_same(&want, &got));                                \
+                g##_check_msm_src(h, g##_bases, (const uint64_t(*)[4])k, dk, n, NULL,         \
+                                  "device scalars");                                          \
+                rand_bitmap(mask, n, 50);                                                     \
+                g##_check_msm_src(h, g##_bases, (const uint64_t(*)[4])k, dk, n, mask,         \
+                                  "device scalars, masked");                                  \
                 cuzk__gpu_msm_scalars_free(dk);                                               \
             }                                                                                 \
         }                                                                                     \
@@ -307,9 +338,11 @@ static void msm_cfg_reset(void) {
         k[n / 2][3] |= (uint64_t)1 << 63;                                                     \
         {                                                                                     \
             cuzk_##g##_jac got;                                                               \
-            st = cuzk__gpu_msm(h, (uint64_t *)&got, (const uint64_t *)k, n, NULL);            \
-            CHECK(st == CUZK_ERR_INVALID_ARG);                                                \
+            g##_check_refused(h, (const uint64_t(*)[4])k, n, NULL, "scalar >= 2^255");        \
             rand_bitmap(mask, n, 50);                                                         \
+            mask[(n / 2) / 64] |= (uint64_t)1 << ((n / 2) % 64);                              \
+            g##_check_refused(h, (const uint64_t(*)[4])k, n, mask,                            \
+                              "scalar >= 2^255 in the mask");                                 \
             mask[(n / 2) / 64] &= ~((uint64_t)1 << ((n / 2) % 64));                           \
             g##_check_msm(h, (const uint64_t(*)[4])k, n, mask, "masked-out big scalar");      \
             st = cuzk__gpu_msm(h, (uint64_t *)&got, (const uint64_t *)k, nmax + 1, NULL);     \
@@ -376,12 +409,18 @@ static void msm_cfg_reset(void) {
             cuzk_##g##_jac want, got;                                                         \
             CHECK(cuzk_##g##_msm_var(&want, g##_bases, (const uint64_t(*)[4])k, n, NULL, 0,   \
                                      NULL) == CUZK_OK);                                       \
-            st = cuzk__gpu_msm_with_classification(h, (uint64_t *)&got, &gc,                 \
-                                                   (const uint64_t *)k, n);                   \
-            REPORT(st, "with classification");                                                \
-            bool ok = st == CUZK_OK && g##_same(&want, &got) && gc.one == cc.one;             \
-            if (!ok) fprintf(stderr, "  %s classified MSM n=%zu differs\n", #g, n);          \
-            CHECK(ok);                                                                        \
+            for (size_t ci = 0; ci < msm_ncfg; ci++) {                                        \
+                msm_cfg_set(&msm_cfgs[ci]);                                                   \
+                st = cuzk__gpu_msm_with_classification(h, (uint64_t *)&got, &gc,              \
+                                                       (const uint64_t *)k, n);               \
+                REPORT(st, "with classification");                                            \
+                bool ok = st == CUZK_OK && g##_same(&want, &got) && gc.one == cc.one;         \
+                if (!ok)                                                                      \
+                    fprintf(stderr, "  %s classified MSM n=%zu %s differs\n", #g, n,          \
+                            msm_cfgs[ci].name);                                               \
+                CHECK(ok);                                                                    \
+            }                                                                                 \
+            msm_cfg_reset();                                                                  \
         }                                                                                     \
     out:                                                                                      \
         free(bm);                                                                             \
@@ -419,6 +458,87 @@ static void msm_cfg_reset(void) {
         }                                                                                     \
         free(b);                                                                              \
         free(k);                                                                              \
+        cuzk__gpu_msm_bases_free(h);                                                          \
+    }                                                                                         \
+                                                                                              \
+    /* short cases for the digit sort (variant 5), run by the variants' defaults: one point, masks, */ \
+    /* zero and equal scalars, refusals, bin counts that are powers of two (c = 1, 17) or not */ \
+    static void test_##g##_sort_cases(void) {                                                 \
+        if (!g##_bases) return;                                                               \
+        const size_t n = g##_nbases < 4096 ? g##_nbases : 4096;                               \
+        cuzk__gpu_msm_bases *h = NULL;                                                        \
+        cuzk_status st = cuzk__gpu_msm_bases_upload(&h, GG, (const uint64_t *)g##_bases, n);  \
+        REPORT(st, "upload");                                                                 \
+        CHECK(st == CUZK_OK);                                                                 \
+        if (st != CUZK_OK) return;                                                            \
+        uint64_t(*k)[4] = malloc(n * 32);                                                     \
+        uint64_t *mask = malloc(cuzk_msm_bitmap_words(n) * 8);                                \
+        CHECK(k && mask);                                                                     \
+        msm_ncfg = MSM_NCFG_DEFAULTS;                                                         \
+        if (k && mask) {                                                                      \
+            const uint64_t(*kc)[4] = (const uint64_t(*)[4])k;                                 \
+            rand_scalar(k[0]);                                                                \
+            g##_check_msm(h, kc, 1, NULL, "n = 1");                                           \
+            mask[0] = 1;                                                                      \
+            g##_check_msm(h, kc, 1, mask, "n = 1 in the mask");                               \
+            mask[0] = 0;                                                                      \
+            g##_check_msm(h, kc, 1, mask, "n = 1 masked out");                                \
+            memset(k[0], 0, 32);                                                              \
+            g##_check_msm(h, kc, 1, NULL, "n = 1 zero");                                      \
+            k[0][3] = (uint64_t)1 << 63;                                                      \
+            g##_check_refused(h, kc, 1, NULL, "n = 1, 2^255");                                \
+            g##_check_msm(h, kc, 1, mask, "n = 1, 2^255 masked out");                         \
+            make_scalars(k, n);                                                               \
+            g##_check_msm(h, kc, n, NULL, "random");                                          \
+            static const unsigned pcts[] = {0, 50, 100};                                      \
+            for (size_t pi = 0; pi < 3; pi++) {                                               \
+                char what[40];                                                                \
+                rand_bitmap(mask, n, pcts[pi]);                                               \
+                snprintf(what, sizeof what, "%u%% in the mask", pcts[pi]);                    \
+                g##_check_msm(h, kc, n, mask, what);                                          \
+            }                                                                                 \
+            static const unsigned cs[] = {1, 9, 17};                                          \
+            for (size_t ci = 0; ci < 3; ci++) {                                               \
+                char what[40];                                                                \
+                cuzk__gpu_msm_force_c = cs[ci];                                               \
+                snprintf(what, sizeof what, "forced c=%u", cs[ci]);                           \
+                g##_check_msm(h, kc, n, NULL, what);                                          \
+                rand_bitmap(mask, n, 50);                                                     \
+                snprintf(what, sizeof what, "forced c=%u, masked", cs[ci]);                   \
+                g##_check_msm(h, kc, n, mask, what);                                          \
+            }                                                                                 \
+            cuzk__gpu_msm_force_c = 0;                                                        \
+            memset(k, 0, n * 32);                                                             \
+            g##_check_msm(h, kc, n, NULL, "all zero");                                        \
+            rand_scalar(k[0]);                                                                \
+            for (size_t i = 1; i < n; i++) memcpy(k[i], k[0], 32);                            \
+            g##_check_msm(h, kc, n, NULL, "all equal");                                       \
+            rand_bitmap(mask, n, 50);                                                         \
+            g##_check_msm(h, kc, n, mask, "all equal, masked");                               \
+            make_scalars(k, n);                                                               \
+            k[n - 1][3] |= (uint64_t)1 << 63;                                                 \
+            g##_check_refused(h, kc, n, NULL, "last scalar >= 2^255");                        \
+            mask[(n - 1) / 64] &= ~((uint64_t)1 << ((n - 1) % 64));                           \
+            g##_check_msm(h, kc, n, mask, "last scalar >= 2^255 masked out");                 \
+            /* a second handle on the first one's work area: alternate calls, then */          \
+            /* the area outlives the handle that made it */                                   \
+            cuzk__gpu_msm_bases *h2 = NULL;                                                   \
+            st = cuzk__gpu_msm_bases_upload(&h2, GG, (const uint64_t *)g##_bases, n / 2);     \
+            CHECK(st == CUZK_OK);                                                             \
+            if (st == CUZK_OK) {                                                              \
+                cuzk__gpu_msm_bases_share_work(h2, h);                                        \
+                make_scalars(k, n);                                                           \
+                g##_check_msm(h2, kc, n / 2, NULL, "shared area, second handle");             \
+                g##_check_msm(h, kc, n, NULL, "shared area, first handle");                   \
+                cuzk__gpu_msm_bases_free(h);                                                  \
+                h = NULL;                                                                     \
+                g##_check_msm(h2, kc, n / 2, NULL, "shared area, first handle freed");        \
+                cuzk__gpu_msm_bases_free(h2);                                                 \
+            }                                                                                 \
+        }                                                                                     \
+        msm_ncfg = MSM_NCFG;                                                                  \
+        free(k);                                                                              \
+        free(mask);                                                                           \
         cuzk__gpu_msm_bases_free(h);                                                          \
     }                                                                                         \
                                                                                               \
@@ -591,11 +711,11 @@ static void bench(int maxlog1, int maxlog2) {
 }
 
 /*
- * --ab: variant 4 (batch-affine) against variant 0 (the XYZZ default) on the
- * same bases and device scalars, median of 3 after a warm-up, G1 at 2^20,
- * 2^24, 2^26 and G2 at 2^20, 2^24 (up to --bench-max); then one profiled run
- * of each (per-phase device times and variant 4's levels on stderr). With
- * --ab-all: every variant, G1 also at 2^22 and 2^27. The table comes last.
+ * --ab: variants 0 (atomics, XYZZ), 4 (batch-affine), 5 (radix sort) and 6 (both) on
+ * the same bases and device scalars, median of 3 after a warm-up, G1 at
+ * 2^20, 2^24, 2^26, 2^27 and G2 at 2^20, 2^24 (up to --bench-max); then one
+ * profiled run of each (per-phase device times and variant 4's levels on
+ * stderr). The table comes last.
  */
 #define AB_REPS 3
 static double ab_one(cuzk__gpu_msm_bases *h, const uint64_t *dk, size_t n) {
@@ -615,13 +735,11 @@ static double ab_one(cuzk__gpu_msm_bases *h, const uint64_t *dk, size_t n) {
     return t[AB_REPS / 2];
 }
 
-static void bench_ab(int maxlog1, int maxlog2, int all) {
-    static const int logs1[] = {20, 24, 26}, logs2[] = {20, 24};
-    static const int logs1_all[] = {20, 22, 24, 26, 27};
-    static const unsigned vs_ab[] = {0, 4}, vs_all[] = {0, 1, 2, 3, 4};
-    const unsigned *vs = all ? vs_all : vs_ab;
-    const unsigned nv = all ? 5 : 2;
-    char rows[16][200];
+static void bench_ab(int maxlog1, int maxlog2) {
+    static const int logs1[] = {20, 24, 26, 27}, logs2[] = {20, 24};
+    static const unsigned vs[] = {0, 4, 5, 6};
+    const unsigned nv = sizeof vs / sizeof vs[0];
+    char rows[16][240];
     int nrows = 0;
     int top1 = maxlog1 < 27 ? maxlog1 : 27, top2 = maxlog2 < 24 ? maxlog2 : 24;
     size_t nmax = (size_t)1 << (top1 > top2 ? top1 : top2);
@@ -631,8 +749,8 @@ static void bench_ab(int maxlog1, int maxlog2, int all) {
     msm_cfg_reset();
     for (int g = 1; g <= 2; g++) {
         int top = g == 1 ? top1 : top2;
-        const int *logs = g == 1 ? (all ? logs1_all : logs1) : logs2;
-        int nlogs = g == 1 ? (all ? 5 : 3) : 2;
+        const int *logs = g == 1 ? logs1 : logs2;
+        const int nlogs = g == 1 ? 4 : 2;
         const uint64_t *table = g == 1 ? (const uint64_t *)(g1_bases + 16)
                                        : (const uint64_t *)(g2_bases + 16);
         cuzk__gpu_msm_bases *h = NULL;
@@ -654,8 +772,8 @@ static void bench_ab(int maxlog1, int maxlog2, int all) {
             int lg = logs[li];
             if (lg > top) break;
             size_t n = (size_t)1 << lg;
-            double ms[CUZK__GPU_MSM_VARIANTS];
-            unsigned cv[CUZK__GPU_MSM_VARIANTS];
+            double ms[sizeof vs / sizeof vs[0]];
+            unsigned cv[sizeof vs / sizeof vs[0]];
             uint64_t ref[36], out[36];
             int same = 1;
             for (unsigned i = 0; i < nv; i++) {
@@ -681,7 +799,6 @@ static void bench_ab(int maxlog1, int maxlog2, int all) {
             CHECK(same);
             cuzk__gpu_msm_profile = 1;
             for (unsigned i = 0; i < nv; i++) {
-                if (vs[i] != 0 && vs[i] != 4) continue;
                 cuzk__gpu_msm_variant = vs[i];
                 if (cuzk__gpu_msm(h, out, dk, n, NULL) != CUZK_OK) printf("  profile run failed\n");
             }
@@ -692,9 +809,11 @@ static void bench_ab(int maxlog1, int maxlog2, int all) {
                 for (unsigned i = 0; i < nv && o < (int)sizeof rows[0]; i++)
                     o += snprintf(rows[nrows] + o, sizeof rows[0] - (size_t)o, " %9.2f (c=%2u)",
                                   ms[i], cv[i]);
-                if (o < (int)sizeof rows[0])
-                    snprintf(rows[nrows] + o, sizeof rows[0] - (size_t)o, "  v4/v0 %.2fx%s",
-                             ms[0] > 0 ? ms[nv - 1] / ms[0] : 0.0, same ? "" : "  RESULTS DIFFER");
+                for (unsigned i = 1; i < nv && o < (int)sizeof rows[0]; i++)
+                    o += snprintf(rows[nrows] + o, sizeof rows[0] - (size_t)o, "  v%u/v0 %.2fx",
+                                  vs[i], ms[0] > 0 ? ms[i] / ms[0] : 0.0);
+                if (o < (int)sizeof rows[0] && !same)
+                    snprintf(rows[nrows] + o, sizeof rows[0] - (size_t)o, "  RESULTS DIFFER");
                 nrows++;
             }
             printf("%s\n", rows[nrows - 1]);
@@ -709,11 +828,8 @@ static void bench_ab(int maxlog1, int maxlog2, int all) {
     if (cuzk__gpu_device_name(0, name, sizeof name, &sms) != CUZK_OK) name[0] = 0;
     printf("\nA/B on %s (%d SMs), device scalars, resident bases, median of %d, ms:\n", name, sms,
            AB_REPS);
-    if (all)
-        printf("grp log2n %16s %16s %16s %16s %16s\n", "v0 (XYZZ)", "v1 (first)",
-               "v2 (v0, c<=16)", "v3 (v0, 3 blk)", "v4 (batch-aff)");
-    else
-        printf("grp log2n %16s %16s\n", "v0 (XYZZ)", "v4 (batch-aff)");
+    printf("grp log2n %16s %16s %16s %16s\n", "v0 (atomics)", "v4 (batch-aff)", "v5 (radix)",
+           "v6 (radix+aff)");
     for (int r = 0; r < nrows; r++) printf("%s\n", rows[r]);
 }
 
@@ -721,13 +837,12 @@ int main(int argc, char **argv) {
     cuzk_test_init(argc, argv);
     int need = cuzk_gpu_test_need_device();
     if (need != 0) return need;
-    int do_bench = 0, max1 = 27, max2 = 26, only_bench = 0, do_ab = 0, ab_all = 0, quick = 0;
+    int do_bench = 0, max1 = 27, max2 = 26, only_bench = 0, do_ab = 0, quick = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--bench") == 0) do_bench = 1;
         if (strcmp(argv[i], "--ab") == 0) do_ab = 1;
-        if (strcmp(argv[i], "--ab-all") == 0) do_ab = ab_all = 1;
         if (strcmp(argv[i], "--bench-only") == 0) do_bench = only_bench = 1;
-        /* --quick: only the batch-affine edge cases (a short device call) */
+        /* --quick: only the sort and batch-affine edge cases (a short device call) */
         if (strcmp(argv[i], "--quick") == 0) quick = 1;
         if (strcmp(argv[i], "--bench-max") == 0 && i + 1 < argc) {
             max1 = atoi(argv[i + 1]);
@@ -738,20 +853,26 @@ int main(int argc, char **argv) {
         CHECK(g1_make_bases(64));
         CHECK(g2_make_bases(64));
     } else if (quick) {
+        CHECK(g1_make_bases(4096));
+        CHECK(g2_make_bases(4096));
+        RUN(test_g1_sort_cases);
         RUN(test_g1_ba_cases);
+        RUN(test_g2_sort_cases);
         RUN(test_g2_ba_cases);
     } else {
         RUN(test_g1_msm);
         RUN(test_g1_batch_add);
         RUN(test_g1_random_bases);
+        RUN(test_g1_sort_cases);
         RUN(test_g1_ba_cases);
         RUN(test_g2_msm);
         RUN(test_g2_batch_add);
         RUN(test_g2_random_bases);
+        RUN(test_g2_sort_cases);
         RUN(test_g2_ba_cases);
     }
     if (do_bench) bench(max1, max2);
-    if (do_ab) bench_ab(max1, max2, ab_all);
+    if (do_ab) bench_ab(max1, max2);
     free(g1_bases);
     free(g2_bases);
     return cuzk_test_finish();
