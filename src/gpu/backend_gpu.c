@@ -17,7 +17,19 @@
 #include "gpu_ntt.h"
 #include "mem.h"
 
+#ifdef CUZK_HAVE_OPENMP
+#include <omp.h>
+#endif
+
 typedef unsigned long long ull;
+
+size_t cuzk__gpu_backend_stage_bytes = (size_t)32 << 20;
+unsigned cuzk__gpu_backend_pin_fail = 0;
+cuzk__gpu_backend_upload_counts cuzk__gpu_backend_uploads;
+
+static void count_uploads(uint64_t *counter, uint64_t n) {
+    __atomic_fetch_add(counter, n, __ATOMIC_RELAXED);
+}
 
 static double now_ms(void) {
     struct timespec ts;
@@ -34,6 +46,7 @@ static cuzk_status gpu_fail(cuzk_error *err, cuzk_status st, const char *what) {
 typedef struct {
     cuzk_backend_key base; /* first member: the pointer handed out */
     int device;
+    unsigned threads; /* CPU threads for the staging copies (0 = all) */
     /* borrowed */
     const cuzk_circuit *c;
     const cuzk_params *p;
@@ -49,6 +62,11 @@ typedef struct {
     pthread_mutex_t lock;
     void *w_plain, *w_mont, *abc, *gath;
     cuzk_fr *host_abc;           /* zkey: a, b, c made on the CPU */
+    int host_abc_pinned;         /* host_abc from cuzk__gpu_host_alloc, else malloc */
+    /* staging for uploads from pageable memory (NULL: plain copies) */
+    cuzk__gpu_copy_queue *cq;
+    void *stage[2];
+    size_t stage_bytes;
     uint64_t *bm_one, *bm_other; /* host bitmaps of max_query bits */
     /* proof constants */
     cuzk_g1_aff alpha1, beta1, delta1;
@@ -95,7 +113,13 @@ static void key_free(gpu_key *k) {
     cuzk__gpu_free(k->w_mont);
     cuzk__gpu_free(k->abc);
     cuzk__gpu_free(k->gath);
-    free(k->host_abc);
+    cuzk__gpu_copy_queue_free(k->cq); /* first: it waits for copies reading the buffers */
+    cuzk__gpu_host_free(k->stage[0]);
+    cuzk__gpu_host_free(k->stage[1]);
+    if (k->host_abc_pinned)
+        cuzk__gpu_host_free(k->host_abc);
+    else
+        free(k->host_abc);
     free(k->bm_one);
     free(k->bm_other);
     pthread_mutex_destroy(&k->lock);
@@ -110,6 +134,7 @@ static gpu_key *key_new(cuzk_backend *be) {
         return NULL;
     }
     k->device = be->device;
+    k->threads = be->threads;
     k->base.ops = &cuzk_backend_gpu;
     return k;
 }
@@ -133,11 +158,43 @@ static cuzk_status upload_g2(cuzk__gpu_msm_bases **out, const cuzk_g2_aff *p, ui
     return CUZK_OK;
 }
 
+/*
+ * The staging buffers for uploads from pageable memory, sized for at least 4
+ * chunks of the largest input (so the host copy of one overlaps the DMA of
+ * another even for mid-sized keys), at most cuzk__gpu_backend_stage_bytes,
+ * at least 1 MiB. Without them (page-locked memory refused) the key uploads
+ * with plain copies: a slower proof, not a failed one.
+ */
+static void stage_alloc(gpu_key *k) {
+    size_t need = (size_t)k->n_vars * 32;
+    if (k->zk != NULL && !k->host_abc_pinned && 3 * (size_t)k->n_dom * 32 > need)
+        need = 3 * (size_t)k->n_dom * 32;
+    size_t bytes = (need + 3) / 4;
+    if (bytes < ((size_t)1 << 20)) bytes = (size_t)1 << 20;
+    if (cuzk__gpu_backend_stage_bytes != 0 && bytes > cuzk__gpu_backend_stage_bytes)
+        bytes = cuzk__gpu_backend_stage_bytes;
+    if ((cuzk__gpu_backend_pin_fail & CUZK__GPU_PIN_FAIL_STAGE) == 0 &&
+        cuzk__gpu_host_alloc(&k->stage[0], bytes) == CUZK_OK &&
+        cuzk__gpu_host_alloc(&k->stage[1], bytes) == CUZK_OK &&
+        cuzk__gpu_copy_queue_create(&k->cq, 2) == CUZK_OK) {
+        k->stage_bytes = bytes;
+        return;
+    }
+    cuzk__gpu_host_free(k->stage[0]);
+    cuzk__gpu_host_free(k->stage[1]);
+    k->stage[0] = k->stage[1] = NULL;
+}
+
 /* The work area: witness (plain and Montgomery), a, b, c, one gathered
- * query, and the host bitmaps. */
+ * query, the host bitmaps and the staging buffers. */
 static cuzk_status work_alloc(gpu_key *k, cuzk_error *err) {
     size_t fr = 32;
     cuzk_status st;
+    /* the key's MSMs run one after another: one MSM work area for all
+     * (at 2^27 one area is ~30 GB; five side by side do not fit) */
+    cuzk__gpu_msm_bases *all[4] = {k->l, k->a, k->b1, k->b2};
+    for (int i = 0; i < 4; i++)
+        if (k->h != NULL && all[i] != NULL) cuzk__gpu_msm_bases_share_work(all[i], k->h);
     if ((st = cuzk__gpu_alloc(&k->w_plain, k->n_vars * fr)) != CUZK_OK ||
         (st = cuzk__gpu_alloc(&k->w_mont, k->n_vars * fr)) != CUZK_OK ||
         (st = cuzk__gpu_alloc(&k->abc, 3 * k->n_dom * fr)) != CUZK_OK ||
@@ -148,6 +205,7 @@ static cuzk_status work_alloc(gpu_key *k, cuzk_error *err) {
     k->bm_other = malloc(words * 8);
     if (k->bm_one == NULL || k->bm_other == NULL)
         return cuzk__fail(err, CUZK_ERR_NOMEM, "no memory for the classification bitmaps");
+    stage_alloc(k);
     return CUZK_OK;
 }
 
@@ -242,7 +300,13 @@ static cuzk_status gpu_prepare_zkey(cuzk_backend *be, cuzk_backend_key **out,
     k->n_h = zk->domain_size;
     k->l_first = (uint64_t)zk->n_public + 1;
     k->max_query = k->n_vars > k->n_dom ? k->n_vars : k->n_dom;
-    k->host_abc = cuzk__alloc_large(3 * k->n_dom * sizeof(cuzk_fr));
+    /* page-locked, so its upload is one DMA; else through the staging buffers */
+    const size_t abc_bytes = 3 * (size_t)k->n_dom * sizeof(cuzk_fr);
+    if ((cuzk__gpu_backend_pin_fail & CUZK__GPU_PIN_FAIL_ABC) == 0 &&
+        cuzk__gpu_host_alloc((void **)&k->host_abc, abc_bytes) == CUZK_OK)
+        k->host_abc_pinned = 1;
+    else
+        k->host_abc = cuzk__alloc_large(abc_bytes);
     if (k->host_abc == NULL) {
         st = cuzk__fail(err, CUZK_ERR_NOMEM, "no memory for a, b, c");
         goto fail;
@@ -277,11 +341,86 @@ fail:
 
 /* ---- one proof ------------------------------------------------------------------ */
 
-/* sum over the n device scalars of scalar * base: classification, batch-add
- * of the ones, Pippenger over the others (result: host Jacobian words). */
-static cuzk_status split_msm(gpu_key *k, cuzk__gpu_msm_bases *b, int g2, uint64_t *result,
-                             const uint64_t *scalars, uint64_t n, cuzk_groth16_stage_times *t,
-                             cuzk_error *err) {
+/* dst <- src (n bytes) on up to 16 threads of at least 256 KiB each (a
+ * slice well above the cost of starting the team): one thread's memcpy runs
+ * well below the DMA rate, ~16 saturate a socket's DRAM. */
+static void host_copy(void *dst, const void *src, size_t n, unsigned threads) {
+#ifdef CUZK_HAVE_OPENMP
+    size_t nt = threads ? threads : (size_t)omp_get_max_threads();
+    if (nt > 16) nt = 16;
+    if (nt > n >> 18) nt = n >> 18;
+    if (nt > 1) {
+        const size_t slice = (n + nt - 1) / nt;
+        const int nti = (int)nt;
+#pragma omp parallel for num_threads(nti) schedule(static)
+        for (int i = 0; i < nti; i++) {
+            size_t lo = (size_t)i * slice, hi = lo + slice;
+            if (hi > n) hi = n;
+            if (lo < hi) memcpy((uint8_t *)dst + lo, (const uint8_t *)src + lo, hi - lo);
+        }
+        return;
+    }
+#else
+    (void)threads;
+#endif
+    memcpy(dst, src, n);
+}
+
+/*
+ * Host -> device copy of a per-proof input (backend_gpu.h): one DMA from
+ * page-locked memory; from pageable memory chunk i goes to staging buffer
+ * i % 2 once the DMA of chunk i - 2 has read it, and its DMA is queued, so
+ * the CPU copies one chunk while the device reads the previous one. After a
+ * failure, copies still queued stay ordered before any later device work and
+ * are waited for before a buffer is refilled or freed.
+ */
+static cuzk_status upload_input(gpu_key *k, void *dst, const void *src, size_t bytes) {
+    if (bytes == 0) return CUZK_OK;
+    if (cuzk__gpu_host_is_pinned(src)) {
+        count_uploads(&cuzk__gpu_backend_uploads.pinned, 1);
+        return cuzk__gpu_upload(dst, src, bytes);
+    }
+    if (k->cq == NULL) {
+        count_uploads(&cuzk__gpu_backend_uploads.pageable, 1);
+        return cuzk__gpu_upload(dst, src, bytes);
+    }
+    const uint8_t *s = src;
+    uint8_t *d = dst;
+    uint64_t chunks = 0;
+    cuzk_status st = CUZK_OK;
+    for (size_t off = 0; off < bytes; chunks++) {
+        const unsigned slot = (unsigned)(chunks & 1);
+        const size_t n = bytes - off < k->stage_bytes ? bytes - off : k->stage_bytes;
+        if ((st = cuzk__gpu_copy_queue_wait(k->cq, slot)) != CUZK_OK) return st;
+        host_copy(k->stage[slot], s + off, n, k->threads);
+        if ((st = cuzk__gpu_copy_queue_upload(k->cq, slot, d + off, k->stage[slot], n)) !=
+            CUZK_OK)
+            return st;
+        off += n;
+    }
+    count_uploads(&cuzk__gpu_backend_uploads.staged_chunks, chunks);
+    return cuzk__gpu_copy_queue_sync(k->cq);
+}
+
+/* The 0/1/other classification of n device scalars into the key's host
+ * bitmaps, for classified_msm over one or more bases. */
+static cuzk_status classify(gpu_key *k, cuzk__gpu_msm_counts *cnt, const uint64_t *scalars,
+                            uint64_t n, cuzk_groth16_stage_times *t, cuzk_error *err) {
+    const double t0 = now_ms();
+    cuzk_status st =
+        cuzk__gpu_msm_classify(NULL, k->bm_one, k->bm_other, cnt, scalars, (size_t)n);
+    t->prep_ms += now_ms() - t0;
+    if (st != CUZK_OK) return gpu_fail(err, st, "classifying scalars");
+    return CUZK_OK;
+}
+
+/* sum over the n device scalars of scalar * base, after classify() of the
+ * same scalars (cnt and the key's bitmaps): batch-add of the ones, Pippenger
+ * over the others (result: host Jacobian words). */
+static cuzk_status classified_msm(gpu_key *k, cuzk__gpu_msm_bases *b, int g2, uint64_t *result,
+                                  const uint64_t *scalars, uint64_t n,
+                                  const cuzk__gpu_msm_counts *cnt, cuzk_groth16_stage_times *t,
+                                  cuzk_error *err) {
     uint64_t ones[36], others[36];
     memset(ones, 0, sizeof(ones));
     memset(others, 0, sizeof(others));
@@ -292,17 +431,13 @@ static cuzk_status split_msm(gpu_key *k, cuzk__gpu_msm_bases *b, int g2, uint64_
             cuzk_g1_jac_set_inf((cuzk_g1_jac *)(void *)result);
         return CUZK_OK;
     }
-    cuzk__gpu_msm_counts cnt;
+    cuzk_status st;
     double t0 = now_ms();
-    cuzk_status st = cuzk__gpu_msm_classify(NULL, k->bm_one, k->bm_other, &cnt, scalars, n);
-    t->prep_ms += now_ms() - t0;
-    if (st != CUZK_OK) return gpu_fail(err, st, "classifying scalars");
-    t0 = now_ms();
-    if (cnt.one && (st = cuzk__gpu_msm_batch_add(b, ones, n, k->bm_one)) != CUZK_OK)
+    if (cnt->one && (st = cuzk__gpu_msm_batch_add(b, ones, n, k->bm_one)) != CUZK_OK)
         return gpu_fail(err, st, "batch-add");
     t->batch_add_ms += now_ms() - t0;
     t0 = now_ms();
-    if (cnt.other && (st = cuzk__gpu_msm(b, others, scalars, n, k->bm_other)) != CUZK_OK)
+    if (cnt->other && (st = cuzk__gpu_msm(b, others, scalars, n, k->bm_other)) != CUZK_OK)
         return gpu_fail(err, st, "tail MSM");
     if (g2)
         t->b_g2_msm_ms += now_ms() - t0;
@@ -313,20 +448,45 @@ static cuzk_status split_msm(gpu_key *k, cuzk__gpu_msm_bases *b, int g2, uint64_
         cuzk_g2_jac x, y;
         memcpy(&x, ones, sizeof(x));
         memcpy(&y, others, sizeof(y));
-        if (!cnt.one) cuzk_g2_jac_set_inf(&x);
-        if (!cnt.other) cuzk_g2_jac_set_inf(&y);
+        if (!cnt->one) cuzk_g2_jac_set_inf(&x);
+        if (!cnt->other) cuzk_g2_jac_set_inf(&y);
         cuzk_g2_jac_add_var(&x, &x, &y);
         memcpy(result, &x, sizeof(x));
     } else {
         cuzk_g1_jac x, y;
         memcpy(&x, ones, sizeof(x));
         memcpy(&y, others, sizeof(y));
-        if (!cnt.one) cuzk_g1_jac_set_inf(&x);
-        if (!cnt.other) cuzk_g1_jac_set_inf(&y);
+        if (!cnt->one) cuzk_g1_jac_set_inf(&x);
+        if (!cnt->other) cuzk_g1_jac_set_inf(&y);
         cuzk_g1_jac_add_var(&x, &x, &y);
         memcpy(result, &x, sizeof(x));
     }
     return CUZK_OK;
+}
+
+/* classify, then classified_msm over one base vector. */
+static cuzk_status split_msm(gpu_key *k, cuzk__gpu_msm_bases *b, int g2, uint64_t *result,
+                             const uint64_t *scalars, uint64_t n, cuzk_groth16_stage_times *t,
+                             cuzk_error *err) {
+    cuzk__gpu_msm_counts cnt = {0, 0, 0};
+    cuzk_status st;
+    if (n != 0 && b != NULL && (st = classify(k, &cnt, scalars, n, t, err)) != CUZK_OK)
+        return st;
+    return classified_msm(k, b, g2, result, scalars, n, &cnt, t, err);
+}
+
+/* B1 (G1) and B2 (G2) over the same n scalars: one classification for both. */
+static cuzk_status b_msms(gpu_key *k, cuzk_groth16_partial *out, const uint64_t *scalars,
+                          uint64_t n, cuzk_groth16_stage_times *t, cuzk_error *err) {
+    cuzk__gpu_msm_counts cnt = {0, 0, 0};
+    cuzk_status st;
+    if (n != 0 && (k->b1 != NULL || k->b2 != NULL) &&
+        (st = classify(k, &cnt, scalars, n, t, err)) != CUZK_OK)
+        return st;
+    if ((st = classified_msm(k, k->b1, 0, (uint64_t *)&out->msm_b1, scalars, n, &cnt, t, err)) !=
+        CUZK_OK)
+        return st;
+    return classified_msm(k, k->b2, 1, (uint64_t *)&out->msm_b2, scalars, n, &cnt, t, err);
 }
 
 /* Bellman: witness -> a, b, c -> check -> H (plain, in abc's first third). */
@@ -338,7 +498,7 @@ static cuzk_status stage_h_bellman(gpu_key *k, const cuzk_witness *w,
     void *a = abc, *b = abc + 32 * n, *cc = abc + 64 * n;
     cuzk_status st;
     double t0 = now_ms();
-    if ((st = cuzk__gpu_upload(k->w_plain, w->values, k->n_vars * 32)) != CUZK_OK ||
+    if ((st = upload_input(k, k->w_plain, w->values, k->n_vars * 32)) != CUZK_OK ||
         (st = cuzk__gpu_fr_to_mont(k->w_mont, k->w_plain, k->n_vars, NULL)) != CUZK_OK ||
         (st = cuzk__gpu_circuit_abc(k->gc, a, b, cc, k->w_mont, NULL)) != CUZK_OK ||
         (st = cuzk__gpu_sync()) != CUZK_OK)
@@ -373,8 +533,8 @@ static cuzk_status stage_h_zkey(gpu_key *k, const cuzk_witness *w, cuzk_groth16_
     cuzk_status st = cuzk__groth16_zkey_abc(k->zk, (const uint64_t(*)[4])w->values,
                                             (size_t)cuzk_witness_n_vars(w), k->host_abc, err);
     if (st != CUZK_OK) return st;
-    if ((st = cuzk__gpu_upload(abc, k->host_abc, 3 * n * 32)) != CUZK_OK ||
-        (st = cuzk__gpu_upload(k->w_plain, w->values, k->n_vars * 32)) != CUZK_OK)
+    if ((st = upload_input(k, abc, k->host_abc, 3 * n * 32)) != CUZK_OK ||
+        (st = upload_input(k, k->w_plain, w->values, k->n_vars * 32)) != CUZK_OK)
         return gpu_fail(err, st, "uploading a, b, c and the witness");
     t->spmv_ms = now_ms() - t0;
     t0 = now_ms();
@@ -433,18 +593,11 @@ static cuzk_status prove_locked(gpu_key *k, gpu_job *j, const cuzk_witness *w, c
             CUZK_OK)
             return gpu_fail(err, st, "gathering B's scalars");
         t->prep_ms += now_ms() - t0;
-        if ((st = split_msm(k, k->b1, 0, (uint64_t *)&out->msm_b1, k->gath, info->b_count, t,
-                            err)) != CUZK_OK ||
-            (st = split_msm(k, k->b2, 1, (uint64_t *)&out->msm_b2, k->gath, info->b_count, t,
-                            err)) != CUZK_OK)
-            return st;
+        if ((st = b_msms(k, out, k->gath, info->b_count, t, err)) != CUZK_OK) return st;
     } else { /* snarkjs: A, B1, B2 over every variable */
         if ((st = split_msm(k, k->a, 0, (uint64_t *)&out->msm_a, wp, k->n_vars, t, err)) !=
                 CUZK_OK ||
-            (st = split_msm(k, k->b1, 0, (uint64_t *)&out->msm_b1, wp, k->n_vars, t, err)) !=
-                CUZK_OK ||
-            (st = split_msm(k, k->b2, 1, (uint64_t *)&out->msm_b2, wp, k->n_vars, t, err)) !=
-                CUZK_OK)
+            (st = b_msms(k, out, wp, k->n_vars, t, err)) != CUZK_OK)
             return st;
     }
     cuzk_g1_jac_add_var(&out->msm_ch, &msm_l, &msm_h);

@@ -23,12 +23,25 @@
  * Stage times use the reference's names (cuzk_groth16_stage_times;
  * gpu_total_ms is total_ms before finish).
  *
+ * Per-proof uploads (the witness; a, b, c for snarkjs keys): from
+ * page-locked memory (cuzk__gpu_host_is_pinned) one DMA; from pageable
+ * memory through the key's two page-locked staging buffers, CPU threads
+ * filling one while the device reads the other, so an upload costs
+ * max(host copy, DMA) plus one chunk instead of the driver's one-thread
+ * staged copy (8-10 GB/s); snarkjs keys build a, b, c in a page-locked
+ * buffer. Page-locked memory is budgeted: when prepare cannot get it, the
+ * key uploads with plain copies (slower proofs, not failed ones). The
+ * uploads count in spmv_ms, as before.
+ *
  * Results are equal bit for bit to the CPU backend's for the same r, s
  * (tests/gpu/test_gpu_backend.c). Jobs on one key are serialized (one work
  * area and MSM handles that are not reentrant); use one key per device.
  */
 #ifndef CUZK_BACKEND_GPU_H
 #define CUZK_BACKEND_GPU_H
+
+#include <stddef.h>
+#include <stdint.h>
 
 #include "backend.h"
 #include "gpu_circuit.h"
@@ -40,5 +53,25 @@ void cuzk__gpu_circuit_src_of(cuzk__gpu_circuit_src *src, const cuzk_circuit *c)
 
 /* The number of usable CUDA devices (0 when there is no device or driver). */
 int cuzk__backend_gpu_devices(void);
+
+/*
+ * For tests (not thread-safe; prepare reads them, later keys see changes):
+ *   cuzk__gpu_backend_stage_bytes  bytes per staging buffer, at most (default
+ *                                  32 MiB; a key's inputs take at least 4 chunks)
+ *   cuzk__gpu_backend_pin_fail     CUZK__GPU_PIN_FAIL_* bits: these page-locked
+ *                                  allocations of prepare fail as if the host
+ *                                  had none left (the fallback paths)
+ * and the paths taken, counted by every proof (atomic additions).
+ */
+#define CUZK__GPU_PIN_FAIL_STAGE 1u /* the staging buffers */
+#define CUZK__GPU_PIN_FAIL_ABC 2u   /* the host a, b, c of snarkjs keys */
+extern size_t cuzk__gpu_backend_stage_bytes;
+extern unsigned cuzk__gpu_backend_pin_fail;
+typedef struct {
+    uint64_t staged_chunks; /* chunks sent through the staging buffers */
+    uint64_t pinned;        /* uploads straight from page-locked memory */
+    uint64_t pageable;      /* plain copies from pageable memory (no staging buffers) */
+} cuzk__gpu_backend_upload_counts;
+extern cuzk__gpu_backend_upload_counts cuzk__gpu_backend_uploads;
 
 #endif /* CUZK_BACKEND_GPU_H */

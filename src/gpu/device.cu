@@ -1,5 +1,6 @@
 /* device.cu — device queries and the GPU error record (gpu.h, check.cuh). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "check.cuh"
@@ -73,5 +74,100 @@ extern "C" cuzk_status cuzk__gpu_sync(void) {
 
 extern "C" cuzk_status cuzk__gpu_mem_info(size_t *free_bytes, size_t *total_bytes) {
     CUZK__CUDA_TRY(cudaMemGetInfo(free_bytes, total_bytes));
+    return CUZK_OK;
+}
+
+/* ---- page-locked host memory and the copy queue ------------------------------ */
+
+extern "C" cuzk_status cuzk__gpu_host_alloc(void **p, size_t bytes) {
+    if (!p) return CUZK_ERR_INVALID_ARG;
+    cudaError_t err = cudaHostAlloc(p, bytes ? bytes : 1, cudaHostAllocPortable);
+    if (err != cudaSuccess) {
+        *p = NULL; /* callers free what they hold on the way out */
+        cuzk__gpu_record_error(err, "cudaHostAlloc(p, bytes, cudaHostAllocPortable)", __FILE__,
+                               __LINE__);
+        return CUZK_ERR_GPU;
+    }
+    return CUZK_OK;
+}
+
+extern "C" void cuzk__gpu_host_free(void *p) {
+    if (p) (void)cudaFreeHost(p);
+}
+
+extern "C" int cuzk__gpu_host_is_pinned(const void *p) {
+    if (p == NULL) return 0;
+    cudaPointerAttributes attr;
+    if (cudaPointerGetAttributes(&attr, p) != cudaSuccess) {
+        (void)cudaGetLastError(); /* a question, not a failure: leave no error behind */
+        return 0;
+    }
+    return attr.type == cudaMemoryTypeHost;
+}
+
+struct cuzk__gpu_copy_queue {
+    cudaStream_t stream; /* a created stream is never 0 (0 is the legacy stream) */
+    unsigned slots;
+    cudaEvent_t *done; /* slots events, 0 until created */
+};
+
+static cuzk_status copy_queue_init(cuzk__gpu_copy_queue *q) {
+    /* default flags: a blocking stream, ordered with the legacy default stream */
+    CUZK__CUDA_TRY(cudaStreamCreate(&q->stream));
+    for (unsigned i = 0; i < q->slots; i++)
+        CUZK__CUDA_TRY(cudaEventCreateWithFlags(&q->done[i], cudaEventDisableTiming));
+    return CUZK_OK;
+}
+
+extern "C" cuzk_status cuzk__gpu_copy_queue_create(cuzk__gpu_copy_queue **out, unsigned slots) {
+    if (!out || slots == 0) return CUZK_ERR_INVALID_ARG;
+    *out = NULL;
+    cuzk__gpu_copy_queue *q = (cuzk__gpu_copy_queue *)calloc(1, sizeof(*q));
+    if (q == NULL) return CUZK_ERR_NOMEM;
+    q->done = (cudaEvent_t *)calloc(slots, sizeof(cudaEvent_t));
+    if (q->done == NULL) {
+        free(q);
+        return CUZK_ERR_NOMEM;
+    }
+    q->slots = slots;
+    cuzk_status st = copy_queue_init(q);
+    if (st != CUZK_OK) {
+        cuzk__gpu_copy_queue_free(q);
+        return st;
+    }
+    *out = q;
+    return CUZK_OK;
+}
+
+extern "C" void cuzk__gpu_copy_queue_free(cuzk__gpu_copy_queue *q) {
+    if (q == NULL) return;
+    if (q->stream) {
+        (void)cudaStreamSynchronize(q->stream); /* no copy may outlive its host buffer */
+        (void)cudaStreamDestroy(q->stream);
+    }
+    for (unsigned i = 0; i < q->slots; i++)
+        if (q->done[i]) (void)cudaEventDestroy(q->done[i]);
+    free(q->done);
+    free(q);
+}
+
+extern "C" cuzk_status cuzk__gpu_copy_queue_upload(cuzk__gpu_copy_queue *q, unsigned slot,
+                                                   void *dst, const void *src, size_t bytes) {
+    if (q == NULL || slot >= q->slots) return CUZK_ERR_INVALID_ARG;
+    if (bytes == 0) return CUZK_OK;
+    CUZK__CUDA_TRY(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, q->stream));
+    CUZK__CUDA_TRY(cudaEventRecord(q->done[slot], q->stream));
+    return CUZK_OK;
+}
+
+extern "C" cuzk_status cuzk__gpu_copy_queue_wait(cuzk__gpu_copy_queue *q, unsigned slot) {
+    if (q == NULL || slot >= q->slots) return CUZK_ERR_INVALID_ARG;
+    CUZK__CUDA_TRY(cudaEventSynchronize(q->done[slot])); /* never recorded: returns at once */
+    return CUZK_OK;
+}
+
+extern "C" cuzk_status cuzk__gpu_copy_queue_sync(cuzk__gpu_copy_queue *q) {
+    if (q == NULL) return CUZK_ERR_INVALID_ARG;
+    CUZK__CUDA_TRY(cudaStreamSynchronize(q->stream));
     return CUZK_OK;
 }

@@ -58,6 +58,43 @@ CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_upload(void *dst, const void *src,
 CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_download(void *dst, const void *src, size_t bytes);
 
 /*
+ * Page-locked host memory (cudaHostAlloc, portable to every device): the
+ * device reads it by DMA at the full PCIe rate, where a copy from pageable
+ * memory goes through the driver's small buffers at a fraction of it.
+ * Ordinary cached memory otherwise. Fails with CUZK_ERR_GPU (the CUDA
+ * message in cuzk__gpu_last_error()) when the host cannot lock that much.
+ */
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_host_alloc(void **p, size_t bytes);
+void cuzk__gpu_host_free(void *p);
+/* 1 when p lies in page-locked host memory known to CUDA (cuzk__gpu_host_alloc
+ * or cudaHostRegister), else 0, also when the query fails: the answer only
+ * picks the faster copy, any host memory can be copied. */
+int cuzk__gpu_host_is_pinned(const void *p);
+
+/*
+ * A copy queue: asynchronous host -> device copies from page-locked memory
+ * on one stream of the current device, in order, with `slots` markers so the
+ * caller can reuse a host buffer once the copies that read it are done.
+ * The stream synchronizes with the legacy default stream (where the other
+ * modules launch), so queued copies never overtake earlier kernels.
+ */
+typedef struct cuzk__gpu_copy_queue cuzk__gpu_copy_queue;
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_copy_queue_create(cuzk__gpu_copy_queue **out,
+                                                                unsigned slots);
+/* Waits for the queued copies, then frees (NULL is fine). */
+void cuzk__gpu_copy_queue_free(cuzk__gpu_copy_queue *q);
+/* Queues dst <- src (bytes; src page-locked) and marks slot (< slots) as
+ * busy until this copy is done. */
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_copy_queue_upload(cuzk__gpu_copy_queue *q,
+                                                                unsigned slot, void *dst,
+                                                                const void *src, size_t bytes);
+/* Waits until the copies marked with slot are done (at once if none). */
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_copy_queue_wait(cuzk__gpu_copy_queue *q,
+                                                              unsigned slot);
+/* Waits for every queued copy; reports a failed one. */
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_copy_queue_sync(cuzk__gpu_copy_queue *q);
+
+/*
  * Elementwise test operations on the current device: out[i] = a[i] op b[i]
  * for i < n (unary operations take no b). Each call allocates device
  * buffers, copies in, launches one kernel, copies out and frees; meant for

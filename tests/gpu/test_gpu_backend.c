@@ -8,6 +8,13 @@
  * toxic waste, several partitions with fresh random r, s (seed printed).
  * An unsatisfying witness is refused by both backends naming the same
  * constraint. snarkjs path: the committed examples/sample key and witness.
+ *
+ * Uploads (backend_gpu.h): every GPU proof checks which path its inputs
+ * took through the backend's counters: staged from pageable memory (also
+ * with staging chunks of 4000 bytes, so field elements straddle chunks and
+ * both buffers are refilled many times), straight from a page-locked
+ * witness, and the plain copies left when prepare's page-locked allocations
+ * are made to fail.
  * Exits 77 without a device unless CUZK_GPU_REQUIRED=1.
  */
 #include <stdlib.h>
@@ -42,6 +49,50 @@ static void toxic_fixed(cuzk_setup_toxic *tw) {
     rand_scalar(tw->delta);
 }
 
+/* How a proof's uploads are expected to go (backend_gpu.h). */
+typedef enum { UP_STAGED, UP_PINNED, UP_PAGEABLE } upload_path;
+
+/* A page-locked copy of witness src (its file image, read in place), in
+ * *buf for cuzk__gpu_host_free after cuzk_witness_close(w). */
+static void pinned_witness(cuzk_witness *w, void **buf, const cuzk_witness *src) {
+    cuzk_error err;
+    uint8_t *bytes = NULL;
+    size_t n = 0;
+    *buf = NULL;
+    CHECK_EQ_INT(cuzk_witness_to_bytes(src, &bytes, &n, &err), CUZK_OK);
+    cuzk_status st = cuzk__gpu_host_alloc(buf, n);
+    if (st != CUZK_OK) printf("host alloc: %s\n", cuzk__gpu_last_error());
+    CHECK_EQ_INT(st, CUZK_OK);
+    if (*buf != NULL) memcpy(*buf, bytes, n);
+    free(bytes);
+    CHECK_EQ_INT(cuzk_witness_open_mem(w, *buf, n, "pinned witness", &err), CUZK_OK);
+    CHECK(cuzk__gpu_host_is_pinned(w->values)); /* read in place, not copied */
+}
+
+/* Chunks of n bytes when the staging buffers are cuzk__gpu_backend_stage_bytes
+ * (set below the backend's 1 MiB floor, so that is the chunk size). */
+static uint64_t chunks_of(uint64_t n) {
+    const uint64_t c = cuzk__gpu_backend_stage_bytes;
+    return (n + c - 1) / c;
+}
+
+/* The uploads of one proof against the counters before it: `pinned`
+ * page-locked ones, `pageable` plain ones, and staged chunks (exactly
+ * `staged` when nonzero, at least one when staged_any). */
+static void check_uploads(const cuzk__gpu_backend_upload_counts *before, uint64_t pinned,
+                          uint64_t pageable, int staged_any, uint64_t staged) {
+    const cuzk__gpu_backend_upload_counts *now = &cuzk__gpu_backend_uploads;
+    CHECK_EQ_INT(now->pinned - before->pinned, pinned);
+    CHECK_EQ_INT(now->pageable - before->pageable, pageable);
+    const uint64_t chunks = now->staged_chunks - before->staged_chunks;
+    if (staged)
+        CHECK_EQ_INT(chunks, staged);
+    else if (staged_any)
+        CHECK(chunks >= 1);
+    else
+        CHECK_EQ_INT(chunks, 0);
+}
+
 /* One proof through a backend with the given r, s. */
 static cuzk_status prove_with(cuzk_backend *be, cuzk_backend_key *key, const cuzk_witness *w,
                               const uint64_t r[4], const uint64_t s[4], cuzk_groth16_proof *pf,
@@ -55,7 +106,10 @@ static cuzk_status prove_with(cuzk_backend *be, cuzk_backend_key *key, const cuz
     return st;
 }
 
-static void bellman_case(cuzk_gen_profile profile, unsigned log_k, unsigned partitions) {
+/* cuzk__gpu_backend_stage_bytes / pin_fail are set by the caller for the
+ * GPU key's prepare; path is where its witness uploads should go. */
+static void bellman_case(cuzk_gen_profile profile, unsigned log_k, unsigned partitions,
+                         upload_path path) {
     cuzk_error err;
     cuzk_gen_params gp = {profile, log_k, -1.0, cuzk_test_rand64(), 0};
     cuzk_gen *g = NULL;
@@ -79,16 +133,28 @@ static void bellman_case(cuzk_gen_profile profile, unsigned log_k, unsigned part
 
     for (unsigned part = 0; part < partitions && kg; part++) {
         cuzk_witness w;
+        void *pinned = NULL;
         CHECK_EQ_INT(cuzk_gen_witness(g, part, &w, &err), CUZK_OK);
+        if (path == UP_PINNED) {
+            cuzk_witness gw = w;
+            pinned_witness(&w, &pinned, &gw);
+            cuzk_witness_close(&gw);
+        }
         uint64_t r[4], s[4];
         rand_scalar(r);
         rand_scalar(s);
         cuzk_groth16_proof pc, pg;
         cuzk_groth16_stage_times tc, tg;
         CHECK_EQ_INT(prove_with(&cpu, kc, &w, r, s, &pc, &tc, &err), CUZK_OK);
+        const cuzk__gpu_backend_upload_counts before = cuzk__gpu_backend_uploads;
         st = prove_with(&gpu, kg, &w, r, s, &pg, &tg, &err);
         if (st != CUZK_OK) printf("gpu prove: %s\n", err.msg);
         CHECK_EQ_INT(st, CUZK_OK);
+        const uint64_t wbytes = cuzk_witness_n_vars(&w) * 32;
+        check_uploads(&before, path == UP_PINNED, path == UP_PAGEABLE, path == UP_STAGED,
+                      path == UP_STAGED && cuzk__gpu_backend_stage_bytes < ((size_t)1 << 20)
+                          ? chunks_of(wbytes)
+                          : 0);
         uint8_t bc[CUZK_PROOF192_BYTES], bg[CUZK_PROOF192_BYTES];
         cuzk_proof192_encode(bc, &pc);
         cuzk_proof192_encode(bg, &pg);
@@ -117,6 +183,7 @@ static void bellman_case(cuzk_gen_profile profile, unsigned log_k, unsigned part
             CHECK(n1 && n2 && strcmp(n1, n2) == 0);
         }
         cuzk_witness_close(&w);
+        cuzk__gpu_host_free(pinned);
     }
     cuzk_backend_release_key(&gpu, kg);
     cuzk_backend_release_key(&cpu, kc);
@@ -128,15 +195,40 @@ static void bellman_case(cuzk_gen_profile profile, unsigned log_k, unsigned part
 }
 
 static void test_bellman_small(void) {
-    bellman_case(CUZK_GEN_POREP, 10, 3);
-    bellman_case(CUZK_GEN_DENSE, 10, 2);
-    bellman_case(CUZK_GEN_SHA, 12, 2);
-    bellman_case(CUZK_GEN_POREP, 14, 2);
+    bellman_case(CUZK_GEN_POREP, 10, 3, UP_STAGED);
+    bellman_case(CUZK_GEN_DENSE, 10, 2, UP_STAGED);
+    bellman_case(CUZK_GEN_SHA, 12, 2, UP_STAGED);
+    bellman_case(CUZK_GEN_POREP, 14, 2, UP_STAGED);
 }
 
-static void test_bellman_2_16(void) { bellman_case(CUZK_GEN_POREP, 16, 2); }
+/* 2 MB witnesses: two chunks of the default sizing. */
+static void test_bellman_2_16(void) { bellman_case(CUZK_GEN_POREP, 16, 2, UP_STAGED); }
 
-static void test_zkey_sample(void) {
+/* A witness of many 4000-byte chunks (n_vars * 32 is not a multiple). */
+static void test_bellman_small_chunks(void) {
+    const size_t saved = cuzk__gpu_backend_stage_bytes;
+    cuzk__gpu_backend_stage_bytes = 4000;
+    bellman_case(CUZK_GEN_POREP, 12, 2, UP_STAGED);
+    bellman_case(CUZK_GEN_DENSE, 10, 1, UP_STAGED);
+    cuzk__gpu_backend_stage_bytes = saved;
+}
+
+/* A witness in page-locked memory: one DMA, no staging. */
+static void test_bellman_pinned_witness(void) {
+    bellman_case(CUZK_GEN_POREP, 12, 2, UP_PINNED);
+}
+
+/* No page-locked memory for the staging buffers: plain copies, same proofs. */
+static void test_bellman_no_staging(void) {
+    cuzk__gpu_backend_pin_fail = CUZK__GPU_PIN_FAIL_STAGE;
+    bellman_case(CUZK_GEN_POREP, 12, 2, UP_PAGEABLE);
+    cuzk__gpu_backend_pin_fail = 0;
+}
+
+/* The sample snarkjs key: a, b, c and the witness uploaded per proof.
+ * Knobs as set by the caller; expected per proof: pinned and pageable
+ * uploads, staged chunks (staged_any: at least one; staged: exactly). */
+static void zkey_sample_case(uint64_t pinned, uint64_t pageable, int staged_any, int exact) {
     const char *src = getenv("CUZK_SOURCE_DIR");
     char kp[1024], wp[1024];
     snprintf(kp, sizeof kp, "%s/examples/sample/circuit.zkey", src ? src : ".");
@@ -165,10 +257,16 @@ static void test_zkey_sample(void) {
         rand_scalar(s);
         cuzk_groth16_proof pc, pg;
         CHECK_EQ_INT(prove_with(&cpu, kc, &w, r, s, &pc, NULL, &err), CUZK_OK);
+        const cuzk__gpu_backend_upload_counts before = cuzk__gpu_backend_uploads;
         cuzk_status st = prove_with(&gpu, kg, &w, r, s, &pg, NULL, &err);
         if (st != CUZK_OK) printf("gpu prove: %s\n", err.msg);
         CHECK_EQ_INT(st, CUZK_OK);
         CHECK_MEM(&pg, &pc, sizeof pc);
+        /* exact: a, b, c (3 N values) and the witness, both staged */
+        check_uploads(&before, pinned, pageable, staged_any,
+                      exact ? chunks_of(3 * (uint64_t)zk.domain_size * 32) +
+                                  chunks_of(cuzk_witness_n_vars(&w) * 32)
+                            : 0);
     }
     cuzk_backend_release_key(&gpu, kg);
     cuzk_backend_release_key(&cpu, kc);
@@ -179,6 +277,21 @@ static void test_zkey_sample(void) {
     cuzk_zkey_close(&zk);
 }
 
+static void test_zkey_sample(void) {
+    /* a, b, c built in page-locked memory, the witness staged */
+    zkey_sample_case(1, 0, 1, 0);
+    /* a, b, c in pageable memory too: both staged in 4000-byte chunks */
+    const size_t saved = cuzk__gpu_backend_stage_bytes;
+    cuzk__gpu_backend_stage_bytes = 4000;
+    cuzk__gpu_backend_pin_fail = CUZK__GPU_PIN_FAIL_ABC;
+    zkey_sample_case(0, 0, 1, 1);
+    /* no page-locked memory at all: two plain copies */
+    cuzk__gpu_backend_pin_fail = CUZK__GPU_PIN_FAIL_ABC | CUZK__GPU_PIN_FAIL_STAGE;
+    zkey_sample_case(0, 2, 0, 0);
+    cuzk__gpu_backend_pin_fail = 0;
+    cuzk__gpu_backend_stage_bytes = saved;
+}
+
 int main(int argc, char **argv) {
     cuzk_test_init(argc, argv);
     int need = cuzk_gpu_test_need_device();
@@ -186,5 +299,8 @@ int main(int argc, char **argv) {
     RUN(test_zkey_sample);
     RUN(test_bellman_small);
     RUN(test_bellman_2_16);
+    RUN(test_bellman_small_chunks);
+    RUN(test_bellman_pinned_witness);
+    RUN(test_bellman_no_staging);
     return cuzk_test_finish();
 }
