@@ -4,15 +4,18 @@
  *   --zkey K --wtns W [--threads T] [--reps R] [--json]
  *     snarkjs keys: the stages of cuzk_groth16_timings, min and median over
  *     R repetitions (default 3) after one warm-up proof.
- *   --circuit C --params P --witness W0 [W1 ...] [--partitions N]
- *     [--backend cpu|gpu|auto] [--threads T] [--reps R] [--json]
+ *   --circuit C (--params P | --setup-seed HEX) --witness W0 [W1 ...]
+ *     [--partitions N] [--backend cpu|gpu|auto] [--threads T] [--reps R] [--json]
  *     bellman parameters over our circuit files, through the backend
  *     interface: each repetition proves N partitions (default 1, witness
  *     i mod the number given), after one warm-up proof. Stage times use the
  *     reference system's names (cuzk_groth16_stage_times), min and median
  *     over all N x R proofs; seconds per proof = wall time of a repetition
  *     / N (median over repetitions). Proofs are not verified (the prover's
- *     tests do that).
+ *     tests do that). --setup-seed makes the parameters in memory with the
+ *     INSECURE development setup (as `cuzk setup --seed HEX`, on the GPU with
+ *     --backend gpu) instead of reading a file: a 2^27 partition's 47 GB of
+ *     parameters need no disk.
  * Wall clock: the MSMs and NTTs run on all cores. Opening the files and
  * preparing the key are not timed (a daemon keeps them open).
  */
@@ -26,6 +29,7 @@
 #include "commands.h"
 #include "cuzk.h"
 #include "groth16.h"
+#include "mem.h"
 #include "params.h"
 #include "witness.h"
 #include "wtns.h"
@@ -44,7 +48,7 @@ static double wall_ms(void) {
 #define MAX_PROOFS 4096
 
 static int bench_circuit(int argc, char **argv) {
-    const char *circuit_path = NULL, *params_path = NULL, *backend = "cpu";
+    const char *circuit_path = NULL, *params_path = NULL, *seed_hex = NULL, *backend = "cpu";
     const char **wpaths = calloc((size_t)argc + 1, sizeof(char *));
     size_t n_w = 0;
     unsigned threads = 0;
@@ -55,6 +59,8 @@ static int bench_circuit(int argc, char **argv) {
             circuit_path = argv[++i];
         else if (strcmp(argv[i], "--params") == 0 && i + 1 < argc)
             params_path = argv[++i];
+        else if (strcmp(argv[i], "--setup-seed") == 0 && i + 1 < argc)
+            seed_hex = argv[++i];
         else if (strcmp(argv[i], "--witness") == 0)
             while (i + 1 < argc && argv[i + 1][0] != '-') wpaths[n_w++] = argv[++i];
         else if (strcmp(argv[i], "--partitions") == 0 && i + 1 < argc)
@@ -68,22 +74,28 @@ static int bench_circuit(int argc, char **argv) {
         else if (strcmp(argv[i], "--json") == 0)
             json = 1;
         else {
-            fprintf(stderr, "usage: cuzk bench prove --circuit C --params P --witness W0 [W1 ...] "
-                            "[--partitions N] [--backend cpu|gpu|auto] [--threads T] [--reps R] [--json]\n");
+            fprintf(stderr, "usage: cuzk bench prove --circuit C (--params P | --setup-seed HEX) "
+                            "--witness W0 [W1 ...] [--partitions N] [--backend cpu|gpu|auto] "
+                            "[--threads T] [--reps R] [--json]\n");
             free(wpaths);
             return 2;
         }
     }
-    if (circuit_path == NULL || params_path == NULL || n_w == 0 || reps < 1 || reps > MAX_REPS ||
-        parts < 1 || (long)parts * reps > MAX_PROOFS) {
-        fprintf(stderr, "cuzk bench prove: --circuit, --params and --witness are required; "
-                        "1 <= reps <= %d, partitions >= 1, partitions x reps <= %d\n",
+    if (circuit_path == NULL || (params_path == NULL) == (seed_hex == NULL) || n_w == 0 ||
+        reps < 1 || reps > MAX_REPS || parts < 1 || (long)parts * reps > MAX_PROOFS) {
+        fprintf(stderr, "cuzk bench prove: --circuit, one of --params or --setup-seed, and "
+                        "--witness are required; 1 <= reps <= %d, partitions >= 1, partitions x "
+                        "reps <= %d\n",
                 MAX_REPS, MAX_PROOFS);
         free(wpaths);
         return 2;
     }
     const cuzk_backend_ops *ops = cuzk__cli_backend(backend, "bench prove");
-    if (ops == NULL) {
+    cuzk_setup_toxic tw;
+    if (ops == NULL || (seed_hex != NULL && !cuzk__cli_setup_seed(&tw, seed_hex))) {
+        if (ops != NULL)
+            fprintf(stderr, "cuzk bench prove: --setup-seed wants an even number (2..%d) of hex "
+                            "digits, not '%s'\n", CUZK_CLI_SEED_HEX_MAX, seed_hex);
         free(wpaths);
         return 2;
     }
@@ -112,9 +124,20 @@ static int bench_circuit(int argc, char **argv) {
         fprintf(stderr, "cuzk bench prove: out of memory\n");
         goto out;
     }
-    if (cuzk_circuit_open(&c, circuit_path, 0, &err) != CUZK_OK ||
-        cuzk_params_open(&p, params_path, CUZK_PARAMS_PARALLEL, &err) != CUZK_OK ||
-        cuzk_backend_open(&be, ops, threads, -1, &err) != CUZK_OK ||
+    if (cuzk_circuit_open(&c, circuit_path, 0, &err) != CUZK_OK) goto fail;
+    if (seed_hex != NULL) {
+        cuzk_setup_times tm;
+        const double t0 = wall_ms();
+        if (cuzk__cli_dev_setup(&p, &c, &tw, threads, ops != &cuzk_backend_cpu, &tm, &err) !=
+            CUZK_OK)
+            goto fail;
+        fprintf(stderr, "cuzk bench prove: development setup (INSECURE, from --setup-seed) in "
+                        "%.2f s (G1 points %.2f s, G2 %.2f s, on the %s); not timed below\n",
+                (wall_ms() - t0) / 1e3, tm.g1, tm.g2, ops != &cuzk_backend_cpu ? "GPU" : "CPU");
+    } else if (cuzk_params_open(&p, params_path, CUZK_PARAMS_PARALLEL, &err) != CUZK_OK) {
+        goto fail;
+    }
+    if (cuzk_backend_open(&be, ops, threads, -1, &err) != CUZK_OK ||
         cuzk_backend_prepare(&be, &key, &c, &p, &err) != CUZK_OK)
         goto fail;
     for (size_t i = 0; i < n_w; i++)
@@ -150,7 +173,8 @@ static int bench_circuit(int argc, char **argv) {
         printf("{\"bench\": \"prove\", \"circuit\": \"%s\", \"params\": \"%s\", \"backend\": "
                "\"%s\", \"constraints\": %llu, \"n_vars\": %llu, \"domain_log\": %u, "
                "\"threads\": %u, \"partitions\": %d, \"reps\": %d",
-               circuit_path, params_path, be.ops->name, (unsigned long long)c.n_constraints,
+               circuit_path, params_path ? params_path : "(development setup in memory)",
+               be.ops->name, (unsigned long long)c.n_constraints,
                (unsigned long long)cuzk_circuit_n_vars(&c), c.domain_log, threads, parts, reps);
         for (int q = 0; q < NSTAGES; q++)
             printf(", \"%s\": {\"min\": %.3f, \"median\": %.3f}", names[q],
@@ -173,6 +197,7 @@ static int bench_circuit(int argc, char **argv) {
 fail:
     fprintf(stderr, "cuzk bench prove: %s\n", cuzk__error_text(&err));
 out:
+    cuzk__wipe(&tw, sizeof(tw));
     if (be.ops != NULL) {
         cuzk_backend_release_job(&be, job);
         cuzk_backend_release_key(&be, key);

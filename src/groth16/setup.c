@@ -8,10 +8,12 @@
  *   2. u, v, w = A^T L, B^T L, C^T L by column ranges (see setup.h), then
  *      t_j = beta u_j + alpha v_j + w_j in place of w and the IC/l scalars;
  *      a and b scalars compacted in place of u and v by the densities;
- *   3. fixed-base tables for G1 and G2 sized for all their points;
+ *   3. fixed-base tables for G1 and G2 sized for all their points (or with
+ *      an accelerator's window, and handed to it: setup.h);
  *   4. the points, each vector from its scalars as soon as they are ready,
  *      freeing the scalars behind it so the peak stays near the parameters'
- *      own size plus the V-sized vectors.
+ *      own size plus the V-sized vectors; an accelerator, when given, makes
+ *      every batch instead of fixed_base.h.
  *
  * VARIABLE TIME in the toxic waste throughout (variable-time inversions,
  * branches on +-1 coefficients, fixed-base table lookups by digit): this is a
@@ -292,9 +294,24 @@ typedef struct {
     unsigned nt;
     cuzk_g1_fixed_base g1;
     cuzk_g2_fixed_base g2;
+    const cuzk_setup_accel *acc; /* NULL: the CPU's fixed-base code */
 } ctx;
 
+/* The accelerator's failure, its own message kept after the setup's words. */
+static cuzk_status accel_fail(ctx *x, cuzk_status st, const cuzk_error *why, const char *part) {
+    char detail[CUZK_ERROR_MSG_BYTES];
+    snprintf(detail, sizeof(detail), "%s", cuzk__error_text(why));
+    return cuzk__fail(x->err, st, "setup for %s: %s: fixed-base multiplication on the %s: %s",
+                      x->name, part, x->acc->name != NULL ? x->acc->name : "accelerator", detail);
+}
+
 static cuzk_status mul_g1(ctx *x, cuzk_g1_aff *out, const cuzk_fr *k, size_t n, const char *part) {
+    if (x->acc != NULL) {
+        cuzk_error why;
+        cuzk__error_clear(&why);
+        cuzk_status st = x->acc->g1_mul(x->acc->ctx, out, k, n, &why);
+        return st == CUZK_OK ? CUZK_OK : accel_fail(x, st, &why, part);
+    }
     cuzk_status st = cuzk_g1_fixed_base_mul_batch_fr_var(&x->g1, out, k, n, x->nt);
     if (st != CUZK_OK)
         return cuzk__fail(x->err, st, "setup for %s: %s: fixed-base multiplication: %s", x->name,
@@ -303,6 +320,12 @@ static cuzk_status mul_g1(ctx *x, cuzk_g1_aff *out, const cuzk_fr *k, size_t n, 
 }
 
 static cuzk_status mul_g2(ctx *x, cuzk_g2_aff *out, const cuzk_fr *k, size_t n, const char *part) {
+    if (x->acc != NULL) {
+        cuzk_error why;
+        cuzk__error_clear(&why);
+        cuzk_status st = x->acc->g2_mul(x->acc->ctx, out, k, n, &why);
+        return st == CUZK_OK ? CUZK_OK : accel_fail(x, st, &why, part);
+    }
     cuzk_status st = cuzk_g2_fixed_base_mul_batch_fr_var(&x->g2, out, k, n, x->nt);
     if (st != CUZK_OK)
         return cuzk__fail(x->err, st, "setup for %s: %s: fixed-base multiplication: %s", x->name,
@@ -328,15 +351,20 @@ static void *alloc_n(uint64_t n, size_t each, int *fail) {
     return p;
 }
 
-cuzk_status cuzk__groth16_setup_dev_timed(cuzk_params *out, const cuzk_circuit *c,
+cuzk_status cuzk__groth16_setup_dev_accel(cuzk_params *out, const cuzk_circuit *c,
                                           const cuzk_setup_toxic *tw_in, unsigned threads,
-                                          cuzk_setup_times *times, cuzk_error *err) {
+                                          const cuzk_setup_accel *acc, cuzk_setup_times *times,
+                                          cuzk_error *err) {
     cuzk__error_clear(err);
     if (times != NULL) memset(times, 0, sizeof(*times));
     if (out == NULL || c == NULL)
         return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "setup: NULL parameters or circuit");
     memset(out, 0, sizeof(*out));
     const char *name = c->path != NULL ? c->path : "circuit";
+    if (acc != NULL && (acc->g1_mul == NULL || acc->g2_mul == NULL))
+        return cuzk__fail(err, CUZK_ERR_INVALID_ARG,
+                          "setup for %s: the %s accelerator lacks a G1 or G2 multiplication",
+                          name, acc->name != NULL ? acc->name : "fixed-base");
 
     /* ---- arguments ---- */
     unsigned log_n = 0;
@@ -386,7 +414,9 @@ cuzk_status cuzk__groth16_setup_dev_timed(cuzk_params *out, const cuzk_circuit *
     x.name = name;
     x.err = err;
     x.nt = cuzk_circuit_threads(threads);
+    x.acc = acc;
     unsigned nt = x.nt;
+    int loaded = 0; /* load called: unload is due */
 
     cuzk_status st = CUZK_OK;
     cuzk_fr *L = NULL, *u = NULL, *v = NULL, *w = NULL, *hs = NULL;
@@ -523,17 +553,31 @@ cuzk_status cuzk__groth16_setup_dev_timed(cuzk_params *out, const cuzk_circuit *
     if (times) times->qap = t1 - t0;
     t0 = t1;
 
-    /* ---- 3. tables, windows sized for all the points of each group ---- */
+    /* ---- 3. tables, windows sized for all the points of each group (or the
+     * accelerator's window), then handed to the accelerator ---- */
     uint64_t n_h = n_dom - 1;
     uint64_t g1_total = 3 + n_in + n_aux + na + nb + n_h;
+    unsigned wbits = acc != NULL ? acc->window_bits : 0;
     cuzk_g1_aff g1gen;
     cuzk_g2_aff g2gen;
     cuzk_g1_generator(&g1gen);
     cuzk_g2_generator(&g2gen);
-    if ((st = cuzk_g1_fixed_base_init(&x.g1, &g1gen, 0, (size_t)g1_total, nt)) != CUZK_OK ||
-        (st = cuzk_g2_fixed_base_init(&x.g2, &g2gen, 0, (size_t)(3 + nb), nt)) != CUZK_OK) {
-        st = cuzk__fail(err, st, "setup for %s: fixed-base tables: %s", name, cuzk_strerror(st));
+    if ((st = cuzk_g1_fixed_base_init(&x.g1, &g1gen, wbits, (size_t)g1_total, nt)) != CUZK_OK ||
+        (st = cuzk_g2_fixed_base_init(&x.g2, &g2gen, wbits, (size_t)(3 + nb), nt)) != CUZK_OK) {
+        st = cuzk__fail(err, st, "setup for %s: fixed-base tables (window %u): %s", name, wbits,
+                        cuzk_strerror(st));
         goto done;
+    }
+    if (acc != NULL && acc->load != NULL) {
+        cuzk_error why;
+        cuzk__error_clear(&why);
+        loaded = 1;
+        if ((st = acc->load(acc->ctx, &x.g1, &x.g2, &why)) != CUZK_OK) {
+            st = cuzk__fail(err, st, "setup for %s: fixed-base tables to the %s: %s", name,
+                            acc->name != NULL ? acc->name : "accelerator",
+                            cuzk__error_text(&why));
+            goto done;
+        }
     }
     t1 = now_s();
     if (times) times->tables = t1 - t0;
@@ -604,7 +648,8 @@ cuzk_status cuzk__groth16_setup_dev_timed(cuzk_params *out, const cuzk_circuit *
 
     /* h_i = tau^i Z(tau)/delta, i < N - 1, in chunks of HCHUNK scalars */
     out->h.p = alloc_n(n_h, sizeof(cuzk_g1_aff), &fail);
-    size_t hc = n_h < h_chunk ? (size_t)n_h : h_chunk;
+    size_t hc = acc != NULL && acc->h_chunk != 0 ? acc->h_chunk : h_chunk;
+    if (n_h < hc) hc = (size_t)n_h;
     hs = alloc_n(hc, sizeof(cuzk_fr), &fail);
     if (fail) {
         st = nomem(&x, "vector h", n_h, sizeof(cuzk_g1_aff));
@@ -655,6 +700,7 @@ done:
     free(w);
     free(hs);
     if (ic_s != ic_s_small) free(ic_s);
+    if (loaded && acc->unload != NULL) acc->unload(acc->ctx);
     cuzk_g1_fixed_base_free(&x.g1);
     cuzk_g2_fixed_base_free(&x.g2);
     memset(s, 0, sizeof(s));
@@ -663,7 +709,13 @@ done:
     return st;
 }
 
+cuzk_status cuzk__groth16_setup_dev_timed(cuzk_params *out, const cuzk_circuit *c,
+                                          const cuzk_setup_toxic *tw, unsigned threads,
+                                          cuzk_setup_times *times, cuzk_error *err) {
+    return cuzk__groth16_setup_dev_accel(out, c, tw, threads, NULL, times, err);
+}
+
 cuzk_status cuzk_groth16_setup_dev(cuzk_params *out, const cuzk_circuit *c,
                                    const cuzk_setup_toxic *tw, unsigned threads, cuzk_error *err) {
-    return cuzk__groth16_setup_dev_timed(out, c, tw, threads, NULL, err);
+    return cuzk__groth16_setup_dev_accel(out, c, tw, threads, NULL, NULL, err);
 }

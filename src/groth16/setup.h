@@ -33,11 +33,14 @@
  *   multiplication per matrix entry (none for +-1 coefficients); ~5V for
  *   the l/IC scalars; N for the h scalars;
  *   EC (fixed-base, fixed_base.h, ~22 mixed additions per point at c = 12):
- *   (N - 1) + n_aux + |a| + |b_g1| + n_inputs G1 and |b_g2| G2 points.
+ *   (N - 1) + n_aux + |a| + |b_g1| + n_inputs G1 and |b_g2| G2 points;
+ *   an accelerator (cuzk_setup_accel below) can take these over.
  * Memory: the parameters themselves (96 B per G1, 192 B per G2 point) plus
  * 32 B per row (L, freed before the points) and 3 x 32 B per variable
- * (u, v, w), plus 32 MiB of h scalars in flight. At 2^27 constraints with
- * ~2^27 variables: ~47 GiB of parameters plus ~16 GiB of scalars at peak.
+ * (u, v, w), plus 32 MiB of h scalars in flight (512 MiB with the GPU
+ * accelerator, which also pins ~3 GB of host staging buffers). At 2^27
+ * constraints with ~2^27 variables: ~47 GiB of parameters plus ~16 GiB of
+ * scalars at peak.
  *
  * Parallelism: OpenMP (CUZK_HAVE_OPENMP) over rows for L, over column ranges
  * for u, v, w (each task scans all rows and keeps the entries of its columns,
@@ -58,6 +61,7 @@
 #include "circuit.h"
 #include "cuzk.h"
 #include "error.h"
+#include "fixed_base.h"
 #include "params.h"
 
 /* Toxic waste of a development setup: plain canonical scalars (< r), each nonzero. */
@@ -92,6 +96,39 @@ CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_groth16_setup_dev(cuzk_params *out,
 
 /* ---- internal ---------------------------------------------------------------- */
 
+/*
+ * An optional accelerator for the fixed-base multiplications, the setup's
+ * dominant cost (`cuzk setup --backend gpu`: src/gpu/setup_gpu.h fills one
+ * over src/gpu/fixed_base.cu). The core library knows only these function
+ * pointers and links no CUDA. With an accelerator the setup
+ *   - builds both tables with window_bits (0 = its own choice), since a
+ *     device may prefer fewer, larger windows; the points do not depend on it;
+ *   - calls load once with the tables before the first multiplication and
+ *     unload once at the end (also after a failure, also when load failed);
+ *     either may be NULL;
+ *   - calls g1_mul / g2_mul for every batch instead of
+ *     cuzk_g*_fixed_base_mul_batch_fr_var, which they must equal byte for
+ *     byte: out[i] = k[i]·G affine, infinity as (0, 0), k Montgomery-form Fr;
+ *   - makes the h scalars h_chunk at a time (0 = the CPU path's size), so that
+ *     each call is large enough to keep a device busy.
+ * A callback that fails returns its status and says why in *err; the setup
+ * fails with that status and names the vector. Calls come from the thread
+ * that called the setup, one at a time.
+ */
+typedef struct cuzk_setup_accel {
+    const char *name; /* for messages, e.g. "GPU" */
+    void *ctx;        /* passed to every callback */
+    unsigned window_bits;
+    size_t h_chunk;
+    cuzk_status (*load)(void *ctx, const cuzk_g1_fixed_base *g1, const cuzk_g2_fixed_base *g2,
+                        cuzk_error *err);
+    cuzk_status (*g1_mul)(void *ctx, cuzk_g1_aff *out, const cuzk_fr *k, size_t n,
+                          cuzk_error *err);
+    cuzk_status (*g2_mul)(void *ctx, cuzk_g2_aff *out, const cuzk_fr *k, size_t n,
+                          cuzk_error *err);
+    void (*unload)(void *ctx);
+} cuzk_setup_accel;
+
 /* Wall-clock seconds per phase of one setup (for `cuzk setup`). */
 typedef struct {
     double lagrange; /* L_i(tau) for every row */
@@ -104,6 +141,13 @@ typedef struct {
 CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__groth16_setup_dev_timed(
     cuzk_params *out, const cuzk_circuit *c, const cuzk_setup_toxic *tw, unsigned threads,
     cuzk_setup_times *times, cuzk_error *err);
+
+/* The same with an accelerator (NULL = the CPU's fixed-base code, as the two
+ * above). ERR_INVALID_ARG for an accelerator without g1_mul or g2_mul. The
+ * tables time includes load. */
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__groth16_setup_dev_accel(
+    cuzk_params *out, const cuzk_circuit *c, const cuzk_setup_toxic *tw, unsigned threads,
+    const cuzk_setup_accel *accel, cuzk_setup_times *times, cuzk_error *err);
 
 /*
  * INSECURE, for tests and reproducible files: toxic waste derived from a

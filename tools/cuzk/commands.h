@@ -27,4 +27,16 @@ struct cuzk_backend_ops;
  * printing why on stderr (backend_pick.c). */
 const struct cuzk_backend_ops *cuzk__cli_backend(const char *name, const char *cmd);
 
+/* Development setups (dev_setup.c). */
+#include "setup.h"
+#define CUZK_CLI_SEED_HEX_MAX 512 /* hex digits of --seed: 256 bytes */
+/* --seed HEX (an even number of digits, optional 0x) -> the INSECURE
+ * deterministic toxic waste of cuzk__setup_toxic_from_seed; 0 on a bad string. */
+int cuzk__cli_setup_seed(cuzk_setup_toxic *tw, const char *hex);
+/* cuzk__groth16_setup_dev_accel with the GPU's fixed-base accelerator
+ * (device 0) when use_gpu, else the CPU; tw NULL = fresh random. */
+cuzk_status cuzk__cli_dev_setup(cuzk_params *p, const cuzk_circuit *c, const cuzk_setup_toxic *tw,
+                                unsigned threads, int use_gpu, cuzk_setup_times *tm,
+                                cuzk_error *err);
+
 #endif

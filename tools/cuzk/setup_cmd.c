@@ -5,9 +5,17 @@
  * waste; with --seed anyone who knows the seed can forge proofs.
  *
  *   cuzk setup CIRCUIT -o OUT.params [--vk OUT.vk] [--threads N] [--seed HEX]
+ *              [--backend cpu|gpu|auto]
+ *
+ * --backend gpu runs the fixed-base multiplications (nearly all of the work)
+ * on CUDA device 0 through the setup's accelerator callbacks
+ * (src/gpu/setup_gpu.h); the file is the same byte for byte. auto (the
+ * default) takes the GPU when the build has CUDA, a device is present and the
+ * domain is at least 2^CUZK_AUTO_GPU_MIN_LOG, as `cuzk prove` does.
  *
  * Exit status: 0 written, 2 usage error, unreadable circuit, a circuit with
- * no valid key, or a write error (the message says which).
+ * no valid key, no GPU for --backend gpu, or a write error (the message says
+ * which).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +23,7 @@
 #include <unistd.h>
 #include <time.h>
 
+#include "backend.h"
 #include "circuit.h"
 #include "commands.h"
 #include "cuzk.h"
@@ -22,16 +31,22 @@
 #include "params.h"
 #include "setup.h"
 
-int cuzk__cmd_setup(int argc, char **argv);
+#if defined(CUZK_HAVE_CUDA)
+#include "gpu/gpu.h"
+#endif
 
-#define SEED_HEX_MAX 512 /* hex digits: 256 bytes */
+int cuzk__cmd_setup(int argc, char **argv);
 
 static int usage(void) {
     fprintf(stderr,
             "usage: cuzk setup CIRCUIT -o OUT.params [--vk OUT.vk] [--threads N] [--seed HEX]\n"
+            "                  [--backend cpu|gpu|auto]\n"
             "  a development Groth16 setup of our circuit file in bellman/Filecoin layout.\n"
             "  NOT FOR PRODUCTION: the toxic waste is drawn here (from the OS random source,\n"
-            "  or with --seed derived from HEX bytes: deterministic and INSECURE, for tests).\n");
+            "  or with --seed derived from HEX bytes: deterministic and INSECURE, for tests).\n"
+            "  --backend gpu makes the points on CUDA device 0 (same file); auto (default)\n"
+            "  does so when a device is present and the domain is at least 2^%d.\n",
+            CUZK_AUTO_GPU_MIN_LOG);
     return 2;
 }
 
@@ -43,27 +58,6 @@ static int parse_uint(const char *s, unsigned max, unsigned *v) {
     return 1;
 }
 
-static int hexval(char ch) {
-    if (ch >= '0' && ch <= '9') return ch - '0';
-    if (ch >= 'a' && ch <= 'f') return ch - 'a' + 10;
-    if (ch >= 'A' && ch <= 'F') return ch - 'A' + 10;
-    return -1;
-}
-
-/* An even number of hex digits (an optional 0x) -> bytes; 0 on a bad string. */
-static int parse_hex(const char *s, uint8_t *out, size_t *n) {
-    if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) s += 2;
-    size_t len = strlen(s);
-    if (len == 0 || len % 2 != 0 || len > SEED_HEX_MAX) return 0;
-    for (size_t i = 0; i < len / 2; i++) {
-        int hi = hexval(s[2 * i]), lo = hexval(s[2 * i + 1]);
-        if (hi < 0 || lo < 0) return 0;
-        out[i] = (uint8_t)(hi << 4 | lo);
-    }
-    *n = len / 2;
-    return 1;
-}
-
 static double now_s(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -72,6 +66,7 @@ static double now_s(void) {
 
 int cuzk__cmd_setup(int argc, char **argv) {
     const char *circ = NULL, *out = NULL, *vk_out = NULL, *seed_hex = NULL;
+    const char *backend_name = "auto";
     unsigned threads = 0;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
@@ -103,6 +98,8 @@ int cuzk__cmd_setup(int argc, char **argv) {
             }
         } else if (strcmp(a, "--seed") == 0) {
             seed_hex = v;
+        } else if (strcmp(a, "--backend") == 0) {
+            backend_name = v;
         } else {
             fprintf(stderr, "cuzk setup: unknown option '%s'\n", a);
             return usage();
@@ -114,18 +111,15 @@ int cuzk__cmd_setup(int argc, char **argv) {
     }
 
     cuzk_setup_toxic tw;
-    uint8_t seed[SEED_HEX_MAX / 2];
-    size_t seed_len = 0;
-    if (seed_hex != NULL) {
-        if (!parse_hex(seed_hex, seed, &seed_len)) {
-            fprintf(stderr,
-                    "cuzk setup: --seed wants an even number (2..%d) of hex digits, not '%s'\n",
-                    SEED_HEX_MAX, seed_hex);
-            return 2;
-        }
-        cuzk__setup_toxic_from_seed(&tw, seed, seed_len);
+    if (seed_hex != NULL && !cuzk__cli_setup_seed(&tw, seed_hex)) {
+        fprintf(stderr, "cuzk setup: --seed wants an even number (2..%d) of hex digits, not '%s'\n",
+                CUZK_CLI_SEED_HEX_MAX, seed_hex);
+        return 2;
     }
 
+    /* the name checked (and a build without CUDA refusing gpu) before any work */
+    const cuzk_backend_ops *ops = cuzk__cli_backend(backend_name, "setup");
+    if (ops == NULL) return 2;
     if (!cuzk__cli_output_ok(out, "setup") || (vk_out != NULL && !cuzk__cli_output_ok(vk_out, "setup")))
         return 2;
     cuzk_error err;
@@ -137,6 +131,19 @@ int cuzk__cmd_setup(int argc, char **argv) {
         return 2;
     }
     double t_open = now_s() - t0;
+    /* auto: small circuits stay on the CPU (bringing a device up costs more) */
+    int use_gpu = ops != &cuzk_backend_cpu &&
+                  (strcmp(backend_name, "auto") != 0 || c.domain_log >= CUZK_AUTO_GPU_MIN_LOG);
+#if defined(CUZK_HAVE_CUDA)
+    if (use_gpu) {
+        char dev_name[128] = "";
+        int sms = 0;
+        /* without a device the setup itself reports why, below */
+        if (cuzk__gpu_device_name(0, dev_name, sizeof(dev_name), &sms) == CUZK_OK)
+            fprintf(stderr, "cuzk setup: fixed-base multiplications on the GPU (%s, %d SMs)\n",
+                    dev_name, sms);
+    }
+#endif
     fprintf(stderr,
             "cuzk setup: WARNING: development SRS, not for production. This process knows the\n"
             "toxic waste of %s%s.\n",
@@ -155,7 +162,7 @@ int cuzk__cmd_setup(int argc, char **argv) {
     cuzk_params p;
     cuzk_setup_times tm;
     t0 = now_s();
-    st = cuzk__groth16_setup_dev_timed(&p, &c, seed_hex != NULL ? &tw : NULL, threads, &tm, &err);
+    st = cuzk__cli_dev_setup(&p, &c, seed_hex != NULL ? &tw : NULL, threads, use_gpu, &tm, &err);
     double t_setup = now_s() - t0;
     cuzk_circuit_close(&c);
     memset(&tw, 0, sizeof(tw));
@@ -165,10 +172,11 @@ int cuzk__cmd_setup(int argc, char **argv) {
     }
     fprintf(stderr,
             "cuzk setup: points: IC %llu, h %llu, l %llu, a %llu, b_g1 %llu, b_g2 %llu\n"
-            "cuzk setup: setup %.2f s (lagrange %.2f, qap %.2f, tables %.2f, G1 %.2f, G2 %.2f)\n",
+            "cuzk setup: setup %.2f s (lagrange %.2f, qap %.2f, tables %.2f, G1 %.2f, G2 %.2f; "
+            "points on the %s)\n",
             (unsigned long long)p.vk.n_ic, (unsigned long long)p.h.n, (unsigned long long)p.l.n,
             (unsigned long long)p.a.n, (unsigned long long)p.b_g1.n, (unsigned long long)p.b_g2.n,
-            t_setup, tm.lagrange, tm.qap, tm.tables, tm.g1, tm.g2);
+            t_setup, tm.lagrange, tm.qap, tm.tables, tm.g1, tm.g2, use_gpu ? "GPU" : "CPU");
 
     t0 = now_s();
     st = cuzk_params_write(out, &p, CUZK_PARAMS_PARALLEL, &err);
