@@ -962,6 +962,7 @@ struct msm_plan {
     size_t ba_psz;     /* bytes per affine point */
     size_t ba_acap, ba_bcap; /* points in the even / odd level buffers */
     uint64_t ba_resident;    /* threads per level */
+    size_t npts;             /* points that take part (the mask's count; n unmasked) */
 };
 
 static size_t aff_bytes(cuzk__gpu_msm_group g);
@@ -996,7 +997,12 @@ static uint64_t resident_threads(const cuzk__gpu_msm_bases *b) {
 
 /* The plan of an MSM of n points; fails only when CUB cannot size its
  * temporary storage (variant 5). */
-static cuzk_status plan_make(msm_plan &p, const cuzk__gpu_msm_bases *b, size_t n, bool masked) {
+/* npts: how many of the n points take part (the mask's count, n when
+ * unmasked): the window is sized to them, not to n, so a sparse tail (at
+ * 2^27 a few million of the 2^27 points) gets a window of its own size and
+ * not 2^21 buckets per window to reduce. */
+static cuzk_status plan_make(msm_plan &p, const cuzk__gpu_msm_bases *b, size_t n, bool masked,
+                             size_t npts) {
     unsigned v = msm_variant(b->group);
     /* The radix sort sorts every (window, point) pair, masked-out points
      * too (under the sentinel key); the atomic sort's work is the points
@@ -1005,7 +1011,8 @@ static cuzk_status plan_make(msm_plan &p, const cuzk__gpu_msm_bases *b, size_t n
      * 62 ms sorted by radix, doc/gpu-notes.md). */
     if (masked && (v == 5 || v == 6)) v = v == 5 ? 0 : 4;
     p.v = v;
-    p.c = window_bits(n);
+    p.npts = masked ? npts : n;
+    p.c = window_bits(p.npts ? p.npts : 1);
     p.nwin = (256 + p.c - 1) / p.c;
     p.nb = 1u << (p.c - 1);
     p.nbins = p.nwin * p.nb;
@@ -1037,8 +1044,8 @@ static cuzk_status plan_make(msm_plan &p, const cuzk__gpu_msm_bases *b, size_t n
     if (p.ba) {
         const size_t budget = cuzk__gpu_msm_ba_budget ? cuzk__gpu_msm_ba_budget : b->ba_budget;
         unsigned gw = p.nwin;
-        while (gw > 1 && ba_point_bytes(p, n, gw) > budget) gw--;
-        ba_caps(p, n, gw);
+        while (gw > 1 && ba_point_bytes(p, p.npts, gw) > budget) gw--;
+        ba_caps(p, p.npts, gw);
         p.ba_gw = gw;
         p.ba_nbg = gw * p.nb;
         p.ba_resident =
@@ -1083,7 +1090,7 @@ static size_t msm_carve(msm_area<X> &a, char *base, size_t off, const msm_plan &
         a.sort_tmp = cv.take<char>(p.sort_tmp);
     } else {
         a.cursor = cv.take<uint32_t>(p.nbins + 1);
-        a.vals = cv.take<uint32_t>(n * p.nwin);
+        a.vals = cv.take<uint32_t>(p.npts * p.nwin); /* the entries of the points taking part */
     }
     /* tile sums of the scans: the atomic sort's, and the batch-affine levels'
      * offsets (which run after either sort) */
@@ -1110,18 +1117,18 @@ static size_t msm_carve(msm_area<X> &a, char *base, size_t off, const msm_plan &
 /* Work-area bytes an MSM of n points needs past its staged inputs. */
 template <class G>
 static cuzk_status msm_rest_bytes_g(const cuzk__gpu_msm_bases *b, size_t n, bool masked,
-                                    size_t *bytes) {
+                                    size_t npts, size_t *bytes) {
     msm_plan p;
-    cuzk_status st = plan_make(p, b, n, masked);
+    cuzk_status st = plan_make(p, b, n, masked, npts);
     if (st != CUZK_OK) return st;
     msm_area<xyzz_pt<typename G::F>> a;
     *bytes = msm_carve(a, nullptr, 0, p, n);
     return CUZK_OK;
 }
 static cuzk_status msm_rest_bytes(const cuzk__gpu_msm_bases *b, size_t n, bool masked,
-                                  size_t *bytes) {
-    return b->group == CUZK__GPU_MSM_G1 ? msm_rest_bytes_g<grp_g1>(b, n, masked, bytes)
-                                        : msm_rest_bytes_g<grp_g2>(b, n, masked, bytes);
+                                  size_t npts, size_t *bytes) {
+    return b->group == CUZK__GPU_MSM_G1 ? msm_rest_bytes_g<grp_g1>(b, n, masked, npts, bytes)
+                                        : msm_rest_bytes_g<grp_g2>(b, n, masked, npts, bytes);
 }
 
 /*
@@ -1313,7 +1320,9 @@ static cuzk_status msm_dev_body(cuzk__gpu_msm_bases *b, uint64_t *result,
     const unsigned c = p.c, nwin = p.nwin;
     const uint32_t nb = p.nb, nbins = p.nbins, seglen = p.seglen, nseg = p.nseg;
     const uint64_t resident = p.resident;
-    if ((uint64_t)n * nwin >= ((uint64_t)1 << 32)) return CUZK_ERR_INVALID_ARG;
+    /* entry positions are 32-bit: the radix sort has n * nwin pairs, the
+     * atomic sort at most npts * nwin entries */
+    if ((uint64_t)(p.sort ? n : p.npts) * nwin >= ((uint64_t)1 << 32)) return CUZK_ERR_INVALID_ARG;
     msm_area<X> a;
     if (msm_carve(a, nullptr, ws_offset, p, n) > b->work->bytes) return area_too_small();
     msm_carve(a, static_cast<char *>(b->work->p), ws_offset, p, n);
@@ -1382,11 +1391,11 @@ static cuzk_status msm_dev_body(cuzk__gpu_msm_bases *b, uint64_t *result,
 
 template <class G>
 static cuzk_status msm_dev(cuzk__gpu_msm_bases *b, uint64_t *result, const uint64_t *d_scalars,
-                           size_t n, const uint64_t *d_mask, size_t ws_offset) {
+                           size_t n, const uint64_t *d_mask, size_t npts, size_t ws_offset) {
     memset(result, 0, G::JAC_WORDS * 8); /* infinity */
     if (n == 0) return CUZK_OK;
     msm_plan p;
-    cuzk_status st = plan_make(p, b, n, d_mask != nullptr);
+    cuzk_status st = plan_make(p, b, n, d_mask != nullptr, npts);
     if (st != CUZK_OK) return st;
     msm_prof prof;
     prof.k = 0;
@@ -1675,11 +1684,18 @@ extern "C" cuzk_status cuzk__gpu_msm(cuzk__gpu_msm_bases *b, uint64_t *result,
     }
     const uint64_t *ds = nullptr, *dm = nullptr;
     size_t off = 0, rest = 0;
-    cuzk_status st = msm_rest_bytes(b, n, mask != nullptr, &rest);
+    /* the mask's count sizes the window and the entries (plan_make) */
+    size_t npts = n;
+    if (mask) {
+        npts = 0;
+        for (size_t w = 0; w < n / 64; w++) npts += (size_t)__builtin_popcountll(mask[w]);
+        if (n % 64) npts += (size_t)__builtin_popcountll(mask[n / 64] & ((1ull << (n % 64)) - 1));
+    }
+    cuzk_status st = msm_rest_bytes(b, n, mask != nullptr, npts, &rest);
     if (st == CUZK_OK) st = stage_inputs(b, &ds, scalars, &dm, mask, n, rest, &off);
     if (st != CUZK_OK) return st;
-    return b->group == CUZK__GPU_MSM_G1 ? msm_dev<grp_g1>(b, result, ds, n, dm, off)
-                                        : msm_dev<grp_g2>(b, result, ds, n, dm, off);
+    return b->group == CUZK__GPU_MSM_G1 ? msm_dev<grp_g1>(b, result, ds, n, dm, npts, off)
+                                        : msm_dev<grp_g2>(b, result, ds, n, dm, npts, off);
 }
 
 extern "C" cuzk_status cuzk__gpu_msm_batch_add(cuzk__gpu_msm_bases *b, uint64_t *result,
@@ -1768,7 +1784,9 @@ static cuzk_status with_classification(cuzk__gpu_msm_bases *b, uint64_t *result,
     /* work area: [scalars][bitmaps one, other][counts][the larger of msm/batch-add] */
     size_t front = (host_scalars ? align_up(n * 32) : 0) + align_up(3 * words * 8) + align_up(64);
     size_t r1 = 0, r2 = batch_add_rest_bytes(b, n);
-    cuzk_status st = msm_rest_bytes(b, n, true, &r1); /* the others: a masked MSM */
+    /* the others: a masked MSM, planned for all n points (their count is
+     * only known after the classification, when the area is already laid out) */
+    cuzk_status st = msm_rest_bytes(b, n, true, n, &r1);
     if (st == CUZK_OK) st = ws_reserve(b, front + (r1 > r2 ? r1 : r2));
     if (st != CUZK_OK) return st;
     char *p = static_cast<char *>(b->work->p);
@@ -1796,7 +1814,7 @@ static cuzk_status with_classification(cuzk__gpu_msm_bases *b, uint64_t *result,
         if (st != CUZK_OK) return st;
     }
     if (c.other) {
-        st = msm_dev<G>(b, r_other, ds, n, others, front);
+        st = msm_dev<G>(b, r_other, ds, n, others, n, front);
         if (st != CUZK_OK) return st;
     }
     G::jac_add(result, r_one, r_other);
