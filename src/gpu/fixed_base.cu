@@ -101,32 +101,6 @@ static __device__ __forceinline__ void load_scalar(uint64_t (&k)[4], const scala
     for (int i = 0; i < 4; i++) k[i] = (uint64_t)r.v[2 * i] | (uint64_t)r.v[2 * i + 1] << 32;
 }
 
-/* a^(p-2) (Fermat), square-and-multiply from the top bit; a != 0 here. */
-static __device__ void fb_inv(fp_t &r, const fp_t &a) {
-    fp_t x;
-    set_one(x);
-#pragma unroll
-    for (int i = fp_params::N - 1; i >= 0; i--) {
-        const uint32_t e = fp_params::mod(i) - (i == 0 ? 2u : 0u); /* p's low limb is > 2 */
-#pragma unroll 1
-        for (int b = 31; b >= 0; b--) {
-            fsqr(x, x);
-            if ((e >> b) & 1) fmul(x, x, a);
-        }
-    }
-    r = x;
-}
-/* (a0 + a1 u)^-1 = (a0 - a1 u) / (a0^2 + a1^2), since u^2 = -1. */
-static __device__ void fb_inv(fp2_t &r, const fp2_t &a) {
-    fp_t n, t;
-    fsqr(n, a.c0);
-    fsqr(t, a.c1);
-    add(n, n, t);
-    fb_inv(n, n);
-    fmul(r.c0, a.c0, n);
-    fmul(t, a.c1, n);
-    neg(r.c1, t);
-}
 
 template <class F>
 static __global__ void __launch_bounds__(FB_THREADS)
@@ -167,8 +141,8 @@ static __global__ void __launch_bounds__(FB_THREADS)
             fmul(prod, prod, d);
         }
     }
-    F inv;
-    fb_inv(inv, prod); /* prod is a product of nonzero values (or 1) */
+    F acc_inv;
+    inv(acc_inv, prod); /* prod is a product of nonzero values (or 1) */
     const uint32_t last = t + (m - 1 - t) / nthreads * nthreads;
     for (uint32_t i = last;; i -= nthreads) {
         const F z2 = ld16(zz + i);
@@ -176,8 +150,8 @@ static __global__ void __launch_bounds__(FB_THREADS)
             const F z3 = ld16(zzz + i), p = ld16(pre + i);
             F d, id, a;
             fmul(d, z2, z3);
-            fmul(id, inv, p); /* 1/(ZZ ZZZ) */
-            fmul(inv, inv, d);
+            fmul(id, acc_inv, p); /* 1/(ZZ ZZZ) */
+            fmul(acc_inv, acc_inv, d);
             aff_pt<F> xy = ld16(out + i);
             fmul(a, id, z3); /* 1/ZZ */
             fmul(xy.x, xy.x, a);

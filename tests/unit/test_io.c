@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "test_util.h"
 #include "binfile.h"
 #include "fp2.h"
 #include "fr.h"
@@ -35,36 +36,10 @@
 
 /* ---- a tiny writer ------------------------------------------------------- */
 
-typedef struct {
-    uint8_t *p;
-    size_t n, cap;
-} buf;
-
-static void put(buf *b, const void *d, size_t n) {
-    if (b->n + n > b->cap) {
-        size_t cap = b->cap ? b->cap : 64;
-        while (cap < b->n + n) cap *= 2;
-        b->p = realloc(b->p, cap);
-        if (b->p == NULL) abort();
-        b->cap = cap;
-    }
-    if (n) memcpy(b->p + b->n, d, n);
-    b->n += n;
+static void put_limbs(cuzk_test_buf *b, const uint64_t *l, size_t n) {
+    for (size_t i = 0; i < n; i++) cuzk_test_put_le64(b, l[i]);
 }
-static void put_u32(buf *b, uint32_t v) {
-    uint8_t t[4];
-    for (int i = 0; i < 4; i++) t[i] = (uint8_t)(v >> (8 * i));
-    put(b, t, 4);
-}
-static void put_u64(buf *b, uint64_t v) {
-    uint8_t t[8];
-    for (int i = 0; i < 8; i++) t[i] = (uint8_t)(v >> (8 * i));
-    put(b, t, 8);
-}
-static void put_limbs(buf *b, const uint64_t *l, size_t n) {
-    for (size_t i = 0; i < n; i++) put_u64(b, l[i]);
-}
-static void buf_free(buf *b) {
+static void buf_free(cuzk_test_buf *b) {
     free(b->p);
     memset(b, 0, sizeof(*b));
 }
@@ -82,7 +57,7 @@ static uint64_t get_u64(const uint8_t *p) {
 
 typedef struct {
     uint32_t id;
-    buf b;
+    cuzk_test_buf b;
 } section;
 
 #define MAX_SECS 16
@@ -98,19 +73,19 @@ typedef struct {
 } file;
 
 static file build(const char *magic, uint32_t version, const section *s, int n) {
-    buf b = {0};
-    put(&b, magic, 4);
-    put_u32(&b, version);
-    put_u32(&b, (uint32_t)n);
+    cuzk_test_buf b = {0};
+    cuzk_test_put(&b, magic, 4);
+    cuzk_test_put_le32(&b, version);
+    cuzk_test_put_le32(&b, (uint32_t)n);
     file f;
     memset(&f, 0, sizeof(f));
     for (int i = 0; i < n; i++) {
         f.hdr[i] = b.n;
-        put_u32(&b, s[i].id);
-        put_u64(&b, s[i].b.n);
+        cuzk_test_put_le32(&b, s[i].id);
+        cuzk_test_put_le64(&b, s[i].b.n);
         f.off[i] = b.n;
         f.ids[i] = s[i].id;
-        put(&b, s[i].b.p, s[i].b.n);
+        cuzk_test_put(&b, s[i].b.p, s[i].b.n);
     }
     f.p = b.p;
     f.n = b.n;
@@ -224,30 +199,20 @@ static void g2_off_subgroup(cuzk_g2_aff *r) {
 }
 
 /* LEM: the Montgomery limbs, little-endian, c0 then c1; infinity is (0, 0). */
-static void put_g1(buf *b, const cuzk_g1_aff *p) {
+static void put_g1(cuzk_test_buf *b, const cuzk_g1_aff *p) {
     put_limbs(b, p->x.l, 6);
     put_limbs(b, p->y.l, 6);
 }
-static void put_g2(buf *b, const cuzk_g2_aff *p) {
+static void put_g2(cuzk_test_buf *b, const cuzk_g2_aff *p) {
     put_limbs(b, p->x.c0.l, 6);
     put_limbs(b, p->x.c1.l, 6);
     put_limbs(b, p->y.c0.l, 6);
     put_limbs(b, p->y.c1.l, 6);
 }
 
-static bool has(const cuzk_error *e, const char *s) { return strstr(e->msg, s) != NULL; }
+
 
 /* Expect status st and a message naming `name` (and `sub` when given). */
-#define EXPECT_FAIL(call, st_exp, e, name, sub)                                           \
-    do {                                                                                  \
-        cuzk_status st__ = (call);                                                        \
-        CHECK_EQ_INT(st__, st_exp);                                                       \
-        CHECK(has(&(e), name));                                                           \
-        if ((sub) != NULL && !has(&(e), (sub))) {                                         \
-            CHECK(!"message lacks the expected words");                                   \
-            fprintf(stderr, "  message: %s\n  wanted: %s\n", (e).msg, (const char *)(sub)); \
-        }                                                                                 \
-    } while (0)
 
 /* ---- the container alone ------------------------------------------------ */
 
@@ -262,7 +227,7 @@ static void test_binfile(void) {
     uint32_t ids[5] = {5, 7, 5, 7, 9};
     for (int i = 0; i < 5; i++) {
         s[i].id = ids[i];
-        put_u32(&s[i].b, (uint32_t)i);
+        cuzk_test_put_le32(&s[i].b, (uint32_t)i);
     }
     file f = build("ptau", 1, s, 5);
     char want[96];
@@ -292,7 +257,7 @@ static void test_binfile(void) {
         cuzk_binfile_cursor_init(&c, &bf, sec);
         CHECK_EQ_INT(cuzk_binfile_cursor_done(&c, &e), CUZK_ERR_BAD_LENGTH);
         CHECK_EQ_INT(cuzk_binfile_read_u64(&c, &v64, "a u64", &e), CUZK_ERR_BAD_LENGTH);
-        CHECK(has(&e, name) && has(&e, "a u64 needs 8 bytes, 4 left"));
+        CHECK(cuzk_test_msg_has(&e, name) && cuzk_test_msg_has(&e, "a u64 needs 8 bytes, 4 left"));
         CHECK_EQ_INT(cuzk_binfile_read_u32(&c, &v, "value", &e), CUZK_OK);
         CHECK_EQ_INT(v, i);
         CHECK_EQ_INT(cuzk_binfile_cursor_done(&c, &e), CUZK_OK);
@@ -313,13 +278,13 @@ static void test_binfile(void) {
     sections_free(s, 5);
     /* 200000 empty sections (2.4 MB): linear-ish, and a duplicate at the end. */
     uint32_t n = 200000;
-    buf b = {0};
-    put(&b, "zkey", 4);
-    put_u32(&b, 1);
-    put_u32(&b, n);
+    cuzk_test_buf b = {0};
+    cuzk_test_put(&b, "zkey", 4);
+    cuzk_test_put_le32(&b, 1);
+    cuzk_test_put_le32(&b, n);
     for (uint32_t i = 0; i < n; i++) {
-        put_u32(&b, i == n - 1 ? 17 : 1000 + i);
-        put_u64(&b, 0);
+        cuzk_test_put_le32(&b, i == n - 1 ? 17 : 1000 + i);
+        cuzk_test_put_le64(&b, 0);
     }
     CHECK_EQ_INT(cuzk_binfile_open_mem(&bf, b.p, b.n, name, "zkey", 1, 1, &e), CUZK_OK);
     cuzk_binfile_close(&bf);
@@ -410,15 +375,15 @@ static void zmodel_free(zmodel *m) {
 static void zkey_sections(const zmodel *m, section out[10]) {
     memset(out, 0, 10 * sizeof(section));
     for (uint32_t i = 0; i < 10; i++) out[i].id = i + 1;
-    put_u32(&out[0].b, 1);
-    buf *h = &out[1].b;
-    put_u32(h, 48);
+    cuzk_test_put_le32(&out[0].b, 1);
+    cuzk_test_buf *h = &out[1].b;
+    cuzk_test_put_le32(h, 48);
     put_limbs(h, P_LIMBS, 6);
-    put_u32(h, 32);
+    cuzk_test_put_le32(h, 32);
     put_limbs(h, R_LIMBS, 4);
-    put_u32(h, m->n_vars);
-    put_u32(h, m->n_public);
-    put_u32(h, m->domain_size);
+    cuzk_test_put_le32(h, m->n_vars);
+    cuzk_test_put_le32(h, m->n_public);
+    cuzk_test_put_le32(h, m->domain_size);
     put_g1(h, &m->alpha1);
     put_g1(h, &m->beta1);
     put_g2(h, &m->beta2);
@@ -426,11 +391,11 @@ static void zkey_sections(const zmodel *m, section out[10]) {
     put_g1(h, &m->delta1);
     put_g2(h, &m->delta2);
     for (uint32_t i = 0; i <= m->n_public; i++) put_g1(&out[2].b, &m->ic[i]);
-    put_u32(&out[3].b, m->n_coefs);
+    cuzk_test_put_le32(&out[3].b, m->n_coefs);
     for (uint32_t i = 0; i < m->n_coefs; i++) {
-        put_u32(&out[3].b, m->coefs[i].matrix);
-        put_u32(&out[3].b, m->coefs[i].constraint);
-        put_u32(&out[3].b, m->coefs[i].signal);
+        cuzk_test_put_le32(&out[3].b, m->coefs[i].matrix);
+        cuzk_test_put_le32(&out[3].b, m->coefs[i].constraint);
+        cuzk_test_put_le32(&out[3].b, m->coefs[i].signal);
         put_limbs(&out[3].b, m->coefs[i].v, 4);
     }
     for (uint32_t i = 0; i < m->n_vars; i++) put_g1(&out[4].b, &m->a[i]);
@@ -441,8 +406,8 @@ static void zkey_sections(const zmodel *m, section out[10]) {
     /* MPC section: a hash and no contributions; the reader skips it. */
     uint8_t hash[64];
     cuzk_test_rand_bytes(hash, sizeof(hash));
-    put(&out[9].b, hash, sizeof(hash));
-    put_u32(&out[9].b, 0);
+    cuzk_test_put(&out[9].b, hash, sizeof(hash));
+    cuzk_test_put_le32(&out[9].b, 0);
 }
 
 /* The order `snarkjs groth16 setup` writes. */
@@ -460,7 +425,7 @@ static file zkey_file(const zmodel *m, const uint32_t *order, int n, uint32_t ex
         extra.id = extra_id;
         uint8_t *junk = malloc(extra_len ? extra_len : 1);
         cuzk_test_rand_bytes(junk, extra_len);
-        put(&extra.b, junk, extra_len);
+        cuzk_test_put(&extra.b, junk, extra_len);
         free(junk);
     }
     for (int i = 0; i < n; i++) {
@@ -682,7 +647,7 @@ static void test_zkey_fields(void) {
             set_u64(b, vals[j]);
             cuzk_status st = zkey_try(&f, (size_t)f.hdr[i] + 4, b, 8, 0, &e);
             CHECK(st != CUZK_OK);
-            CHECK(has(&e, ZNAME));
+            CHECK(cuzk_test_msg_has(&e, ZNAME));
         }
     }
     /* Section 1: protocol. */
@@ -750,7 +715,7 @@ static void test_zkey_fields(void) {
                 char want[32];
                 snprintf(want, sizeof(want), "missing section %u", drop);
                 CHECK_EQ_INT(st, CUZK_ERR_BAD_ENCODING);
-                CHECK(has(&e, ZNAME) && has(&e, want));
+                CHECK(cuzk_test_msg_has(&e, ZNAME) && cuzk_test_msg_has(&e, want));
             }
             free(g.p);
         }
@@ -767,12 +732,12 @@ static void test_zkey_curve(void) {
     section all[10];
     zkey_sections(&m, all);
     /* A BN254 header: n8q = 32, BN254 q and r. */
-    buf h = {0};
-    put_u32(&h, 32);
+    cuzk_test_buf h = {0};
+    cuzk_test_put_le32(&h, 32);
     put_limbs(&h, BN_Q, 4);
-    put_u32(&h, 32);
+    cuzk_test_put_le32(&h, 32);
     put_limbs(&h, BN_R, 4);
-    put(&h, all[1].b.p + 88, all[1].b.n - 88);
+    cuzk_test_put(&h, all[1].b.p + 88, all[1].b.n - 88);
     buf_free(&all[1].b);
     all[1].b = h;
     file f = build("zkey", 1, all, 10);
@@ -855,7 +820,7 @@ static void test_zkey_points(void) {
     cuzk_fp one;
     cuzk_fp_set_one(&one);
     cuzk_fp_add(&bad.y, &bad.y, &one);
-    buf b = {0};
+    cuzk_test_buf b = {0};
     put_g1(&b, &bad);
     size_t h40 = (size_t)sec_off(&f, 9) + 40 * 96;
     CHECK_EQ_INT(zkey_try(&f, h40, b.p, 96, 0, &e), CUZK_OK);
@@ -964,14 +929,14 @@ static file wtns_file(const uint64_t (*vals)[4], uint32_t n, const uint64_t *pri
     memset(s, 0, sizeof(s));
     int k = 0;
     s[k].id = 1;
-    put_u32(&s[k].b, n8);
+    cuzk_test_put_le32(&s[k].b, n8);
     put_limbs(&s[k].b, prime, n8 / 8);
-    put_u32(&s[k].b, n);
+    cuzk_test_put_le32(&s[k].b, n);
     k++;
     if (extra_before_values) {
         s[k].id = 9;
         uint8_t z[16] = {0};
-        put(&s[k].b, z, extra_before_values);
+        cuzk_test_put(&s[k].b, z, extra_before_values);
         k++;
     }
     s[k].id = 2;
@@ -1066,12 +1031,12 @@ static void test_wtns(void) {
         section s[3];
         memset(s, 0, sizeof(s));
         s[0].id = 1;
-        put_u32(&s[0].b, 32);
+        cuzk_test_put_le32(&s[0].b, 32);
         put_limbs(&s[0].b, R_LIMBS, 4);
-        put_u32(&s[0].b, 0);
+        cuzk_test_put_le32(&s[0].b, 0);
         s[1].id = 2;
         s[2].id = 1;
-        put(&s[2].b, s[0].b.p, s[0].b.n);
+        cuzk_test_put(&s[2].b, s[0].b.p, s[0].b.n);
         f = build("wtns", 2, s, 2); /* zero values: valid */
         CHECK_EQ_INT(cuzk_wtns_open_mem(&w, f.p, f.n, WNAME, &e), CUZK_OK);
         CHECK(w.n_witness == 0 && w.values == NULL);
@@ -1198,26 +1163,26 @@ static void rmodel_free(rmodel *m) {
 static void r1cs_sections(const rmodel *m, section s[3], const uint64_t *prime) {
     memset(s, 0, 3 * sizeof(section));
     s[0].id = 1;
-    put_u32(&s[0].b, 32);
+    cuzk_test_put_le32(&s[0].b, 32);
     put_limbs(&s[0].b, prime, 4);
-    put_u32(&s[0].b, m->n_wires);
-    put_u32(&s[0].b, m->n_pub_out);
-    put_u32(&s[0].b, m->n_pub_in);
-    put_u32(&s[0].b, m->n_prv_in);
-    put_u64(&s[0].b, (uint64_t)m->n_wires + 3);
-    put_u32(&s[0].b, m->n_constraints);
+    cuzk_test_put_le32(&s[0].b, m->n_wires);
+    cuzk_test_put_le32(&s[0].b, m->n_pub_out);
+    cuzk_test_put_le32(&s[0].b, m->n_pub_in);
+    cuzk_test_put_le32(&s[0].b, m->n_prv_in);
+    cuzk_test_put_le64(&s[0].b, (uint64_t)m->n_wires + 3);
+    cuzk_test_put_le32(&s[0].b, m->n_constraints);
     s[1].id = 2;
     for (uint32_t c = 0; c < m->n_constraints; c++)
         for (int j = 0; j < 3; j++) {
             const lcm *l = &m->k[c][j];
-            put_u32(&s[1].b, l->n);
+            cuzk_test_put_le32(&s[1].b, l->n);
             for (uint32_t t = 0; t < l->n; t++) {
-                put_u32(&s[1].b, l->wire[t]);
+                cuzk_test_put_le32(&s[1].b, l->wire[t]);
                 put_limbs(&s[1].b, l->coeff[t], 4);
             }
         }
     s[2].id = 3;
-    for (uint32_t i = 0; i < m->n_wires; i++) put_u64(&s[2].b, 1000 + i);
+    for (uint32_t i = 0; i < m->n_wires; i++) cuzk_test_put_le64(&s[2].b, 1000 + i);
 }
 
 /* circom writes section 2 before 1; with_labels = 0 leaves section 3 out. */
@@ -1320,7 +1285,7 @@ static void test_r1cs_witness_check(void) {
         CHECK_EQ_INT(bad, c);
         char want[64];
         snprintf(want, sizeof(want), "constraint %u ", c);
-        CHECK(has(&e, want));
+        CHECK(cuzk_test_msg_has(&e, want));
     }
     memcpy(w, m.w, m.n_wires * sizeof(*w));
     w[0][0] = 2;
@@ -1411,7 +1376,7 @@ static void test_r1cs_corrupt(void) {
     EXPECT_FAIL(r1cs_try_u32(&f, s2, 0xffffffffu, &e), CUZK_ERR_BAD_LENGTH, e, RNAME,
                 "constraint 0 A");
     EXPECT_FAIL(r1cs_try_u32(&f, s2, 0x10000000u, &e), CUZK_ERR_BAD_LENGTH, e, RNAME, NULL);
-    CHECK(r1cs_try_u32(&f, s2, n_a + 1, &e) != CUZK_OK && has(&e, RNAME));
+    CHECK(r1cs_try_u32(&f, s2, n_a + 1, &e) != CUZK_OK && cuzk_test_msg_has(&e, RNAME));
     EXPECT_FAIL(r1cs_try_u32(&f, s2 + 4, m.n_wires, &e), CUZK_ERR_BAD_ENCODING, e, RNAME,
                 "wire");
     for (int i = 0; i < 4; i++) set_u64(pb + 8 * i, R_LIMBS[i]);
@@ -1426,7 +1391,7 @@ static void test_r1cs_corrupt(void) {
             uint8_t b[8];
             set_u64(b, vals[j]);
             CHECK(r1cs_try(&f, (size_t)f.hdr[i] + 4, b, 8, &e) != CUZK_OK);
-            CHECK(has(&e, RNAME));
+            CHECK(cuzk_test_msg_has(&e, RNAME));
         }
     }
     EXPECT_FAIL(r1cs_try(&f, 0, "r1cz", 4, &e), CUZK_ERR_BAD_ENCODING, e, RNAME, "magic");
@@ -1446,7 +1411,7 @@ static void test_r1cs_corrupt(void) {
                     "missing section 2");
         free(g.p);
         section extra = {4, {0}};
-        put_u32(&extra.b, 0);
+        cuzk_test_put_le32(&extra.b, 0);
         o[0] = extra;
         o[1] = s[1];
         o[2] = s[0];
