@@ -287,8 +287,15 @@ extern "C" cuzk_status cuzk__gpu_fixed_base_upload(cuzk__gpu_fixed_base **out,
 
 static void free_buffers(cuzk__gpu_fixed_base *h) {
     for (int b = 0; b < 2; b++) {
-        if (h->dev[b]) (void)cudaFree(h->dev[b]);
-        if (h->pin_k[b]) (void)cudaFreeHost(h->pin_k[b]);
+        /* the scalars are the setup's toxic waste: wiped before the memory goes back */
+        if (h->dev[b]) {
+            (void)cudaMemset(h->dev[b], 0, h->cap * sizeof(scalar_t));
+            (void)cudaFree(h->dev[b]);
+        }
+        if (h->pin_k[b]) {
+            memset(h->pin_k[b], 0, h->cap * sizeof(scalar_t));
+            (void)cudaFreeHost(h->pin_k[b]);
+        }
         if (h->pin_o[b]) (void)cudaFreeHost(h->pin_o[b]);
         h->dev[b] = h->pin_k[b] = h->pin_o[b] = NULL;
     }

@@ -13,7 +13,8 @@
  *   scalars  n plain little-endian 4 x 64-bit limbs (the CPU MSM's form),
  *            each < 2^255 if it takes part; a host or a device pointer
  *            (told apart with cudaPointerGetAttributes).
- *   bitmaps  bit i = word i/64, bit i%64; host pointers.
+ *   bitmaps  bit i = word i/64, bit i%64; host pointers (a device pointer
+ *            is refused with CUZK_ERR_INVALID_ARG).
  *   result   a Jacobian point, cuzk_g1_jac (18 words) or cuzk_g2_jac (36),
  *            equal as a point to the CPU's (compare after normalization).
  *

@@ -984,10 +984,21 @@ static cuzk_status plan_make(msm_plan &p, const cuzk__gpu_msm_bases *b, size_t n
      * they keep the atomic sort (2^24 porep partition: tails 53 ms against
      * 62 ms sorted by radix, doc/gpu-notes.md). */
     if (masked && (v == 5 || v == 6)) v = v == 5 ? 0 : 4;
-    p.v = v;
     p.npts = masked ? npts : n;
     p.c = window_bits(p.npts ? p.npts : 1);
     p.nwin = (256 + p.c - 1) / p.c;
+    /* CUB's sort takes a 32-bit count (and has hung near 2^32: NVIDIA/cub
+     * #459): 2^31 pairs and more go to the atomic sort */
+    if ((v == 5 || v == 6) && (uint64_t)n * p.nwin >= ((uint64_t)1 << 31)) v = v == 5 ? 0 : 4;
+    p.v = v;
+    /* entry positions are 32-bit: at most npts * nwin entries (atomic sort) */
+    if ((uint64_t)p.npts * p.nwin >= ((uint64_t)1 << 32)) {
+        char what[96];
+        snprintf(what, sizeof what, "MSM of %zu points: %zu x %u windows >= 2^32 entries", n,
+                 p.npts, p.nwin);
+        cuzk__gpu_record_error(cudaErrorInvalidValue, what, __FILE__, __LINE__);
+        return CUZK_ERR_INVALID_ARG;
+    }
     p.nb = 1u << (p.c - 1);
     p.nbins = p.nwin * p.nb;
     p.resident = resident_threads(b);
@@ -1658,7 +1669,9 @@ extern "C" cuzk_status cuzk__gpu_msm(cuzk__gpu_msm_bases *b, uint64_t *result,
     }
     const uint64_t *ds = nullptr, *dm = nullptr;
     size_t off = 0, rest = 0;
-    /* the mask's count sizes the window and the entries (plan_make) */
+    /* the mask's count sizes the window and the entries (plan_make); the
+     * mask is host memory (gpu_msm.h) */
+    if (mask && is_device_ptr(mask)) return CUZK_ERR_INVALID_ARG;
     size_t npts = n;
     if (mask) {
         npts = 0;

@@ -346,7 +346,9 @@ static cuzk_status coefs_check(cuzk_zkey *zk, cuzk_error *err) {
  * sections with their canonical checks, and the coefficient records. On a
  * 2-core VM this halves the open of a 22 MB key (doc/perf.md). Errors are
  * reported in a fixed order whatever the threads did: records, then the
- * sections in file order; the costlier curve/subgroup levels run afterwards.
+ * sections in file order; the costlier curve/subgroup levels (and every
+ * check under CUZK_ZKEY_PARALLEL, which spreads each section over all
+ * threads) run afterwards.
  */
 static cuzk_status zkey_parse(cuzk_zkey *zk, unsigned flags, cuzk_error *err) {
     cuzk_status st;
@@ -371,7 +373,10 @@ static cuzk_status zkey_parse(cuzk_zkey *zk, unsigned flags, cuzk_error *err) {
 
     const unsigned level =
         flags & (CUZK_ZKEY_CHECK_CURVE | CUZK_ZKEY_CHECK_SUBGROUP | CUZK_ZKEY_PARALLEL);
-    const int heavy = (level & (CUZK_ZKEY_CHECK_CURVE | CUZK_ZKEY_CHECK_SUBGROUP)) != 0;
+    /* the point checks inside the tasks (one thread per section) unless they
+     * are costly or asked to spread each section over all threads */
+    const int after =
+        (level & (CUZK_ZKEY_CHECK_CURVE | CUZK_ZKEY_CHECK_SUBGROUP | CUZK_ZKEY_PARALLEL)) != 0;
     cuzk_status tst[7];
     cuzk_error terr[7];
 #if defined(CUZK_HAVE_OPENMP) && CUZK_HAVE_OPENMP
@@ -379,7 +384,7 @@ static cuzk_status zkey_parse(cuzk_zkey *zk, unsigned flags, cuzk_error *err) {
 #endif
     for (int t = 0; t < 7; t++) {
         cuzk__error_clear(&terr[t]);
-        tst[t] = t == 6 ? coefs_check(zk, &terr[t]) : points_load(zk, &sec[t], !heavy, &terr[t]);
+        tst[t] = t == 6 ? coefs_check(zk, &terr[t]) : points_load(zk, &sec[t], !after, &terr[t]);
     }
     /* the vectors own their copies from here on (close frees them) */
     points_g2_vec(&zk->b2, &sec[0]);
@@ -394,7 +399,7 @@ static cuzk_status zkey_parse(cuzk_zkey *zk, unsigned flags, cuzk_error *err) {
             if (err) *err = terr[report[k]];
             return tst[report[k]];
         }
-    return heavy ? cuzk_zkey_check_points(zk, level, err) : CUZK_OK;
+    return after ? cuzk_zkey_check_points(zk, level, err) : CUZK_OK;
 }
 
 cuzk_status cuzk_zkey_open(cuzk_zkey *zk, const char *path, unsigned flags, cuzk_error *err) {

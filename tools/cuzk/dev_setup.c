@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "mem.h"
 #include "setup.h"
 
 #if defined(CUZK_HAVE_CUDA)
@@ -28,10 +29,14 @@ int cuzk__cli_setup_seed(cuzk_setup_toxic *tw, const char *hex) {
     if (len == 0 || len % 2 != 0 || len > CUZK_CLI_SEED_HEX_MAX) return 0;
     for (size_t i = 0; i < len / 2; i++) {
         int hi = hexval(hex[2 * i]), lo = hexval(hex[2 * i + 1]);
-        if (hi < 0 || lo < 0) return 0;
+        if (hi < 0 || lo < 0) {
+            cuzk__wipe(seed, sizeof(seed));
+            return 0;
+        }
         seed[i] = (uint8_t)(hi << 4 | lo);
     }
     cuzk__setup_toxic_from_seed(tw, seed, len / 2);
+    cuzk__wipe(seed, sizeof(seed));
     return 1;
 }
 

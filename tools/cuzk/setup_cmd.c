@@ -28,6 +28,7 @@
 #include "commands.h"
 #include "cuzk.h"
 #include "error.h"
+#include "mem.h"
 #include "params.h"
 #include "setup.h"
 
@@ -165,7 +166,7 @@ int cuzk__cmd_setup(int argc, char **argv) {
     st = cuzk__cli_dev_setup(&p, &c, seed_hex != NULL ? &tw : NULL, threads, use_gpu, &tm, &err);
     double t_setup = now_s() - t0;
     cuzk_circuit_close(&c);
-    memset(&tw, 0, sizeof(tw));
+    cuzk__wipe(&tw, sizeof(tw));
     if (st != CUZK_OK) {
         fprintf(stderr, "cuzk setup: %s\n", cuzk__error_text(&err));
         return 2;
