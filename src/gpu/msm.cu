@@ -84,6 +84,7 @@ void cuzk_g1_jac_add_var(void *r, const void *a, const void *b);
 void cuzk_g2_xyzz_to_jac(void *r, const void *a);
 void cuzk_g2_jac_dbl(void *r, const void *a);
 void cuzk_g2_jac_add_var(void *r, const void *a, const void *b);
+size_t cuzk__msm_popcount(const uint64_t *bitmap, size_t n); /* src/msm/msm.h */
 }
 
 unsigned cuzk__gpu_msm_force_c = 0;
@@ -1672,12 +1673,7 @@ extern "C" cuzk_status cuzk__gpu_msm(cuzk__gpu_msm_bases *b, uint64_t *result,
     /* the mask's count sizes the window and the entries (plan_make); the
      * mask is host memory (gpu_msm.h) */
     if (mask && is_device_ptr(mask)) return CUZK_ERR_INVALID_ARG;
-    size_t npts = n;
-    if (mask) {
-        npts = 0;
-        for (size_t w = 0; w < n / 64; w++) npts += (size_t)__builtin_popcountll(mask[w]);
-        if (n % 64) npts += (size_t)__builtin_popcountll(mask[n / 64] & ((1ull << (n % 64)) - 1));
-    }
+    const size_t npts = mask ? cuzk__msm_popcount(mask, n) : n;
     cuzk_status st = msm_rest_bytes(b, n, mask != nullptr, npts, &rest);
     if (st == CUZK_OK) st = stage_inputs(b, &ds, scalars, &dm, mask, n, rest, &off);
     if (st != CUZK_OK) return st;

@@ -1,6 +1,6 @@
 /*
  * atomic_write.h — a file written whole or not at all, for the writers of
- * our own formats (circuit.c, witness.c).
+ * our own formats (circuit.c, witness.c) and of proofs (`cuzk prove`).
  *
  * cuzk__write_file_atomic writes the pieces, in order, to "<path>.tmp",
  * flushes and fsyncs it, then renames it over path: a reader of path sees

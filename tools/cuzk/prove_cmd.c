@@ -32,8 +32,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
+#include "atomic_write.h"
 #include "backend.h"
 #include "circuit.h"
 #include "commands.h"
@@ -71,31 +71,6 @@ static int parse_threads(const char *s, unsigned *v) {
     return 1;
 }
 
-/* Writes n bytes to path through path.tmp and a rename. */
-static cuzk_status write_atomic(const char *path, const uint8_t *data, size_t n,
-                                cuzk_error *err) {
-    size_t len = strlen(path);
-    char *tmp = malloc(len + 5);
-    if (tmp == NULL) return cuzk__fail(err, CUZK_ERR_NOMEM, "no memory for a file name");
-    memcpy(tmp, path, len);
-    memcpy(tmp + len, ".tmp", 5);
-    cuzk_status st = CUZK_OK;
-    FILE *f = fopen(tmp, "wb");
-    if (f == NULL) {
-        st = cuzk__fail(err, CUZK_ERR_IO, "%s: cannot create: %s", tmp, strerror(errno));
-    } else {
-        int ok = fwrite(data, 1, n, f) == n;
-        ok &= fflush(f) == 0;
-        ok &= fsync(fileno(f)) == 0;
-        ok &= fclose(f) == 0;
-        if (!ok || rename(tmp, path) != 0) {
-            st = cuzk__fail(err, CUZK_ERR_IO, "%s: cannot write: %s", path, strerror(errno));
-            remove(tmp);
-        }
-    }
-    free(tmp);
-    return st;
-}
 
 /* ---- cuzk prove ----------------------------------------------------------------- */
 
@@ -255,7 +230,8 @@ int cuzk__cmd_prove(int argc, char **argv) {
         cuzk_backend_release_job(&be, job);
         job = NULL;
     }
-    if (write_atomic(out_path, proofs, n_w * CUZK_PROOF192_BYTES, &err) != CUZK_OK) goto out;
+    const cuzk__write_piece piece = {proofs, (uint64_t)n_w * CUZK_PROOF192_BYTES};
+    if (cuzk__write_file_atomic(out_path, &piece, 1, &err) != CUZK_OK) goto out;
     if (verbose)
         fprintf(stderr, "cuzk prove: wrote %zu partition%s (%zu bytes) to %s\n", n_w,
                 n_w == 1 ? "" : "s", n_w * CUZK_PROOF192_BYTES, out_path);
