@@ -91,11 +91,14 @@ static int bench_circuit(int argc, char **argv) {
         return 2;
     }
     const cuzk_backend_ops *ops = cuzk__cli_backend(backend, "bench prove");
+    if (ops == NULL) {
+        free(wpaths);
+        return 2;
+    }
     cuzk_setup_toxic tw;
-    if (ops == NULL || (seed_hex != NULL && !cuzk__cli_setup_seed(&tw, seed_hex))) {
-        if (ops != NULL)
-            fprintf(stderr, "cuzk bench prove: --setup-seed wants an even number (2..%d) of hex "
-                            "digits, not '%s'\n", CUZK_CLI_SEED_HEX_MAX, seed_hex);
+    if (seed_hex != NULL && !cuzk__cli_setup_seed(&tw, seed_hex)) {
+        fprintf(stderr, "cuzk bench prove: --setup-seed wants an even number (2..%d) of hex "
+                        "digits, not '%s'\n", CUZK_CLI_SEED_HEX_MAX, seed_hex);
         free(wpaths);
         return 2;
     }
