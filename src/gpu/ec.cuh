@@ -86,6 +86,61 @@ __device__ __forceinline__ void fsqr(fp2_t &r, const fp2_t &a) {
     add(r.c1, m, m);
 }
 
+/*
+ * How a mixed addition multiplies (the policy M of xyzz_add_aff). The
+ * formula names its independent products in pairs (mul2, sqr2):
+ *   mul_call    every product one call of fp_mul_call (fmul; for Fp2 its
+ *               Karatsuba over such calls): the rest of the point code's way
+ *   mul_paired  G1: a pair is one out-of-line call that runs both products
+ *               with their rows alternating (ff.cuh mul_pair). The MSM's
+ *               accumulation runs 2 warps per scheduler (~200 registers),
+ *               and one product is one dependent carry chain that they
+ *               cannot keep the multiplier busy with; two chains can. On the
+ *               H200 (2026-11-30) 7% off the G1 MSM at 2^27; every product
+ *               inline instead gained 4% (doc/gpu-notes.md).
+ * for_field<F, M>::type is M for G1 and mul_call for G2 (no paired Fp2 yet).
+ */
+struct mul_call {
+    template <class F>
+    static __device__ __forceinline__ void mul2(F &r0, const F &a0, const F &b0, F &r1,
+                                                const F &a1, const F &b1) {
+        fmul(r0, a0, b0);
+        fmul(r1, a1, b1);
+    }
+    template <class F>
+    static __device__ __forceinline__ void sqr2(F &r0, const F &a0, F &r1, const F &a1) {
+        fsqr(r0, a0);
+        fsqr(r1, a1);
+    }
+};
+struct fp_pair {
+    fp_t r0, r1;
+};
+static __device__ __noinline__ fp_pair fp_mul2_call(fp_t a0, fp_t b0, fp_t a1, fp_t b1) {
+    fp_pair r;
+    mul_pair(r.r0, a0, b0, r.r1, a1, b1);
+    return r;
+}
+struct mul_paired {
+    static __device__ __forceinline__ void mul2(fp_t &r0, const fp_t &a0, const fp_t &b0,
+                                                fp_t &r1, const fp_t &a1, const fp_t &b1) {
+        const fp_pair r = fp_mul2_call(a0, b0, a1, b1);
+        r0 = r.r0;
+        r1 = r.r1;
+    }
+    static __device__ __forceinline__ void sqr2(fp_t &r0, const fp_t &a0, fp_t &r1,
+                                                const fp_t &a1) {
+        mul2(r0, a0, a0, r1, a1, a1);
+    }
+};
+template <class F, class M>
+struct for_field {
+    typedef M type;
+};
+template <class M>
+struct for_field<fp2_t, M> {
+    typedef mul_call type;
+};
 /* a^(p-2) (Fermat): 381 squarings and ~190 multiplications; 0 maps to 0.
  * For batch inversions (one per thread and batch), where its ~570M is shared. */
 static __device__ void inv(fp_t &r, const fp_t &a) {
@@ -221,10 +276,11 @@ __device__ __forceinline__ void xyzz_dbl(xyzz_pt<F> &r, const xyzz_pt<F> &a) {
  * acc += b for an affine b, negated when neg_b (madd-2008-s): U2 = x ZZ1,
  * S2 = y ZZZ1, P = U2 - X1, R = S2 - Y1, PP = P^2, PPP = P PP, Q = X1 PP,
  * X3 = R^2 - PPP - 2Q, Y3 = R (Q - X3) - Y1 PPP, ZZ3 = ZZ1 PP,
- * ZZZ3 = ZZZ1 PPP. 8M + 2S. Handles b = infinity, acc = infinity, b = acc
+ * ZZZ3 = ZZZ1 PPP. 8M + 2S, as five pairs of independent products (M, the
+ * multiplier policy above). Handles b = infinity, acc = infinity, b = acc
  * (doubling) and b = -acc (infinity).
  */
-template <class F>
+template <class F, class M = mul_call>
 __device__ __forceinline__ void xyzz_add_aff(xyzz_pt<F> &acc, const aff_pt<F> &b0, bool neg_b) {
     if (aff_is_inf(b0)) return;
     aff_pt<F> b = b0;
@@ -236,10 +292,9 @@ __device__ __forceinline__ void xyzz_add_aff(xyzz_pt<F> &acc, const aff_pt<F> &b
         set_one(acc.zzz);
         return;
     }
-    F p, r, pp, ppp, q, t;
-    fmul(p, b.x, acc.zz);
+    F p, r, pp, rr, ppp, q, t;
+    M::mul2(p, b.x, acc.zz, r, b.y, acc.zzz);
     sub(p, p, acc.x);
-    fmul(r, b.y, acc.zzz);
     sub(r, r, acc.y);
     if (is_zero(p)) {
         if (is_zero(r))
@@ -248,18 +303,14 @@ __device__ __forceinline__ void xyzz_add_aff(xyzz_pt<F> &acc, const aff_pt<F> &b
             xyzz_set_inf(acc);
         return;
     }
-    fsqr(pp, p);
-    fmul(ppp, p, pp);
-    fmul(q, acc.x, pp);
-    fmul(acc.zz, acc.zz, pp);
-    fmul(acc.zzz, acc.zzz, ppp);
-    fsqr(t, r);
-    sub(t, t, ppp);
+    M::sqr2(pp, p, rr, r);
+    M::mul2(ppp, p, pp, q, acc.x, pp);
+    M::mul2(acc.zz, acc.zz, pp, acc.zzz, acc.zzz, ppp);
+    sub(t, rr, ppp);
     sub(t, t, q);
     sub(acc.x, t, q);
     sub(t, q, acc.x);
-    fmul(t, r, t);
-    fmul(ppp, acc.y, ppp);
+    M::mul2(t, r, t, ppp, acc.y, ppp);
     sub(acc.y, t, ppp);
 }
 
@@ -267,21 +318,20 @@ __device__ __forceinline__ void xyzz_add_aff(xyzz_pt<F> &acc, const aff_pt<F> &b
  * acc += b (add-2008-s): U1 = X1 ZZ2, U2 = X2 ZZ1, S1 = Y1 ZZZ2,
  * S2 = Y2 ZZZ1, P = U2 - U1, R = S2 - S1, PP = P^2, PPP = P PP, Q = U1 PP,
  * X3 = R^2 - PPP - 2Q, Y3 = R (Q - X3) - S1 PPP, ZZ3 = ZZ1 ZZ2 PP,
- * ZZZ3 = ZZZ1 ZZZ2 PPP. 12M + 2S. Handles infinity and b = +-acc.
+ * ZZZ3 = ZZZ1 ZZZ2 PPP. 12M + 2S, in pairs as xyzz_add_aff. Handles
+ * infinity and b = +-acc.
  */
-template <class F>
+template <class F, class M = mul_call>
 __device__ __forceinline__ void xyzz_add(xyzz_pt<F> &acc, const xyzz_pt<F> &b) {
     if (xyzz_is_inf(b)) return;
     if (xyzz_is_inf(acc)) {
         acc = b;
         return;
     }
-    F u1, s1, p, r, pp, ppp, q, t;
-    fmul(u1, acc.x, b.zz);
-    fmul(p, b.x, acc.zz);
+    F u1, s1, p, r, pp, rr, ppp, q, t;
+    M::mul2(u1, acc.x, b.zz, p, b.x, acc.zz);
+    M::mul2(s1, acc.y, b.zzz, r, b.y, acc.zzz);
     sub(p, p, u1);
-    fmul(s1, acc.y, b.zzz);
-    fmul(r, b.y, acc.zzz);
     sub(r, r, s1);
     if (is_zero(p)) {
         if (is_zero(r))
@@ -290,20 +340,15 @@ __device__ __forceinline__ void xyzz_add(xyzz_pt<F> &acc, const xyzz_pt<F> &b) {
             xyzz_set_inf(acc);
         return;
     }
-    fsqr(pp, p);
-    fmul(ppp, p, pp);
-    fmul(q, u1, pp);
-    fmul(acc.zz, acc.zz, b.zz);
-    fmul(acc.zz, acc.zz, pp);
-    fmul(acc.zzz, acc.zzz, b.zzz);
-    fmul(acc.zzz, acc.zzz, ppp);
-    fsqr(t, r);
-    sub(t, t, ppp);
+    M::sqr2(pp, p, rr, r);
+    M::mul2(ppp, p, pp, q, u1, pp);
+    M::mul2(acc.zz, acc.zz, b.zz, acc.zzz, acc.zzz, b.zzz);
+    M::mul2(acc.zz, acc.zz, pp, acc.zzz, acc.zzz, ppp);
+    sub(t, rr, ppp);
     sub(t, t, q);
     sub(acc.x, t, q);
     sub(t, q, acc.x);
-    fmul(t, r, t);
-    fmul(ppp, s1, ppp);
+    M::mul2(t, r, t, ppp, s1, ppp);
     sub(acc.y, t, ppp);
 }
 

@@ -93,6 +93,21 @@ extern unsigned cuzk__gpu_msm_force_c;
 extern unsigned cuzk__gpu_msm_variant;
 
 /*
+ * How the G1 point additions (accumulation, batch-add, bucket reduction,
+ * combine levels) multiply (ec.cuh's multiplier policies), for A/B
+ * measurements; same results. Not thread-safe.
+ *   0  one out-of-line call per product
+ *   1  independent products in pairs, one call per pair, rows alternating
+ *      (the default: G1 MSM 2^27 1032 -> 961 ms on the H200, 2026-11-30;
+ *      every product inline was 993 ms and has been removed)
+ * CUZK__GPU_MSM_VARIANT_AUTO (the initial value): CUZK_GPU_MSM_MADD from
+ * the environment when valid, else CUZK__GPU_MSM_DEFAULT_MADD.
+ */
+#define CUZK__GPU_MSM_MADDS 2
+#define CUZK__GPU_MSM_DEFAULT_MADD 1
+extern unsigned cuzk__gpu_msm_madd;
+
+/*
  * Knobs of variant 4 (tests and tuning; 0 = the default). Not thread-safe.
  *   ba_min_pairs    a level runs only when it has at least this many pairs
  *                   (default: resident threads x CUZK_GPU_MSM_BA_MIN_BATCH

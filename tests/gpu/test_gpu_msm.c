@@ -31,9 +31,11 @@
  * Device-made random bases are checked on the curve and used in an MSM.
  * Exits 77 (skipped) without a CUDA device, unless CUZK_GPU_REQUIRED=1.
  *
+ * --only S: only the tests whose names contain one of the comma-separated S.
  * --quick: only test_*_sort_cases and test_*_ba_cases over 4096 bases (about
  * 2.5 min on the H200, where the full run takes about 4).
- * --ab: variants 0, 4, 5, 6 against each other with per-phase profiles
+ * --ab: variants 0, 4, 5, 6 and G1's call-per-product multiplier against each other, with
+ * per-phase profiles
  * (bench_ab).
  * --bench: median of 5 timed MSMs (after a warm-up) with bases resident and
  * scalars on the device, and with the scalar upload, G1 2^16..2^27 and G2
@@ -102,29 +104,55 @@ static void rand_bitmap(uint64_t *bm, size_t n, unsigned percent) {
 }
 
 /*
+ * Batch-add bitmaps: random at 0, 1, 50 and 100% (each thread's share of the
+ * set bits is then about even), all set bits in one run of an eighth of n
+ * (most threads' shares lie in few words), the last point alone, and 50%
+ * with every bit past n set in the last word (those must be ignored).
+ * Returns the percentage for messages.
+ */
+#define BITMAP_PATTERNS 7
+static unsigned pattern_bitmap(uint64_t *bm, size_t n, unsigned pat) {
+    static const unsigned pct[BITMAP_PATTERNS] = {0, 1, 50, 100, 12, 0, 50};
+    size_t words = cuzk_msm_bitmap_words(n);
+    if (pat < 4 || pat == 6) rand_bitmap(bm, n, pct[pat]);
+    if (pat == 4) {
+        memset(bm, 0, words * 8);
+        for (size_t i = n / 2; i < n / 2 + n / 8 + 1 && i < n; i++)
+            bm[i / 64] |= (uint64_t)1 << (i % 64);
+    }
+    if (pat == 5) {
+        memset(bm, 0, words * 8);
+        bm[(n - 1) / 64] |= (uint64_t)1 << ((n - 1) % 64);
+    }
+    if (pat == 6 && n % 64) bm[words - 1] |= ~(uint64_t)0 << (n % 64);
+    return pct[pat];
+}
+
+/*
  * The implementation variants and knob settings every MSM comparison runs
  * (gpu_msm.h). Thread caps are kept moderate: a capped level runs its
  * slices serially per thread.
  */
 typedef struct {
-    unsigned variant;
+    unsigned variant, madd;
     uint64_t min_pairs;
     unsigned max_levels, max_threads;
     size_t budget;
     const char *name;
 } msm_cfg;
 static const msm_cfg msm_cfgs[] = {
-    {0, 0, 0, 0, 0, "v0"},
-    {5, 0, 0, 0, 0, "v5"},
-    {4, 0, 0, 0, 0, "v4"},
-    {6, 0, 0, 0, 0, "v6"},
-    {6, 1, 0, 250, 0, "v6 all levels, 250 threads"},
-    {4, 1, 0, 0, 0, "v4 all levels"},
-    {4, 1, 0, 250, 0, "v4 all levels, 250 threads"},
-    {4, 1, 1, 0, 1, "v4 one level, one window per group"},
-    {4, 1, 2, 250, 1, "v4 two levels, 250 threads, one window per group"},
-    {4, 1, 0, 0, 1, "v4 all levels, one window per group"},
-    {4, 3, 0, 0, 0, "v4 levels while >= 3 pairs"},
+    {0, 1, 0, 0, 0, 0, "v0"},
+    {5, 1, 0, 0, 0, 0, "v5"},
+    {4, 1, 0, 0, 0, 0, "v4"},
+    {6, 1, 0, 0, 0, 0, "v6"},
+    {5, 0, 0, 0, 0, 0, "v5, one call per multiplication"},
+    {6, 1, 1, 0, 250, 0, "v6 all levels, 250 threads"},
+    {4, 1, 1, 0, 0, 0, "v4 all levels"},
+    {4, 1, 1, 0, 250, 0, "v4 all levels, 250 threads"},
+    {4, 1, 1, 1, 0, 1, "v4 one level, one window per group"},
+    {4, 1, 1, 2, 250, 1, "v4 two levels, 250 threads, one window per group"},
+    {4, 1, 1, 0, 0, 1, "v4 all levels, one window per group"},
+    {4, 1, 3, 0, 0, 0, "v4 levels while >= 3 pairs"},
 };
 #define MSM_NCFG (sizeof msm_cfgs / sizeof msm_cfgs[0])
 /* How many of msm_cfgs a comparison runs: all, except in the sort cases,
@@ -135,13 +163,15 @@ static size_t msm_ncfg = MSM_NCFG;
 
 static void msm_cfg_set(const msm_cfg *c) {
     cuzk__gpu_msm_variant = c->variant;
+    cuzk__gpu_msm_madd = c->madd;
     cuzk__gpu_msm_ba_min_pairs = c->min_pairs;
     cuzk__gpu_msm_ba_max_levels = c->max_levels;
     cuzk__gpu_msm_ba_max_threads = c->max_threads;
     cuzk__gpu_msm_ba_budget = c->budget;
 }
 static void msm_cfg_reset(void) {
-    static const msm_cfg dflt = {CUZK__GPU_MSM_VARIANT_AUTO, 0, 0, 0, 0, "default"};
+    static const msm_cfg dflt = {CUZK__GPU_MSM_VARIANT_AUTO, CUZK__GPU_MSM_VARIANT_AUTO, 0, 0, 0, 0,
+                                 "default"};
     msm_cfg_set(&dflt);
 }
 
@@ -371,8 +401,8 @@ static void msm_cfg_reset(void) {
         for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {                         \
             size_t n = sizes[s];                                                              \
             if (n > nmax) continue;                                                           \
-            for (unsigned pct = 0; pct <= 100; pct += 50) {                                   \
-                rand_bitmap(bm, n, pct);                                                      \
+            for (unsigned pat = 0; pat < BITMAP_PATTERNS; pat++) {                            \
+                const unsigned pct = pattern_bitmap(bm, n, pat);                              \
                 for (int all = 0; all < 2; all++) {                                           \
                     const uint64_t *use = all ? NULL : bm;                                    \
                     cuzk_##g##_jac want, got;                                                 \
@@ -720,11 +750,11 @@ static void bench(int maxlog1, int maxlog2) {
 }
 
 /*
- * --ab: variants 0 (atomics, XYZZ), 4 (batch-affine), 5 (radix sort) and 6 (both) on
- * the same bases and device scalars, median of 3 after a warm-up, G1 at
- * 2^20, 2^24, 2^26, 2^27 and G2 at 2^20, 2^24 (up to --bench-max); then one
- * profiled run of each (per-phase device times and variant 4's levels on
- * stderr). The table comes last.
+ * --ab: variants 0 (atomics, XYZZ), 4 (batch-affine), 5 (radix sort) and 6 (both),
+ * and for G1 variant 5 with one call per multiplication (madd 0, gpu_msm.h), on the same bases and device scalars, median of 3 after a
+ * warm-up, G1 at 2^20, 2^24, 2^26, 2^27 and G2 at 2^20, 2^24 (up to
+ * --bench-max); then one profiled run of each (per-phase device times and
+ * variant 4's levels on stderr). The table comes last.
  */
 #define AB_REPS 3
 static double ab_one(cuzk__gpu_msm_bases *h, const uint64_t *dk, size_t n) {
@@ -746,9 +776,9 @@ static double ab_one(cuzk__gpu_msm_bases *h, const uint64_t *dk, size_t n) {
 
 static void bench_ab(int maxlog1, int maxlog2) {
     static const int logs1[] = {20, 24, 26, 27}, logs2[] = {20, 24};
-    static const unsigned vs[] = {0, 4, 5, 6};
-    const unsigned nv = sizeof vs / sizeof vs[0];
-    char rows[16][240];
+    /* (variant, multiplier); the multipliers are G1's only */
+    static const unsigned vs[][2] = {{0, 1}, {4, 1}, {5, 1}, {6, 1}, {5, 0}};
+    char rows[16][400];
     int nrows = 0;
     int top1 = maxlog1 < 27 ? maxlog1 : 27, top2 = maxlog2 < 24 ? maxlog2 : 24;
     size_t nmax = (size_t)1 << (top1 > top2 ? top1 : top2);
@@ -760,6 +790,7 @@ static void bench_ab(int maxlog1, int maxlog2) {
         int top = g == 1 ? top1 : top2;
         const int *logs = g == 1 ? logs1 : logs2;
         const int nlogs = g == 1 ? 4 : 2;
+        const unsigned nv = g == 1 ? sizeof vs / sizeof vs[0] : 4;
         const uint64_t *table = g == 1 ? (const uint64_t *)(g1_bases + 16)
                                        : (const uint64_t *)(g2_bases + 16);
         cuzk__gpu_msm_bases *h = NULL;
@@ -786,7 +817,8 @@ static void bench_ab(int maxlog1, int maxlog2) {
             uint64_t ref[36], out[36];
             int same = 1;
             for (unsigned i = 0; i < nv; i++) {
-                cuzk__gpu_msm_variant = vs[i];
+                cuzk__gpu_msm_variant = vs[i][0];
+                cuzk__gpu_msm_madd = vs[i][1];
                 cv[i] = cuzk__gpu_msm_window_bits(n);
                 ms[i] = ab_one(h, dk, n);
                 /* the variants must agree (the tests compare them with the CPU) */
@@ -808,7 +840,8 @@ static void bench_ab(int maxlog1, int maxlog2) {
             CHECK(same);
             cuzk__gpu_msm_profile = 1;
             for (unsigned i = 0; i < nv; i++) {
-                cuzk__gpu_msm_variant = vs[i];
+                cuzk__gpu_msm_variant = vs[i][0];
+                cuzk__gpu_msm_madd = vs[i][1];
                 if (cuzk__gpu_msm(h, out, dk, n, NULL) != CUZK_OK) printf("  profile run failed\n");
             }
             cuzk__gpu_msm_profile = 0;
@@ -819,8 +852,8 @@ static void bench_ab(int maxlog1, int maxlog2) {
                     o += snprintf(rows[nrows] + o, sizeof rows[0] - (size_t)o, " %9.2f (c=%2u)",
                                   ms[i], cv[i]);
                 for (unsigned i = 1; i < nv && o < (int)sizeof rows[0]; i++)
-                    o += snprintf(rows[nrows] + o, sizeof rows[0] - (size_t)o, "  v%u/v0 %.2fx",
-                                  vs[i], ms[0] > 0 ? ms[i] / ms[0] : 0.0);
+                    o += snprintf(rows[nrows] + o, sizeof rows[0] - (size_t)o, "  v%u.%u/v0 %.2fx",
+                                  vs[i][0], vs[i][1], ms[0] > 0 ? ms[i] / ms[0] : 0.0);
                 if (o < (int)sizeof rows[0] && !same)
                     snprintf(rows[nrows] + o, sizeof rows[0] - (size_t)o, "  RESULTS DIFFER");
                 nrows++;
@@ -837,10 +870,27 @@ static void bench_ab(int maxlog1, int maxlog2) {
     if (cuzk__gpu_device_name(0, name, sizeof name, &sms) != CUZK_OK) name[0] = 0;
     printf("\nA/B on %s (%d SMs), device scalars, resident bases, median of %d, ms:\n", name, sms,
            AB_REPS);
-    printf("grp log2n %16s %16s %16s %16s\n", "v0 (atomics)", "v4 (batch-aff)", "v5 (radix)",
-           "v6 (radix+aff)");
+    printf("grp log2n %16s %16s %16s %16s %16s\n", "v0 (atomics)", "v4 (batch-aff)", "v5 (radix)",
+           "v6 (radix+aff)", "v5 mul by call");
     for (int r = 0; r < nrows; r++) printf("%s\n", rows[r]);
 }
+
+/* --only S: only the tests whose name contains one of the comma-separated S */
+static const char *only_tests;
+static int wanted(const char *name) {
+    if (!only_tests) return 1;
+    for (const char *p = only_tests; *p;) {
+        size_t len = strcspn(p, ",");
+        for (const char *q = name; *q; q++)
+            if (len && strncmp(q, p, len) == 0) return 1;
+        p += len + (p[len] == ',');
+    }
+    return 0;
+}
+#define RUN_WANTED(fn)                                                                        \
+    do {                                                                                      \
+        if (wanted(#fn)) RUN(fn);                                                             \
+    } while (0)
 
 int main(int argc, char **argv) {
     cuzk_test_init(argc, argv);
@@ -853,6 +903,7 @@ int main(int argc, char **argv) {
         if (strcmp(argv[i], "--bench-only") == 0) do_bench = only_bench = 1;
         /* --quick: only the sort and batch-affine edge cases (a short device call) */
         if (strcmp(argv[i], "--quick") == 0) quick = 1;
+        if (strcmp(argv[i], "--only") == 0 && i + 1 < argc) only_tests = argv[i + 1];
         if (strcmp(argv[i], "--bench-max") == 0 && i + 1 < argc) {
             max1 = atoi(argv[i + 1]);
             max2 = max1 < 26 ? max1 : 26;
@@ -869,16 +920,16 @@ int main(int argc, char **argv) {
         RUN(test_g2_sort_cases);
         RUN(test_g2_ba_cases);
     } else {
-        RUN(test_g1_msm);
-        RUN(test_g1_batch_add);
-        RUN(test_g1_random_bases);
-        RUN(test_g1_sort_cases);
-        RUN(test_g1_ba_cases);
-        RUN(test_g2_msm);
-        RUN(test_g2_batch_add);
-        RUN(test_g2_random_bases);
-        RUN(test_g2_sort_cases);
-        RUN(test_g2_ba_cases);
+        RUN_WANTED(test_g1_msm);
+        RUN_WANTED(test_g1_batch_add);
+        RUN_WANTED(test_g1_random_bases);
+        RUN_WANTED(test_g1_sort_cases);
+        RUN_WANTED(test_g1_ba_cases);
+        RUN_WANTED(test_g2_msm);
+        RUN_WANTED(test_g2_batch_add);
+        RUN_WANTED(test_g2_random_bases);
+        RUN_WANTED(test_g2_sort_cases);
+        RUN_WANTED(test_g2_ba_cases);
     }
     if (do_bench) bench(max1, max2);
     if (do_ab) bench_ab(max1, max2);
