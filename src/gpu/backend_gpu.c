@@ -17,10 +17,6 @@
 #include "gpu_ntt.h"
 #include "mem.h"
 
-#ifdef CUZK_HAVE_OPENMP
-#include <omp.h>
-#endif
-
 typedef unsigned long long ull;
 
 size_t cuzk__gpu_backend_stage_bytes = (size_t)32 << 20;
@@ -341,31 +337,6 @@ fail:
 
 /* ---- one proof ------------------------------------------------------------------ */
 
-/* dst <- src (n bytes) on up to 16 threads of at least 256 KiB each (a
- * slice well above the cost of starting the team): one thread's memcpy runs
- * well below the DMA rate, ~16 saturate a socket's DRAM. */
-static void host_copy(void *dst, const void *src, size_t n, unsigned threads) {
-#ifdef CUZK_HAVE_OPENMP
-    size_t nt = threads ? threads : (size_t)omp_get_max_threads();
-    if (nt > 16) nt = 16;
-    if (nt > n >> 18) nt = n >> 18;
-    if (nt > 1) {
-        const size_t slice = (n + nt - 1) / nt;
-        const int nti = (int)nt;
-#pragma omp parallel for num_threads(nti) schedule(static)
-        for (int i = 0; i < nti; i++) {
-            size_t lo = (size_t)i * slice, hi = lo + slice;
-            if (hi > n) hi = n;
-            if (lo < hi) memcpy((uint8_t *)dst + lo, (const uint8_t *)src + lo, hi - lo);
-        }
-        return;
-    }
-#else
-    (void)threads;
-#endif
-    memcpy(dst, src, n);
-}
-
 /*
  * Host -> device copy of a per-proof input (backend_gpu.h): one DMA from
  * page-locked memory; from pageable memory chunk i goes to staging buffer
@@ -392,7 +363,7 @@ static cuzk_status upload_input(gpu_key *k, void *dst, const void *src, size_t b
         const unsigned slot = (unsigned)(chunks & 1);
         const size_t n = bytes - off < k->stage_bytes ? bytes - off : k->stage_bytes;
         if ((st = cuzk__gpu_copy_queue_wait(k->cq, slot)) != CUZK_OK) return st;
-        host_copy(k->stage[slot], s + off, n, k->threads);
+        cuzk__memcpy_parallel(k->stage[slot], s + off, n, k->threads);
         if ((st = cuzk__gpu_copy_queue_upload(k->cq, slot, d + off, k->stage[slot], n)) !=
             CUZK_OK)
             return st;

@@ -27,7 +27,6 @@
  * i runs. Set i & 1 was last used by chunk i-2, which chunk i-1's iteration
  * already waited for.
  */
-#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +35,7 @@
 #include "check.cuh"
 #include "ec.cuh"
 #include "gpu_fixed_base.h"
+#include "mem.h"
 
 using namespace cuzk_gpu;
 
@@ -185,50 +185,6 @@ static size_t dev_bytes_per_point(const cuzk__gpu_fixed_base *h) {
     return sizeof(scalar_t) + h->aff_bytes + 3 * h->fe_bytes;
 }
 
-/* ---- parallel host copies: the pinned buffers are filled and emptied by a
- * few threads, one memcpy of a host thread is far below the PCIe rate ---- */
-
-typedef struct {
-    char *dst;
-    const char *src;
-    size_t n;
-} copy_part;
-
-static void *copy_part_run(void *arg) {
-    const copy_part *p = (const copy_part *)arg;
-    memcpy(p->dst, p->src, p->n);
-    return NULL;
-}
-
-/* Below this a single memcpy beats starting threads. */
-static constexpr size_t PAR_COPY_MIN = (size_t)4 << 20;
-
-static void par_copy(void *dst, const void *src, size_t n, unsigned nt) {
-    if (nt <= 1 || n < PAR_COPY_MIN) {
-        memcpy(dst, src, n);
-        return;
-    }
-    copy_part part[COPY_THREADS_MAX];
-    pthread_t th[COPY_THREADS_MAX];
-    bool started[COPY_THREADS_MAX];
-    const size_t per = (n / nt + 4095) & ~(size_t)4095;
-    for (unsigned i = 0; i < nt; i++) {
-        const size_t lo = (size_t)i * per < n ? (size_t)i * per : n;
-        const size_t hi = lo + per < n ? lo + per : n;
-        part[i].dst = (char *)dst + lo;
-        part[i].src = (const char *)src + lo;
-        part[i].n = hi - lo;
-    }
-    /* a thread that cannot be started leaves its part to this one */
-    for (unsigned i = 1; i < nt; i++) {
-        started[i] = pthread_create(&th[i], NULL, copy_part_run, &part[i]) == 0;
-        if (!started[i]) copy_part_run(&part[i]);
-    }
-    copy_part_run(&part[0]);
-    for (unsigned i = 1; i < nt; i++)
-        if (started[i]) (void)pthread_join(th[i], NULL);
-}
-
 /* ---- handle ---- */
 
 template <class F>
@@ -351,7 +307,7 @@ static cuzk_status launch_chunk(cuzk__gpu_fixed_base *h, int b, const uint64_t *
     char *dzz = dout + h->cap * h->aff_bytes;
     char *dzzz = dzz + h->cap * h->fe_bytes;
     char *dpre = dzzz + h->cap * h->fe_bytes;
-    par_copy(h->pin_k[b], k + 4 * lo, (size_t)m * sizeof(scalar_t), h->copy_threads);
+    cuzk__memcpy_parallel(h->pin_k[b], k + 4 * lo, (size_t)m * sizeof(scalar_t), h->copy_threads);
     CUZK__CUDA_TRY(cudaMemcpyAsync(dk, h->pin_k[b], (size_t)m * sizeof(scalar_t),
                                    cudaMemcpyHostToDevice, s));
     uint32_t nth = m < h->resident ? m : h->resident;
@@ -378,7 +334,7 @@ static cuzk_status finish_chunk(cuzk__gpu_fixed_base *h, int b, uint64_t *out, s
                                 uint32_t m) {
     CUZK__CUDA_TRY(cudaStreamSynchronize(h->stream[b]));
     const size_t words = h->aff_bytes / 8;
-    par_copy(out + words * lo, h->pin_o[b], (size_t)m * h->aff_bytes, h->copy_threads);
+    cuzk__memcpy_parallel(out + words * lo, h->pin_o[b], (size_t)m * h->aff_bytes, h->copy_threads);
     return CUZK_OK;
 }
 

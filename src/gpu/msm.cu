@@ -32,8 +32,8 @@
  *      XYZZ additions (12M + 2S), until one thread holds all of them. A bin
  *      is finished by exactly one thread at exactly one level, which writes
  *      it when its sum is finite (every bucket starts as infinity).
- *   6. bucket_reduce_kernel: per window, P segments of L buckets (L from 16
- *      up, about two threads per resident one); a thread
+ *   6. bucket_reduce_kernel: per window, P segments of L buckets (L = 16, or
+ *      for large windows as many as make two waves of resident threads); a thread
  *      takes the running sums over its segment (2 XYZZ additions per
  *      bucket): T = sum (b - lo + 1) B[b], R = sum B[b], and returns
  *      T + lo R (lo R by double-and-add), so that the window sum is the
@@ -509,11 +509,12 @@ static __global__ void __launch_bounds__(HEAVY_THREADS)
     const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= nwin * nseg) return;
     const uint32_t j = t / nseg, s = t % nseg, lo = s * seglen;
+    const uint32_t len = nb - lo < seglen ? nb - lo : seglen; /* lo < nb */
     const xyzz_pt<F> *bk = buckets + (size_t)j * nb + lo;
     xyzz_pt<F> run, tot, acc;
     xyzz_set_inf(run);
     xyzz_set_inf(tot);
-    for (uint32_t b = seglen; b-- > 0;) {
+    for (uint32_t b = len; b-- > 0;) {
         xyzz_add<F, M>(run, ld16(bk + b));
         xyzz_add<F, M>(tot, run);
     }
@@ -1064,12 +1065,18 @@ static cuzk_status plan_make(msm_plan &p, const cuzk__gpu_msm_bases *b, size_t n
     p.nbins = p.nwin * p.nb;
     p.resident = resident_threads(b);
     p.seglen = p.nb < REDUCE_SEGMENT ? p.nb : REDUCE_SEGMENT;
-    /* large windows: segments of up to 2^k buckets so that the reduction
-     * has about two threads per resident one (the double-and-add of lo
-     * costs ~c doublings per segment, the running sums 2 per bucket) */
-    while (p.seglen < p.nb && (uint64_t)p.nwin * (p.nb / p.seglen) > 2 * p.resident)
-        p.seglen *= 2;
     p.nseg = p.nb / p.seglen;
+    /* large windows: longer segments, as many as make two full waves of
+     * resident threads (the double-and-add of lo costs ~1.5c additions per
+     * segment, the running sums 2 per bucket). Powers of two here left the
+     * last wave part empty: 1.45 waves at c = 22 (doc/gpu-notes.md). The
+     * last segment of a window may be shorter. */
+    if ((uint64_t)p.nwin * p.nseg > 2 * p.resident) {
+        uint64_t nseg = 2 * p.resident / p.nwin;
+        if (nseg == 0) nseg = 1;
+        p.seglen = (uint32_t)((p.nb + nseg - 1) / nseg);
+        p.nseg = (p.nb + p.seglen - 1) / p.seglen;
+    }
     p.sort = v == 5 || v == 6;
     p.sort_bits = 32 - __builtin_clz(p.nbins); /* nbins >= 256 */
     p.sort_tmp = 0;

@@ -6,6 +6,10 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#ifdef CUZK_HAVE_OPENMP
+#include <omp.h>
+#endif
+
 #define HUGE_PAGE ((size_t)2 << 20)
 
 void *cuzk__alloc_large(size_t n) {
@@ -62,4 +66,26 @@ cuzk_status cuzk__aligned_view(const uint8_t **image, void **owned, const void *
         *image = *owned;
     }
     return CUZK_OK;
+}
+
+void cuzk__memcpy_parallel(void *dst, const void *src, size_t n, unsigned threads) {
+#ifdef CUZK_HAVE_OPENMP
+    size_t nt = threads ? threads : (size_t)omp_get_max_threads();
+    if (nt > 16) nt = 16;
+    if (nt > n >> 18) nt = n >> 18; /* 256 KiB each at least */
+    if (nt > 1) {
+        const size_t slice = ((n + nt - 1) / nt + 4095) & ~(size_t)4095;
+        const int nti = (int)nt;
+#pragma omp parallel for num_threads(nti) schedule(static)
+        for (int i = 0; i < nti; i++) {
+            const size_t lo = (size_t)i * slice < n ? (size_t)i * slice : n;
+            const size_t hi = lo + slice < n ? lo + slice : n;
+            if (lo < hi) memcpy((uint8_t *)dst + lo, (const uint8_t *)src + lo, hi - lo);
+        }
+        return;
+    }
+#else
+    (void)threads;
+#endif
+    memcpy(dst, src, n);
 }

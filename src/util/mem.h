@@ -17,6 +17,10 @@
 
 #include "error.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 void *cuzk__alloc_large(size_t n);
 
 /* The same as calloc(count, size) (zeroed; NULL on overflow or failure). */
@@ -25,6 +29,15 @@ void *cuzk__calloc_large(size_t count, size_t size);
 /* Zeroes n bytes of secret data (r, s, witness-derived values) in a way the
  * compiler may not remove as a dead store before free() or return. */
 void cuzk__wipe(void *p, size_t n);
+
+/*
+ * memcpy(dst, src, n) split over up to `threads` threads (0: OpenMP's
+ * default; at most 16, and at least 256 KiB each, since a few threads
+ * saturate host memory): one thread's memcpy is far below the PCIe rate that
+ * the GPU code's pinned staging buffers are filled for or emptied at. A plain
+ * memcpy without OpenMP. The regions must not overlap.
+ */
+void cuzk__memcpy_parallel(void *dst, const void *src, size_t n, unsigned threads);
 
 /* A malloc'd copy of the NUL-terminated string s (NULL when out of memory). */
 char *cuzk__strdup(const char *s);
@@ -38,5 +51,9 @@ char *cuzk__strdup(const char *s);
  */
 cuzk_status cuzk__aligned_view(const uint8_t **image, void **owned, const void *data, size_t size,
                                const char *name, cuzk_error *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* CUZK_MEM_H */

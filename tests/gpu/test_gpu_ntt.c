@@ -19,6 +19,7 @@
  * snarkjs H, 7 for bellman H; "floor" = (n/2) log2 n Fr multiplications per
  * NTT at the measured 50.3e9 Fr mul/s of doc/gpu-notes.md.
  *
+ * --bench-only: the --bench table alone.
  * --ab: afterwards, every variant side by side at 2^20, 2^24, 2^27 (fwd NR,
  * inv NN, coset fwd NN, H bellman; median of 10, 5 at 2^27) and the best
  * variant's time over variant 0's.
@@ -262,13 +263,18 @@ int main(int argc, char **argv) {
     cuzk_test_init(argc, argv);
     int need = cuzk_gpu_test_need_device();
     if (need != 0) return need;
-    RUN(test_errors);
-    RUN(test_small);
-    RUN(test_medium);
-    RUN(test_large);
+    int tests = 1; /* --bench-only: the tables without the comparisons (profiling runs) */
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--bench-only") == 0) tests = 0;
+    if (tests) {
+        RUN(test_errors);
+        RUN(test_small);
+        RUN(test_medium);
+        RUN(test_large);
+    }
     cuzk__gpu_ntt_variant = -1; /* --bench: the environment's variant (default 0) again */
     for (int i = 1; i < argc; i++)
-        if (strcmp(argv[i], "--bench") == 0)
+        if (strcmp(argv[i], "--bench") == 0 || strcmp(argv[i], "--bench-only") == 0)
             RUN(bench);
         else if (strcmp(argv[i], "--ab") == 0)
             RUN(bench_ab);

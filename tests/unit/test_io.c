@@ -33,6 +33,7 @@
 #include "r1cs.h"
 #include "wtns.h"
 #include "zkey.h"
+#include "mem.h"
 
 /* ---- a tiny writer ------------------------------------------------------- */
 
@@ -215,6 +216,34 @@ static void put_g2(cuzk_test_buf *b, const cuzk_g2_aff *p) {
 /* Expect status st and a message naming `name` (and `sub` when given). */
 
 /* ---- the container alone ------------------------------------------------ */
+
+/* cuzk__memcpy_parallel: every size class (below one thread's share, at the
+ * 256 KiB split, uneven slices, unaligned ends) and thread count gives the
+ * bytes of src and touches nothing past dst + n. */
+static void test_memcpy_parallel(void) {
+    static const size_t sizes[] = {0,           1,           4095,           (size_t)1 << 18,
+                                   (1 << 18) + 1, (1 << 20) + 3, (9 << 20) + 4097};
+    static const unsigned threads[] = {0, 1, 3, 16, 64};
+    const size_t max = (9 << 20) + 4097, guard = 64;
+    uint8_t *src = malloc(max + 1), *dst = malloc(max + 1 + guard);
+    CHECK(src && dst);
+    if (!src || !dst) goto out;
+    for (size_t i = 0; i < max + 1; i++) src[i] = (uint8_t)cuzk_test_rand64();
+    for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++)
+        for (size_t ti = 0; ti < sizeof threads / sizeof threads[0]; ti++) {
+            const size_t n = sizes[si];
+            memset(dst, 0xa5, max + 1 + guard);
+            /* an odd source offset: the slices need no alignment */
+            cuzk__memcpy_parallel(dst, src + 1, n, threads[ti]);
+            CHECK(n == 0 || memcmp(dst, src + 1, n) == 0);
+            bool untouched = true;
+            for (size_t i = n; i < n + guard; i++) untouched &= dst[i] == 0xa5;
+            CHECK(untouched);
+        }
+out:
+    free(src);
+    free(dst);
+}
 
 static void test_binfile(void) {
     const char *name = "mem/x.bin";
@@ -1476,6 +1505,7 @@ static void write_corpus(const char *dir) {
 int main(int argc, char **argv) {
     cuzk_test_init(argc, argv);
     make_tmpdir();
+    RUN(test_memcpy_parallel);
     RUN(test_binfile);
     RUN(test_zkey_roundtrip);
     RUN(test_zkey_unaligned);
