@@ -5,10 +5,14 @@
  *     snarkjs keys: the stages of cuzk_groth16_timings, min and median over
  *     R repetitions (default 3) after one warm-up proof.
  *   --circuit C (--params P | --setup-seed HEX) --witness W0 [W1 ...]
- *     [--partitions N] [--backend cpu|gpu|auto] [--threads T] [--reps R] [--json]
+ *     [--partitions N] [--backend cpu|gpu|auto] [--threads T] [--reps R] [--no-stage]
+ *     [--json]
  *     bellman parameters over our circuit files, through the backend
  *     interface: each repetition proves N partitions (default 1, witness
- *     i mod the number given), after one warm-up proof. Stage times use the
+ *     i mod the number given), after one warm-up proof. Each proof's witness
+ *     is announced (cuzk_backend_stage) before the previous proof starts, so
+ *     a GPU copies it beside that proof as a pipeline would (--no-stage: each
+ *     proof uploads its own). Stage times use the
  *     reference system's names (cuzk_groth16_stage_times), min and median
  *     over all N x R proofs; seconds per proof = wall time of a repetition
  *     / N (median over repetitions). Proofs are not verified (the prover's
@@ -52,7 +56,7 @@ static int bench_circuit(int argc, char **argv) {
     const char **wpaths = calloc((size_t)argc + 1, sizeof(char *));
     size_t n_w = 0;
     unsigned threads = 0;
-    int reps = 3, json = 0, parts = 1;
+    int reps = 3, json = 0, parts = 1, stage = 1;
     if (wpaths == NULL) return 2;
     for (int i = 0; i < argc; i++) {
         if (strcmp(argv[i], "--circuit") == 0 && i + 1 < argc)
@@ -73,10 +77,12 @@ static int bench_circuit(int argc, char **argv) {
             reps = atoi(argv[++i]);
         else if (strcmp(argv[i], "--json") == 0)
             json = 1;
+        else if (strcmp(argv[i], "--no-stage") == 0)
+            stage = 0;
         else {
             fprintf(stderr, "usage: cuzk bench prove --circuit C (--params P | --setup-seed HEX) "
                             "--witness W0 [W1 ...] [--partitions N] [--backend cpu|gpu|auto] "
-                            "[--threads T] [--reps R] [--json]\n");
+                            "[--threads T] [--reps R] [--no-stage] [--json]\n");
             free(wpaths);
             return 2;
         }
@@ -145,12 +151,21 @@ static int bench_circuit(int argc, char **argv) {
         goto fail;
     for (size_t i = 0; i < n_w; i++)
         if (cuzk_witness_open(&w[i], wpaths[i], &err) != CUZK_OK) goto fail;
-    for (int rep = -1; rep < reps; rep++) { /* rep -1: one warm-up proof */
+    /* proof j (0: the warm-up) proves witness ((j - 1) mod parts) mod n_w; with
+     * staging, proof j + 1's witness is announced before proof j starts, as a
+     * pipeline would, so its upload runs beside proof j */
+    const int n_proofs = 1 + reps * parts;
+#define WITNESS_OF(j) (&w[(size_t)((j) == 0 ? 0 : ((j) - 1) % parts) % n_w])
+    if (stage && cuzk_backend_stage(&be, key, WITNESS_OF(0), &err) != CUZK_OK) goto fail;
+    for (int rep = -1, j = 0; rep < reps; rep++) { /* rep -1: one warm-up proof */
         const double t0 = wall_ms();
-        for (int k = 0; k < (rep < 0 ? 1 : parts); k++) {
+        for (int k = 0; k < (rep < 0 ? 1 : parts); k++, j++) {
             uint64_t r[4], s[4];
             cuzk_groth16_proof proof;
-            if (cuzk_backend_prove_start(&be, &job, key, &w[(size_t)k % n_w], &err) != CUZK_OK ||
+            if (stage && j + 1 < n_proofs &&
+                cuzk_backend_stage(&be, key, WITNESS_OF(j + 1), &err) != CUZK_OK)
+                goto fail;
+            if (cuzk_backend_prove_start(&be, &job, key, WITNESS_OF(j), &err) != CUZK_OK ||
                 cuzk_groth16_random_scalar(r, &err) != CUZK_OK ||
                 cuzk_groth16_random_scalar(s, &err) != CUZK_OK ||
                 cuzk_backend_prove_finish(&be, &proof, job, r, s, &err) != CUZK_OK)
@@ -171,24 +186,27 @@ static int bench_circuit(int argc, char **argv) {
         }
         if (rep >= 0) per_proof[rep] = (wall_ms() - t0) / parts / 1e3;
     }
+#undef WITNESS_OF
     const double sec = median_of(per_proof, reps);
     if (json) {
         printf("{\"bench\": \"prove\", \"circuit\": \"%s\", \"params\": \"%s\", \"backend\": "
                "\"%s\", \"constraints\": %llu, \"n_vars\": %llu, \"domain_log\": %u, "
-               "\"threads\": %u, \"partitions\": %d, \"reps\": %d",
+               "\"threads\": %u, \"partitions\": %d, \"reps\": %d, \"staged\": %s",
                circuit_path, params_path ? params_path : "(development setup in memory)",
                be.ops->name, (unsigned long long)c.n_constraints,
-               (unsigned long long)cuzk_circuit_n_vars(&c), c.domain_log, threads, parts, reps);
+               (unsigned long long)cuzk_circuit_n_vars(&c), c.domain_log, threads, parts, reps,
+               stage ? "true" : "false");
         for (int q = 0; q < NSTAGES; q++)
             printf(", \"%s\": {\"min\": %.3f, \"median\": %.3f}", names[q],
                    cuzk_bench_min(v[q], n_done), median_of(v[q], n_done));
         printf(", \"seconds_per_proof\": %.4f}\n", sec);
     } else {
         printf("cuzk bench prove: %s (%llu constraints, %llu variables, domain 2^%u), backend "
-               "%s, %s threads, %d partition%s x %d reps + warm-up\n",
+               "%s, %s threads, %d partition%s x %d reps + warm-up, witnesses %s\n",
                circuit_path, (unsigned long long)c.n_constraints,
                (unsigned long long)cuzk_circuit_n_vars(&c), c.domain_log, be.ops->name,
-               threads ? "explicit" : "all", parts, parts == 1 ? "" : "s", reps);
+               threads ? "explicit" : "all", parts, parts == 1 ? "" : "s", reps,
+               stage ? "pre-staged one proof ahead" : "uploaded by each proof");
         printf("%-14s %12s %12s\n", "stage", "min ms", "median ms");
         for (int q = 0; q < NSTAGES; q++)
             printf("%-14s %12.3f %12.3f\n", names[q], cuzk_bench_min(v[q], n_done),

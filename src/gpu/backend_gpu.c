@@ -39,6 +39,9 @@ static cuzk_status gpu_fail(cuzk_error *err, cuzk_status st, const char *what) {
     return cuzk__fail(err, st, "GPU: %s: %s", what, cuzk_strerror(st));
 }
 
+/* Announcements a key keeps (cuzk_backend_stage); a fifth drops the oldest. */
+#define STAGE_QUEUE 4
+
 typedef struct {
     cuzk_backend_key base; /* first member: the pointer handed out */
     int device;
@@ -64,12 +67,35 @@ typedef struct {
     void *stage[2];
     size_t stage_bytes;
     uint64_t *bm_one, *bm_other; /* host bitmaps of max_query bits */
+    /* pre-staging (cuzk_backend_stage): a worker thread copies an announced
+     * witness into w_slot on its own stream, beside the proof the key is
+     * computing; the next prove_start of that witness swaps w_slot and
+     * w_plain instead of uploading. st_mu guards the st_ fields and the
+     * slot's state; w_slot and the copy resources are made at the end of a
+     * proof (the proof's own work areas come first). */
+    pthread_mutex_t st_mu;
+    pthread_cond_t st_cv;
+    pthread_t st_thread;
+    int st_thread_on, st_quit;
+    int st_wanted;                /* stage was called: make the slot after a proof */
+    int st_off;                   /* no room for the slot: staging does nothing */
+    const cuzk_witness *st_q[STAGE_QUEUE]; /* announced, not yet copied, oldest first */
+    unsigned st_nq;
+    const cuzk_witness *st_have;  /* in w_slot (being copied or done) */
+    const void *st_have_values;   /* its values when announced (a reopened witness differs) */
+    int st_state;                 /* SLOT_* */
+    void *w_slot;
+    cuzk__gpu_copy_queue *st_cq;  /* non-blocking stream: beside the kernels */
+    void *st_stage[2];
+    size_t st_stage_bytes;
     /* proof constants */
     cuzk_g1_aff alpha1, beta1, delta1;
     cuzk_g2_aff beta2, delta2;
 } gpu_key;
 
 typedef cuzk__backend_partial_job gpu_job;
+
+enum { SLOT_EMPTY, SLOT_COPYING, SLOT_READY, SLOT_FAILED };
 
 int cuzk__backend_gpu_devices(void) {
     int n = 0;
@@ -93,8 +119,11 @@ static cuzk_status gpu_open(cuzk_backend *be, cuzk_error *err) {
 
 static void gpu_close(cuzk_backend *be) { be->impl = NULL; }
 
+static void stage_stop(gpu_key *k);
+
 static void key_free(gpu_key *k) {
     if (k == NULL) return;
+    stage_stop(k); /* its copy may be writing w_slot */
     /* best effort: on failure the frees below still release what they can */
     cuzk_status st = cuzk__gpu_set_device(k->device);
     (void)st;
@@ -112,12 +141,18 @@ static void key_free(gpu_key *k) {
     cuzk__gpu_copy_queue_free(k->cq); /* first: it waits for copies reading the buffers */
     cuzk__gpu_host_free(k->stage[0]);
     cuzk__gpu_host_free(k->stage[1]);
+    cuzk__gpu_copy_queue_free(k->st_cq);
+    cuzk__gpu_host_free(k->st_stage[0]);
+    cuzk__gpu_host_free(k->st_stage[1]);
+    cuzk__gpu_free(k->w_slot);
     if (k->host_abc_pinned)
         cuzk__gpu_host_free(k->host_abc);
     else
         free(k->host_abc);
     free(k->bm_one);
     free(k->bm_other);
+    pthread_cond_destroy(&k->st_cv);
+    pthread_mutex_destroy(&k->st_mu);
     pthread_mutex_destroy(&k->lock);
     free(k);
 }
@@ -126,6 +161,17 @@ static gpu_key *key_new(cuzk_backend *be) {
     gpu_key *k = calloc(1, sizeof(*k));
     if (k == NULL) return NULL;
     if (pthread_mutex_init(&k->lock, NULL) != 0) {
+        free(k);
+        return NULL;
+    }
+    if (pthread_mutex_init(&k->st_mu, NULL) != 0) {
+        pthread_mutex_destroy(&k->lock);
+        free(k);
+        return NULL;
+    }
+    if (pthread_cond_init(&k->st_cv, NULL) != 0) {
+        pthread_mutex_destroy(&k->st_mu);
+        pthread_mutex_destroy(&k->lock);
         free(k);
         return NULL;
     }
@@ -345,6 +391,28 @@ fail:
  * failure, copies still queued stay ordered before any later device work and
  * are waited for before a buffer is refilled or freed.
  */
+/* Chunks of src through the two page-locked staging buffers stage[0..1] on
+ * queue cq (see upload_input); waits for the last copy. */
+static cuzk_status upload_chunked(cuzk__gpu_copy_queue *cq, void *const stage[2],
+                                  size_t stage_bytes, unsigned threads, void *dst,
+                                  const void *src, size_t bytes) {
+    const uint8_t *s = src;
+    uint8_t *d = dst;
+    uint64_t chunks = 0;
+    cuzk_status st = CUZK_OK;
+    for (size_t off = 0; off < bytes; chunks++) {
+        const unsigned slot = (unsigned)(chunks & 1);
+        const size_t n = bytes - off < stage_bytes ? bytes - off : stage_bytes;
+        if ((st = cuzk__gpu_copy_queue_wait(cq, slot)) != CUZK_OK) return st;
+        cuzk__memcpy_parallel(stage[slot], s + off, n, threads);
+        if ((st = cuzk__gpu_copy_queue_upload(cq, slot, d + off, stage[slot], n)) != CUZK_OK)
+            return st;
+        off += n;
+    }
+    count_uploads(&cuzk__gpu_backend_uploads.staged_chunks, chunks);
+    return cuzk__gpu_copy_queue_sync(cq);
+}
+
 static cuzk_status upload_input(gpu_key *k, void *dst, const void *src, size_t bytes) {
     if (bytes == 0) return CUZK_OK;
     if (cuzk__gpu_host_is_pinned(src)) {
@@ -355,22 +423,164 @@ static cuzk_status upload_input(gpu_key *k, void *dst, const void *src, size_t b
         count_uploads(&cuzk__gpu_backend_uploads.pageable, 1);
         return cuzk__gpu_upload(dst, src, bytes);
     }
-    const uint8_t *s = src;
-    uint8_t *d = dst;
-    uint64_t chunks = 0;
-    cuzk_status st = CUZK_OK;
-    for (size_t off = 0; off < bytes; chunks++) {
-        const unsigned slot = (unsigned)(chunks & 1);
-        const size_t n = bytes - off < k->stage_bytes ? bytes - off : k->stage_bytes;
-        if ((st = cuzk__gpu_copy_queue_wait(k->cq, slot)) != CUZK_OK) return st;
-        cuzk__memcpy_parallel(k->stage[slot], s + off, n, k->threads);
-        if ((st = cuzk__gpu_copy_queue_upload(k->cq, slot, d + off, k->stage[slot], n)) !=
-            CUZK_OK)
-            return st;
-        off += n;
+    return upload_chunked(k->cq, k->stage, k->stage_bytes, k->threads, dst, src, bytes);
+}
+
+/* ---- pre-staging (cuzk_backend_stage) --------------------------------------------- */
+
+/* Removes entry i of the announcement queue (st_mu held). */
+static void stage_unqueue(gpu_key *k, unsigned i) {
+    for (; i + 1 < k->st_nq; i++) k->st_q[i] = k->st_q[i + 1];
+    k->st_nq--;
+}
+
+/* The worker: copies the oldest announced witness whenever the slot is empty. */
+static void *stage_worker(void *arg) {
+    gpu_key *k = arg;
+    const cuzk_status dev = cuzk__gpu_set_device(k->device);
+    pthread_mutex_lock(&k->st_mu);
+    for (;;) {
+        while (!k->st_quit && (k->st_nq == 0 || k->st_state != SLOT_EMPTY))
+            pthread_cond_wait(&k->st_cv, &k->st_mu);
+        if (k->st_quit) break;
+        const cuzk_witness *w = k->st_q[0];
+        stage_unqueue(k, 0);
+        k->st_have = w;
+        k->st_have_values = w->values;
+        k->st_state = SLOT_COPYING;
+        pthread_mutex_unlock(&k->st_mu);
+        const size_t bytes = (size_t)k->n_vars * 32;
+        cuzk_status st = dev;
+        if (st == CUZK_OK && cuzk__gpu_host_is_pinned(w->values)) {
+            if ((st = cuzk__gpu_copy_queue_upload(k->st_cq, 0, k->w_slot, w->values, bytes)) ==
+                CUZK_OK)
+                st = cuzk__gpu_copy_queue_sync(k->st_cq);
+        } else if (st == CUZK_OK) {
+            st = upload_chunked(k->st_cq, k->st_stage, k->st_stage_bytes, k->threads, k->w_slot,
+                                w->values, bytes);
+        }
+        pthread_mutex_lock(&k->st_mu);
+        k->st_state = st == CUZK_OK ? SLOT_READY : SLOT_FAILED;
+        pthread_cond_broadcast(&k->st_cv);
     }
-    count_uploads(&cuzk__gpu_backend_uploads.staged_chunks, chunks);
-    return cuzk__gpu_copy_queue_sync(k->cq);
+    pthread_mutex_unlock(&k->st_mu);
+    return NULL;
+}
+
+static void stage_stop(gpu_key *k) {
+    pthread_mutex_lock(&k->st_mu);
+    k->st_quit = 1;
+    pthread_cond_broadcast(&k->st_cv);
+    pthread_mutex_unlock(&k->st_mu);
+    if (k->st_thread_on) (void)pthread_join(k->st_thread, NULL);
+    k->st_thread_on = 0;
+}
+
+/*
+ * After a proof, under the key's lock, once stage has been called: the slot
+ * (a second witness buffer), its staging buffers and stream, and the worker.
+ * Only with room to spare (twice the slot free after it, so the next
+ * proofs' MSM areas may still grow); otherwise staging stays off for the
+ * key and every proof uploads its witness itself.
+ */
+static void stage_setup(gpu_key *k) {
+    const size_t bytes = (size_t)k->n_vars * 32;
+    size_t free_b = 0, total_b = 0;
+    const size_t chunk = k->stage_bytes ? k->stage_bytes : ((size_t)8 << 20);
+    k->st_stage_bytes = chunk; /* before the worker starts: it may copy at once */
+    if (cuzk__gpu_mem_info(&free_b, &total_b) != CUZK_OK || free_b < 3 * bytes ||
+        (cuzk__gpu_backend_pin_fail & CUZK__GPU_PIN_FAIL_STAGE) != 0 ||
+        cuzk__gpu_alloc(&k->w_slot, bytes) != CUZK_OK ||
+        cuzk__gpu_copy_queue_create_beside(&k->st_cq, 2) != CUZK_OK ||
+        cuzk__gpu_host_alloc(&k->st_stage[0], chunk) != CUZK_OK ||
+        cuzk__gpu_host_alloc(&k->st_stage[1], chunk) != CUZK_OK ||
+        pthread_create(&k->st_thread, NULL, stage_worker, k) != 0) {
+        cuzk__gpu_copy_queue_free(k->st_cq);
+        cuzk__gpu_host_free(k->st_stage[0]);
+        cuzk__gpu_host_free(k->st_stage[1]);
+        cuzk__gpu_free(k->w_slot);
+        k->st_cq = NULL;
+        k->st_stage[0] = k->st_stage[1] = k->w_slot = NULL;
+        pthread_mutex_lock(&k->st_mu);
+        k->st_off = 1;
+        k->st_nq = 0;
+        pthread_mutex_unlock(&k->st_mu);
+        return;
+    }
+    pthread_mutex_lock(&k->st_mu);
+    k->st_thread_on = 1;
+    pthread_cond_broadcast(&k->st_cv);
+    pthread_mutex_unlock(&k->st_mu);
+}
+
+/*
+ * At the start of a proof of w (under the key's lock): 1 when the slot
+ * holds w, copied (w_slot and w_plain swapped: the slot is free for the
+ * next announcement); 0 when the proof must upload w itself. With the
+ * worker running, it first waits until the worker has put the oldest
+ * announcement into the slot, so that what a proof finds depends on the
+ * order of the calls, not on timing; a slot holding another witness is then
+ * emptied (the announcements were not followed; staging must not stall).
+ * Without the worker (before the first proof ends), an announcement of w
+ * is this proof's and is dropped.
+ */
+static int stage_take(gpu_key *k, const cuzk_witness *w) {
+    int hit = 0;
+    pthread_mutex_lock(&k->st_mu);
+    if (!k->st_thread_on) {
+        for (unsigned i = 0; i < k->st_nq; i++)
+            if (k->st_q[i] == w) {
+                stage_unqueue(k, i);
+                break;
+            }
+    }
+    while (k->st_state == SLOT_COPYING ||
+           (k->st_thread_on && k->st_state == SLOT_EMPTY && k->st_nq > 0))
+        pthread_cond_wait(&k->st_cv, &k->st_mu);
+    if (k->st_state == SLOT_READY && k->st_have == w && k->st_have_values == w->values) {
+        void *t = k->w_plain;
+        k->w_plain = k->w_slot;
+        k->w_slot = t;
+        hit = 1;
+    }
+    if (k->st_state != SLOT_EMPTY) {
+        k->st_state = SLOT_EMPTY;
+        k->st_have = NULL;
+        pthread_cond_broadcast(&k->st_cv);
+    }
+    pthread_mutex_unlock(&k->st_mu);
+    count_uploads(hit ? &cuzk__gpu_backend_uploads.staged_witness
+                      : &cuzk__gpu_backend_uploads.unstaged_witness,
+                  1);
+    return hit;
+}
+
+static cuzk_status gpu_stage(cuzk_backend *be, cuzk_backend_key *key, const cuzk_witness *w,
+                             cuzk_error *err) {
+    (void)be;
+    cuzk__error_clear(err);
+    gpu_key *k = (gpu_key *)key;
+    if (w != NULL && (w->values == NULL || cuzk_witness_n_vars(w) != k->n_vars ||
+                      (k->c != NULL &&
+                       (w->n_inputs != k->c->n_inputs || w->n_aux != k->c->n_aux))))
+        return cuzk__fail(err, CUZK_ERR_INVALID_ARG,
+                          "stage: %s has %llu variables, the key expects %llu",
+                          w->path ? w->path : "(witness)", (ull)cuzk_witness_n_vars(w),
+                          (ull)k->n_vars);
+    pthread_mutex_lock(&k->st_mu);
+    if (w == NULL) { /* withdraw: nothing announced is read after this returns */
+        k->st_nq = 0;
+        while (k->st_state == SLOT_COPYING) pthread_cond_wait(&k->st_cv, &k->st_mu);
+        k->st_state = SLOT_EMPTY;
+        k->st_have = NULL;
+    } else if (!k->st_off) {
+        k->st_wanted = 1;
+        if (k->st_nq == STAGE_QUEUE) stage_unqueue(k, 0);
+        k->st_q[k->st_nq++] = w;
+        pthread_cond_broadcast(&k->st_cv);
+    }
+    pthread_mutex_unlock(&k->st_mu);
+    return CUZK_OK;
 }
 
 /* The 0/1/other classification of n device scalars into the key's host
@@ -469,7 +679,8 @@ static cuzk_status stage_h_bellman(gpu_key *k, const cuzk_witness *w,
     void *a = abc, *b = abc + 32 * n, *cc = abc + 64 * n;
     cuzk_status st;
     double t0 = now_ms();
-    if ((st = upload_input(k, k->w_plain, w->values, k->n_vars * 32)) != CUZK_OK ||
+    if ((!stage_take(k, w) &&
+         (st = upload_input(k, k->w_plain, w->values, k->n_vars * 32)) != CUZK_OK) ||
         (st = cuzk__gpu_fr_to_mont(k->w_mont, k->w_plain, k->n_vars, NULL)) != CUZK_OK ||
         (st = cuzk__gpu_circuit_abc(k->gc, a, b, cc, k->w_mont, NULL)) != CUZK_OK ||
         (st = cuzk__gpu_sync()) != CUZK_OK)
@@ -505,7 +716,8 @@ static cuzk_status stage_h_zkey(gpu_key *k, const cuzk_witness *w, cuzk_groth16_
                                             (size_t)cuzk_witness_n_vars(w), k->host_abc, err);
     if (st != CUZK_OK) return st;
     if ((st = upload_input(k, abc, k->host_abc, 3 * n * 32)) != CUZK_OK ||
-        (st = upload_input(k, k->w_plain, w->values, k->n_vars * 32)) != CUZK_OK)
+        (!stage_take(k, w) &&
+         (st = upload_input(k, k->w_plain, w->values, k->n_vars * 32)) != CUZK_OK))
         return gpu_fail(err, st, "uploading a, b, c and the witness");
     t->spmv_ms = now_ms() - t0;
     t0 = now_ms();
@@ -596,6 +808,12 @@ static cuzk_status gpu_prove_start(cuzk_backend *be, cuzk_backend_job **out,
     const double t0 = now_ms();
     pthread_mutex_lock(&k->lock);
     cuzk_status st = prove_locked(k, j, w, err);
+    if (st == CUZK_OK && !k->st_thread_on && !k->st_off) {
+        pthread_mutex_lock(&k->st_mu);
+        const int wanted = k->st_wanted;
+        pthread_mutex_unlock(&k->st_mu);
+        if (wanted) stage_setup(k);
+    }
     pthread_mutex_unlock(&k->lock);
     j->base.t.total_ms = now_ms() - t0;
     j->part.t.total_ms = j->base.t.total_ms;
@@ -619,6 +837,7 @@ const cuzk_backend_ops cuzk_backend_gpu = {
     .prepare = gpu_prepare,
     .prepare_zkey = gpu_prepare_zkey,
     .prove_start = gpu_prove_start,
+    .stage = gpu_stage,
     .prove_finish = cuzk__backend_partial_finish,
     .release_job = cuzk__backend_partial_release,
     .release_key = gpu_release_key,

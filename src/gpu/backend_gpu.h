@@ -60,7 +60,8 @@ int cuzk__backend_gpu_devices(void);
  *                                  32 MiB; a key's inputs take at least 4 chunks)
  *   cuzk__gpu_backend_pin_fail     CUZK__GPU_PIN_FAIL_* bits: these page-locked
  *                                  allocations of prepare fail as if the host
- *                                  had none left (the fallback paths)
+ *                                  had none left (the fallback paths); the
+ *                                  STAGE bit also keeps pre-staging off
  * and the paths taken, counted by every proof (atomic additions).
  */
 #define CUZK__GPU_PIN_FAIL_STAGE 1u /* the staging buffers */
@@ -71,6 +72,8 @@ typedef struct {
     uint64_t staged_chunks; /* chunks sent through the staging buffers */
     uint64_t pinned;        /* uploads straight from page-locked memory */
     uint64_t pageable;      /* plain copies from pageable memory (no staging buffers) */
+    uint64_t staged_witness;   /* proofs whose witness was pre-staged (cuzk_backend_stage) */
+    uint64_t unstaged_witness; /* proofs that uploaded their witness themselves */
 } cuzk__gpu_backend_upload_counts;
 extern cuzk__gpu_backend_upload_counts cuzk__gpu_backend_uploads;
 

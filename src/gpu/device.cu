@@ -111,15 +111,17 @@ struct cuzk__gpu_copy_queue {
     cudaEvent_t *done; /* slots events, 0 until created */
 };
 
-static cuzk_status copy_queue_init(cuzk__gpu_copy_queue *q) {
-    /* default flags: a blocking stream, ordered with the legacy default stream */
-    CUZK__CUDA_TRY(cudaStreamCreate(&q->stream));
+static cuzk_status copy_queue_init(cuzk__gpu_copy_queue *q, bool beside) {
+    /* default flags: a blocking stream, ordered with the legacy default stream;
+     * non-blocking: copies run beside the kernels there */
+    CUZK__CUDA_TRY(cudaStreamCreateWithFlags(&q->stream, beside ? cudaStreamNonBlocking
+                                                                : cudaStreamDefault));
     for (unsigned i = 0; i < q->slots; i++)
         CUZK__CUDA_TRY(cudaEventCreateWithFlags(&q->done[i], cudaEventDisableTiming));
     return CUZK_OK;
 }
 
-extern "C" cuzk_status cuzk__gpu_copy_queue_create(cuzk__gpu_copy_queue **out, unsigned slots) {
+static cuzk_status copy_queue_create(cuzk__gpu_copy_queue **out, unsigned slots, bool beside) {
     if (!out || slots == 0) return CUZK_ERR_INVALID_ARG;
     *out = NULL;
     cuzk__gpu_copy_queue *q = (cuzk__gpu_copy_queue *)calloc(1, sizeof(*q));
@@ -130,13 +132,22 @@ extern "C" cuzk_status cuzk__gpu_copy_queue_create(cuzk__gpu_copy_queue **out, u
         return CUZK_ERR_NOMEM;
     }
     q->slots = slots;
-    cuzk_status st = copy_queue_init(q);
+    cuzk_status st = copy_queue_init(q, beside);
     if (st != CUZK_OK) {
         cuzk__gpu_copy_queue_free(q);
         return st;
     }
     *out = q;
     return CUZK_OK;
+}
+
+extern "C" cuzk_status cuzk__gpu_copy_queue_create(cuzk__gpu_copy_queue **out, unsigned slots) {
+    return copy_queue_create(out, slots, false);
+}
+
+extern "C" cuzk_status cuzk__gpu_copy_queue_create_beside(cuzk__gpu_copy_queue **out,
+                                                          unsigned slots) {
+    return copy_queue_create(out, slots, true);
 }
 
 extern "C" void cuzk__gpu_copy_queue_free(cuzk__gpu_copy_queue *q) {

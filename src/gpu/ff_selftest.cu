@@ -47,6 +47,13 @@ struct op_sqr {
     template <class E>
     __device__ static void apply(E &r, const E &a, const E &) { sqr(r, a); }
 };
+/* Two Fp squarings in one sqr_pair, an Fp2 element carrying the pair. */
+struct op_sqr_pair {
+    static constexpr bool binary = false;
+    __device__ static void apply(fp2_t &r, const fp2_t &a, const fp2_t &) {
+        sqr_pair(r.c0, a.c0, r.c1, a.c1);
+    }
+};
 struct op_add {
     static constexpr bool binary = true;
     template <class E>
@@ -237,6 +244,7 @@ CUZK__GPU_BINARY(cuzk__gpu_fp_sub, fp_t, op_sub)
 CUZK__GPU_UNARY(cuzk__gpu_fp_neg, fp_t, op_neg)
 CUZK__GPU_BINARY(cuzk__gpu_fp2_mul, fp2_t, op_mul)
 CUZK__GPU_UNARY(cuzk__gpu_fp2_sqr, fp2_t, op_sqr)
+CUZK__GPU_UNARY(cuzk__gpu_fp_sqr_pair, fp2_t, op_sqr_pair)
 
 extern "C" cuzk_status cuzk__gpu_bench_mul(cuzk__gpu_bench_result *res, cuzk__gpu_field field,
                                            size_t n, unsigned iters, unsigned reps) {

@@ -81,6 +81,12 @@ int cuzk__gpu_host_is_pinned(const void *p);
 typedef struct cuzk__gpu_copy_queue cuzk__gpu_copy_queue;
 CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_copy_queue_create(cuzk__gpu_copy_queue **out,
                                                                 unsigned slots);
+/* The same on a stream that does not wait for the legacy default stream
+ * (nor it for this one): copies into memory no running kernel touches,
+ * beside them (a witness staged for the next proof while this one computes);
+ * the caller orders what reads the destination (copy_queue_sync first). */
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_copy_queue_create_beside(cuzk__gpu_copy_queue **out,
+                                                                       unsigned slots);
 /* Waits for the queued copies, then frees (NULL is fine). */
 void cuzk__gpu_copy_queue_free(cuzk__gpu_copy_queue *q);
 /* Queues dst <- src (bytes; src page-locked) and marks slot (< slots) as
@@ -122,6 +128,10 @@ CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_fp_neg(uint64_t *out, const uint64
 CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_fp2_mul(uint64_t *out, const uint64_t *a,
                                                       const uint64_t *b, size_t n);
 CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_fp2_sqr(uint64_t *out, const uint64_t *a, size_t n);
+/* Two Fp squarings per element through the paired squaring (ff.cuh sqr_pair):
+ * a and out hold n pairs of Fp elements (12 words each); out[i] = (a0^2, a1^2). */
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_fp_sqr_pair(uint64_t *out, const uint64_t *a,
+                                                          size_t n);
 
 /*
  * Throughput of one field's multiplication: n pseudo-random elements

@@ -25,7 +25,8 @@
  * REFERENCE-SYSTEM.md §7):
  *   - prepare BORROWS the circuit and parameters (or the zkey): they stay
  *     open and unchanged until release_key.
- *   - prove_start borrows the witness for the call only.
+ *   - prove_start borrows the witness for the call only; stage borrows it
+ *     until the prove_start it announces has returned (or release_key).
  *   - A job OWNS everything prove_finish needs (MSM results, copies of the
  *     key points, its times; a GPU job also whatever is still in flight). Once
  *     prove_start has returned, the witness, the key, the circuit and the
@@ -93,6 +94,9 @@ struct cuzk_backend_ops {
                                 cuzk_error *err);
     cuzk_status (*prove_start)(cuzk_backend *be, cuzk_backend_job **out, cuzk_backend_key *key,
                                const cuzk_witness *w, cuzk_error *err);
+    /* Optional (NULL: nothing to do; see cuzk_backend_stage). */
+    cuzk_status (*stage)(cuzk_backend *be, cuzk_backend_key *key, const cuzk_witness *w,
+                         cuzk_error *err);
     cuzk_status (*prove_finish)(cuzk_backend *be, cuzk_groth16_proof *proof,
                                 cuzk_backend_job *job, const uint64_t r[4], const uint64_t s[4],
                                 cuzk_error *err);
@@ -166,6 +170,26 @@ static inline cuzk_status cuzk_backend_prove_start(cuzk_backend *be, cuzk_backen
                                                    cuzk_error *err) {
     *out = NULL;
     return be->ops->prove_start(be, out, key, w, err);
+}
+
+/*
+ * Announces a coming prove_start(key, w) so that the backend can move the
+ * witness ahead of it, beside the proof the key is computing now (the GPU
+ * backend copies it into a second device buffer on a copy stream: the
+ * pre-staging of DESIGN.md). Returns at once. Announcements are taken in
+ * order, one per prove_start, and should follow the order of the proofs
+ * (announce the next witness, then prove the current one); a proof whose
+ * witness is not the one staged uploads as usual, so staging only ever saves
+ * time. A key keeps 4 announcements (a fifth drops the oldest). w == NULL
+ * withdraws them all, waiting for a copy in progress. The caller keeps an
+ * announced w open and unchanged until its prove_start has returned, a
+ * withdrawal, or release_key. Checks that w fits the key
+ * (CUZK_ERR_INVALID_ARG otherwise).
+ */
+static inline cuzk_status cuzk_backend_stage(cuzk_backend *be, cuzk_backend_key *key,
+                                             const cuzk_witness *w, cuzk_error *err) {
+    if (be->ops->stage == NULL) return CUZK_OK;
+    return be->ops->stage(be, key, w, err);
 }
 
 static inline cuzk_status cuzk_backend_prove_finish(cuzk_backend *be, cuzk_groth16_proof *proof,

@@ -225,6 +225,96 @@ static void test_bellman_no_staging(void) {
     cuzk__gpu_backend_pin_fail = 0;
 }
 
+/*
+ * Pre-staging (cuzk_backend_stage): announced witnesses are copied beside
+ * the running proof and taken by the next proof of the same witness; every
+ * proof still equals the CPU's (same r, s) whatever was staged. Covers the
+ * first proof (nothing set up yet), a hit per announcement, the same witness
+ * announced twice (two hits), an unannounced witness while another sits in
+ * the slot (a miss that empties it), a withdrawal, a witness of the wrong
+ * size, and a key released while a copy may be running.
+ */
+static void test_bellman_prestaged(void) {
+    cuzk_error err;
+    cuzk_gen_params gp = {CUZK_GEN_POREP, 12, -1.0, cuzk_test_rand64(), 0};
+    cuzk_gen *g = NULL;
+    CHECK_EQ_INT(cuzk_gen_new(&g, &gp, &err), CUZK_OK);
+    const cuzk_circuit *c = cuzk_gen_circuit(g);
+    cuzk_setup_toxic tw;
+    toxic_fixed(&tw);
+    cuzk_params p;
+    CHECK_EQ_INT(cuzk_groth16_setup_dev(&p, c, &tw, 0, &err), CUZK_OK);
+    cuzk_backend cpu, gpu;
+    CHECK_EQ_INT(cuzk_backend_open(&cpu, &cuzk_backend_cpu, 0, -1, &err), CUZK_OK);
+    CHECK_EQ_INT(cuzk_backend_open(&gpu, &cuzk_backend_gpu, 0, 0, &err), CUZK_OK);
+    cuzk_backend_key *kc = NULL, *kg = NULL;
+    CHECK_EQ_INT(cuzk_backend_prepare(&cpu, &kc, c, &p, &err), CUZK_OK);
+    CHECK_EQ_INT(cuzk_backend_prepare(&gpu, &kg, c, &p, &err), CUZK_OK);
+    enum { NW = 4 };
+    cuzk_witness w[NW];
+    for (unsigned i = 0; i < NW; i++) CHECK_EQ_INT(cuzk_gen_witness(g, i, &w[i], &err), CUZK_OK);
+
+    /* (announce before, witness proved, expect a staged hit) */
+    static const struct {
+        int announce; /* index to announce before the proof, -1 none, -2 withdraw */
+        int announce2;
+        unsigned prove;
+        int hit;
+    } steps[] = {
+        {0, 1, 0, 0},   /* first proof: no worker yet, its own announcement dropped; the
+                           slot is made after it and w1 copied */
+        {2, -1, 1, 1},  /* w1 in the slot; w2 copied during this proof */
+        {3, -1, 2, 1},  /* w3 copied during this one */
+        {-1, -1, 0, 0}, /* w0 unannounced, w3 in the slot: a miss that empties it */
+        {3, 3, 3, 1},   /* w3 announced twice: the first copy now, the second during it */
+        {-1, -1, 3, 1}, /* ... and taken here */
+        {1, -2, 1, 0},  /* withdrawn: a plain upload */
+    };
+    for (size_t si = 0; si < sizeof steps / sizeof steps[0] && kg; si++) {
+        const int ann[2] = {steps[si].announce, steps[si].announce2};
+        for (int a = 0; a < 2; a++) {
+            if (ann[a] >= 0)
+                CHECK_EQ_INT(cuzk_backend_stage(&gpu, kg, &w[ann[a]], &err), CUZK_OK);
+            if (ann[a] == -2) CHECK_EQ_INT(cuzk_backend_stage(&gpu, kg, NULL, &err), CUZK_OK);
+        }
+        const unsigned i = steps[si].prove;
+        uint64_t r[4], s4[4];
+        rand_scalar(r);
+        rand_scalar(s4);
+        cuzk_groth16_proof pc, pg;
+        CHECK_EQ_INT(prove_with(&cpu, kc, &w[i], r, s4, &pc, NULL, &err), CUZK_OK);
+        const cuzk__gpu_backend_upload_counts before = cuzk__gpu_backend_uploads;
+        cuzk_status st = prove_with(&gpu, kg, &w[i], r, s4, &pg, NULL, &err);
+        if (st != CUZK_OK) printf("gpu prove: %s\n", err.msg);
+        CHECK_EQ_INT(st, CUZK_OK);
+        const cuzk__gpu_backend_upload_counts *now = &cuzk__gpu_backend_uploads;
+        const uint64_t hits = now->staged_witness - before.staged_witness;
+        if ((int)hits != steps[si].hit)
+            printf("  step %zu: %llu staged hits\n", si, (unsigned long long)hits);
+        CHECK_EQ_INT(hits, steps[si].hit);
+        CHECK_EQ_INT(now->unstaged_witness - before.unstaged_witness, !steps[si].hit);
+        uint8_t bc[CUZK_PROOF192_BYTES], bg[CUZK_PROOF192_BYTES];
+        cuzk_proof192_encode(bc, &pc);
+        cuzk_proof192_encode(bg, &pg);
+        CHECK_MEM(bg, bc, sizeof bc);
+    }
+    /* a witness of another shape is refused by name */
+    cuzk_witness bad = w[0];
+    bad.n_aux -= 1;
+    bad.path = "bad.wit";
+    CHECK_EQ_INT(cuzk_backend_stage(&gpu, kg, &bad, &err), CUZK_ERR_INVALID_ARG);
+    CHECK(strstr(err.msg, "bad.wit") != NULL);
+    /* released with a copy announced (maybe running): the worker stops first */
+    CHECK_EQ_INT(cuzk_backend_stage(&gpu, kg, &w[2], &err), CUZK_OK);
+    cuzk_backend_release_key(&gpu, kg);
+    for (unsigned i = 0; i < NW; i++) cuzk_witness_close(&w[i]);
+    cuzk_backend_release_key(&cpu, kc);
+    cuzk_backend_close(&gpu);
+    cuzk_backend_close(&cpu);
+    cuzk_params_close(&p);
+    cuzk_gen_free(g);
+}
+
 /* The sample snarkjs key: a, b, c and the witness uploaded per proof.
  * Knobs as set by the caller; expected per proof: pinned and pageable
  * uploads, staged chunks (staged_any: at least one; staged: exactly). */
@@ -302,5 +392,6 @@ int main(int argc, char **argv) {
     RUN(test_bellman_small_chunks);
     RUN(test_bellman_pinned_witness);
     RUN(test_bellman_no_staging);
+    RUN(test_bellman_prestaged);
     return cuzk_test_finish();
 }

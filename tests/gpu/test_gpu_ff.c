@@ -3,11 +3,17 @@
  *
  * For Fr, Fp and Fp2 and every exported elementwise operation: fresh seeded
  * random inputs of sizes 1, 1000 and 2^20, with the first elements replaced
- * by all pairs of edge values (0, 1, 2, limb boundaries, m-1, m-2, R mod m,
- * -R mod m, (m-1)/2, (m+1)/2, ...). The buffers are the host's own cuzk_fr /
+ * by all pairs of edge values (0, 1, 2, limb boundaries, 2^(32k)-1, all
+ * 32-bit limbs 0xffffffff but the top one, m-1, m-2, R mod m, -R mod m,
+ * (m-1)/2, (m+1)/2, ...). The buffers are the host's own cuzk_fr /
  * cuzk_fp / cuzk_fp2 arrays, handed to the device unconverted, so this also
- * checks that the layouts agree. Exits 77 (skipped) without a CUDA device,
- * unless CUZK_GPU_REQUIRED=1.
+ * checks that the layouts agree. "Fp pair" runs the paired squaring
+ * (ff.cuh sqr_pair) on two Fp elements at once.
+ *
+ * The dedicated squaring (ff.cuh sqr) also against the device's own
+ * multiplication a*a, on 2^20 inputs whose 32-bit limbs are drawn mostly from
+ * carry-heavy values (0, 1, 0xffffffff, 0xfffffffe, the modulus's limb).
+ * Exits 77 (skipped) without a CUDA device, unless CUZK_GPU_REQUIRED=1.
  *
  * --bench: afterwards, times Fr, Fp and Fp2 multiplication over 2^24
  * elements and prints a table (elements x iterations per second).
@@ -21,7 +27,8 @@
 #include "harness.h"
 
 #define MAX_WORDS 12 /* Fp2: 2 x 6 */
-#define MAX_EDGES 64
+#define MAX_COORDS 32 /* edge values of one prime field */
+#define MAX_EDGES 128
 
 typedef cuzk_status (*gpu_binary_fn)(uint64_t *, const uint64_t *, const uint64_t *, size_t);
 typedef cuzk_status (*gpu_unary_fn)(uint64_t *, const uint64_t *, size_t);
@@ -68,6 +75,13 @@ CPU1(cpu_fp_neg, cuzk_fp, cuzk_fp_neg)
 CPU2(cpu_fp2_mul, cuzk_fp2, cuzk_fp2_mul)
 CPU1(cpu_fp2_sqr, cuzk_fp2, cuzk_fp2_sqr)
 
+/* two Fp squarings side by side, the reference for the device's sqr_pair */
+static void cpu_fp_sqr_pair(uint64_t *r, const uint64_t *a, const uint64_t *b) {
+    (void)b;
+    cuzk_fp_sqr((cuzk_fp *)r, (const cuzk_fp *)a);
+    cuzk_fp_sqr((cuzk_fp *)r + 1, (const cuzk_fp *)a + 1);
+}
+
 static const op_desc fr_ops[] = {
     {"mul", cuzk__gpu_fr_mul, NULL, cpu_fr_mul}, {"sqr", NULL, cuzk__gpu_fr_sqr, cpu_fr_sqr},
     {"add", cuzk__gpu_fr_add, NULL, cpu_fr_add}, {"sub", cuzk__gpu_fr_sub, NULL, cpu_fr_sub},
@@ -82,11 +96,16 @@ static const op_desc fp2_ops[] = {
     {"mul", cuzk__gpu_fp2_mul, NULL, cpu_fp2_mul},
     {"sqr", NULL, cuzk__gpu_fp2_sqr, cpu_fp2_sqr},
 };
+static const op_desc fp_pair_ops[] = {
+    {"sqr_pair", NULL, cuzk__gpu_fp_sqr_pair, cpu_fp_sqr_pair},
+};
 
 static const field_desc fields[] = {
     {"Fr", 4, cuzk__fr_r, 4, cuzk__fr_one.l, fr_ops, sizeof fr_ops / sizeof fr_ops[0]},
     {"Fp", 6, cuzk__fp_p, 6, cuzk__fp_one.l, fp_ops, sizeof fp_ops / sizeof fp_ops[0]},
     {"Fp2", 12, cuzk__fp_p, 6, cuzk__fp_one.l, fp2_ops, sizeof fp2_ops / sizeof fp2_ops[0]},
+    {"Fp pair", 12, cuzk__fp_p, 6, cuzk__fp_one.l, fp_pair_ops,
+     sizeof fp_pair_ops / sizeof fp_pair_ops[0]},
 };
 
 /* ---- inputs ------------------------------------------------------------- */
@@ -110,7 +129,7 @@ static void sub_small(uint64_t *r, const uint64_t *a, uint64_t v, size_t n) {
  * representatives: every reduced value is a valid element). */
 static size_t edge_coords(uint64_t out[][6], const uint64_t *m, const uint64_t *one, size_t n) {
     size_t k = 0;
-    for (size_t i = 0; i < 20; i++) memset(out[i], 0, sizeof out[i]);
+    for (size_t i = 0; i < MAX_COORDS; i++) memset(out[i], 0, sizeof out[i]);
     k++;                        /* 0 */
     out[k++][0] = 1;            /* 1 (= R^-1 as a value) */
     out[k++][0] = 2;
@@ -134,12 +153,25 @@ static size_t edge_coords(uint64_t out[][6], const uint64_t *m, const uint64_t *
     k++;
     out[k][n - 1] = m[n - 1], k++; /* m's top limb, zeros below (< m) */
     out[k][n - 1] = m[n - 1] >> 1, out[k][0] = 0xffffffff00000000ULL, k++;
+    /* 2^(32j) - 1 for the j = 3..2n-1 not above, all below m since its top
+     * 32-bit limb is nonzero */
+    for (size_t j = 3; j < 2 * n; j++) {
+        if (j == 2 * (n - 1)) continue; /* 2^(64(n-1)) - 1, above */
+        for (size_t i = 0; i < j / 2; i++) out[k][i] = ~0ULL;
+        if (j % 2) out[k][j / 2] = 0xffffffffULL;
+        k++;
+    }
+    /* every 32-bit limb 0xffffffff but the top one, which is m's minus 1 or
+     * halved: the largest carries in every product row below the top */
+    for (size_t i = 0; i + 1 < n; i++) out[k][i] = out[k + 1][i] = ~0ULL;
+    out[k][n - 1] = (((m[n - 1] >> 32) - 1) << 32) | 0xffffffffULL, k++;
+    out[k][n - 1] = ((m[n - 1] >> 33) << 32) | 0xffffffffULL, k++;
     return k;
 }
 
 /* Edge elements of the field (Fp2: combinations of coordinates). */
 static size_t edge_elements(uint64_t out[][MAX_WORDS], const field_desc *f) {
-    uint64_t c[20][6];
+    uint64_t c[MAX_COORDS][6];
     size_t k = edge_coords(c, f->mod, f->one, f->mod_words), e = 0;
     memset(out, 0, sizeof(uint64_t) * MAX_WORDS * MAX_EDGES);
     if (f->words == f->mod_words) {
@@ -224,6 +256,87 @@ static void check_field(const field_desc *f) {
 static void test_fr(void) { check_field(&fields[0]); }
 static void test_fp(void) { check_field(&fields[1]); }
 static void test_fp2(void) { check_field(&fields[2]); }
+static void test_fp_sqr_pair(void) { check_field(&fields[3]); }
+
+/* ---- the dedicated squaring against the device's multiplication ---------- */
+
+/* Below m (by rejection), each 32-bit limb drawn with probability 3/4 from
+ * values that make the longest carry runs (0, 1, 0xffffffff, 0xfffffffe, m's
+ * own limb and one less), else random: uniform inputs almost never hit them. */
+static void rand_carry_heavy(uint64_t *r, const uint64_t *m, size_t n) {
+    uint64_t top = m[n - 1], mask = top;
+    for (int s = 1; s < 64; s <<= 1) mask |= mask >> s;
+    do {
+        for (size_t i = 0; i < 2 * n; i++) {
+            const uint64_t x = cuzk_test_rand64();
+            const uint32_t m32 = (uint32_t)(m[i / 2] >> (32 * (i % 2)));
+            const uint32_t pick[8] = {0, 1, 0xffffffffu, 0xfffffffeu, m32, m32 - 1,
+                                      (uint32_t)(x >> 32), (uint32_t)(x >> 32)};
+            const uint64_t v = pick[x & 7];
+            r[i / 2] = (i % 2) ? (r[i / 2] & 0xffffffffULL) | (v << 32) : v;
+        }
+        r[n - 1] &= mask;
+    } while (!cuzk__lt_n(r, m, n));
+}
+
+/* GPU sqr(a) == GPU mul(a, a) == CPU sqr(a) for 2^20 elements: the edge
+ * values, then carry-heavy and uniform ones alternating. */
+static void check_sqr_vs_mul(const field_desc *f, gpu_binary_fn gpu_mul, gpu_unary_fn gpu_sqr,
+                             cpu_fn cpu_sqr) {
+    const size_t n = (size_t)1 << 20, w = f->words;
+    uint64_t *a = malloc(n * w * 8), *by_mul = malloc(n * w * 8), *by_sqr = malloc(n * w * 8);
+    uint64_t *want = malloc(n * w * 8);
+    CHECK(a && by_mul && by_sqr && want);
+    if (!(a && by_mul && by_sqr && want)) goto out;
+    for (size_t i = 0; i < n; i++) {
+        if (i % 2)
+            rand_coord(a + i * w, f->mod, w);
+        else
+            rand_carry_heavy(a + i * w, f->mod, w);
+    }
+    {
+        static uint64_t edges[MAX_EDGES][MAX_WORDS];
+        size_t ne = edge_elements(edges, f);
+        for (size_t i = 0; i < ne; i++) memcpy(a + i * w, edges[i], w * 8);
+    }
+    /* different poison in the two outputs: a kernel that writes nothing
+     * cannot make them agree */
+    memset(by_mul, 0x5a, n * w * 8);
+    memset(by_sqr, 0xa5, n * w * 8);
+    cuzk_status st = gpu_mul(by_mul, a, a, n);
+    CHECK(st == CUZK_OK);
+    cuzk_status st2 = gpu_sqr(by_sqr, a, n);
+    CHECK(st2 == CUZK_OK);
+    if (st != CUZK_OK || st2 != CUZK_OK) {
+        fprintf(stderr, "  %s: %s\n", f->name, cuzk__gpu_last_error());
+        goto out;
+    }
+    for (size_t i = 0; i < n; i++) cpu_sqr(want + i * w, a + i * w, NULL);
+    size_t bad = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (memcmp(by_sqr + i * w, by_mul + i * w, w * 8) == 0 &&
+            memcmp(by_sqr + i * w, want + i * w, w * 8) == 0)
+            continue;
+        if (bad++ < 3) {
+            fprintf(stderr, "  %s sqr vs mul: element %zu differs\n", f->name, i);
+            print_elem("a       ", a + i * w, w);
+            print_elem("gpu sqr ", by_sqr + i * w, w);
+            print_elem("gpu a*a ", by_mul + i * w, w);
+            print_elem("cpu sqr ", want + i * w, w);
+        }
+    }
+    if (bad) fprintf(stderr, "  %s sqr vs mul: %zu of %zu differ\n", f->name, bad, n);
+    CHECK(bad == 0);
+out:
+    free(a), free(by_mul), free(by_sqr), free(want);
+}
+
+static void test_fr_sqr_vs_mul(void) {
+    check_sqr_vs_mul(&fields[0], cuzk__gpu_fr_mul, cuzk__gpu_fr_sqr, cpu_fr_sqr);
+}
+static void test_fp_sqr_vs_mul(void) {
+    check_sqr_vs_mul(&fields[1], cuzk__gpu_fp_mul, cuzk__gpu_fp_sqr, cpu_fp_sqr);
+}
 
 /* Bad arguments are refused, a failing CUDA call is reported (not fatal) and
  * leaves the device usable. */
@@ -293,6 +406,9 @@ int main(int argc, char **argv) {
     RUN(test_fr);
     RUN(test_fp);
     RUN(test_fp2);
+    RUN(test_fp_sqr_pair);
+    RUN(test_fr_sqr_vs_mul);
+    RUN(test_fp_sqr_vs_mul);
     RUN(test_errors);
     for (int i = 1; i < argc; i++)
         if (strcmp(argv[i], "--bench") == 0) RUN(bench);

@@ -43,7 +43,7 @@ static int usage(FILE *f) {
             "  bench msm [--log N]... [--g1] [--g2] [--threads T] [--reps R] [--no-batch-add]\n"
             "                    ms per CPU MSM (G1 2^10..2^18, G2 2^10..2^14; 1 and all threads)\n"
             "  bench prove --zkey K --wtns W [--threads T] [--reps R] [--json]\n"
-            "  bench prove --circuit C --params P --witness W.. [--partitions N] [--reps R]\n"
+            "  bench prove --circuit C --params P --witness W.. [--partitions N] [--reps R] [--no-stage]\n"
             "                    per-stage times of whole proofs\n");
     return f == stderr ? 2 : 0;
 }

@@ -139,12 +139,12 @@ int cuzk__cmd_prove(int argc, char **argv) {
     cuzk__error_clear(&err);
     cuzk_circuit c;
     cuzk_params p;
-    cuzk_witness w;
+    cuzk_witness ws[2]; /* partition i's witness in ws[i % 2]: the next one opens beside it */
     cuzk_groth16_vk vk;
     cuzk_backend be;
     memset(&c, 0, sizeof(c));
     memset(&p, 0, sizeof(p));
-    memset(&w, 0, sizeof(w));
+    memset(ws, 0, sizeof(ws));
     memset(&vk, 0, sizeof(vk));
     memset(&be, 0, sizeof(be));
     cuzk_backend_key *key = NULL;
@@ -179,9 +179,15 @@ int cuzk__cmd_prove(int argc, char **argv) {
                 circuit_path, (unsigned long long)c.n_constraints,
                 (unsigned long long)c.n_inputs, (unsigned long long)c.n_aux, c.domain_log,
                 open_ms, ops->name, prepare_ms);
+    if (cuzk_witness_open(&ws[0], wpaths[0], &err) != CUZK_OK) goto out;
     for (size_t i = 0; i < n_w; i++) {
-        if (cuzk_witness_open(&w, wpaths[i], &err) != CUZK_OK) goto out;
-        if (cuzk_backend_prove_start(&be, &job, key, &w, &err) != CUZK_OK) {
+        cuzk_witness *w = &ws[i % 2], *next = &ws[(i + 1) % 2];
+        /* the next partition's witness is announced before this proof starts,
+         * so that a GPU copies it while this one computes */
+        if (i + 1 < n_w && (cuzk_witness_open(next, wpaths[i + 1], &err) != CUZK_OK ||
+                            cuzk_backend_stage(&be, key, next, &err) != CUZK_OK))
+            goto out;
+        if (cuzk_backend_prove_start(&be, &job, key, w, &err) != CUZK_OK) {
             if (n_w > 1) {
                 cuzk_error e2 = err;
                 cuzk__fail(&err, e2.status, "partition %zu: %s; no proof written", i,
@@ -189,8 +195,8 @@ int cuzk__cmd_prove(int argc, char **argv) {
             }
             goto out;
         }
-        for (size_t k = 0; k < n_pub; k++) memcpy(pub[k], w.values + 4 * (k + 1), 32);
-        cuzk_witness_close(&w);
+        for (size_t k = 0; k < n_pub; k++) memcpy(pub[k], w->values + 4 * (k + 1), 32);
+        cuzk_witness_close(w);
         uint64_t r[4], s[4];
         cuzk_groth16_proof proof;
         if (cuzk_groth16_random_scalar(r, &err) != CUZK_OK ||
@@ -237,11 +243,12 @@ int cuzk__cmd_prove(int argc, char **argv) {
                 n_w == 1 ? "" : "s", n_w * CUZK_PROOF192_BYTES, out_path);
     rc = 0;
 out:
-    cuzk_witness_close(&w);
-    if (be.ops != NULL) {
+    if (be.ops != NULL) { /* the key first: it stops copying an announced witness */
         cuzk_backend_release_job(&be, job);
         cuzk_backend_release_key(&be, key);
     }
+    cuzk_witness_close(&ws[0]);
+    cuzk_witness_close(&ws[1]);
     cuzk_backend_close(&be);
     cuzk_groth16_vk_free(&vk);
     cuzk_params_close(&p);
