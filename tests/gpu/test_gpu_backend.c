@@ -106,30 +106,55 @@ static cuzk_status prove_with(cuzk_backend *be, cuzk_backend_key *key, const cuz
     return st;
 }
 
+/* A generated circuit with development parameters and a key of it on each
+ * backend (the GPU's made with the caller's staging knobs). */
+typedef struct {
+    cuzk_gen *g;
+    const cuzk_circuit *c;
+    cuzk_params p;
+    cuzk_backend cpu, gpu;
+    cuzk_backend_key *kc, *kg; /* kg NULL when the GPU's prepare failed (checked) */
+} keys_fixture;
+
+static void keys_open(keys_fixture *f, cuzk_gen_profile profile, unsigned log_k) {
+    cuzk_error err;
+    memset(f, 0, sizeof(*f));
+    cuzk_gen_params gp = {profile, log_k, -1.0, cuzk_test_rand64(), 0};
+    CHECK_EQ_INT(cuzk_gen_new(&f->g, &gp, &err), CUZK_OK);
+    f->c = cuzk_gen_circuit(f->g);
+    cuzk_setup_toxic tw;
+    toxic_fixed(&tw);
+    CHECK_EQ_INT(cuzk_groth16_setup_dev(&f->p, f->c, &tw, 0, &err), CUZK_OK);
+    CHECK_EQ_INT(cuzk_backend_open(&f->cpu, &cuzk_backend_cpu, 0, -1, &err), CUZK_OK);
+    CHECK_EQ_INT(cuzk_backend_open(&f->gpu, &cuzk_backend_gpu, 0, 0, &err), CUZK_OK);
+    CHECK_EQ_INT(cuzk_backend_prepare(&f->cpu, &f->kc, f->c, &f->p, &err), CUZK_OK);
+    cuzk_status st = cuzk_backend_prepare(&f->gpu, &f->kg, f->c, &f->p, &err);
+    if (st != CUZK_OK) printf("prepare: %s\n", err.msg);
+    CHECK_EQ_INT(st, CUZK_OK);
+}
+
+static void keys_close(keys_fixture *f) {
+    if (f->kg) cuzk_backend_release_key(&f->gpu, f->kg);
+    if (f->kc) cuzk_backend_release_key(&f->cpu, f->kc);
+    cuzk_backend_close(&f->gpu);
+    cuzk_backend_close(&f->cpu);
+    cuzk_params_close(&f->p);
+    cuzk_gen_free(f->g);
+}
+
 /* cuzk__gpu_backend_stage_bytes / pin_fail are set by the caller for the
  * GPU key's prepare; path is where its witness uploads should go. */
 static void bellman_case(cuzk_gen_profile profile, unsigned log_k, unsigned partitions,
                          upload_path path) {
     cuzk_error err;
-    cuzk_gen_params gp = {profile, log_k, -1.0, cuzk_test_rand64(), 0};
-    cuzk_gen *g = NULL;
-    CHECK_EQ_INT(cuzk_gen_new(&g, &gp, &err), CUZK_OK);
-    const cuzk_circuit *c = cuzk_gen_circuit(g);
-    cuzk_setup_toxic tw;
-    toxic_fixed(&tw);
-    cuzk_params p;
-    CHECK_EQ_INT(cuzk_groth16_setup_dev(&p, c, &tw, 0, &err), CUZK_OK);
+    keys_fixture f;
+    keys_open(&f, profile, log_k);
+    cuzk_gen *g = f.g;
+    cuzk_backend_key *kc = f.kc, *kg = f.kg;
+    cuzk_backend *cpu = &f.cpu, *gpu = &f.gpu;
     cuzk_groth16_vk vk;
-    CHECK_EQ_INT(cuzk_groth16_vk_from_params(&vk, &p.vk, &err), CUZK_OK);
-
-    cuzk_backend cpu, gpu;
-    CHECK_EQ_INT(cuzk_backend_open(&cpu, &cuzk_backend_cpu, 0, -1, &err), CUZK_OK);
-    CHECK_EQ_INT(cuzk_backend_open(&gpu, &cuzk_backend_gpu, 0, 0, &err), CUZK_OK);
-    cuzk_backend_key *kc = NULL, *kg = NULL;
-    CHECK_EQ_INT(cuzk_backend_prepare(&cpu, &kc, c, &p, &err), CUZK_OK);
-    cuzk_status st = cuzk_backend_prepare(&gpu, &kg, c, &p, &err);
-    if (st != CUZK_OK) printf("prepare: %s\n", err.msg);
-    CHECK_EQ_INT(st, CUZK_OK);
+    CHECK_EQ_INT(cuzk_groth16_vk_from_params(&vk, &f.p.vk, &err), CUZK_OK);
+    cuzk_status st;
 
     for (unsigned part = 0; part < partitions && kg; part++) {
         cuzk_witness w;
@@ -145,9 +170,9 @@ static void bellman_case(cuzk_gen_profile profile, unsigned log_k, unsigned part
         rand_scalar(s);
         cuzk_groth16_proof pc, pg;
         cuzk_groth16_stage_times tc, tg;
-        CHECK_EQ_INT(prove_with(&cpu, kc, &w, r, s, &pc, &tc, &err), CUZK_OK);
+        CHECK_EQ_INT(prove_with(cpu, kc, &w, r, s, &pc, &tc, &err), CUZK_OK);
         const cuzk__gpu_backend_upload_counts before = cuzk__gpu_backend_uploads;
-        st = prove_with(&gpu, kg, &w, r, s, &pg, &tg, &err);
+        st = prove_with(gpu, kg, &w, r, s, &pg, &tg, &err);
         if (st != CUZK_OK) printf("gpu prove: %s\n", err.msg);
         CHECK_EQ_INT(st, CUZK_OK);
         const uint64_t wbytes = cuzk_witness_n_vars(&w) * 32;
@@ -175,9 +200,9 @@ static void bellman_case(cuzk_gen_profile profile, unsigned log_k, unsigned part
             v[4 * idx] ^= 1; /* stays < r: flips the lowest bit */
             cuzk_backend_job *job = NULL;
             cuzk_error e1, e2;
-            CHECK_EQ_INT(cuzk_backend_prove_start(&cpu, &job, kc, &w, &e1),
+            CHECK_EQ_INT(cuzk_backend_prove_start(cpu, &job, kc, &w, &e1),
                          CUZK_ERR_WITNESS_UNSATISFIED);
-            CHECK_EQ_INT(cuzk_backend_prove_start(&gpu, &job, kg, &w, &e2),
+            CHECK_EQ_INT(cuzk_backend_prove_start(gpu, &job, kg, &w, &e2),
                          CUZK_ERR_WITNESS_UNSATISFIED);
             const char *n1 = strstr(e1.msg, "constraint"), *n2 = strstr(e2.msg, "constraint");
             CHECK(n1 && n2 && strcmp(n1, n2) == 0);
@@ -185,13 +210,8 @@ static void bellman_case(cuzk_gen_profile profile, unsigned log_k, unsigned part
         cuzk_witness_close(&w);
         cuzk__gpu_host_free(pinned);
     }
-    cuzk_backend_release_key(&gpu, kg);
-    cuzk_backend_release_key(&cpu, kc);
-    cuzk_backend_close(&gpu);
-    cuzk_backend_close(&cpu);
     cuzk_groth16_vk_free(&vk);
-    cuzk_params_close(&p);
-    cuzk_gen_free(g);
+    keys_close(&f);
 }
 
 static void test_bellman_small(void) {
@@ -236,20 +256,11 @@ static void test_bellman_no_staging(void) {
  */
 static void test_bellman_prestaged(void) {
     cuzk_error err;
-    cuzk_gen_params gp = {CUZK_GEN_POREP, 12, -1.0, cuzk_test_rand64(), 0};
-    cuzk_gen *g = NULL;
-    CHECK_EQ_INT(cuzk_gen_new(&g, &gp, &err), CUZK_OK);
-    const cuzk_circuit *c = cuzk_gen_circuit(g);
-    cuzk_setup_toxic tw;
-    toxic_fixed(&tw);
-    cuzk_params p;
-    CHECK_EQ_INT(cuzk_groth16_setup_dev(&p, c, &tw, 0, &err), CUZK_OK);
-    cuzk_backend cpu, gpu;
-    CHECK_EQ_INT(cuzk_backend_open(&cpu, &cuzk_backend_cpu, 0, -1, &err), CUZK_OK);
-    CHECK_EQ_INT(cuzk_backend_open(&gpu, &cuzk_backend_gpu, 0, 0, &err), CUZK_OK);
-    cuzk_backend_key *kc = NULL, *kg = NULL;
-    CHECK_EQ_INT(cuzk_backend_prepare(&cpu, &kc, c, &p, &err), CUZK_OK);
-    CHECK_EQ_INT(cuzk_backend_prepare(&gpu, &kg, c, &p, &err), CUZK_OK);
+    keys_fixture f;
+    keys_open(&f, CUZK_GEN_POREP, 12);
+    cuzk_gen *g = f.g;
+    cuzk_backend_key *kc = f.kc, *kg = f.kg;
+    cuzk_backend *cpu = &f.cpu, *gpu = &f.gpu;
     enum { NW = 4 };
     cuzk_witness w[NW];
     for (unsigned i = 0; i < NW; i++) CHECK_EQ_INT(cuzk_gen_witness(g, i, &w[i], &err), CUZK_OK);
@@ -274,17 +285,17 @@ static void test_bellman_prestaged(void) {
         const int ann[2] = {steps[si].announce, steps[si].announce2};
         for (int a = 0; a < 2; a++) {
             if (ann[a] >= 0)
-                CHECK_EQ_INT(cuzk_backend_stage(&gpu, kg, &w[ann[a]], &err), CUZK_OK);
-            if (ann[a] == -2) CHECK_EQ_INT(cuzk_backend_stage(&gpu, kg, NULL, &err), CUZK_OK);
+                CHECK_EQ_INT(cuzk_backend_stage(gpu, kg, &w[ann[a]], &err), CUZK_OK);
+            if (ann[a] == -2) CHECK_EQ_INT(cuzk_backend_stage(gpu, kg, NULL, &err), CUZK_OK);
         }
         const unsigned i = steps[si].prove;
         uint64_t r[4], s4[4];
         rand_scalar(r);
         rand_scalar(s4);
         cuzk_groth16_proof pc, pg;
-        CHECK_EQ_INT(prove_with(&cpu, kc, &w[i], r, s4, &pc, NULL, &err), CUZK_OK);
+        CHECK_EQ_INT(prove_with(cpu, kc, &w[i], r, s4, &pc, NULL, &err), CUZK_OK);
         const cuzk__gpu_backend_upload_counts before = cuzk__gpu_backend_uploads;
-        cuzk_status st = prove_with(&gpu, kg, &w[i], r, s4, &pg, NULL, &err);
+        cuzk_status st = prove_with(gpu, kg, &w[i], r, s4, &pg, NULL, &err);
         if (st != CUZK_OK) printf("gpu prove: %s\n", err.msg);
         CHECK_EQ_INT(st, CUZK_OK);
         const cuzk__gpu_backend_upload_counts *now = &cuzk__gpu_backend_uploads;
@@ -302,17 +313,14 @@ static void test_bellman_prestaged(void) {
     cuzk_witness bad = w[0];
     bad.n_aux -= 1;
     bad.path = "bad.wit";
-    CHECK_EQ_INT(cuzk_backend_stage(&gpu, kg, &bad, &err), CUZK_ERR_INVALID_ARG);
+    CHECK_EQ_INT(cuzk_backend_stage(gpu, kg, &bad, &err), CUZK_ERR_INVALID_ARG);
     CHECK(strstr(err.msg, "bad.wit") != NULL);
     /* released with a copy announced (maybe running): the worker stops first */
-    CHECK_EQ_INT(cuzk_backend_stage(&gpu, kg, &w[2], &err), CUZK_OK);
-    cuzk_backend_release_key(&gpu, kg);
+    CHECK_EQ_INT(cuzk_backend_stage(gpu, kg, &w[2], &err), CUZK_OK);
+    cuzk_backend_release_key(gpu, kg);
+    f.kg = NULL;
     for (unsigned i = 0; i < NW; i++) cuzk_witness_close(&w[i]);
-    cuzk_backend_release_key(&cpu, kc);
-    cuzk_backend_close(&gpu);
-    cuzk_backend_close(&cpu);
-    cuzk_params_close(&p);
-    cuzk_gen_free(g);
+    keys_close(&f);
 }
 
 /* The sample snarkjs key: a, b, c and the witness uploaded per proof.
