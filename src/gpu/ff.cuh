@@ -223,16 +223,85 @@ __device__ __forceinline__ void mac_even(uint32_t (&t)[N + 1], uint32_t x, Y y) 
 }
 
 /*
+ * Does m end in the 32-bit limbs 1, 2^32-1 (m = 2^64 - 2^32 + 1 mod 2^64)?
+ * BLS12-381's r does, its p does not. Then n0 = -1, q = -t[0], and the two
+ * lowest products of a reduction step need no multiplier (mont_reduce_step).
+ */
+template <class P>
+__host__ __device__ constexpr bool low_limbs_1_ffffffff() {
+    return P::mod(0) == 1u && P::mod(1) == 0xffffffffu;
+}
+static_assert(low_limbs_1_ffffffff<fr_params>() && fr_params::n0 == 0xffffffffu, "Fr's r");
+static_assert(!low_limbs_1_ffffffff<fp_params>(), "Fp keeps the generic step");
+
+/*
+ * The reduction step for a modulus with low limbs 1, 2^32-1 (Fr). It adds
+ * the same q*m as the generic step, so every window value, and hence every
+ * result, is bit for bit the generic one; only the decomposition differs.
+ * With q = -t0 mod 2^32 (t0 = t[0] before the step), c0 = [t0 != 0]:
+ *   q * m(0) = q, and t0 + q = c0 2^32 exactly: an add whose sum is dropped,
+ *     only its carry c0 is kept (into word 1);
+ *   q * m(1) = q (2^32 - 1) = t0 + h 2^32 exactly, h = q - c0 (q = 0: both
+ *     sides 0; else q 2^32 - q = (q-1) 2^32 + (2^32 - q), and 2^32 - q = t0,
+ *     q - 1 = ~t0): t0 is added at word 1 and h at word 2, both below 2^32,
+ *     so they are ordinary chain operands, like the low and high word of a
+ *     product;
+ *   q * m(j), j >= 2: as in the generic step, in two chains by parity.
+ * Chain A: word 0 (t0 + q, carry only), word 1 (+ t0), word 2 (+ h), then
+ * the odd j >= 3 pairs up to word N. Chain B: the even j >= 2 pairs (words
+ * 2..N-1), carry into word N. Carry bound: both chains add non-negative
+ * amounts whose total is q m, and t + q m < 2^(32(N+1)) (mul's and sqr's
+ * bounds, unchanged), so each partial sum is below 2^(32(N+1)) too: the
+ * carry dropped at word N by either chain's last instruction is zero, and
+ * no other carry leaves a chain. Word 0's sum is (t0 + q) mod 2^32 = 0, the
+ * generic step's t[0] too. IMAD: 2(N-2) = 12 instead of 2N = 16 (plus
+ * q = t0 * n0 in both, a negation); in exchange 4 adds and h.
+ */
+template <class P>
+__device__ __forceinline__ void mont_reduce_step_low_1_ffffffff(uint32_t (&t)[P::N + 1]) {
+    constexpr int N = P::N;
+    static_assert(N % 2 == 0 && N >= 4, "chains assume an even limb count >= 4");
+    const uint32_t t0 = t[0];
+    const uint32_t q = 0u - t0;
+    const uint32_t h = t0 != 0u ? ~t0 : 0u; /* q - c0, computed without the flag */
+    /* chain A */
+    (void)add_cc(t0, q); /* sum is 0 mod 2^32; carry c0 = [t0 != 0] */
+    t[1] = addc_cc(t[1], t0);
+    t[2] = addc_cc(t[2], h);
+#pragma unroll
+    for (int j = 3; j < N - 1; j += 2) {
+        t[j] = madc_lo_cc(q, P::mod(j), t[j]);
+        t[j + 1] = madc_hi_cc(q, P::mod(j), t[j + 1]);
+    }
+    t[N - 1] = madc_lo_cc(q, P::mod(N - 1), t[N - 1]);
+    t[N] = madc_hi(q, P::mod(N - 1), t[N]);
+    /* chain B */
+    t[2] = mad_lo_cc(q, P::mod(2), t[2]);
+    t[3] = madc_hi_cc(q, P::mod(2), t[3]);
+#pragma unroll
+    for (int j = 4; j < N; j += 2) {
+        t[j] = madc_lo_cc(q, P::mod(j), t[j]);
+        t[j + 1] = madc_hi_cc(q, P::mod(j), t[j + 1]);
+    }
+    t[N] = addc(t[N], 0);
+}
+
+/*
  * One Montgomery reduction step on t[0..N]: add q*m with q = t[0]*n0 mod
  * 2^32, which zeroes t[0], then shift down one word (register renaming after
- * unrolling: no instructions). 2N+1 IMAD.
+ * unrolling: no instructions). 2N+1 IMAD generically; Fr's modulus takes the
+ * variant above (2N-4 IMAD), chosen at compile time, same results.
  */
 template <class P>
 __device__ __forceinline__ void mont_reduce_step(uint32_t (&t)[P::N + 1]) {
     constexpr int N = P::N;
-    const uint32_t q = t[0] * P::n0;
-    mac_even<N>(t, q, P::mod); /* t[0] becomes zero; only its carry matters */
-    mac_odd<N>(t, q, P::mod);
+    if constexpr (low_limbs_1_ffffffff<P>()) {
+        mont_reduce_step_low_1_ffffffff<P>(t);
+    } else {
+        const uint32_t q = t[0] * P::n0;
+        mac_even<N>(t, q, P::mod); /* t[0] becomes zero; only its carry matters */
+        mac_odd<N>(t, q, P::mod);
+    }
 #pragma unroll
     for (int j = 0; j < N; j++) t[j] = t[j + 1];
     t[N] = 0;

@@ -12,7 +12,9 @@
  *
  * The dedicated squaring (ff.cuh sqr) also against the device's own
  * multiplication a*a, on 2^20 inputs whose 32-bit limbs are drawn mostly from
- * carry-heavy values (0, 1, 0xffffffff, 0xfffffffe, the modulus's limb).
+ * carry-heavy values (0, 1, 0xffffffff, 0xfffffffe, the modulus's limb);
+ * Fr mul and sqr against the CPU on 2^20 pairs of such values and sparse
+ * ones (mostly zero limbs), aimed at Fr's own reduction step.
  * Exits 77 (skipped) without a CUDA device, unless CUZK_GPU_REQUIRED=1.
  *
  * --bench: afterwards, times Fr, Fp and Fp2 multiplication over 2^24
@@ -331,6 +333,66 @@ out:
     free(a), free(by_mul), free(by_sqr), free(want);
 }
 
+/* Below m: each 32-bit limb zero with probability 5/8, else a carry-heavy
+ * value as above. Many zero limbs make a reduction row's low word t0 zero
+ * (q = 0) or 0xffffffff, the two corner cases of Fr's multiplier-free
+ * handling of r's limbs 1 and 0xffffffff (ff.cuh mont_reduce_step). */
+static void rand_sparse(uint64_t *r, const uint64_t *m, size_t n) {
+    rand_carry_heavy(r, m, n);
+    for (size_t i = 0; i < 2 * n; i++) {
+        if (cuzk_test_rand64() % 8 < 5) r[i / 2] &= (i % 2) ? 0xffffffffULL : ~0xffffffffULL;
+    }
+    /* clearing limbs only lowers the value: still below m */
+}
+
+/* GPU Fr mul and sqr against the CPU on 2^20 pairs of distinct operands,
+ * both carry-heavy or sparse (the uniform pairs of test_fr almost never
+ * reach a row with t0 = 0 or t0 = 0xffffffff). */
+static void test_fr_carry_heavy(void) {
+    const field_desc *f = &fields[0];
+    const size_t n = (size_t)1 << 20, w = f->words;
+    uint64_t *a = malloc(n * w * 8), *b = malloc(n * w * 8), *got = malloc(n * w * 8);
+    uint64_t *got_sqr = malloc(n * w * 8), *want = malloc(n * w * 8);
+    CHECK(a && b && got && got_sqr && want);
+    if (!(a && b && got && got_sqr && want)) goto out;
+    for (size_t i = 0; i < n; i++) {
+        if (i % 2) rand_sparse(a + i * w, f->mod, w); else rand_carry_heavy(a + i * w, f->mod, w);
+        if (i % 4 < 2) rand_sparse(b + i * w, f->mod, w); else rand_carry_heavy(b + i * w, f->mod, w);
+    }
+    memset(got, 0x5a, n * w * 8);
+    memset(got_sqr, 0xa5, n * w * 8);
+    cuzk_status st = cuzk__gpu_fr_mul(got, a, b, n);
+    CHECK(st == CUZK_OK);
+    cuzk_status st2 = cuzk__gpu_fr_sqr(got_sqr, a, n);
+    CHECK(st2 == CUZK_OK);
+    if (st != CUZK_OK || st2 != CUZK_OK) {
+        fprintf(stderr, "  Fr carry-heavy: %s\n", cuzk__gpu_last_error());
+        goto out;
+    }
+    size_t bad = 0;
+    for (size_t i = 0; i < n; i++) {
+        cpu_fr_mul(want + i * w, a + i * w, b + i * w);
+        if (memcmp(got + i * w, want + i * w, w * 8) != 0 && bad++ < 3) {
+            fprintf(stderr, "  Fr carry-heavy mul: element %zu differs\n", i);
+            print_elem("a  ", a + i * w, w);
+            print_elem("b  ", b + i * w, w);
+            print_elem("gpu", got + i * w, w);
+            print_elem("cpu", want + i * w, w);
+        }
+        cpu_fr_sqr(want + i * w, a + i * w, NULL);
+        if (memcmp(got_sqr + i * w, want + i * w, w * 8) != 0 && bad++ < 3) {
+            fprintf(stderr, "  Fr carry-heavy sqr: element %zu differs\n", i);
+            print_elem("a  ", a + i * w, w);
+            print_elem("gpu", got_sqr + i * w, w);
+            print_elem("cpu", want + i * w, w);
+        }
+    }
+    if (bad) fprintf(stderr, "  Fr carry-heavy: %zu mismatches in %zu elements\n", bad, n);
+    CHECK(bad == 0);
+out:
+    free(a), free(b), free(got), free(got_sqr), free(want);
+}
+
 static void test_fr_sqr_vs_mul(void) {
     check_sqr_vs_mul(&fields[0], cuzk__gpu_fr_mul, cuzk__gpu_fr_sqr, cpu_fr_sqr);
 }
@@ -371,7 +433,7 @@ static void bench(void) {
         unsigned iters;
         double imad; /* 32-bit multiply-adds per multiplication (ff.cuh) */
     } rows[] = {
-        {CUZK__GPU_FR, "Fr mul", 64, 4 * 8 * 8 + 8},
+        {CUZK__GPU_FR, "Fr mul", 64, 4 * 8 * 8 + 8 - 40}, /* 224: r needs no q*r0, q*r1, q*n0 */
         {CUZK__GPU_FP, "Fp mul", 32, 4 * 12 * 12 + 12},
         {CUZK__GPU_FP2, "Fp2 mul", 16, 3 * (4 * 12 * 12 + 12)},
     };
@@ -407,6 +469,7 @@ int main(int argc, char **argv) {
     RUN(test_fp);
     RUN(test_fp2);
     RUN(test_fp_sqr_pair);
+    RUN(test_fr_carry_heavy);
     RUN(test_fr_sqr_vs_mul);
     RUN(test_fp_sqr_vs_mul);
     RUN(test_errors);
