@@ -452,9 +452,15 @@ static void *stage_worker(void *arg) {
         const size_t bytes = (size_t)k->n_vars * 32;
         cuzk_status st = dev;
         if (st == CUZK_OK && cuzk__gpu_host_is_pinned(w->values)) {
-            if ((st = cuzk__gpu_copy_queue_upload(k->st_cq, 0, k->w_slot, w->values, bytes)) ==
-                CUZK_OK)
-                st = cuzk__gpu_copy_queue_sync(k->st_cq);
+            /* DMA straight from it, a chunk at a time: the proof's device-wide
+             * synchronizations then wait for one chunk, not the whole witness */
+            const uint8_t *src = (const uint8_t *)w->values;
+            for (size_t off = 0; st == CUZK_OK && off < bytes; off += k->st_stage_bytes) {
+                const size_t n = bytes - off < k->st_stage_bytes ? bytes - off : k->st_stage_bytes;
+                st = cuzk__gpu_copy_queue_upload(k->st_cq, 0, (uint8_t *)k->w_slot + off,
+                                                 src + off, n);
+                if (st == CUZK_OK) st = cuzk__gpu_copy_queue_sync(k->st_cq);
+            }
         } else if (st == CUZK_OK) {
             st = upload_chunked(k->st_cq, k->st_stage, k->st_stage_bytes, k->threads, k->w_slot,
                                 w->values, bytes);
@@ -513,41 +519,45 @@ static void stage_setup(gpu_key *k) {
     pthread_mutex_unlock(&k->st_mu);
 }
 
+/* Index of the first announcement of w, or -1 (st_mu held). */
+static int stage_find(const gpu_key *k, const cuzk_witness *w) {
+    for (unsigned i = 0; i < k->st_nq; i++)
+        if (k->st_q[i] == w) return (int)i;
+    return -1;
+}
+
 /*
- * At the start of a proof of w (under the key's lock): 1 when the slot
- * holds w, copied (w_slot and w_plain swapped: the slot is free for the
- * next announcement); 0 when the proof must upload w itself. With the
- * worker running, it first waits until the worker has put the oldest
- * announcement into the slot, so that what a proof finds depends on the
- * order of the calls, not on timing; a slot holding another witness is then
- * emptied (the announcements were not followed; staging must not stall).
- * Without the worker (before the first proof ends), an announcement of w
- * is this proof's and is dropped.
+ * At the start of a proof of w (under the key's lock, before anything that
+ * can fail): 1 when the slot holds w, copied (w_plain and w_slot swapped;
+ * the slot is free for the next announcement), 0 when the proof uploads w
+ * itself. The rule that keeps every proof's witness its own: once a proof
+ * of w has begun, nothing copies w for it any more. So a miss removes w's
+ * announcement and the older ones it overtook from the queue (their copies
+ * would come too late or never be taken), and a slot holding another
+ * witness is emptied. To find w when it was announced in order, the call
+ * waits for a copy in progress, and for the worker to take w when w is the
+ * oldest announcement and the slot is free: then what a proof finds depends
+ * on the order of the calls, not on thread timing.
  */
 static int stage_take(gpu_key *k, const cuzk_witness *w) {
     int hit = 0;
     pthread_mutex_lock(&k->st_mu);
-    if (!k->st_thread_on) {
-        for (unsigned i = 0; i < k->st_nq; i++)
-            if (k->st_q[i] == w) {
-                stage_unqueue(k, i);
-                break;
-            }
-    }
     while (k->st_state == SLOT_COPYING ||
-           (k->st_thread_on && k->st_state == SLOT_EMPTY && k->st_nq > 0))
+           (k->st_thread_on && k->st_state == SLOT_EMPTY && k->st_nq > 0 && k->st_q[0] == w))
         pthread_cond_wait(&k->st_cv, &k->st_mu);
     if (k->st_state == SLOT_READY && k->st_have == w && k->st_have_values == w->values) {
         void *t = k->w_plain;
         k->w_plain = k->w_slot;
         k->w_slot = t;
         hit = 1;
+    } else {
+        const int i = stage_find(k, w);
+        for (int d = 0; d <= i; d++) stage_unqueue(k, 0);
     }
-    if (k->st_state != SLOT_EMPTY) {
-        k->st_state = SLOT_EMPTY;
-        k->st_have = NULL;
-        pthread_cond_broadcast(&k->st_cv);
-    }
+    k->st_state = SLOT_EMPTY;
+    k->st_have = NULL;
+    k->st_have_values = NULL;
+    pthread_cond_broadcast(&k->st_cv);
     pthread_mutex_unlock(&k->st_mu);
     count_uploads(hit ? &cuzk__gpu_backend_uploads.staged_witness
                       : &cuzk__gpu_backend_uploads.unstaged_witness,
@@ -573,6 +583,8 @@ static cuzk_status gpu_stage(cuzk_backend *be, cuzk_backend_key *key, const cuzk
         while (k->st_state == SLOT_COPYING) pthread_cond_wait(&k->st_cv, &k->st_mu);
         k->st_state = SLOT_EMPTY;
         k->st_have = NULL;
+        k->st_have_values = NULL;
+        pthread_cond_broadcast(&k->st_cv); /* a proof may wait for an announcement just cleared */
     } else if (!k->st_off) {
         k->st_wanted = 1;
         if (k->st_nq == STAGE_QUEUE) stage_unqueue(k, 0);
@@ -671,7 +683,7 @@ static cuzk_status b_msms(gpu_key *k, cuzk_groth16_partial *out, const uint64_t 
 }
 
 /* Bellman: witness -> a, b, c -> check -> H (plain, in abc's first third). */
-static cuzk_status stage_h_bellman(gpu_key *k, const cuzk_witness *w,
+static cuzk_status stage_h_bellman(gpu_key *k, const cuzk_witness *w, int staged,
                                    cuzk_groth16_stage_times *t, cuzk_error *err) {
     const cuzk_circuit *c = k->c;
     const uint64_t n = k->n_dom;
@@ -679,8 +691,7 @@ static cuzk_status stage_h_bellman(gpu_key *k, const cuzk_witness *w,
     void *a = abc, *b = abc + 32 * n, *cc = abc + 64 * n;
     cuzk_status st;
     double t0 = now_ms();
-    if ((!stage_take(k, w) &&
-         (st = upload_input(k, k->w_plain, w->values, k->n_vars * 32)) != CUZK_OK) ||
+    if ((!staged && (st = upload_input(k, k->w_plain, w->values, k->n_vars * 32)) != CUZK_OK) ||
         (st = cuzk__gpu_fr_to_mont(k->w_mont, k->w_plain, k->n_vars, NULL)) != CUZK_OK ||
         (st = cuzk__gpu_circuit_abc(k->gc, a, b, cc, k->w_mont, NULL)) != CUZK_OK ||
         (st = cuzk__gpu_sync()) != CUZK_OK)
@@ -706,8 +717,8 @@ static cuzk_status stage_h_bellman(gpu_key *k, const cuzk_witness *w,
 }
 
 /* snarkjs: a, b, c from the coefficients on the CPU, H on the device. */
-static cuzk_status stage_h_zkey(gpu_key *k, const cuzk_witness *w, cuzk_groth16_stage_times *t,
-                                cuzk_error *err) {
+static cuzk_status stage_h_zkey(gpu_key *k, const cuzk_witness *w, int staged,
+                                cuzk_groth16_stage_times *t, cuzk_error *err) {
     const uint64_t n = k->n_dom;
     uint8_t *abc = k->abc;
     void *a = abc, *b = abc + 32 * n, *cc = abc + 64 * n;
@@ -716,8 +727,7 @@ static cuzk_status stage_h_zkey(gpu_key *k, const cuzk_witness *w, cuzk_groth16_
                                             (size_t)cuzk_witness_n_vars(w), k->host_abc, err);
     if (st != CUZK_OK) return st;
     if ((st = upload_input(k, abc, k->host_abc, 3 * n * 32)) != CUZK_OK ||
-        (!stage_take(k, w) &&
-         (st = upload_input(k, k->w_plain, w->values, k->n_vars * 32)) != CUZK_OK))
+        (!staged && (st = upload_input(k, k->w_plain, w->values, k->n_vars * 32)) != CUZK_OK))
         return gpu_fail(err, st, "uploading a, b, c and the witness");
     t->spmv_ms = now_ms() - t0;
     t0 = now_ms();
@@ -742,10 +752,16 @@ static cuzk_status prove_locked(gpu_key *k, gpu_job *j, const cuzk_witness *w, c
                           "variables: witness of another circuit?",
                           w->path ? w->path : "(witness)", (ull)w->n_inputs, (ull)w->n_aux,
                           (ull)k->n_vars);
+    /* first, so that every proof uses up its announcement, also one that
+     * fails below (stage_take); a wait for its copy counts as spmv */
+    const double t_take = now_ms();
+    const int staged = stage_take(k, w);
+    const double take_ms = now_ms() - t_take;
     if ((st = cuzk__gpu_set_device(k->device)) != CUZK_OK)
         return gpu_fail(err, st, "selecting the device");
-    st = k->zk ? stage_h_zkey(k, w, t, err) : stage_h_bellman(k, w, t, err);
+    st = k->zk ? stage_h_zkey(k, w, staged, t, err) : stage_h_bellman(k, w, staged, t, err);
     if (st != CUZK_OK) return st;
+    t->spmv_ms += take_ms;
 
     /* H: N - 1 (bellman) or N (snarkjs) random scalars, no split */
     cuzk_g1_jac msm_h, msm_l;

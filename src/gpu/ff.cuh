@@ -395,7 +395,7 @@ __device__ __forceinline__ void mul_pair(fe<P> &r0, const fe<P> &a0, const fe<P>
  *      need no carry propagation through the reduction;
  *   4. one conditional subtraction.
  * IMAD: N(N-1) cross + 2N squares + N(2N+1) reduction = 3N^2 + 2N
- * (Fr 208, Fp 456; mul 264, 588).
+ * (Fr 168, Fp 456; mul 224, 588: Fr's reduction rows are cheaper, mont_reduce_step).
  *
  * Bounds (a <= m-1 < 2^(32N-1), so no carry is ever dropped):
  *  - rows: after row i, w <= (a[0..i] as a number) * a < 2^(32(i+1)) 2^(32N),

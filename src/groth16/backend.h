@@ -26,7 +26,8 @@
  *   - prepare BORROWS the circuit and parameters (or the zkey): they stay
  *     open and unchanged until release_key.
  *   - prove_start borrows the witness for the call only; stage borrows it
- *     until the prove_start it announces has returned (or release_key).
+ *     until the prove_start it announces has begun (or a withdrawal, or
+ *     release_key).
  *   - A job OWNS everything prove_finish needs (MSM results, copies of the
  *     key points, its times; a GPU job also whatever is still in flight). Once
  *     prove_start has returned, the witness, the key, the circuit and the
@@ -177,17 +178,28 @@ static inline cuzk_status cuzk_backend_prove_start(cuzk_backend *be, cuzk_backen
  * witness ahead of it, beside the proof the key is computing now (the GPU
  * backend copies it into a second device buffer on a copy stream: the
  * pre-staging of DESIGN.md). Returns at once. Announcements are taken in
- * order, one per prove_start, and should follow the order of the proofs
- * (announce the next witness, then prove the current one); a proof whose
- * witness is not the one staged uploads as usual, so staging only ever saves
- * time. A key keeps 4 announcements (a fifth drops the oldest). w == NULL
+ * order, one per prove_start of the same witness, and should follow the
+ * order of the proofs (announce the next witness, then prove the current
+ * one). Staging never changes a proof: a prove_start whose witness is not
+ * the one staged uploads it as usual, and once the prove_start of w has
+ * begun nothing is copied from w for it any more (its announcement and
+ * older ones it overtook are dropped). With several threads proving on one
+ * key, or announcements out of order, proofs stay right but may not gain.
+ * A key keeps 4 announcements (a fifth drops the oldest). w == NULL
  * withdraws them all, waiting for a copy in progress. The caller keeps an
- * announced w open and unchanged until its prove_start has returned, a
- * withdrawal, or release_key. Checks that w fits the key
- * (CUZK_ERR_INVALID_ARG otherwise).
+ * announced w open and unchanged until its prove_start has begun (the copy
+ * reads w until then), a withdrawal, or release_key; announcing w twice
+ * means two prove_starts of w. Checks that w fits the key
+ * (CUZK_ERR_INVALID_ARG otherwise), also on backends without staging.
  */
 static inline cuzk_status cuzk_backend_stage(cuzk_backend *be, cuzk_backend_key *key,
                                              const cuzk_witness *w, cuzk_error *err) {
+    if (w != NULL && w->n_inputs + w->n_aux != key->n_inputs + key->n_aux)
+        return cuzk__fail(err, CUZK_ERR_INVALID_ARG,
+                          "stage: %s has %llu variables, the key expects %llu",
+                          w->path ? w->path : "(witness)",
+                          (unsigned long long)(w->n_inputs + w->n_aux),
+                          (unsigned long long)(key->n_inputs + key->n_aux));
     if (be->ops->stage == NULL) return CUZK_OK;
     return be->ops->stage(be, key, w, err);
 }

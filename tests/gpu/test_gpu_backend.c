@@ -251,8 +251,10 @@ static void test_bellman_no_staging(void) {
  * proof still equals the CPU's (same r, s) whatever was staged. Covers the
  * first proof (nothing set up yet), a hit per announcement, the same witness
  * announced twice (two hits), an unannounced witness while another sits in
- * the slot (a miss that empties it), a withdrawal, a witness of the wrong
- * size, and a key released while a copy may be running.
+ * the slot (a miss that empties it), a withdrawal, an announcement
+ * overtaken, a witness reopened at the same address with other values (its
+ * old values must never be used), a witness of the wrong size, and a key
+ * released while a copy may be running.
  */
 static void test_bellman_prestaged(void) {
     cuzk_error err;
@@ -267,21 +269,31 @@ static void test_bellman_prestaged(void) {
 
     /* (announce before, witness proved, expect a staged hit) */
     static const struct {
+        int reopen;   /* index reopened (closed, then another partition's witness in the
+                         same struct, so at the same address) before this step, -1 none */
         int announce; /* index to announce before the proof, -1 none, -2 withdraw */
         int announce2;
         unsigned prove;
         int hit;
     } steps[] = {
-        {0, 1, 0, 0},   /* first proof: no worker yet, its own announcement dropped; the
-                           slot is made after it and w1 copied */
-        {2, -1, 1, 1},  /* w1 in the slot; w2 copied during this proof */
-        {3, -1, 2, 1},  /* w3 copied during this one */
-        {-1, -1, 0, 0}, /* w0 unannounced, w3 in the slot: a miss that empties it */
-        {3, 3, 3, 1},   /* w3 announced twice: the first copy now, the second during it */
-        {-1, -1, 3, 1}, /* ... and taken here */
-        {1, -2, 1, 0},  /* withdrawn: a plain upload */
+        {-1, 0, 1, 0, 0},   /* first proof: no worker yet, its own announcement dropped; the
+                               slot is made after it and w1 copied */
+        {-1, 2, -1, 1, 1},  /* w1 in the slot; w2 copied during this proof */
+        {-1, 3, -1, 2, 1},  /* w3 copied during this one */
+        {-1, -1, -1, 0, 0}, /* w0 unannounced, w3 in the slot: a miss that empties it */
+        {-1, 3, 3, 3, 1},   /* w3 announced twice: a copy now, the second during it */
+        {-1, -1, -1, 3, 1}, /* ... and taken here */
+        {-1, 1, -2, 1, 0},  /* withdrawn: a plain upload */
+        {-1, 0, 1, 1, 0},   /* w1 overtakes w0: a miss that drops both announcements */
+        {1, 1, -1, 1, 1},   /* w1 reopened with other values at the same address: its new
+                               values are copied and taken, never the old ones */
     };
     for (size_t si = 0; si < sizeof steps / sizeof steps[0] && kg; si++) {
+        if (steps[si].reopen >= 0) {
+            const unsigned r = (unsigned)steps[si].reopen;
+            cuzk_witness_close(&w[r]);
+            CHECK_EQ_INT(cuzk_gen_witness(g, NW + r, &w[r], &err), CUZK_OK);
+        }
         const int ann[2] = {steps[si].announce, steps[si].announce2};
         for (int a = 0; a < 2; a++) {
             if (ann[a] >= 0)
