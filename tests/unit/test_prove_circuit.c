@@ -594,6 +594,15 @@ static void backend_case(unsigned log_n) {
     cuzk_groth16_prove_finish(&proof, &part, r, s);
     cuzk_proof192_encode(direct, &proof);
 
+    /* announcing is a no-op on the CPU, but a witness of another size is
+     * refused here as on the GPU */
+    CHECK_EQ_INT(cuzk_backend_stage(&be, key, &w, &err), CUZK_OK);
+    cuzk_witness odd = w;
+    odd.n_aux += 1;
+    odd.path = "odd.wit";
+    EXPECT_FAIL(cuzk_backend_stage(&be, key, &odd, &err), CUZK_ERR_INVALID_ARG, err, "odd.wit",
+                "variables");
+    CHECK_EQ_INT(cuzk_backend_stage(&be, key, NULL, &err), CUZK_OK);
     cuzk_backend_job *job = NULL;
     st = cuzk_backend_prove_start(&be, &job, key, &w, &err);
     CHECK_EQ_INT(st, CUZK_OK);
