@@ -519,6 +519,12 @@ static void stage_setup(gpu_key *k) {
     pthread_mutex_unlock(&k->st_mu);
 }
 
+/* Does w have the key's variables (and, for a circuit, its input/aux split)? */
+static int witness_fits(const gpu_key *k, const cuzk_witness *w) {
+    return cuzk_witness_n_vars(w) == k->n_vars &&
+           (k->c == NULL || (w->n_inputs == k->c->n_inputs && w->n_aux == k->c->n_aux));
+}
+
 /* Index of the first announcement of w, or -1 (st_mu held). */
 static int stage_find(const gpu_key *k, const cuzk_witness *w) {
     for (unsigned i = 0; i < k->st_nq; i++)
@@ -570,9 +576,7 @@ static cuzk_status gpu_stage(cuzk_backend *be, cuzk_backend_key *key, const cuzk
     (void)be;
     cuzk__error_clear(err);
     gpu_key *k = (gpu_key *)key;
-    if (w != NULL && (w->values == NULL || cuzk_witness_n_vars(w) != k->n_vars ||
-                      (k->c != NULL &&
-                       (w->n_inputs != k->c->n_inputs || w->n_aux != k->c->n_aux))))
+    if (w != NULL && (w->values == NULL || !witness_fits(k, w)))
         return cuzk__fail(err, CUZK_ERR_INVALID_ARG,
                           "stage: %s has %llu variables, the key expects %llu",
                           w->path ? w->path : "(witness)", (ull)cuzk_witness_n_vars(w),
@@ -745,8 +749,7 @@ static cuzk_status prove_locked(gpu_key *k, gpu_job *j, const cuzk_witness *w, c
     cuzk_status st;
     if (w == NULL || w->values == NULL)
         return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "prove_start: NULL witness");
-    if (cuzk_witness_n_vars(w) != k->n_vars ||
-        (k->c != NULL && (w->n_inputs != k->c->n_inputs || w->n_aux != k->c->n_aux)))
+    if (!witness_fits(k, w))
         return cuzk__fail(err, CUZK_ERR_INVALID_ARG,
                           "%s: witness has %llu inputs + %llu aux, the key expects %llu "
                           "variables: witness of another circuit?",
