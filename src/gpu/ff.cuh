@@ -394,8 +394,9 @@ __device__ __forceinline__ void mul_pair(fe<P> &r0, const fe<P> &a0, const fe<P>
  *      (a^2 + Q m) / 2^(32N) = H + (L + Q m) / 2^(32N), and the high words
  *      need no carry propagation through the reduction;
  *   4. one conditional subtraction.
- * IMAD: N(N-1) cross + 2N squares + N(2N+1) reduction = 3N^2 + 2N
- * (Fr 168, Fp 456; mul 224, 588: Fr's reduction rows are cheaper, mont_reduce_step).
+ * IMAD: N(N-1) cross + 2N squares + N(2N+1) reduction = 3N^2 + 2N, Fp 456
+ * against mul's 588; Fr's cheaper reduction rows (mont_reduce_step) make
+ * it 168 against 224.
  *
  * Bounds (a <= m-1 < 2^(32N-1), so no carry is ever dropped):
  *  - rows: after row i, w <= (a[0..i] as a number) * a < 2^(32(i+1)) 2^(32N),
