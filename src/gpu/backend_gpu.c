@@ -66,7 +66,7 @@ typedef struct {
     cuzk__gpu_copy_queue *cq;
     void *stage[2];
     size_t stage_bytes;
-    uint64_t *bm_one, *bm_other; /* host bitmaps of max_query bits */
+    uint64_t *bm_one, *bm_other; /* device bitmaps of max_query bits: the classification's */
     /* pre-staging (cuzk_backend_stage): a worker thread copies an announced
      * witness into w_slot on its own stream, beside the proof the key is
      * computing; the next prove_start of that witness swaps w_slot and
@@ -149,8 +149,8 @@ static void key_free(gpu_key *k) {
         cuzk__gpu_host_free(k->host_abc);
     else
         free(k->host_abc);
-    free(k->bm_one);
-    free(k->bm_other);
+    cuzk__gpu_free(k->bm_one);
+    cuzk__gpu_free(k->bm_other);
     pthread_cond_destroy(&k->st_cv);
     pthread_mutex_destroy(&k->st_mu);
     pthread_mutex_destroy(&k->lock);
@@ -228,7 +228,7 @@ static void stage_alloc(gpu_key *k) {
 }
 
 /* The work area: witness (plain and Montgomery), a, b, c, one gathered
- * query, the host bitmaps and the staging buffers. */
+ * query, the classification bitmaps and the staging buffers. */
 static cuzk_status work_alloc(gpu_key *k, cuzk_error *err) {
     size_t fr = 32;
     cuzk_status st;
@@ -237,16 +237,17 @@ static cuzk_status work_alloc(gpu_key *k, cuzk_error *err) {
     cuzk__gpu_msm_bases *all[4] = {k->l, k->a, k->b1, k->b2};
     for (int i = 0; i < 4; i++)
         if (k->h != NULL && all[i] != NULL) cuzk__gpu_msm_bases_share_work(all[i], k->h);
+    /* the bitmaps stay on the device: the classification writes them and the
+     * batch-add and masked MSM read them there (host copies cost ~10 ms of
+     * round trips per classification at 2^27) */
+    const size_t bm_bytes = ((size_t)(k->max_query + 63) / 64 + 1) * 8;
     if ((st = cuzk__gpu_alloc(&k->w_plain, k->n_vars * fr)) != CUZK_OK ||
         (st = cuzk__gpu_alloc(&k->w_mont, k->n_vars * fr)) != CUZK_OK ||
         (st = cuzk__gpu_alloc(&k->abc, 3 * k->n_dom * fr)) != CUZK_OK ||
-        (st = cuzk__gpu_alloc(&k->gath, (k->max_query ? k->max_query : 1) * fr)) != CUZK_OK)
+        (st = cuzk__gpu_alloc(&k->gath, (k->max_query ? k->max_query : 1) * fr)) != CUZK_OK ||
+        (st = cuzk__gpu_alloc((void **)&k->bm_one, bm_bytes)) != CUZK_OK ||
+        (st = cuzk__gpu_alloc((void **)&k->bm_other, bm_bytes)) != CUZK_OK)
         return gpu_fail(err, st, "allocating the per-proof work area");
-    size_t words = (size_t)(k->max_query + 63) / 64 + 1;
-    k->bm_one = malloc(words * 8);
-    k->bm_other = malloc(words * 8);
-    if (k->bm_one == NULL || k->bm_other == NULL)
-        return cuzk__fail(err, CUZK_ERR_NOMEM, "no memory for the classification bitmaps");
     stage_alloc(k);
     return CUZK_OK;
 }
@@ -599,7 +600,7 @@ static cuzk_status gpu_stage(cuzk_backend *be, cuzk_backend_key *key, const cuzk
     return CUZK_OK;
 }
 
-/* The 0/1/other classification of n device scalars into the key's host
+/* The 0/1/other classification of n device scalars into the key's device
  * bitmaps, for classified_msm over one or more bases. */
 static cuzk_status classify(gpu_key *k, cuzk__gpu_msm_counts *cnt, const uint64_t *scalars,
                             uint64_t n, cuzk_groth16_stage_times *t, cuzk_error *err) {

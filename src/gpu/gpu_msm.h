@@ -13,8 +13,10 @@
  *   scalars  n plain little-endian 4 x 64-bit limbs (the CPU MSM's form),
  *            each < 2^255 if it takes part; a host or a device pointer
  *            (told apart with cudaPointerGetAttributes).
- *   bitmaps  bit i = word i/64, bit i%64; host pointers (a device pointer
- *            is refused with CUZK_ERR_INVALID_ARG).
+ *   bitmaps  bit i = word i/64, bit i%64; host or device pointers (told
+ *            apart the same way; a device bitmap is read and written in
+ *            place, so a proof's classification never leaves the GPU).
+ *            Bits past n are ignored on input and written as 0.
  *   result   a Jacobian point, cuzk_g1_jac (18 words) or cuzk_g2_jac (36),
  *            equal as a point to the CPU's (compare after normalization).
  *
@@ -178,7 +180,7 @@ CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_msm_batch_add(cuzk__gpu_msm_bases 
                                                             const uint64_t *bitmap);
 
 /* The 0/1/other classification of cuzk_msm_classify_var on the device:
- * bitmaps of (n + 63) / 64 words each (any may be NULL; bits past n are 0),
+ * bitmaps of (n + 63) / 64 words each (any may be NULL; host or device),
  * counts may be NULL. scalars: host or device. */
 CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_msm_classify(uint64_t *zero, uint64_t *one,
                                                            uint64_t *other,

@@ -64,7 +64,6 @@
 #define CCCL_DISABLE_NVTX
 #define CCCL_DISABLE_EXCEPTIONS
 #include <cub/device/device_radix_sort.cuh>
-#include <cub/device/device_scan.cuh>
 
 #include "check.cuh"
 #include "ec.cuh"
@@ -307,6 +306,24 @@ static __global__ void __launch_bounds__(SCAN_THREADS)
         }
 }
 
+/* Words of tile sums that excl_scan needs for n counts. */
+static size_t scan_tsum_words(uint32_t n) { return (size_t)n / SCAN_TILE + 2; }
+
+/* start[0..n] = exclusive scan of cnt[0..n) with start[n] = the total, and
+ * the same starts in cursor (which may be start itself); tsum has
+ * scan_tsum_words(n) words. Asynchronous on the default stream; n > 0. */
+static cuzk_status excl_scan(const uint32_t *cnt, uint32_t n, uint32_t *tsum, uint32_t *start,
+                             uint32_t *cursor) {
+    const uint32_t ntiles = (n + SCAN_TILE - 1) / SCAN_TILE;
+    scan_tiles_kernel<<<ntiles, SCAN_THREADS>>>(cnt, n, tsum);
+    CUZK__CUDA_TRY(cudaGetLastError());
+    scan_sums_kernel<<<1, SCAN_THREADS>>>(tsum, ntiles, start, n);
+    CUZK__CUDA_TRY(cudaGetLastError());
+    scan_apply_kernel<<<ntiles, SCAN_THREADS>>>(cnt, n, tsum, start, cursor);
+    CUZK__CUDA_TRY(cudaGetLastError());
+    return CUZK_OK;
+}
+
 /* ---- digit sort (variant 5) ---------------------------------------------------------
  *
  * Steps 1-3 without atomics. digits_keys_kernel writes one pair per
@@ -543,8 +560,8 @@ static __global__ void __launch_bounds__(HEAVY_THREADS)
 static __global__ void word_count_kernel(const uint64_t *bitmap, uint32_t n, uint32_t nw,
                                          uint32_t *cnt) {
     const uint32_t w = blockIdx.x * blockDim.x + threadIdx.x;
-    if (w > nw) return;
-    uint64_t x = w < nw ? bitmap[w] : 0;
+    if (w >= nw) return;
+    uint64_t x = bitmap[w];
     if (w == nw - 1 && n % 64) x &= ((uint64_t)1 << (n % 64)) - 1; /* bits past n */
     cnt[w] = (uint32_t)__popcll(x);
 }
@@ -1147,7 +1164,7 @@ static size_t msm_carve(msm_area<X> &a, char *base, size_t off, const msm_plan &
     }
     /* tile sums of the scans: the atomic sort's, and the batch-affine levels'
      * offsets (which run after either sort) */
-    if (!p.sort || p.ba) a.tsum = cv.take<uint32_t>(p.nbins / SCAN_TILE + 2);
+    if (!p.sort || p.ba) a.tsum = cv.take<uint32_t>(scan_tsum_words(p.nbins));
     a.buckets = cv.take<X>(p.nbins);
     a.ka = cv.take<uint32_t>(p.cap);
     a.kb = cv.take<uint32_t>(p.cap);
@@ -1220,17 +1237,12 @@ static cuzk_status ba_accumulate(cuzk__gpu_msm_bases *b, const msm_plan &p,
         A *pout = pta;
         uint32_t tin = eg; /* points at the current level */
         unsigned lev = 0;
-        const uint32_t ntiles = (nbg + SCAN_TILE - 1) / SCAN_TILE;
         while (cuzk__gpu_msm_ba_max_levels == 0 || lev < cuzk__gpu_msm_ba_max_levels) {
             /* the next level's offsets: scan of ceil(k/2) */
             ba_count_kernel<<<grid(nbg, LIGHT_THREADS), LIGHT_THREADS>>>(oin, nbg, a.ba_cnt);
             CUZK__CUDA_TRY(cudaGetLastError());
-            scan_tiles_kernel<<<ntiles, SCAN_THREADS>>>(a.ba_cnt, nbg, a.tsum);
-            CUZK__CUDA_TRY(cudaGetLastError());
-            scan_sums_kernel<<<1, SCAN_THREADS>>>(a.tsum, ntiles, oout, nbg);
-            CUZK__CUDA_TRY(cudaGetLastError());
-            scan_apply_kernel<<<ntiles, SCAN_THREADS>>>(a.ba_cnt, nbg, a.tsum, oout, oout);
-            CUZK__CUDA_TRY(cudaGetLastError());
+            cuzk_status st = excl_scan(a.ba_cnt, nbg, a.tsum, oout, oout);
+            if (st != CUZK_OK) return st;
             uint32_t tout = 0;
             CUZK__CUDA_TRY(cudaMemcpy(&tout, oout + nbg, sizeof tout, cudaMemcpyDeviceToHost));
             const uint32_t pairs = tin - tout;
@@ -1315,13 +1327,8 @@ static cuzk_status sort_by_atomics(const msm_plan &p, const uint64_t *d_scalars,
     CUZK__CUDA_TRY(cudaGetLastError());
     /* the scan reads the counts and rewrites cursor as starts: counts to cnt first */
     CUZK__CUDA_TRY(cudaMemcpy(cnt, cursor, (size_t)nbins * 4, cudaMemcpyDeviceToDevice));
-    const uint32_t ntiles = (nbins + SCAN_TILE - 1) / SCAN_TILE;
-    scan_tiles_kernel<<<ntiles, SCAN_THREADS>>>(cnt, nbins, a.tsum);
-    CUZK__CUDA_TRY(cudaGetLastError());
-    scan_sums_kernel<<<1, SCAN_THREADS>>>(a.tsum, ntiles, start, nbins);
-    CUZK__CUDA_TRY(cudaGetLastError());
-    scan_apply_kernel<<<ntiles, SCAN_THREADS>>>(cnt, nbins, a.tsum, start, cursor);
-    CUZK__CUDA_TRY(cudaGetLastError());
+    cuzk_status sst = excl_scan(cnt, nbins, a.tsum, start, cursor);
+    if (sst != CUZK_OK) return sst;
     uint32_t hdr[2];
     CUZK__CUDA_TRY(cudaMemcpy(hdr, start + nbins, 8, cudaMemcpyDeviceToHost));
     prof_mark(prof, "count+scan");
@@ -1488,7 +1495,7 @@ static cuzk_status msm_dev(cuzk__gpu_msm_bases *b, uint64_t *result, const uint6
 struct ba_plan {
     uint32_t nt, nw; /* threads; bitmap words */
     size_t cap;      /* pairs */
-    size_t scan_tmp; /* CUB's scratch for the rank scan over nw + 1 counts */
+    size_t tsum;     /* tile-sum words of the rank scan over nw counts */
 };
 static cuzk_status ba_plan_make(ba_plan &p, const cuzk__gpu_msm_bases *b, size_t n) {
     const uint64_t resident = resident_threads(b);
@@ -1497,23 +1504,22 @@ static cuzk_status ba_plan_make(ba_plan &p, const cuzk__gpu_msm_bases *b, size_t
     p.nt = (uint32_t)((n + per - 1) / per);
     p.nw = (uint32_t)((n + 63) / 64);
     p.cap = 2 * (size_t)p.nt + 2;
-    p.scan_tmp = 0;
-    CUZK__CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, p.scan_tmp, (const uint32_t *)nullptr,
-                                                 (uint32_t *)nullptr, (int)p.nw + 1));
+    p.tsum = scan_tsum_words(p.nw);
     return CUZK_OK;
 }
 template <class X>
 static size_t ba_carve(uint32_t **ka, uint32_t **kb, X **pa, X **pb, X **out, uint32_t **wcnt,
-                       uint32_t **wpre, void **tmp, char *base, size_t off, const ba_plan &p) {
+                       uint32_t **wpre, uint32_t **tsum, char *base, size_t off,
+                       const ba_plan &p) {
     carver cv{base, off};
     *ka = cv.take<uint32_t>(p.cap);
     *kb = cv.take<uint32_t>(p.cap);
     *pa = cv.take<X>(p.cap);
     *pb = cv.take<X>(p.cap);
     *out = cv.take<X>(1);
-    *wcnt = cv.take<uint32_t>((size_t)p.nw + 1);
+    *wcnt = cv.take<uint32_t>(p.nw);
     *wpre = cv.take<uint32_t>((size_t)p.nw + 1);
-    *tmp = cv.take<char>(p.scan_tmp);
+    *tsum = cv.take<uint32_t>(p.tsum);
     return cv.off;
 }
 template <class G>
@@ -1522,10 +1528,9 @@ static cuzk_status batch_add_rest_bytes_g(const cuzk__gpu_msm_bases *b, size_t n
     ba_plan p;
     cuzk_status st = ba_plan_make(p, b, n);
     if (st != CUZK_OK) return st;
-    uint32_t *ka, *kb, *wcnt, *wpre;
+    uint32_t *ka, *kb, *wcnt, *wpre, *tsum;
     X *pa, *pb, *out;
-    void *tmp;
-    *bytes = ba_carve(&ka, &kb, &pa, &pb, &out, &wcnt, &wpre, &tmp, nullptr, 0, p);
+    *bytes = ba_carve(&ka, &kb, &pa, &pb, &out, &wcnt, &wpre, &tsum, nullptr, 0, p);
     return CUZK_OK;
 }
 static cuzk_status batch_add_rest_bytes(const cuzk__gpu_msm_bases *b, size_t n, size_t *bytes) {
@@ -1546,21 +1551,20 @@ static cuzk_status batch_add_dev(cuzk__gpu_msm_bases *b, uint64_t *result, size_
     cuzk_status st = ba_plan_make(p, b, n);
     if (st != CUZK_OK) return st;
     const uint32_t nt = p.nt;
-    uint32_t *ka, *kb, *wcnt, *wpre;
+    uint32_t *ka, *kb, *wcnt, *wpre, *tsum;
     X *pa, *pb, *out;
-    void *tmp;
-    if (ba_carve(&ka, &kb, &pa, &pb, &out, &wcnt, &wpre, &tmp, nullptr, ws_offset, p) >
+    if (ba_carve(&ka, &kb, &pa, &pb, &out, &wcnt, &wpre, &tsum, nullptr, ws_offset, p) >
         b->work->bytes)
         return area_too_small();
-    ba_carve(&ka, &kb, &pa, &pb, &out, &wcnt, &wpre, &tmp, static_cast<char *>(b->work->p),
+    ba_carve(&ka, &kb, &pa, &pb, &out, &wcnt, &wpre, &tsum, static_cast<char *>(b->work->p),
              ws_offset, p);
     CUZK__CUDA_TRY(cudaMemset(out, 0, sizeof(X)));
     if (d_bitmap) {
-        word_count_kernel<<<grid((size_t)p.nw + 1, LIGHT_THREADS), LIGHT_THREADS>>>(
-            d_bitmap, (uint32_t)n, p.nw, wcnt);
+        word_count_kernel<<<grid(p.nw, LIGHT_THREADS), LIGHT_THREADS>>>(d_bitmap, (uint32_t)n,
+                                                                         p.nw, wcnt);
         CUZK__CUDA_TRY(cudaGetLastError());
-        size_t tb = p.scan_tmp;
-        CUZK__CUDA_TRY(cub::DeviceScan::ExclusiveSum(tmp, tb, wcnt, wpre, (int)p.nw + 1));
+        st = excl_scan(wcnt, p.nw, tsum, wpre, wpre);
+        if (st != CUZK_OK) return st;
     }
     by_multiplier<F>([&](auto m) {
         batch_add_kernel<F, decltype(m)><<<grid(nt, HEAVY_THREADS), HEAVY_THREADS>>>(
@@ -1733,10 +1737,42 @@ extern "C" void cuzk__gpu_msm_scalars_free(uint64_t *dev) {
     if (dev) (void)cudaFree(dev);
 }
 
+/* Set bits below n of a device bitmap (the bits past n in its last word do
+ * not count): a warp sum per 32 words, one atomic per warp. */
+static __global__ void popcount_kernel(const uint64_t *bitmap, uint32_t n,
+                                       unsigned long long *count) {
+    const uint32_t w = blockIdx.x * blockDim.x + threadIdx.x, nw = (n + 63) / 64;
+    uint32_t c = 0;
+    if (w < nw) {
+        uint64_t x = bitmap[w];
+        if (w == nw - 1 && n % 64) x &= ((uint64_t)1 << (n % 64)) - 1;
+        c = (uint32_t)__popcll(x);
+    }
+    c = __reduce_add_sync(0xffffffffu, c);
+    if ((threadIdx.x & 31) == 0 && c) atomicAdd(count, (unsigned long long)c);
+}
+
+/* The count in the work area's first word: the area is only grown here
+ * (its contents are scratch between calls), and the caller plans the rest
+ * of the call with the count afterwards. */
+static cuzk_status device_popcount(cuzk__gpu_msm_bases *b, const uint64_t *d_bitmap, size_t n,
+                                   size_t *count) {
+    cuzk_status st = ws_reserve(b, sizeof(unsigned long long));
+    if (st != CUZK_OK) return st;
+    unsigned long long *d = static_cast<unsigned long long *>(b->work->p), h = 0;
+    CUZK__CUDA_TRY(cudaMemset(d, 0, sizeof h));
+    popcount_kernel<<<grid((n + 63) / 64, LIGHT_THREADS), LIGHT_THREADS>>>(d_bitmap, (uint32_t)n,
+                                                                            d);
+    CUZK__CUDA_TRY(cudaGetLastError());
+    CUZK__CUDA_TRY(cudaMemcpy(&h, d, sizeof h, cudaMemcpyDeviceToHost));
+    *count = (size_t)h;
+    return CUZK_OK;
+}
+
 /*
  * Places the inputs that live on the host (scalars, a bitmap of n bits) at
- * the start of the work area; *offset is where the rest begins. A device
- * scalar pointer is used in place. The work area is first grown to what the
+ * the start of the work area; *offset is where the rest begins. Device
+ * pointers are used in place. The work area is first grown to what the
  * whole call needs (msm_dev/batch_add_dev recompute and check it).
  */
 static cuzk_status stage_inputs(cuzk__gpu_msm_bases *b, const uint64_t **d_scalars,
@@ -1745,6 +1781,8 @@ static cuzk_status stage_inputs(cuzk__gpu_msm_bases *b, const uint64_t **d_scala
     const bool host_scalars = scalars && !is_device_ptr(scalars);
     const size_t words = (n + 63) / 64;
     size_t off = 0;
+    if (d_bitmap) *d_bitmap = bitmap;
+    if (bitmap && is_device_ptr(bitmap)) bitmap = nullptr; /* in place: nothing to copy */
     if (host_scalars) off += align_up(n * 32);
     if (bitmap) off += align_up(words * 8);
     cuzk_status st = ws_reserve(b, off + rest);
@@ -1756,7 +1794,6 @@ static cuzk_status stage_inputs(cuzk__gpu_msm_bases *b, const uint64_t **d_scala
         *d_scalars = reinterpret_cast<const uint64_t *>(p);
         p += align_up(n * 32);
     }
-    if (d_bitmap) *d_bitmap = nullptr;
     if (bitmap) {
         CUZK__CUDA_TRY(cudaMemcpy(p, bitmap, words * 8, cudaMemcpyHostToDevice));
         *d_bitmap = reinterpret_cast<const uint64_t *>(p);
@@ -1773,12 +1810,14 @@ extern "C" cuzk_status cuzk__gpu_msm(cuzk__gpu_msm_bases *b, uint64_t *result,
         return CUZK_OK;
     }
     const uint64_t *ds = nullptr, *dm = nullptr;
-    size_t off = 0, rest = 0;
-    /* the mask's count sizes the window and the entries (plan_make); the
-     * mask is host memory (gpu_msm.h) */
-    if (mask && is_device_ptr(mask)) return CUZK_ERR_INVALID_ARG;
-    const size_t npts = mask ? cuzk__msm_popcount(mask, n) : n;
-    cuzk_status st = msm_rest_bytes(b, n, mask != nullptr, npts, &rest);
+    size_t off = 0, rest = 0, npts = n;
+    /* the mask's count sizes the window and the entries (plan_make) */
+    cuzk_status st = CUZK_OK;
+    if (mask && is_device_ptr(mask))
+        st = device_popcount(b, mask, n, &npts);
+    else if (mask)
+        npts = cuzk__msm_popcount(mask, n);
+    if (st == CUZK_OK) st = msm_rest_bytes(b, n, mask != nullptr, npts, &rest);
     if (st == CUZK_OK) st = stage_inputs(b, &ds, scalars, &dm, mask, n, rest, &off);
     if (st != CUZK_OK) return st;
     return b->group == CUZK__GPU_MSM_G1 ? msm_dev<grp_g1>(b, result, ds, n, dm, npts, off)
@@ -1801,17 +1840,20 @@ extern "C" cuzk_status cuzk__gpu_msm_batch_add(cuzk__gpu_msm_bases *b, uint64_t 
                                         : batch_add_dev<grp_g2>(b, result, n, dm, off);
 }
 
-/* Classification into device bitmaps (3 x halves uint32 at d_bits) and counts. */
-static cuzk_status classify_dev(uint32_t *d_bits, unsigned long long *d_counts,
-                                const uint64_t *d_scalars, size_t n, bool want[3],
+/* Classification into device bitmaps of (n + 63) / 64 words (zero, one,
+ * other; NULL: not wanted) and counts. */
+static cuzk_status classify_dev(uint64_t *const d_bits[3], unsigned long long *d_counts,
+                                const uint64_t *d_scalars, size_t n,
                                 cuzk__gpu_msm_counts *counts) {
-    const uint32_t halves = (uint32_t)(2 * ((n + 63) / 64));
-    CUZK__CUDA_TRY(cudaMemset(d_bits, 0, (size_t)3 * halves * 4));
+    const size_t words = (n + 63) / 64;
+    uint32_t *hw[3]; /* the kernel writes 32-bit halves */
+    for (int k = 0; k < 3; k++) {
+        hw[k] = reinterpret_cast<uint32_t *>(d_bits[k]);
+        if (hw[k]) CUZK__CUDA_TRY(cudaMemset(hw[k], 0, words * 8)); /* halves no warp writes */
+    }
     CUZK__CUDA_TRY(cudaMemset(d_counts, 0, 3 * sizeof(unsigned long long)));
     classify_kernel<<<grid(n, LIGHT_THREADS), LIGHT_THREADS>>>(
-        d_scalars, (uint32_t)n, halves, want[0] ? d_bits : nullptr,
-        want[1] ? d_bits + halves : nullptr, want[2] ? d_bits + 2 * (size_t)halves : nullptr,
-        d_counts);
+        d_scalars, (uint32_t)n, (uint32_t)(2 * words), hw[0], hw[1], hw[2], d_counts);
     CUZK__CUDA_TRY(cudaGetLastError());
     unsigned long long h[3];
     CUZK__CUDA_TRY(cudaMemcpy(h, d_counts, sizeof h, cudaMemcpyDeviceToHost));
@@ -1821,31 +1863,43 @@ static cuzk_status classify_dev(uint32_t *d_bits, unsigned long long *d_counts,
     return CUZK_OK;
 }
 
+/* A device output bitmap is written in place; a host one through a device
+ * copy in *mem (with the counts and host scalars). */
 static cuzk_status classify_body(void **mem, uint64_t *zero, uint64_t *one, uint64_t *other,
                                  cuzk__gpu_msm_counts *counts, const uint64_t *scalars,
                                  size_t n) {
     const size_t words = (n + 63) / 64;
     const bool dev = is_device_ptr(scalars);
-    size_t bytes = align_up(3 * words * 8) + align_up(64) + (dev ? 0 : align_up(n * 32));
+    uint64_t *outs[3] = {zero, one, other};
+    bool on_host[3];
+    size_t host_outs = 0;
+    for (int k = 0; k < 3; k++) {
+        on_host[k] = outs[k] && !is_device_ptr(outs[k]);
+        host_outs += on_host[k];
+    }
+    const size_t bits_bytes = align_up(host_outs * words * 8);
+    size_t bytes = align_up(64) + bits_bytes + (dev ? 0 : align_up(n * 32));
     CUZK__CUDA_TRY(cudaMalloc(mem, bytes));
     char *p = static_cast<char *>(*mem);
-    uint32_t *bits = reinterpret_cast<uint32_t *>(p);
-    unsigned long long *cnt = reinterpret_cast<unsigned long long *>(p + align_up(3 * words * 8));
+    unsigned long long *cnt = reinterpret_cast<unsigned long long *>(p);
+    uint64_t *d_bits[3], *next = reinterpret_cast<uint64_t *>(p + align_up(64));
+    for (int k = 0; k < 3; k++) {
+        d_bits[k] = on_host[k] ? next : outs[k];
+        if (on_host[k]) next += words;
+    }
     const uint64_t *ds = scalars;
     if (!dev) {
-        uint64_t *s = reinterpret_cast<uint64_t *>(p + align_up(3 * words * 8) + align_up(64));
+        uint64_t *s = reinterpret_cast<uint64_t *>(p + align_up(64) + bits_bytes);
         CUZK__CUDA_TRY(cudaMemcpy(s, scalars, n * 32, cudaMemcpyHostToDevice));
         ds = s;
     }
-    bool want[3] = {zero != nullptr, one != nullptr, other != nullptr};
     cuzk__gpu_msm_counts c;
-    cuzk_status st = classify_dev(bits, cnt, ds, n, want, &c);
+    cuzk_status st = classify_dev(d_bits, cnt, ds, n, &c);
     if (st != CUZK_OK) return st;
-    uint64_t *outs[3] = {zero, one, other};
     for (int k = 0; k < 3; k++)
-        if (outs[k])
-            CUZK__CUDA_TRY(cudaMemcpy(outs[k], bits + (size_t)k * 2 * words, words * 8,
-                                      cudaMemcpyDeviceToHost));
+        if (on_host[k])
+            CUZK__CUDA_TRY(
+                cudaMemcpy(outs[k], d_bits[k], words * 8, cudaMemcpyDeviceToHost));
     if (counts) *counts = c;
     return CUZK_OK;
 }
@@ -1869,7 +1923,7 @@ static cuzk_status with_classification(cuzk__gpu_msm_bases *b, uint64_t *result,
     const size_t words = (n + 63) / 64;
     const bool host_scalars = !is_device_ptr(scalars);
     /* work area: [scalars][bitmaps one, other][counts][the larger of msm/batch-add] */
-    size_t front = (host_scalars ? align_up(n * 32) : 0) + align_up(3 * words * 8) + align_up(64);
+    size_t front = (host_scalars ? align_up(n * 32) : 0) + align_up(2 * words * 8) + align_up(64);
     size_t r1 = 0, r2 = 0;
     /* the others: a masked MSM, planned for all n points (their count is
      * only known after the classification, when the area is already laid out) */
@@ -1884,16 +1938,14 @@ static cuzk_status with_classification(cuzk__gpu_msm_bases *b, uint64_t *result,
         ds = reinterpret_cast<const uint64_t *>(p);
         p += align_up(n * 32);
     }
-    uint32_t *bits = reinterpret_cast<uint32_t *>(p);
-    p += align_up(3 * words * 8);
+    uint64_t *ones = reinterpret_cast<uint64_t *>(p), *others = ones + words;
+    p += align_up(2 * words * 8);
     unsigned long long *cnt = reinterpret_cast<unsigned long long *>(p);
-    bool want[3] = {false, true, true};
+    uint64_t *const d_bits[3] = {nullptr, ones, others};
     cuzk__gpu_msm_counts c;
-    st = classify_dev(bits, cnt, ds, n, want, &c);
+    st = classify_dev(d_bits, cnt, ds, n, &c);
     if (st != CUZK_OK) return st;
     if (counts) *counts = c;
-    const uint64_t *ones = reinterpret_cast<const uint64_t *>(bits + 2 * words);
-    const uint64_t *others = reinterpret_cast<const uint64_t *>(bits + 4 * words);
     uint64_t r_one[G::JAC_WORDS], r_other[G::JAC_WORDS];
     memset(r_one, 0, sizeof r_one);
     memset(r_other, 0, sizeof r_other);

@@ -103,6 +103,23 @@ static void rand_bitmap(uint64_t *bm, size_t n, unsigned percent) {
         if (cuzk_test_rand64() % 100 < percent) bm[i / 64] |= (uint64_t)1 << (i % 64);
 }
 
+/* A device copy of an n-bit bitmap (NULL on failure), with the bits past n
+ * of its last word set: the GPU must ignore them, as the CPU does. */
+static uint64_t *device_bitmap(const uint64_t *bm, size_t n) {
+    const size_t words = cuzk_msm_bitmap_words(n);
+    uint64_t *tmp = malloc(words * 8), *d = NULL;
+    if (tmp == NULL) return NULL;
+    memcpy(tmp, bm, words * 8);
+    if (n % 64) tmp[words - 1] |= ~(uint64_t)0 << (n % 64);
+    if (cuzk__gpu_alloc((void **)&d, words * 8) != CUZK_OK) d = NULL;
+    if (d != NULL && cuzk__gpu_upload(d, tmp, words * 8) != CUZK_OK) {
+        cuzk__gpu_free(d);
+        d = NULL;
+    }
+    free(tmp);
+    return d;
+}
+
 /*
  * Batch-add bitmaps: random at 0, 1, 50 and 100% (each thread's share of the
  * set bits is then about even), all set bits in one run of an eighth of n
@@ -239,10 +256,12 @@ static void msm_cfg_reset(void) {
     }                                                                                         \
                                                                                               \
     /* GPU MSM of the first n bases bs (on the handle too) vs the CPU; mask may be NULL; */   \
-    /* the GPU reads the scalars at gk (host or device), the CPU at k */                      \
+    /* the GPU reads the scalars at gk and the mask at gmask (host or device), the CPU */     \
+    /* at k and mask */                                                                       \
     static void g##_check_msm_src(cuzk__gpu_msm_bases *h, const cuzk_##g##_aff *bs,           \
                                   const uint64_t (*k)[4], const uint64_t *gk, size_t n,       \
-                                  const uint64_t *mask, const char *what) {                   \
+                                  const uint64_t *mask, const uint64_t *gmask,                \
+                                  const char *what) {                                         \
         cuzk_##g##_jac want, got;                                                             \
         cuzk_status st = cuzk_##g##_msm_var(&want, bs, k, n, mask, 0, NULL);                  \
         CHECK(st == CUZK_OK);                                                                 \
@@ -250,7 +269,7 @@ static void msm_cfg_reset(void) {
         for (size_t ci = 0; ci < msm_ncfg; ci++) {                                            \
             msm_cfg_set(&msm_cfgs[ci]);                                                       \
             memset(&got, 0x5a, sizeof got);                                                   \
-            st = cuzk__gpu_msm(h, (uint64_t *)&got, gk, n, mask);                             \
+            st = cuzk__gpu_msm(h, (uint64_t *)&got, gk, n, gmask);                            \
             REPORT(st, what);                                                                 \
             CHECK(st == CUZK_OK);                                                             \
             bool ok = st == CUZK_OK && g##_same(&want, &got);                                 \
@@ -264,7 +283,7 @@ static void msm_cfg_reset(void) {
     static void g##_check_msm_on(cuzk__gpu_msm_bases *h, const cuzk_##g##_aff *bs,            \
                                  const uint64_t (*k)[4], size_t n, const uint64_t *mask,      \
                                  const char *what) {                                          \
-        g##_check_msm_src(h, bs, k, (const uint64_t *)k, n, mask, what);                      \
+        g##_check_msm_src(h, bs, k, (const uint64_t *)k, n, mask, mask, what);                \
     }                                                                                         \
     static void g##_check_msm(cuzk__gpu_msm_bases *h, const uint64_t (*k)[4], size_t n,       \
                               const uint64_t *mask, const char *what) {                       \
@@ -356,11 +375,23 @@ static void msm_cfg_reset(void) {
             st = cuzk__gpu_msm_scalars_upload(&dk, (const uint64_t *)k, n);                   \
             CHECK(st == CUZK_OK);                                                             \
             if (st == CUZK_OK) {                                                              \
-                g##_check_msm_src(h, g##_bases, (const uint64_t(*)[4])k, dk, n, NULL,         \
+                g##_check_msm_src(h, g##_bases, (const uint64_t(*)[4])k, dk, n, NULL, NULL,   \
                                   "device scalars");                                          \
                 rand_bitmap(mask, n, 50);                                                     \
-                g##_check_msm_src(h, g##_bases, (const uint64_t(*)[4])k, dk, n, mask,         \
+                g##_check_msm_src(h, g##_bases, (const uint64_t(*)[4])k, dk, n, mask, mask,   \
                                   "device scalars, masked");                                  \
+                /* the mask on the device too (garbage bits past n) */                        \
+                uint64_t *dm = device_bitmap(mask, n - 1);                                    \
+                CHECK(dm != NULL);                                                            \
+                if (dm != NULL) {                                                             \
+                    mask[(n - 1) / 64] &= ~((uint64_t)1 << ((n - 1) % 64));                   \
+                    g##_check_msm_src(h, g##_bases, (const uint64_t(*)[4])k, dk, n - 1, mask, \
+                                      dm, "device scalars and mask");                         \
+                    g##_check_msm_src(h, g##_bases, (const uint64_t(*)[4])k,                  \
+                                      (const uint64_t *)k, n - 1, mask, dm,                   \
+                                      "host scalars, device mask");                           \
+                    cuzk__gpu_free(dm);                                                       \
+                }                                                                             \
                 cuzk__gpu_msm_scalars_free(dk);                                               \
             }                                                                                 \
         }                                                                                     \
@@ -403,19 +434,25 @@ static void msm_cfg_reset(void) {
             if (n > nmax) continue;                                                           \
             for (unsigned pat = 0; pat < BITMAP_PATTERNS; pat++) {                            \
                 const unsigned pct = pattern_bitmap(bm, n, pat);                              \
-                for (int all = 0; all < 2; all++) {                                           \
-                    const uint64_t *use = all ? NULL : bm;                                    \
+                /* way 0: host bitmap, 1: device bitmap, 2: all points */                     \
+                uint64_t *dbm = device_bitmap(bm, n);                                         \
+                CHECK(dbm != NULL);                                                           \
+                for (int way = 0; way < 3; way++) {                                           \
+                    const uint64_t *use = way == 2 ? NULL : bm;                               \
+                    const uint64_t *guse = way == 0 ? bm : way == 1 ? dbm : NULL;             \
+                    if (way == 1 && dbm == NULL) continue;                                    \
                     cuzk_##g##_jac want, got;                                                 \
                     CHECK(cuzk_##g##_batch_add_var(&want, g##_bases, n, use, 0, NULL) ==      \
                           CUZK_OK);                                                           \
-                    st = cuzk__gpu_msm_batch_add(h, (uint64_t *)&got, n, use);                \
+                    st = cuzk__gpu_msm_batch_add(h, (uint64_t *)&got, n, guse);               \
                     REPORT(st, "batch-add");                                                  \
                     bool ok = st == CUZK_OK && g##_same(&want, &got);                         \
                     if (!ok)                                                                  \
                         fprintf(stderr, "  %s batch-add n=%zu %u%% %s differs\n", #g, n, pct, \
-                                all ? "all" : "bitmap");                                      \
+                                way == 0 ? "host bitmap" : way == 1 ? "device bitmap" : "all"); \
                     CHECK(ok);                                                                \
                 }                                                                             \
+                cuzk__gpu_free(dbm);                                                          \
             }                                                                                 \
             /* classification: 0 / 1 / other in about equal parts */                         \
             for (size_t i = 0; i < n; i++) {                                                  \
@@ -436,6 +473,26 @@ static void msm_cfg_reset(void) {
             CHECK(st == CUZK_OK);                                                             \
             CHECK_MEM(b3, b3 + 3 * w, 3 * w * 8);                                             \
             CHECK(gc.zero == cc.zero && gc.one == cc.one && gc.other == cc.other);            \
+            /* into device bitmaps (the zeros' stays on the host) */                         \
+            {                                                                                 \
+                uint64_t *d1 = device_bitmap(bm, n), *d2 = device_bitmap(bm, n);              \
+                CHECK(d1 != NULL && d2 != NULL);                                              \
+                memset(b3 + 3 * w, 0xa5, 3 * w * 8);                                          \
+                memset(&gc, 0xa5, sizeof gc);                                                 \
+                st = d1 && d2 ? cuzk__gpu_msm_classify(b3 + 3 * w, d1, d2, &gc,               \
+                                                       (const uint64_t *)k, n)                \
+                              : CUZK_ERR_NOMEM;                                               \
+                REPORT(st, "classify into device bitmaps");                                   \
+                CHECK(st == CUZK_OK);                                                         \
+                if (st == CUZK_OK) {                                                          \
+                    CHECK(cuzk__gpu_download(b3 + 4 * w, d1, w * 8) == CUZK_OK);              \
+                    CHECK(cuzk__gpu_download(b3 + 5 * w, d2, w * 8) == CUZK_OK);              \
+                    CHECK_MEM(b3, b3 + 3 * w, 3 * w * 8);                                     \
+                    CHECK(gc.zero == cc.zero && gc.one == cc.one && gc.other == cc.other);    \
+                }                                                                             \
+                cuzk__gpu_free(d1);                                                           \
+                cuzk__gpu_free(d2);                                                           \
+            }                                                                                 \
             cuzk_##g##_jac want, got;                                                         \
             CHECK(cuzk_##g##_msm_var(&want, g##_bases, (const uint64_t(*)[4])k, n, NULL, 0,   \
                                      NULL) == CUZK_OK);                                       \
@@ -551,14 +608,6 @@ static void msm_cfg_reset(void) {
             g##_check_refused(h, kc, n, NULL, "last scalar >= 2^255");                        \
             mask[(n - 1) / 64] &= ~((uint64_t)1 << ((n - 1) % 64));                           \
             g##_check_msm(h, kc, n, mask, "last scalar >= 2^255 masked out");                 \
-            /* a mask in device memory is refused (bitmaps are host memory) */                 \
-            uint64_t *dmask = NULL;                                                           \
-            if (cuzk__gpu_msm_scalars_upload(&dmask, (const uint64_t *)k, 1) == CUZK_OK) {    \
-                cuzk_##g##_jac got;                                                           \
-                CHECK(cuzk__gpu_msm(h, (uint64_t *)&got, (const uint64_t *)k, 64, dmask) ==   \
-                      CUZK_ERR_INVALID_ARG);                                                  \
-                cuzk__gpu_msm_scalars_free(dmask);                                            \
-            }                                                                                 \
             /* a second handle on the first one's work area: alternate calls, then */          \
             /* the area outlives the handle that made it */                                   \
             cuzk__gpu_msm_bases *h2 = NULL;                                                   \
