@@ -20,6 +20,7 @@
  * NTT at the measured 50.3e9 Fr mul/s of doc/gpu-notes.md.
  *
  * --bench-only: the --bench table alone.
+ * --bench-min L: the table from 2^L (10..28) instead of 2^20.
  * --ab: afterwards, every variant side by side at 2^20, 2^24, 2^27 (fwd NR,
  * inv NN, coset fwd NN, H bellman; median of 10, 5 at 2^27) and the best
  * variant's time over variant 0's.
@@ -180,6 +181,8 @@ static void test_errors(void) {
     cuzk__gpu_ntt_domain_destroy(NULL);
 }
 
+static unsigned bench_min = 20;
+
 static void bench(void) {
     static const char *names[CUZK__GPU_BENCH_COUNT] = {
         "fwd_nr", "fwd_nn", "inv_nn", "coset_fwd_nn", "coset_inv_nn", "h_snarkjs", "h_bellman"};
@@ -190,7 +193,7 @@ static void bench(void) {
     printf("\nNTT on %s (%d SMs), data on the device, median of 10 after a warm-up\n", name, sms);
     printf("%-4s %-13s %10s %10s %10s %10s\n", "log", "op", "median ms", "min ms", "GB/s eff",
            "floor ms");
-    for (unsigned L = 20; L <= 28; L++) {
+    for (unsigned L = bench_min; L <= 28; L++) {
         cuzk__gpu_ntt_domain *gd = NULL;
         if (cuzk__gpu_ntt_domain_create(&gd, L, 5) != CUZK_OK) {
             printf("2^%u: domain failed: %s\n", L, cuzk__gpu_last_error());
@@ -264,8 +267,17 @@ int main(int argc, char **argv) {
     int need = cuzk_gpu_test_need_device();
     if (need != 0) return need;
     int tests = 1; /* --bench-only: the tables without the comparisons (profiling runs) */
-    for (int i = 1; i < argc; i++)
+    for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--bench-only") == 0) tests = 0;
+        if (strcmp(argv[i], "--bench-min") == 0 && i + 1 < argc) {
+            const long l = strtol(argv[i + 1], NULL, 10);
+            if (l < 10 || l > 28) {
+                fprintf(stderr, "--bench-min: 10..28\n");
+                return 2;
+            }
+            bench_min = (unsigned)l;
+        }
+    }
     if (tests) {
         RUN(test_errors);
         RUN(test_small);
