@@ -63,7 +63,7 @@ static __device__ __noinline__ fp_t fp_mul_call(fp_t a, fp_t b) {
     mul(r, a, b);
     return r;
 }
-/* The squaring out of line for the same reason: ~456 instead of ~588
+/* The squaring out of line for the same reason: ~456 instead of ~516
  * multiply-adds (ff.cuh sqr). */
 static __device__ __noinline__ fp_t fp_sqr_call(fp_t a) {
     fp_t r;

@@ -56,6 +56,26 @@ CUZK__PTX3(madc_hi, "madc.hi.u32")       /* hi(a*b) + c + carry */
 #undef CUZK__PTX2
 #undef CUZK__PTX3
 
+/* ---- product algorithm per field (compile time) ---------------------------- */
+
+/*
+ * How mul and mul_pair form the 2N-word product. Fp: one level of Karatsuba
+ * (mul_karatsuba below); building with -DCUZK_GPU_FP_SCHOOLBOOK=1 brings
+ * back the interleaved schoolbook CIOS (mul_cios), for A/B runs. Fr: CIOS;
+ * -DCUZK_GPU_FR_KARATSUBA=1 takes the same Karatsuba template (4 + 4 limbs),
+ * which ptxas compiled (CUDA 13.0, sm_90) to more IMAD-pipe instructions
+ * than CIOS (172 against 163 for mul: the saved products are outweighed by
+ * moves ptxas then issues as IMAD), so it is not the default. The CMake
+ * options of the same names set them. Either way the results are the same
+ * bits.
+ */
+#ifndef CUZK_GPU_FP_SCHOOLBOOK
+#define CUZK_GPU_FP_SCHOOLBOOK 0
+#endif
+#ifndef CUZK_GPU_FR_KARATSUBA
+#define CUZK_GPU_FR_KARATSUBA 0
+#endif
+
 /* ---- field parameters, split from the host's 64-bit constants ------------ */
 
 /* 32-bit limb i of a little-endian array of 64-bit words. */
@@ -73,6 +93,7 @@ __host__ __device__ constexpr uint32_t limb32(const uint64_t (&w)[W], int i) {
 struct fr_params {
     static constexpr int N = 8;
     static constexpr uint32_t n0 = (uint32_t)CUZK__FR_N0;
+    static constexpr bool karatsuba = CUZK_GPU_FR_KARATSUBA != 0;
     __host__ __device__ static constexpr uint32_t mod(int i) {
         constexpr uint64_t w[4] = CUZK__FR_R;
         return limb32(w, i);
@@ -86,6 +107,7 @@ struct fr_params {
 struct fp_params {
     static constexpr int N = 12;
     static constexpr uint32_t n0 = (uint32_t)CUZK__FP_N0;
+    static constexpr bool karatsuba = CUZK_GPU_FP_SCHOOLBOOK == 0;
     __host__ __device__ static constexpr uint32_t mod(int i) {
         constexpr uint64_t w[6] = CUZK__FP_P;
         return limb32(w, i);
@@ -308,11 +330,49 @@ __device__ __forceinline__ void mont_reduce_step(uint32_t (&t)[P::N + 1]) {
 }
 
 /*
+ * The reduction of a whole 2N-word product w = L + Hw 2^(32N) (Karatsuba
+ * mul, sqr): N Montgomery steps on the low half L alone, in an N+1 word
+ * window as mul_cios's, then the high half Hw added. Since L + Q m = 0 mod
+ * 2^(32N) for the Q the steps pick, (w + Q m) / 2^(32N) = Hw + (L + Q m) /
+ * 2^(32N), so the high words need no carry propagation through the steps.
+ *
+ * Bounds: V_0 = L < 2^(32N); a step adds q m < 2^32 m, so V + q m <
+ * 2^(32N) + 2^(32N+31) < 2^(32(N+1)) fits N+1 words (mul_cios's argument)
+ * and V' = (V + q m) / 2^32 < 2^(32N-32) + m < 2^(32N). After N steps
+ * V = (L + Q m) / 2^(32N) < (2^(32N) + 2^(32N) m) / 2^(32N), so V <= m. For
+ * w = ab with a, b <= m-1 (a square too), Hw <= (m-1)^2 / 2^(32N) < m/2, so
+ * V + Hw < 2m < 2^(32N): the final N-word addition does not carry out and
+ * reduce_once's input is < 2m.
+ */
+template <class P>
+__device__ __forceinline__ void redc_window(uint32_t (&t)[P::N + 1], const uint32_t (&w)[2 * P::N]) {
+#pragma unroll
+    for (int j = 0; j < P::N; j++) t[j] = w[j];
+    t[P::N] = 0;
+}
+
+/* r = window + high half, reduced once (the sum is < 2m, above). */
+template <class P>
+__device__ __forceinline__ void redc_done(fe<P> &r, const uint32_t (&t)[P::N + 1],
+                                          const uint32_t (&w)[2 * P::N]) {
+    constexpr int N = P::N;
+    uint32_t s[N];
+    s[0] = add_cc(t[0], w[N]);
+#pragma unroll
+    for (int j = 1; j < N - 1; j++) s[j] = addc_cc(t[j], w[N + j]);
+    s[N - 1] = addc(t[N - 1], w[2 * N - 1]);
+    reduce_once(r, s);
+}
+
+/*
  * r = a * b * 2^(-32N) mod m: CIOS Montgomery multiplication (Koc, Acar,
  * Kaliski, "Analyzing and comparing Montgomery multiplication algorithms",
  * 1996) with 32-bit words. Row i adds a*b[i] as two carry chains, products
  * of even limbs of a, then of odd limbs (each a run of low/high pairs), then
- * one reduction step split the same way. 4N^2 + N IMAD: Fr 264, Fp 588.
+ * one reduction step split the same way. 4N^2 + N multiply-adds (PTX mad/mul,
+ * a product's low and high halves counted apart): Fp 588; Fr 224, its
+ * reduction steps being cheaper (mont_reduce_step). mul (below) takes it
+ * or mul_karatsuba, per field.
  *
  * Bound: before a row t < 2m; t + a*b[i] + q*m < 2m + 2(2^32-1)m < 2^33 m
  * < 2^(32N+32) since m < 2^(32N-1), so N+1 words never overflow (no chain
@@ -351,7 +411,7 @@ __device__ __forceinline__ void mul_done(fe<P> &r, const uint32_t (&t)[P::N + 1]
 }
 
 template <class P>
-__device__ __forceinline__ void mul(fe<P> &r, const fe<P> &a, const fe<P> &b) {
+__device__ __forceinline__ void mul_cios(fe<P> &r, const fe<P> &a, const fe<P> &b) {
     uint32_t t[P::N + 1];
     mul_row0<P>(t, a, b.v[0]);
 #pragma unroll
@@ -359,14 +419,11 @@ __device__ __forceinline__ void mul(fe<P> &r, const fe<P> &a, const fe<P> &b) {
     mul_done(r, t);
 }
 
-/*
- * r0 = a0 b0 and r1 = a1 b1, the rows of the two products alternating, so
- * that the second product's chain can fill the first's latency where few
- * warps share a scheduler (ec.cuh mul_paired). Same results as two mul.
- */
+/* r0 = a0 b0 and r1 = a1 b1 by CIOS, the rows of the two products
+ * alternating (see mul_pair). */
 template <class P>
-__device__ __forceinline__ void mul_pair(fe<P> &r0, const fe<P> &a0, const fe<P> &b0, fe<P> &r1,
-                                         const fe<P> &a1, const fe<P> &b1) {
+__device__ __forceinline__ void mul_pair_cios(fe<P> &r0, const fe<P> &a0, const fe<P> &b0,
+                                              fe<P> &r1, const fe<P> &a1, const fe<P> &b1) {
     uint32_t t0[P::N + 1], t1[P::N + 1];
     mul_row0<P>(t0, a0, b0.v[0]);
     mul_row0<P>(t1, a1, b1.v[0]);
@@ -380,6 +437,243 @@ __device__ __forceinline__ void mul_pair(fe<P> &r0, const fe<P> &a0, const fe<P>
 }
 
 /*
+ * r = a * b * 2^(-32N) mod m with the product formed by one level of
+ * Karatsuba, then reduced as a whole (redc_window/redc_done, as sqr).
+ * With H = N/2, X = 2^(32H), R = X^2 = 2^(32N), halves a = a0 + a1 X,
+ * b = b0 + b1 X of H limbs:
+ *   ab = lo + c X + hi R,   lo = a0 b0,  hi = a1 b1,
+ *   c = a0 b1 + a1 b0 = (a0 + a1)(b0 + b1) - lo - hi,
+ * three H x H products instead of four: 3N^2/4 products instead of N^2
+ * (Fp 108 instead of 144, Fr 48 instead of 64), each a mad.lo + madc.hi
+ * pair of mul_cios's row shape (one IMAD.WIDE.U32.X). What replaces the
+ * fourth product is additions, on the ALU pipe, which the IMAD-bound
+ * kernels leave idle: 2 sums of H words, 2 masked additions of H words
+ * (an AND per word), 2 subtractions of N words, one addition over 3H
+ * words: 7H + 2N additions (Fp 66) and 2H ANDs.
+ *
+ * Steps, and why nothing overflows (a, b <= m-1 < 2^(32N-1), so the high
+ * halves a1, b1 < 2^(32H-1)):
+ *  1. lo and hi by H rows each (half_row, two parity chains per row as in
+ *     mul_cios). A product of two H-word values is < R: N words; after
+ *     row i the partial product is < 2^(32(i+1)) X, so the carry each
+ *     chain drops at word i+H is zero (sqr's row argument).
+ *  2. sa = a0 + a1 = sa' + ca X, sa' < X, ca in {0, 1}: sa is up to
+ *     32H+1 bits (193 for Fp), so it is kept as the H-word sa' and the
+ *     carry, turned into a mask ma = -ca. Likewise sb', cb, mb.
+ *  3. mid = sa' sb' < R, N words, as in step 1.
+ *  4. c = sa sb - lo - hi = mid + X (ca sb' + cb sa') + ca cb R - lo - hi,
+ *     and 0 <= c < 2 X 2^(32H-1) = R (two products of an H-word half and a
+ *     high half). So c equals c mod R, which N-word arithmetic dropping
+ *     every carry or borrow out of word N-1 computes exactly (each such
+ *     chain is exact mod R): ca cb R vanishes; X (ca sb') mod R is
+ *     (sb' & ma) added at words H..N-1, its carry out of word N-1 dropped;
+ *     the same for sa' & mb; then lo and hi are subtracted, the borrows out
+ *     of word N-1 dropped. No operand above N words and no multiply by a
+ *     carry bit is ever formed. An intermediate residue may wrap (mid - lo
+ *     can borrow out) without harm: the subtraction cannot underflow as a
+ *     whole since its true result c = a0 b1 + a1 b0 is >= 0, and it is < R,
+ *     so the residue is c.
+ *  5. w = lo + hi R + c X: lo and hi R occupy words 0..N-1 and N..2N-1, so
+ *     their sum is the concatenation; c X is added at words H..N+H-1 and
+ *     the carry propagated through word 2N-1. w = ab <= (m-1)^2 <
+ *     2^(64N-2): the carry out of word 2N-1 (dropped) is zero.
+ *  6. redc_window, N mont_reduce_step, redc_done (bounds there).
+ * Multiply-adds (PTX mad/mul, a product's halves counted apart):
+ * 6H^2 + the N reduction steps = Fp 216 + 300 = 516 against mul_cios's
+ * 588; Fr 96 + 96 = 192 against 224. Same bits as mul_cios: both return the
+ * unique reduced value of ab R^-1 mod m.
+ *
+ * The order keeps few words live: lo's and hi's rows alternate (two
+ * independent chains), a and b then give way to sa', sb', and mid follows.
+ */
+
+/* w[i..i+H] += x * y[0..H-1]: row i of an H x H product into 2H words, as
+ * a row of mul_cios (even products of y, then odd ones, each a chain of
+ * low/high pairs; mac_even/mac_odd on an H+1 word window, which unrolling
+ * turns into register names). Word i+H is first written by row i (zero
+ * before); row 0 sets its even products directly (they do not overlap). */
+template <int H, class Y>
+__device__ __forceinline__ void half_row(uint32_t (&w)[2 * H], int i, uint32_t x, Y y) {
+    static_assert(H % 2 == 0 && H >= 4, "the row chains assume an even half >= 4 limbs");
+    uint32_t t[H + 1];
+    if (i == 0) {
+#pragma unroll
+        for (int j = 0; j < H; j += 2) {
+            t[j] = x * y(j);
+            t[j + 1] = __umulhi(x, y(j));
+        }
+    } else {
+#pragma unroll
+        for (int j = 0; j < H; j++) t[j] = w[i + j];
+    }
+    t[H] = 0;
+    if (i != 0) mac_even<H>(t, x, y);
+    mac_odd<H>(t, x, y);
+#pragma unroll
+    for (int j = 0; j <= H; j++) w[i + j] = t[j];
+}
+
+/* Row i of lo = a0 b0 and of hi = a1 b1 (step 1). */
+template <class P>
+__device__ __forceinline__ void kara_outer_rows(uint32_t (&lo)[P::N], uint32_t (&hi)[P::N],
+                                                const fe<P> &a, const fe<P> &b, int i) {
+    constexpr int H = P::N / 2;
+    half_row<H>(lo, i, a.v[i], [&b](int j) { return b.v[j]; });
+    half_row<H>(hi, i, a.v[H + i], [&b](int j) { return b.v[H + j]; });
+}
+
+/* s = (x0 + x1) mod X for the halves of x (step 2); returns the mask of the
+ * carry: all ones when x0 + x1 >= X. */
+template <int H>
+__device__ __forceinline__ uint32_t half_sum(uint32_t (&s)[H], const uint32_t (&x)[2 * H]) {
+    s[0] = add_cc(x[0], x[H]);
+#pragma unroll
+    for (int j = 1; j < H; j++) s[j] = addc_cc(x[j], x[H + j]);
+    return 0u - addc(0, 0);
+}
+
+/* Row i of mid = sa' sb' (step 3). */
+template <int H>
+__device__ __forceinline__ void kara_mid_row(uint32_t (&mid)[2 * H], const uint32_t (&sa)[H],
+                                             const uint32_t (&sb)[H], int i) {
+    half_row<H>(mid, i, sa[i], [&sb](int j) { return sb[j]; });
+}
+
+/* w[H..2H-1] += s & mask mod 2^(64H): X (carry s) mod R (step 4). The
+ * masked words are formed before the chain. */
+template <int H>
+__device__ __forceinline__ void kara_add_masked(uint32_t (&w)[2 * H], const uint32_t (&s)[H],
+                                                uint32_t mask) {
+    uint32_t v[H];
+#pragma unroll
+    for (int j = 0; j < H; j++) v[j] = s[j] & mask;
+    w[H] = add_cc(w[H], v[0]);
+#pragma unroll
+    for (int j = 1; j < H - 1; j++) w[H + j] = addc_cc(w[H + j], v[j]);
+    w[2 * H - 1] = addc(w[2 * H - 1], v[H - 1]);
+}
+
+/* w -= x mod R, N words (step 4). */
+template <int N>
+__device__ __forceinline__ void kara_sub(uint32_t (&w)[N], const uint32_t (&x)[N]) {
+    w[0] = sub_cc(w[0], x[0]);
+#pragma unroll
+    for (int j = 1; j < N - 1; j++) w[j] = subc_cc(w[j], x[j]);
+    w[N - 1] = subc(w[N - 1], x[N - 1]);
+}
+
+/* w = lo + hi R + c X, 2N words (step 5). */
+template <int N>
+__device__ __forceinline__ void kara_assemble(uint32_t (&w)[2 * N], const uint32_t (&lo)[N],
+                                              const uint32_t (&hi)[N], const uint32_t (&c)[N]) {
+    constexpr int H = N / 2;
+#pragma unroll
+    for (int j = 0; j < H; j++) w[j] = lo[j];
+    w[H] = add_cc(lo[H], c[0]);
+#pragma unroll
+    for (int j = H + 1; j < N; j++) w[j] = addc_cc(lo[j], c[j - H]);
+#pragma unroll
+    for (int j = 0; j < H; j++) w[N + j] = addc_cc(hi[j], c[H + j]);
+#pragma unroll
+    for (int j = H; j < N - 1; j++) w[N + j] = addc_cc(hi[j], 0);
+    w[2 * N - 1] = addc(hi[N - 1], 0);
+}
+
+template <class P>
+__device__ __forceinline__ void mul_karatsuba(fe<P> &r, const fe<P> &a, const fe<P> &b) {
+    constexpr int N = P::N, H = N / 2;
+    static_assert(N % 4 == 0, "halves of an even limb count");
+    uint32_t lo[N], hi[N], mid[N], sa[H], sb[H], w[2 * N], t[N + 1];
+#pragma unroll
+    for (int i = 0; i < H; i++) kara_outer_rows<P>(lo, hi, a, b, i);
+    const uint32_t ma = half_sum<H>(sa, a.v);
+    const uint32_t mb = half_sum<H>(sb, b.v);
+#pragma unroll
+    for (int i = 0; i < H; i++) kara_mid_row<H>(mid, sa, sb, i);
+    kara_add_masked<H>(mid, sb, ma);
+    kara_add_masked<H>(mid, sa, mb);
+    kara_sub<N>(mid, lo);
+    kara_sub<N>(mid, hi);
+    kara_assemble<N>(w, lo, hi, mid);
+    redc_window<P>(t, w);
+#pragma unroll
+    for (int i = 0; i < N; i++) mont_reduce_step<P>(t);
+    redc_done(r, t, w);
+}
+
+/* The pair: every row and chain of the two products alternating (see
+ * mul_pair), the same steps as mul_karatsuba. */
+template <class P>
+__device__ __forceinline__ void mul_pair_karatsuba(fe<P> &r0, const fe<P> &a0, const fe<P> &b0,
+                                                   fe<P> &r1, const fe<P> &a1, const fe<P> &b1) {
+    constexpr int N = P::N, H = N / 2;
+    static_assert(N % 4 == 0, "halves of an even limb count");
+    uint32_t lo0[N], hi0[N], mid0[N], sa0[H], sb0[H], w0[2 * N], t0[N + 1];
+    uint32_t lo1[N], hi1[N], mid1[N], sa1[H], sb1[H], w1[2 * N], t1[N + 1];
+#pragma unroll
+    for (int i = 0; i < H; i++) {
+        kara_outer_rows<P>(lo0, hi0, a0, b0, i);
+        kara_outer_rows<P>(lo1, hi1, a1, b1, i);
+    }
+    const uint32_t ma0 = half_sum<H>(sa0, a0.v);
+    const uint32_t ma1 = half_sum<H>(sa1, a1.v);
+    const uint32_t mb0 = half_sum<H>(sb0, b0.v);
+    const uint32_t mb1 = half_sum<H>(sb1, b1.v);
+#pragma unroll
+    for (int i = 0; i < H; i++) {
+        kara_mid_row<H>(mid0, sa0, sb0, i);
+        kara_mid_row<H>(mid1, sa1, sb1, i);
+    }
+    kara_add_masked<H>(mid0, sb0, ma0);
+    kara_add_masked<H>(mid1, sb1, ma1);
+    kara_add_masked<H>(mid0, sa0, mb0);
+    kara_add_masked<H>(mid1, sa1, mb1);
+    kara_sub<N>(mid0, lo0);
+    kara_sub<N>(mid1, lo1);
+    kara_sub<N>(mid0, hi0);
+    kara_sub<N>(mid1, hi1);
+    kara_assemble<N>(w0, lo0, hi0, mid0);
+    kara_assemble<N>(w1, lo1, hi1, mid1);
+    redc_window<P>(t0, w0);
+    redc_window<P>(t1, w1);
+#pragma unroll
+    for (int i = 0; i < N; i++) {
+        mont_reduce_step<P>(t0);
+        mont_reduce_step<P>(t1);
+    }
+    redc_done(r0, t0, w0);
+    redc_done(r1, t1, w1);
+}
+
+/*
+ * r = a * b * 2^(-32N) mod m: mul_karatsuba where P::karatsuba (Fp by
+ * default), else mul_cios (Fr by default); see CUZK_GPU_FP_SCHOOLBOOK at
+ * the top. Same bits either way.
+ */
+template <class P>
+__device__ __forceinline__ void mul(fe<P> &r, const fe<P> &a, const fe<P> &b) {
+    if constexpr (P::karatsuba)
+        mul_karatsuba<P>(r, a, b);
+    else
+        mul_cios<P>(r, a, b);
+}
+
+/*
+ * r0 = a0 b0 and r1 = a1 b1, the rows (and chains) of the two products
+ * alternating, so that the second product's chain can fill the first's
+ * latency where few warps share a scheduler (ec.cuh mul_paired). Same
+ * results as two mul.
+ */
+template <class P>
+__device__ __forceinline__ void mul_pair(fe<P> &r0, const fe<P> &a0, const fe<P> &b0, fe<P> &r1,
+                                         const fe<P> &a1, const fe<P> &b1) {
+    if constexpr (P::karatsuba)
+        mul_pair_karatsuba<P>(r0, a0, b0, r1, a1, b1);
+    else
+        mul_pair_cios<P>(r0, a0, b0, r1, a1, b1);
+}
+
+/*
  * r = a^2 * 2^(-32N) mod m, equal to mul(r, a, a) bit for bit (both outputs
  * are the unique reduced value). A product needs each a[i] a[j], i != j,
  * once instead of twice, so:
@@ -388,15 +682,12 @@ __device__ __forceinline__ void mul_pair(fe<P> &r0, const fe<P> &a0, const fe<P>
  *      by the parity of j (no pair of one chain overlaps another), as mul;
  *   2. w = 2w by funnel shifts, then the squares a[i]^2 on words 2i, 2i+1
  *      as one chain of pairs: w = a^2, 2N words;
- *   3. N Montgomery steps on the low half L (words 0..N-1) alone, in an
- *      N+1 word window as mul's, then the high half H added: since
- *      L + Q m = 0 mod 2^(32N) for the Q the steps pick,
- *      (a^2 + Q m) / 2^(32N) = H + (L + Q m) / 2^(32N), and the high words
- *      need no carry propagation through the reduction;
+ *   3. N Montgomery steps on the low half alone, then the high half added
+ *      (redc_window, redc_done: the Karatsuba mul's reduction too);
  *   4. one conditional subtraction.
- * IMAD: N(N-1) cross + 2N squares + N(2N+1) reduction = 3N^2 + 2N, Fp 456
- * against mul's 588; Fr's cheaper reduction rows (mont_reduce_step) make
- * it 168 against 224.
+ * Multiply-adds: N(N-1) cross + 2N squares + N(2N+1) reduction = 3N^2 + 2N,
+ * Fp 456 against mul's 516 (Karatsuba; CIOS 588); Fr's cheaper reduction
+ * rows (mont_reduce_step) make it 168 against mul's 224 (CIOS).
  *
  * Bounds (a <= m-1 < 2^(32N-1), so no carry is ever dropped):
  *  - rows: after row i, w <= (a[0..i] as a number) * a < 2^(32(i+1)) 2^(32N),
@@ -408,12 +699,7 @@ __device__ __forceinline__ void mul_pair(fe<P> &r0, const fe<P> &a0, const fe<P>
  *    word 2N-1 is zero and takes the bit shifted out of word 2N-2, so 2w
  *    loses nothing; 2w + sum a[i]^2 2^(64i) = a^2 < 2^(64N-2), so the
  *    square chain's final carry out of word 2N-1 is zero.
- *  - reduction window: V_0 = L < 2^(32N); a step adds q m < 2^32 m, so
- *    V + q m < 2^(32N) + 2^(32N+31) < 2^(32(N+1)) fits N+1 words (mul's
- *    argument) and V' = (V + q m) / 2^32 < 2^(32N-32) + m < 2^(32N). After N
- *    steps V = (L + Q m) / 2^(32N) < (2^(32N) + 2^(32N) m) / 2^(32N), so
- *    V <= m; H <= (m-1)^2 / 2^(32N) < m/2. V + H < 2m < 2^(32N): the final
- *    N-word addition does not carry out and reduce_once's input is < 2m.
+ *  - reduction: at redc_window (a^2 = a a with a <= m-1).
  */
 template <int N>
 __device__ __forceinline__ void sqr_cross_chain(uint32_t (&w)[2 * N], const uint32_t (&a)[N],
@@ -480,27 +766,6 @@ __device__ __forceinline__ void sqr_double_add_squares(uint32_t (&w)[2 * N],
     w[2 * N - 1] = madc_hi(a[N - 1], a[N - 1], w[2 * N - 1]);
 }
 
-/* The reduction window starts as the low half of the square. */
-template <class P>
-__device__ __forceinline__ void sqr_window(uint32_t (&t)[P::N + 1], const uint32_t (&w)[2 * P::N]) {
-#pragma unroll
-    for (int j = 0; j < P::N; j++) t[j] = w[j];
-    t[P::N] = 0;
-}
-
-/* r = window + high half, reduced once (the sum is < 2m, see sqr). */
-template <class P>
-__device__ __forceinline__ void sqr_done(fe<P> &r, const uint32_t (&t)[P::N + 1],
-                                         const uint32_t (&w)[2 * P::N]) {
-    constexpr int N = P::N;
-    uint32_t s[N];
-    s[0] = add_cc(t[0], w[N]);
-#pragma unroll
-    for (int j = 1; j < N - 1; j++) s[j] = addc_cc(t[j], w[N + j]);
-    s[N - 1] = addc(t[N - 1], w[2 * N - 1]);
-    reduce_once(r, s);
-}
-
 template <class P>
 __device__ __forceinline__ void sqr(fe<P> &r, const fe<P> &a) {
     constexpr int N = P::N;
@@ -509,10 +774,10 @@ __device__ __forceinline__ void sqr(fe<P> &r, const fe<P> &a) {
 #pragma unroll
     for (int i = 1; i < N - 1; i++) sqr_cross_row<N>(w, a.v, i);
     sqr_double_add_squares<N>(w, a.v);
-    sqr_window<P>(t, w);
+    redc_window<P>(t, w);
 #pragma unroll
     for (int i = 0; i < N; i++) mont_reduce_step<P>(t);
-    sqr_done(r, t, w);
+    redc_done(r, t, w);
 }
 
 /* r0 = a0^2 and r1 = a1^2 with their rows and chains alternating, for the
@@ -530,15 +795,15 @@ __device__ __forceinline__ void sqr_pair(fe<P> &r0, const fe<P> &a0, fe<P> &r1, 
     }
     sqr_double_add_squares<N>(w0, a0.v);
     sqr_double_add_squares<N>(w1, a1.v);
-    sqr_window<P>(t0, w0);
-    sqr_window<P>(t1, w1);
+    redc_window<P>(t0, w0);
+    redc_window<P>(t1, w1);
 #pragma unroll
     for (int i = 0; i < N; i++) {
         mont_reduce_step<P>(t0);
         mont_reduce_step<P>(t1);
     }
-    sqr_done(r0, t0, w0);
-    sqr_done(r1, t1, w1);
+    redc_done(r0, t0, w0);
+    redc_done(r1, t1, w1);
 }
 
 /* ---- Fp2 = Fp[u]/(u^2 + 1) ----------------------------------------------- */

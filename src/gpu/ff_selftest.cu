@@ -54,6 +54,13 @@ struct op_sqr_pair {
         sqr_pair(r.c0, a.c0, r.c1, a.c1);
     }
 };
+/* Two Fp multiplications in one mul_pair, Fp2 elements carrying the pairs. */
+struct op_mul_pair {
+    static constexpr bool binary = true;
+    __device__ static void apply(fp2_t &r, const fp2_t &a, const fp2_t &b) {
+        mul_pair(r.c0, a.c0, b.c0, r.c1, a.c1, b.c1);
+    }
+};
 struct op_add {
     static constexpr bool binary = true;
     template <class E>
@@ -245,6 +252,7 @@ CUZK__GPU_UNARY(cuzk__gpu_fp_neg, fp_t, op_neg)
 CUZK__GPU_BINARY(cuzk__gpu_fp2_mul, fp2_t, op_mul)
 CUZK__GPU_UNARY(cuzk__gpu_fp2_sqr, fp2_t, op_sqr)
 CUZK__GPU_UNARY(cuzk__gpu_fp_sqr_pair, fp2_t, op_sqr_pair)
+CUZK__GPU_BINARY(cuzk__gpu_fp_mul_pair, fp2_t, op_mul_pair)
 
 extern "C" cuzk_status cuzk__gpu_bench_mul(cuzk__gpu_bench_result *res, cuzk__gpu_field field,
                                            size_t n, unsigned iters, unsigned reps) {

@@ -132,6 +132,10 @@ CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_fp2_sqr(uint64_t *out, const uint6
  * a and out hold n pairs of Fp elements (12 words each); out[i] = (a0^2, a1^2). */
 CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_fp_sqr_pair(uint64_t *out, const uint64_t *a,
                                                           size_t n);
+/* Two Fp multiplications per element through the paired multiplication
+ * (ff.cuh mul_pair): out[i] = (a0 b0, a1 b1) for a[i] = (a0, a1), b[i] = (b0, b1). */
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_fp_mul_pair(uint64_t *out, const uint64_t *a,
+                                                          const uint64_t *b, size_t n);
 
 /*
  * Throughput of one field's multiplication: n pseudo-random elements

@@ -14,6 +14,20 @@
 #include "gpu/gpu.h"
 #include "harness.h"
 
+/* PTX multiply-adds (a product's low and high halves counted apart) per
+ * device multiplication, ff.cuh, for the benches' IMAD rates. The build's
+ * choice of product reaches the tests through cuzk_gpu's definitions. */
+#if defined(CUZK_GPU_FP_SCHOOLBOOK) && CUZK_GPU_FP_SCHOOLBOOK
+#define CUZK_TEST_FP_MUL_IMAD 588 /* CIOS: 4N^2 + N */
+#else
+#define CUZK_TEST_FP_MUL_IMAD 516 /* Karatsuba: 6(N/2)^2 products + N(2N+1) reduction */
+#endif
+#if defined(CUZK_GPU_FR_KARATSUBA) && CUZK_GPU_FR_KARATSUBA
+#define CUZK_TEST_FR_MUL_IMAD 192 /* Karatsuba: 96 products + 8 Fr reduction steps of 12 */
+#else
+#define CUZK_TEST_FR_MUL_IMAD 224 /* CIOS: 128 products + 8 Fr reduction steps of 12 */
+#endif
+
 static inline int cuzk_gpu_test_required(void) {
     const char *req = getenv("CUZK_GPU_REQUIRED");
     return req != NULL && *req != '\0' && strcmp(req, "0") != 0;

@@ -7,14 +7,17 @@
  * 32-bit limbs 0xffffffff but the top one, m-1, m-2, R mod m, -R mod m,
  * (m-1)/2, (m+1)/2, ...). The buffers are the host's own cuzk_fr /
  * cuzk_fp / cuzk_fp2 arrays, handed to the device unconverted, so this also
- * checks that the layouts agree. "Fp pair" runs the paired squaring
- * (ff.cuh sqr_pair) on two Fp elements at once.
+ * checks that the layouts agree. "Fp pair" runs the paired squaring and
+ * multiplication (ff.cuh sqr_pair, mul_pair) on two Fp elements at once.
  *
  * The dedicated squaring (ff.cuh sqr) also against the device's own
  * multiplication a*a, on 2^20 inputs whose 32-bit limbs are drawn mostly from
  * carry-heavy values (0, 1, 0xffffffff, 0xfffffffe, the modulus's limb);
  * Fr mul and sqr against the CPU on 2^20 pairs of such values and sparse
  * ones (mostly zero limbs), aimed at Fr's own reduction step.
+ * Fp mul and mul_pair, and Fr mul, against the CPU on 2^20 pairs whose
+ * halves take the Karatsuba product's carry paths (ff.cuh mul_karatsuba:
+ * a0 + a1 and b0 + b1 at or above 2^(32N/2), all-ones halves, equal halves).
  * Exits 77 (skipped) without a CUDA device, unless CUZK_GPU_REQUIRED=1.
  *
  * --bench: afterwards, times Fr, Fp and Fp2 multiplication over 2^24
@@ -84,6 +87,12 @@ static void cpu_fp_sqr_pair(uint64_t *r, const uint64_t *a, const uint64_t *b) {
     cuzk_fp_sqr((cuzk_fp *)r + 1, (const cuzk_fp *)a + 1);
 }
 
+/* two Fp products side by side, the reference for the device's mul_pair */
+static void cpu_fp_mul_pair(uint64_t *r, const uint64_t *a, const uint64_t *b) {
+    cuzk_fp_mul((cuzk_fp *)r, (const cuzk_fp *)a, (const cuzk_fp *)b);
+    cuzk_fp_mul((cuzk_fp *)r + 1, (const cuzk_fp *)a + 1, (const cuzk_fp *)b + 1);
+}
+
 static const op_desc fr_ops[] = {
     {"mul", cuzk__gpu_fr_mul, NULL, cpu_fr_mul}, {"sqr", NULL, cuzk__gpu_fr_sqr, cpu_fr_sqr},
     {"add", cuzk__gpu_fr_add, NULL, cpu_fr_add}, {"sub", cuzk__gpu_fr_sub, NULL, cpu_fr_sub},
@@ -100,6 +109,7 @@ static const op_desc fp2_ops[] = {
 };
 static const op_desc fp_pair_ops[] = {
     {"sqr_pair", NULL, cuzk__gpu_fp_sqr_pair, cpu_fp_sqr_pair},
+    {"mul_pair", cuzk__gpu_fp_mul_pair, NULL, cpu_fp_mul_pair},
 };
 
 static const field_desc fields[] = {
@@ -258,7 +268,7 @@ static void check_field(const field_desc *f) {
 static void test_fr(void) { check_field(&fields[0]); }
 static void test_fp(void) { check_field(&fields[1]); }
 static void test_fp2(void) { check_field(&fields[2]); }
-static void test_fp_sqr_pair(void) { check_field(&fields[3]); }
+static void test_fp_pairs(void) { check_field(&fields[3]); }
 
 /* ---- the dedicated squaring against the device's multiplication ---------- */
 
@@ -400,6 +410,178 @@ static void test_fp_sqr_vs_mul(void) {
     check_sqr_vs_mul(&fields[1], cuzk__gpu_fp_mul, cuzk__gpu_fp_sqr, cpu_fp_sqr);
 }
 
+/* ---- the Karatsuba product's carry paths -------------------------------- */
+
+/* r = (X - a + d) mod X over h words (X = 2^(64h)). */
+static void neg_plus(uint64_t *r, const uint64_t *a, uint64_t d, size_t h) {
+    uint64_t borrow = 0, carry = 0;
+    for (size_t i = 0; i < h; i++) r[i] = cuzk__sbb(0, a[i], &borrow);
+    for (size_t i = 0; i < h; i++) r[i] = cuzk__adc(r[i], i == 0 ? d : 0, &carry);
+}
+
+/*
+ * Below m, as halves a = a0 + a1 X of h = n/2 words (X = 2^(64h); Fp
+ * 2^192, Fr 2^128) chosen for the Karatsuba product, whose middle factor
+ * a0 + a1 may reach X (ff.cuh mul_karatsuba, step 2). a1 is below m's
+ * high half m1 (m1 - 1, m1 - 1 - small, uniform, carry-heavy limbs, 0 or
+ * 1), so a < m for any a0, which is one of: all ones less a small value,
+ * X - a1 (sum exactly X: the middle factor's low half is zero), X - a1 - 1
+ * (sum X - 1: the largest without a carry), X - a1 + small (just above),
+ * a1 itself (equal halves), a random value in the top quarter, carry-heavy
+ * limbs or uniform. One draw in 16 is m - 1 - small instead (a1 = m1).
+ */
+static void rand_kara(uint64_t *r, const uint64_t *m, size_t n) {
+    const size_t h = n / 2;
+    uint64_t *a0 = r, *a1 = r + h;
+    const uint64_t small = cuzk_test_rand64() & 0xfffff;
+    if (cuzk_test_rand64() % 16 == 0) {
+        sub_small(r, m, 1 + small, n);
+        return;
+    }
+    switch (cuzk_test_rand64() % 6) {
+    case 0: sub_small(a1, m + h, 1, h); break;
+    case 1: sub_small(a1, m + h, 1 + small, h); break;
+    case 2: rand_coord(a1, m + h, h); break;
+    case 3: rand_carry_heavy(a1, m + h, h); break;
+    case 4: memset(a1, 0, h * 8), a1[0] = 1; break;
+    default: memset(a1, 0, h * 8); break;
+    }
+    switch (cuzk_test_rand64() % 9) {
+    case 0:
+        for (size_t i = 0; i < h; i++) a0[i] = ~0ULL;
+        a0[0] -= small;
+        break;
+    case 1: neg_plus(a0, a1, 0, h); break;
+    case 2: /* X - a1 - 1 */
+        for (size_t i = 0; i < h; i++) a0[i] = ~a1[i];
+        break;
+    case 3: neg_plus(a0, a1, 1 + small, h); break;
+    case 4: memcpy(a0, a1, h * 8); break;
+    case 5:
+        for (size_t i = 0; i < h; i++) a0[i] = cuzk_test_rand64();
+        a0[h - 1] |= 3ULL << 62;
+        break;
+    case 6:
+        for (size_t i = 0; i < 2 * h; i++) {
+            const uint64_t y = cuzk_test_rand64();
+            const uint32_t pick[5] = {0, 1, 0xffffffffu, 0xfffffffeu, (uint32_t)(y >> 32)};
+            const uint64_t v = pick[y % 5];
+            a0[i / 2] = (i % 2) ? (a0[i / 2] & 0xffffffffULL) | (v << 32) : v;
+        }
+        break;
+    default:
+        for (size_t i = 0; i < h; i++) a0[i] = cuzk_test_rand64();
+        break;
+    }
+}
+
+/* Does a0 + a1 reach X (the middle factor's carry)? */
+static bool kara_carries(const uint64_t *a, size_t n) {
+    const size_t h = n / 2;
+    uint64_t c = 0;
+    for (size_t i = 0; i < h; i++) (void)cuzk__adc(a[i], a[h + i], &c);
+    return c != 0;
+}
+
+/*
+ * GPU mul against the CPU on 2^20 pairs: all pairs of the edge values (as
+ * check_field), then pairs of which both, one (either side) or neither
+ * operand is drawn by rand_kara, the rest uniform. For Fp also mul_pair,
+ * the second product of element i being pair n-1-i.
+ */
+static void check_mul_kara(const field_desc *f, gpu_binary_fn gpu_mul, cpu_fn cpu_mul,
+                           gpu_binary_fn gpu_mul_pair) {
+    const size_t n = (size_t)1 << 20, w = f->words;
+    uint64_t *a = malloc(n * w * 8), *b = malloc(n * w * 8), *got = malloc(n * w * 8);
+    uint64_t *want = malloc(n * w * 8), *pa = malloc(2 * n * w * 8), *pb = malloc(2 * n * w * 8);
+    uint64_t *pgot = malloc(2 * n * w * 8);
+    CHECK(a && b && got && want && pa && pb && pgot);
+    if (!(a && b && got && want && pa && pb && pgot)) goto out;
+    for (size_t i = 0; i < n; i++) {
+        const int mode = (int)(i % 4); /* 0: both, 1: a, 2: b, 3: both again */
+        if (mode != 2) rand_kara(a + i * w, f->mod, w); else rand_coord(a + i * w, f->mod, w);
+        if (mode != 1) rand_kara(b + i * w, f->mod, w); else rand_coord(b + i * w, f->mod, w);
+    }
+    {
+        static uint64_t edges[MAX_EDGES][MAX_WORDS];
+        size_t ne = edge_elements(edges, f), pos = 0;
+        for (size_t i = 0; i < ne; i++)
+            for (size_t j = 0; j < ne && pos < n; j++, pos++) {
+                memcpy(a + pos * w, edges[i], w * 8);
+                memcpy(b + pos * w, edges[j], w * 8);
+            }
+    }
+    size_t both = 0;
+    for (size_t i = 0; i < n; i++) {
+        cpu_mul(want + i * w, a + i * w, b + i * w);
+        both += kara_carries(a + i * w, w) && kara_carries(b + i * w, w);
+    }
+    printf("  %s: %zu of %zu pairs carry on both sides\n", f->name, both, n);
+    CHECK(both > n / 64);
+    memset(got, 0x5a, n * w * 8);
+    cuzk_status st = gpu_mul(got, a, b, n);
+    CHECK(st == CUZK_OK);
+    if (st != CUZK_OK) {
+        fprintf(stderr, "  %s Karatsuba paths: %s\n", f->name, cuzk__gpu_last_error());
+        goto out;
+    }
+    size_t bad = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (memcmp(got + i * w, want + i * w, w * 8) == 0) continue;
+        if (bad++ < 3) {
+            fprintf(stderr, "  %s Karatsuba paths mul: element %zu differs\n", f->name, i);
+            print_elem("a  ", a + i * w, w);
+            print_elem("b  ", b + i * w, w);
+            print_elem("gpu", got + i * w, w);
+            print_elem("cpu", want + i * w, w);
+        }
+    }
+    if (gpu_mul_pair) {
+        for (size_t i = 0; i < n; i++) {
+            memcpy(pa + 2 * i * w, a + i * w, w * 8);
+            memcpy(pb + 2 * i * w, b + i * w, w * 8);
+            memcpy(pa + (2 * i + 1) * w, a + (n - 1 - i) * w, w * 8);
+            memcpy(pb + (2 * i + 1) * w, b + (n - 1 - i) * w, w * 8);
+        }
+        memset(pgot, 0xa5, 2 * n * w * 8);
+        st = gpu_mul_pair(pgot, pa, pb, n);
+        CHECK(st == CUZK_OK);
+        if (st != CUZK_OK) {
+            fprintf(stderr, "  %s Karatsuba paths mul_pair: %s\n", f->name, cuzk__gpu_last_error());
+            goto out;
+        }
+        for (size_t i = 0; i < n; i++) {
+            if (memcmp(pgot + 2 * i * w, want + i * w, w * 8) == 0 &&
+                memcmp(pgot + (2 * i + 1) * w, want + (n - 1 - i) * w, w * 8) == 0)
+                continue;
+            if (bad++ < 3) {
+                fprintf(stderr, "  %s Karatsuba paths mul_pair: element %zu differs\n", f->name, i);
+                print_elem("a0  ", pa + 2 * i * w, w);
+                print_elem("b0  ", pb + 2 * i * w, w);
+                print_elem("gpu0", pgot + 2 * i * w, w);
+                print_elem("cpu0", want + i * w, w);
+                print_elem("a1  ", pa + (2 * i + 1) * w, w);
+                print_elem("b1  ", pb + (2 * i + 1) * w, w);
+                print_elem("gpu1", pgot + (2 * i + 1) * w, w);
+                print_elem("cpu1", want + (n - 1 - i) * w, w);
+            }
+        }
+    }
+    if (bad) fprintf(stderr, "  %s Karatsuba paths: %zu mismatches\n", f->name, bad);
+    CHECK(bad == 0);
+out:
+    free(a), free(b), free(got), free(want), free(pa), free(pb), free(pgot);
+}
+
+static void test_fp_mul_karatsuba_paths(void) {
+    check_mul_kara(&fields[1], cuzk__gpu_fp_mul, cpu_fp_mul, cuzk__gpu_fp_mul_pair);
+}
+/* Fr multiplies by CIOS unless built with CUZK_GPU_FR_KARATSUBA; the inputs
+ * are as good a test of either. */
+static void test_fr_mul_karatsuba_paths(void) {
+    check_mul_kara(&fields[0], cuzk__gpu_fr_mul, cpu_fr_mul, NULL);
+}
+
 /* Bad arguments are refused, a failing CUDA call is reported (not fatal) and
  * leaves the device usable. */
 static void test_errors(void) {
@@ -433,9 +615,9 @@ static void bench(void) {
         unsigned iters;
         double imad; /* 32-bit multiply-adds per multiplication (ff.cuh) */
     } rows[] = {
-        {CUZK__GPU_FR, "Fr mul", 64, 4 * 8 * 8 + 8 - 40}, /* 224: r needs no q*r0, q*r1, q*n0 */
-        {CUZK__GPU_FP, "Fp mul", 32, 4 * 12 * 12 + 12},
-        {CUZK__GPU_FP2, "Fp2 mul", 16, 3 * (4 * 12 * 12 + 12)},
+        {CUZK__GPU_FR, "Fr mul", 64, CUZK_TEST_FR_MUL_IMAD},
+        {CUZK__GPU_FP, "Fp mul", 32, CUZK_TEST_FP_MUL_IMAD},
+        {CUZK__GPU_FP2, "Fp2 mul", 16, 3 * CUZK_TEST_FP_MUL_IMAD},
     };
     const size_t n = (size_t)1 << 24;
     const unsigned reps = 10;
@@ -468,10 +650,12 @@ int main(int argc, char **argv) {
     RUN(test_fr);
     RUN(test_fp);
     RUN(test_fp2);
-    RUN(test_fp_sqr_pair);
+    RUN(test_fp_pairs);
     RUN(test_fr_carry_heavy);
     RUN(test_fr_sqr_vs_mul);
     RUN(test_fp_sqr_vs_mul);
+    RUN(test_fp_mul_karatsuba_paths);
+    RUN(test_fr_mul_karatsuba_paths);
     RUN(test_errors);
     for (int i = 1; i < argc; i++)
         if (strcmp(argv[i], "--bench") == 0) RUN(bench);

@@ -551,10 +551,11 @@ static void bench_one(int g2, unsigned c, size_t n) {
         }
         /* floor: additions (the floor(255/c) + 1 windows a scalar < 2^255 can
          * have nonzero, less the first, a copy) x 10 M (G1) / 28 M (G2) + 9 M
-         * to make it affine, at 588 IMAD per Fp M and 14.05e12 IMAD/s */
+         * to make it affine, at CUZK_TEST_FP_MUL_IMAD (gpu_test.h) per Fp M
+         * and 14.05e12 IMAD/s */
         unsigned adds = 255 / c;
         double m = g2 ? 28.0 * adds + 27 : 10.0 * adds + 9;
-        double floor_ns = m * 588 / 14.05e12 * 1e9;
+        double floor_ns = m * CUZK_TEST_FP_MUL_IMAD / 14.05e12 * 1e9;
         printf("  bench G%d c=%u n=%zu: %.1f ms, %.2f ns/point (floor %.2f ns, %.0f%%)\n",
                g2 ? 2 : 1, c, n, best * 1e3, best * 1e9 / (double)n, floor_ns,
                100.0 * floor_ns / (best * 1e9 / (double)n));
