@@ -101,10 +101,13 @@ __device__ __forceinline__ void fsqr(fp2_t &r, const fp2_t &a) {
  *   mul_paired  G1: a pair is one out-of-line call that runs both products
  *               with their rows alternating (ff.cuh mul_pair, sqr_pair). The MSM's
  *               accumulation runs 2 warps per scheduler (~200 registers),
- *               and one product is one dependent carry chain that they
- *               cannot keep the multiplier busy with; two chains can. On the
- *               H200 (2026-11-30) 7% off the G1 MSM at 2^27; every product
- *               inline instead gained 4% (doc/gpu-notes.md).
+ *               and one schoolbook product is one dependent carry chain
+ *               that they cannot keep the multiplier busy with; two chains
+ *               could (7% off the G1 MSM at 2^27 on the H200). With the
+ *               Karatsuba Fp product (three independent 6x6 products, so
+ *               more parallel work per call, and more registers) two
+ *               interleaved products reach the 255-register cap and lose:
+ *               mul_call is the default again (gpu_msm.h, doc/perf.md).
  * for_field<F, M>::type is M for G1 and mul_call for G2 (no paired Fp2 yet).
  */
 struct mul_call {

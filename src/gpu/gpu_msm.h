@@ -98,15 +98,17 @@ extern unsigned cuzk__gpu_msm_variant;
  * How the G1 point additions (accumulation, batch-add, bucket reduction,
  * combine levels) multiply (ec.cuh's multiplier policies), for A/B
  * measurements; same results. Not thread-safe.
- *   0  one out-of-line call per product
+ *   0  one out-of-line call per product (the default since the Fp product
+ *      is a Karatsuba one: G1 MSM 2^27 850 ms against 879 for pairs on
+ *      the H200, 2026-11-30, the pairs then hitting the register cap)
  *   1  independent products in pairs, one call per pair, rows alternating
- *      (the default: G1 MSM 2^27 1032 -> 961 ms on the H200, 2026-11-30;
- *      every product inline was 993 ms and has been removed)
+ *      (with the schoolbook product it won: 1032 -> 961 ms; every product
+ *      inline was 993 ms and has been removed)
  * CUZK__GPU_MSM_VARIANT_AUTO (the initial value): CUZK_GPU_MSM_MADD from
  * the environment when valid, else CUZK__GPU_MSM_DEFAULT_MADD.
  */
 #define CUZK__GPU_MSM_MADDS 2
-#define CUZK__GPU_MSM_DEFAULT_MADD 1
+#define CUZK__GPU_MSM_DEFAULT_MADD 0
 extern unsigned cuzk__gpu_msm_madd;
 
 /*

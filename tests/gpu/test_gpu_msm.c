@@ -39,7 +39,8 @@
  * (bench_ab).
  * --bench: median of 5 timed MSMs (after a warm-up) with bases resident and
  * scalars on the device, and with the scalar upload, G1 2^16..2^27 and G2
- * 2^16..2^26 (--bench-max LOG lowers the top), plus the batch-add.
+ * 2^16..2^26 (--bench-max LOG lowers the top; --bench-g2-max LOG after it sets G2's
+ * alone, below 16 none), plus the batch-add.
  */
 #include <stdbool.h>
 #include <time.h>
@@ -957,6 +958,8 @@ int main(int argc, char **argv) {
             max1 = atoi(argv[i + 1]);
             max2 = max1 < 26 ? max1 : 26;
         }
+        /* --bench-g2-max LOG after --bench-max: G2's top (below 16: no G2 rows) */
+        if (strcmp(argv[i], "--bench-g2-max") == 0 && i + 1 < argc) max2 = atoi(argv[i + 1]);
     }
     if (only_bench || (do_ab && !do_bench)) { /* bases for the device tables only */
         CHECK(g1_make_bases(64));
