@@ -491,8 +491,10 @@ static __device__ __forceinline__ void vstages(fr_t (&x)[1 << R], const pass_arg
     if constexpr (MM + 1 < R) vstages<DIT, OL, R, MM + 1>(x, p, b, d, ebase);
 }
 
-/* One group of R stages over all units of the block (row bits [b, b + R)). */
-template <bool DIT, bool OL, int R>
+/* One group of R stages over all units of the block (row bits [b, b + R)).
+ * FUSED: the pass may have a prologue or epilogue (p.pro, p.epi); without,
+ * their code is compiled out. */
+template <bool DIT, bool OL, int R, bool FUSED>
 static __device__ __forceinline__ void vgroup(const pass_args &p, uint2 *sm, uint32_t nbits,
                                               uint32_t b, bool first, bool last) {
     constexpr int NR = 1 << R;
@@ -508,7 +510,7 @@ static __device__ __forceinline__ void vgroup(const pass_args &p, uint2 *sm, uin
         if (first) {
 #pragma unroll
             for (int j = 0; j < NR; j++) x[j] = ld(p.a + ib + ((uint32_t)j << d));
-            if (p.pro == PRO_POW) vscale<R>(x, p.pro_tab, p.pro_step, ib, L);
+            if (FUSED && p.pro == PRO_POW) vscale<R>(x, p.pro_tab, p.pro_step, ib, L);
         } else {
 #pragma unroll
             for (int j = 0; j < NR; j++) x[j] = vlds(sm, E, vswz(lb | ((uint32_t)j << s)));
@@ -520,13 +522,13 @@ static __device__ __forceinline__ void vgroup(const pass_args &p, uint2 *sm, uin
             for (int j = 0; j < NR; j++) vsts(sm, E, vswz(lb | ((uint32_t)j << s)), x[j]);
             continue;
         }
-        if (p.epi == EPI_POW) vscale<R>(x, p.epi_tab, p.epi_step, ib, L);
+        if (FUSED && p.epi == EPI_POW) vscale<R>(x, p.epi_tab, p.epi_step, ib, L);
 #pragma unroll
         for (int j = 0; j < NR; j++) {
             const uint32_t i = ib + ((uint32_t)j << d);
-            if (p.epi == EPI_MULC) {
+            if (FUSED && p.epi == EPI_MULC) {
                 x[j] = vmul_ol(x[j], p.epi_c);
-            } else if (p.epi == EPI_ABC) {
+            } else if (FUSED && p.epi == EPI_ABC) {
                 const fr_t ab = vmul_ol(ld(p.ea + i), ld(p.eb + i));
                 sub(x[j], ab, x[j]);
                 st(const_cast<fr_t *>(p.ea) + i, x[j]);
@@ -543,7 +545,7 @@ static __device__ __forceinline__ void vgroup(const pass_args &p, uint2 *sm, uin
  * blocks of 1024/2^RM threads per SM cap the registers: radix 8 at 4 (128
  * registers, 16 warps per SM; 5 would spill ~300 B), radix 4 at 3 (80, 24
  * warps) or 4 (64, 32 warps as pass_kernel, ~200 B of spill loads). */
-template <bool DIT, int RM, bool OL, int MINB>
+template <bool DIT, int RM, bool OL, int MINB, bool FUSED>
 static __global__ void __launch_bounds__(1024 >> RM, MINB) vpass_kernel(const pass_args p) {
     extern __shared__ uint4 smem_raw[];
     uint2 *sm = reinterpret_cast<uint2 *>(smem_raw);
@@ -554,11 +556,11 @@ static __global__ void __launch_bounds__(1024 >> RM, MINB) vpass_kernel(const pa
         if (qq) __syncthreads();
         const bool first = qq == 0, last = qq == ng - 1;
         if (r == 1) {
-            vgroup<DIT, OL, 1>(p, sm, nbits, b, first, last);
+            vgroup<DIT, OL, 1, FUSED>(p, sm, nbits, b, first, last);
         } else if (r == 2) {
-            vgroup<DIT, OL, 2>(p, sm, nbits, b, first, last);
+            vgroup<DIT, OL, 2, FUSED>(p, sm, nbits, b, first, last);
         } else if constexpr (RM >= 3) {
-            vgroup<DIT, OL, 3>(p, sm, nbits, b, first, last);
+            vgroup<DIT, OL, 3, FUSED>(p, sm, nbits, b, first, last);
         }
     }
 }
@@ -859,6 +861,23 @@ static fr_t vstep(const pow_tab &tb, const pass_args &pa, uint32_t rm, bool dit,
     return to_dev(h_sqr_times(base, tb.brev ? pa.L - d - r : d));
 }
 
+/* One vpass_kernel instance; a pass without prologue or epilogue takes the
+ * instance without their code (smaller, for the instruction cache and the
+ * register allocation of the plain passes that every transform has). */
+template <int RM, bool OL, int MINB>
+static void launch_vpass_as(bool dit, const pass_args &pa, uint32_t blocks, uint32_t threads,
+                            size_t smem, cudaStream_t s) {
+    const bool fused = pa.pro != PRO_NONE || pa.epi != EPI_NONE;
+    if (dit && fused)
+        vpass_kernel<true, RM, OL, MINB, true><<<blocks, threads, smem, s>>>(pa);
+    else if (dit)
+        vpass_kernel<true, RM, OL, MINB, false><<<blocks, threads, smem, s>>>(pa);
+    else if (fused)
+        vpass_kernel<false, RM, OL, MINB, true><<<blocks, threads, smem, s>>>(pa);
+    else
+        vpass_kernel<false, RM, OL, MINB, false><<<blocks, threads, smem, s>>>(pa);
+}
+
 static cuzk_status launch_vpass(bool dit, pass_args &pa, uint32_t n, int variant,
                                 cudaStream_t s) {
     const uint32_t rm = variant == 2 || variant == 4 ? 2 : 3;
@@ -866,27 +885,14 @@ static cuzk_status launch_vpass(bool dit, pass_args &pa, uint32_t n, int variant
     if (pa.epi == EPI_POW) pa.epi_step = vstep(pa.epi_tab, pa, rm, dit, false);
     const uint32_t E = 1u << (pa.k + pa.wl), threads = E >> rm ? E >> rm : 1;
     const size_t smem = (size_t)E * sizeof(fr_t);
-    if (variant == 1) {
-        if (dit)
-            vpass_kernel<true, 3, false, 4><<<n / E, threads, smem, s>>>(pa);
-        else
-            vpass_kernel<false, 3, false, 4><<<n / E, threads, smem, s>>>(pa);
-    } else if (variant == 2) {
-        if (dit)
-            vpass_kernel<true, 2, false, 3><<<n / E, threads, smem, s>>>(pa);
-        else
-            vpass_kernel<false, 2, false, 3><<<n / E, threads, smem, s>>>(pa);
-    } else if (variant == 3) {
-        if (dit)
-            vpass_kernel<true, 3, true, 4><<<n / E, threads, smem, s>>>(pa);
-        else
-            vpass_kernel<false, 3, true, 4><<<n / E, threads, smem, s>>>(pa);
-    } else {
-        if (dit)
-            vpass_kernel<true, 2, false, 4><<<n / E, threads, smem, s>>>(pa);
-        else
-            vpass_kernel<false, 2, false, 4><<<n / E, threads, smem, s>>>(pa);
-    }
+    if (variant == 1)
+        launch_vpass_as<3, false, 4>(dit, pa, n / E, threads, smem, s);
+    else if (variant == 2)
+        launch_vpass_as<2, false, 3>(dit, pa, n / E, threads, smem, s);
+    else if (variant == 3)
+        launch_vpass_as<3, true, 4>(dit, pa, n / E, threads, smem, s);
+    else
+        launch_vpass_as<2, false, 4>(dit, pa, n / E, threads, smem, s);
     CUZK__CUDA_TRY(cudaGetLastError());
     return CUZK_OK;
 }
