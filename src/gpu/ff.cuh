@@ -364,6 +364,32 @@ __device__ __forceinline__ void redc_done(fe<P> &r, const uint32_t (&t)[P::N + 1
     reduce_once(r, s);
 }
 
+/* r = w R^-1 mod m for a 2N-word product w (the steps above). */
+template <class P>
+__device__ __forceinline__ void redc_wide(fe<P> &r, const uint32_t (&w)[2 * P::N]) {
+    uint32_t t[P::N + 1];
+    redc_window<P>(t, w);
+#pragma unroll
+    for (int i = 0; i < P::N; i++) mont_reduce_step<P>(t);
+    redc_done(r, t, w);
+}
+
+/* Two of them with their steps alternating (for the pairs: mul_pair). */
+template <class P>
+__device__ __forceinline__ void redc_wide_pair(fe<P> &r0, const uint32_t (&w0)[2 * P::N],
+                                               fe<P> &r1, const uint32_t (&w1)[2 * P::N]) {
+    uint32_t t0[P::N + 1], t1[P::N + 1];
+    redc_window<P>(t0, w0);
+    redc_window<P>(t1, w1);
+#pragma unroll
+    for (int i = 0; i < P::N; i++) {
+        mont_reduce_step<P>(t0);
+        mont_reduce_step<P>(t1);
+    }
+    redc_done(r0, t0, w0);
+    redc_done(r1, t1, w1);
+}
+
 /*
  * r = a * b * 2^(-32N) mod m: CIOS Montgomery multiplication (Koc, Acar,
  * Kaliski, "Analyzing and comparing Montgomery multiplication algorithms",
@@ -438,7 +464,7 @@ __device__ __forceinline__ void mul_pair_cios(fe<P> &r0, const fe<P> &a0, const 
 
 /*
  * r = a * b * 2^(-32N) mod m with the product formed by one level of
- * Karatsuba, then reduced as a whole (redc_window/redc_done, as sqr).
+ * Karatsuba, then reduced as a whole (redc_wide, as sqr).
  * With H = N/2, X = 2^(32H), R = X^2 = 2^(32N), halves a = a0 + a1 X,
  * b = b0 + b1 X of H limbs:
  *   ab = lo + c X + hi R,   lo = a0 b0,  hi = a1 b1,
@@ -477,7 +503,7 @@ __device__ __forceinline__ void mul_pair_cios(fe<P> &r0, const fe<P> &a0, const 
  *     their sum is the concatenation; c X is added at words H..N+H-1 and
  *     the carry propagated through word 2N-1. w = ab <= (m-1)^2 <
  *     2^(64N-2): the carry out of word 2N-1 (dropped) is zero.
- *  6. redc_window, N mont_reduce_step, redc_done (bounds there).
+ *  6. redc_wide: N Montgomery steps on the low half, then the high half (bounds there).
  * Multiply-adds (PTX mad/mul, a product's halves counted apart):
  * 6H^2 + the N reduction steps = Fp 216 + 300 = 516 against mul_cios's
  * 588; Fr 96 + 96 = 192 against 224. Same bits as mul_cios: both return the
@@ -583,7 +609,7 @@ template <class P>
 __device__ __forceinline__ void mul_karatsuba(fe<P> &r, const fe<P> &a, const fe<P> &b) {
     constexpr int N = P::N, H = N / 2;
     static_assert(N % 4 == 0, "halves of an even limb count");
-    uint32_t lo[N], hi[N], mid[N], sa[H], sb[H], w[2 * N], t[N + 1];
+    uint32_t lo[N], hi[N], mid[N], sa[H], sb[H], w[2 * N];
 #pragma unroll
     for (int i = 0; i < H; i++) kara_outer_rows<P>(lo, hi, a, b, i);
     const uint32_t ma = half_sum<H>(sa, a.v);
@@ -595,10 +621,7 @@ __device__ __forceinline__ void mul_karatsuba(fe<P> &r, const fe<P> &a, const fe
     kara_sub<N>(mid, lo);
     kara_sub<N>(mid, hi);
     kara_assemble<N>(w, lo, hi, mid);
-    redc_window<P>(t, w);
-#pragma unroll
-    for (int i = 0; i < N; i++) mont_reduce_step<P>(t);
-    redc_done(r, t, w);
+    redc_wide(r, w);
 }
 
 /* The pair: every row and chain of the two products alternating (see
@@ -608,8 +631,8 @@ __device__ __forceinline__ void mul_pair_karatsuba(fe<P> &r0, const fe<P> &a0, c
                                                    fe<P> &r1, const fe<P> &a1, const fe<P> &b1) {
     constexpr int N = P::N, H = N / 2;
     static_assert(N % 4 == 0, "halves of an even limb count");
-    uint32_t lo0[N], hi0[N], mid0[N], sa0[H], sb0[H], w0[2 * N], t0[N + 1];
-    uint32_t lo1[N], hi1[N], mid1[N], sa1[H], sb1[H], w1[2 * N], t1[N + 1];
+    uint32_t lo0[N], hi0[N], mid0[N], sa0[H], sb0[H], w0[2 * N];
+    uint32_t lo1[N], hi1[N], mid1[N], sa1[H], sb1[H], w1[2 * N];
 #pragma unroll
     for (int i = 0; i < H; i++) {
         kara_outer_rows<P>(lo0, hi0, a0, b0, i);
@@ -634,15 +657,7 @@ __device__ __forceinline__ void mul_pair_karatsuba(fe<P> &r0, const fe<P> &a0, c
     kara_sub<N>(mid1, hi1);
     kara_assemble<N>(w0, lo0, hi0, mid0);
     kara_assemble<N>(w1, lo1, hi1, mid1);
-    redc_window<P>(t0, w0);
-    redc_window<P>(t1, w1);
-#pragma unroll
-    for (int i = 0; i < N; i++) {
-        mont_reduce_step<P>(t0);
-        mont_reduce_step<P>(t1);
-    }
-    redc_done(r0, t0, w0);
-    redc_done(r1, t1, w1);
+    redc_wide_pair(r0, w0, r1, w1);
 }
 
 /*
@@ -683,7 +698,7 @@ __device__ __forceinline__ void mul_pair(fe<P> &r0, const fe<P> &a0, const fe<P>
  *   2. w = 2w by funnel shifts, then the squares a[i]^2 on words 2i, 2i+1
  *      as one chain of pairs: w = a^2, 2N words;
  *   3. N Montgomery steps on the low half alone, then the high half added
- *      (redc_window, redc_done: the Karatsuba mul's reduction too);
+ *      (redc_wide: the Karatsuba mul's reduction too);
  *   4. one conditional subtraction.
  * Multiply-adds: N(N-1) cross + 2N squares + N(2N+1) reduction = 3N^2 + 2N,
  * Fp 456 against mul's 516 (Karatsuba; CIOS 588); Fr's cheaper reduction
@@ -699,7 +714,7 @@ __device__ __forceinline__ void mul_pair(fe<P> &r0, const fe<P> &a0, const fe<P>
  *    word 2N-1 is zero and takes the bit shifted out of word 2N-2, so 2w
  *    loses nothing; 2w + sum a[i]^2 2^(64i) = a^2 < 2^(64N-2), so the
  *    square chain's final carry out of word 2N-1 is zero.
- *  - reduction: at redc_window (a^2 = a a with a <= m-1).
+ *  - reduction: at redc_wide (a^2 = a a with a <= m-1).
  */
 template <int N>
 __device__ __forceinline__ void sqr_cross_chain(uint32_t (&w)[2 * N], const uint32_t (&a)[N],
@@ -769,15 +784,12 @@ __device__ __forceinline__ void sqr_double_add_squares(uint32_t (&w)[2 * N],
 template <class P>
 __device__ __forceinline__ void sqr(fe<P> &r, const fe<P> &a) {
     constexpr int N = P::N;
-    uint32_t w[2 * N], t[N + 1];
+    uint32_t w[2 * N];
     sqr_cross_row0<N>(w, a.v);
 #pragma unroll
     for (int i = 1; i < N - 1; i++) sqr_cross_row<N>(w, a.v, i);
     sqr_double_add_squares<N>(w, a.v);
-    redc_window<P>(t, w);
-#pragma unroll
-    for (int i = 0; i < N; i++) mont_reduce_step<P>(t);
-    redc_done(r, t, w);
+    redc_wide(r, w);
 }
 
 /* r0 = a0^2 and r1 = a1^2 with their rows and chains alternating, for the
@@ -785,7 +797,7 @@ __device__ __forceinline__ void sqr(fe<P> &r, const fe<P> &a) {
 template <class P>
 __device__ __forceinline__ void sqr_pair(fe<P> &r0, const fe<P> &a0, fe<P> &r1, const fe<P> &a1) {
     constexpr int N = P::N;
-    uint32_t w0[2 * N], w1[2 * N], t0[N + 1], t1[N + 1];
+    uint32_t w0[2 * N], w1[2 * N];
     sqr_cross_row0<N>(w0, a0.v);
     sqr_cross_row0<N>(w1, a1.v);
 #pragma unroll
@@ -795,15 +807,7 @@ __device__ __forceinline__ void sqr_pair(fe<P> &r0, const fe<P> &a0, fe<P> &r1, 
     }
     sqr_double_add_squares<N>(w0, a0.v);
     sqr_double_add_squares<N>(w1, a1.v);
-    redc_window<P>(t0, w0);
-    redc_window<P>(t1, w1);
-#pragma unroll
-    for (int i = 0; i < N; i++) {
-        mont_reduce_step<P>(t0);
-        mont_reduce_step<P>(t1);
-    }
-    redc_done(r0, t0, w0);
-    redc_done(r1, t1, w1);
+    redc_wide_pair(r0, w0, r1, w1);
 }
 
 /* ---- Fp2 = Fp[u]/(u^2 + 1) ----------------------------------------------- */

@@ -199,14 +199,9 @@ static size_t edge_elements(uint64_t out[][MAX_WORDS], const field_desc *f) {
     return e;
 }
 
-static void fill_inputs(uint64_t *a, uint64_t *b, size_t n, const field_desc *f) {
-    const size_t w = f->words, mw = f->mod_words;
-    for (size_t i = 0; i < n; i++)
-        for (size_t c = 0; c < w; c += mw) {
-            rand_coord(a + i * w + c, f->mod, mw);
-            rand_coord(b + i * w + c, f->mod, mw);
-        }
-    /* all pairs of edge values first, as far as they fit */
+/* All pairs of edge values at the start of a and b, as far as they fit. */
+static void put_edge_pairs(uint64_t *a, uint64_t *b, size_t n, const field_desc *f) {
+    const size_t w = f->words;
     static uint64_t edges[MAX_EDGES][MAX_WORDS];
     size_t ne = edge_elements(edges, f), pos = 0;
     for (size_t i = 0; i < ne; i++)
@@ -214,6 +209,16 @@ static void fill_inputs(uint64_t *a, uint64_t *b, size_t n, const field_desc *f)
             memcpy(a + pos * w, edges[i], w * 8);
             memcpy(b + pos * w, edges[j], w * 8);
         }
+}
+
+static void fill_inputs(uint64_t *a, uint64_t *b, size_t n, const field_desc *f) {
+    const size_t w = f->words, mw = f->mod_words;
+    for (size_t i = 0; i < n; i++)
+        for (size_t c = 0; c < w; c += mw) {
+            rand_coord(a + i * w + c, f->mod, mw);
+            rand_coord(b + i * w + c, f->mod, mw);
+        }
+    put_edge_pairs(a, b, n, f);
 }
 
 /* ---- the comparison ------------------------------------------------------ */
@@ -502,15 +507,7 @@ static void check_mul_kara(const field_desc *f, gpu_binary_fn gpu_mul, cpu_fn cp
         if (mode != 2) rand_kara(a + i * w, f->mod, w); else rand_coord(a + i * w, f->mod, w);
         if (mode != 1) rand_kara(b + i * w, f->mod, w); else rand_coord(b + i * w, f->mod, w);
     }
-    {
-        static uint64_t edges[MAX_EDGES][MAX_WORDS];
-        size_t ne = edge_elements(edges, f), pos = 0;
-        for (size_t i = 0; i < ne; i++)
-            for (size_t j = 0; j < ne && pos < n; j++, pos++) {
-                memcpy(a + pos * w, edges[i], w * 8);
-                memcpy(b + pos * w, edges[j], w * 8);
-            }
-    }
+    put_edge_pairs(a, b, n, f);
     size_t both = 0;
     for (size_t i = 0; i < n; i++) {
         cpu_mul(want + i * w, a + i * w, b + i * w);
