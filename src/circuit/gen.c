@@ -579,6 +579,27 @@ static uint32_t dense_coeff(ctx *x) {
     return rand_const(x);
 }
 
+/* Up to k distinct dense terms into t (returns how many). A variable drawn
+ * twice for one matrix of a row could cancel (1 and -1, or c and -c from the
+ * constant table), and if those were its only entries in that matrix the
+ * variable would be listed with a zero column, which the setup refuses; a
+ * repeat is drawn again, a few times (a row keeps fewer terms only when the
+ * pools are tiny). */
+static uint64_t dense_terms(ctx *x, uint64_t *t, uint64_t k) {
+    uint64_t n = 0;
+    for (uint64_t i = 0; i < k; i++)
+        for (int tries = 0; tries < 8; tries++) {
+            const uint64_t j = dense_term(x);
+            bool repeat = false;
+            for (uint64_t q = 0; q < n; q++) repeat = repeat || t[q] == j;
+            if (!repeat) {
+                t[n++] = j;
+                break;
+            }
+        }
+    return n;
+}
+
 static void gen_dense(ctx *x) {
     while (x->row < x->end) {
         /* free variables make aux 1.25 rows: F of the aux are bits */
@@ -593,14 +614,15 @@ static void gen_dense(ctx *x) {
         }
         uint64_t ka = 8 + rng_below(&x->r, 9), kb = 8 + rng_below(&x->r, 9);
         uint64_t kc = 7 + rng_below(&x->r, 9);
-        for (uint64_t i = 0; i < ka; i++) put(x, MA, dense_term(x), dense_coeff(x));
-        for (uint64_t i = 0; i < kb; i++) put(x, MB, dense_term(x), dense_coeff(x));
         uint64_t t[16];
         uint32_t v[16];
-        for (uint64_t i = 0; i < kc; i++) {
-            t[i] = dense_term(x);
-            v[i] = dense_coeff(x);
-        }
+        ka = dense_terms(x, t, ka);
+        for (uint64_t i = 0; i < ka; i++) put(x, MA, t[i], dense_coeff(x));
+        kb = dense_terms(x, t, kb);
+        for (uint64_t i = 0; i < kb; i++) put(x, MB, t[i], dense_coeff(x));
+        /* C's terms before z exists: z is not one of them */
+        kc = dense_terms(x, t, kc);
+        for (uint64_t i = 0; i < kc; i++) v[i] = dense_coeff(x);
         uint32_t z = new_var(x, FLD);
         put_aux(x, MC, z, V_ONE);
         for (uint64_t i = 0; i < kc; i++) put(x, MC, t[i], v[i]);
