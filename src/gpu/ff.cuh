@@ -60,14 +60,15 @@ CUZK__PTX3(madc_hi, "madc.hi.u32")       /* hi(a*b) + c + carry */
 
 /*
  * How mul and mul_pair form the 2N-word product. Fp: one level of Karatsuba
- * (mul_karatsuba below); building with -DCUZK_GPU_FP_SCHOOLBOOK=1 brings
- * back the interleaved schoolbook CIOS (mul_cios), for A/B runs. Fr: CIOS;
- * -DCUZK_GPU_FR_KARATSUBA=1 takes the same Karatsuba template (4 + 4 limbs),
+ * (mul_karatsuba below); CUZK_GPU_FP_SCHOOLBOOK=1 brings back the
+ * interleaved schoolbook CIOS (mul_cios), for A/B runs. Fr: CIOS;
+ * CUZK_GPU_FR_KARATSUBA=1 takes the same Karatsuba template (4 + 4 limbs),
  * which ptxas compiled (CUDA 13.0, sm_90) to more IMAD-pipe instructions
  * than CIOS (172 against 163 for mul: the saved products are outweighed by
- * moves ptxas then issues as IMAD), so it is not the default. The CMake
- * options of the same names set them. Either way the results are the same
- * bits.
+ * moves ptxas then issues as IMAD), so it is not the default. Set them
+ * through the CMake options of the same names (not compiler flags), which
+ * also reach the tests and the MSM's default multiplier (gpu_msm.h). Either
+ * way the results are the same bits.
  */
 #ifndef CUZK_GPU_FP_SCHOOLBOOK
 #define CUZK_GPU_FP_SCHOOLBOOK 0

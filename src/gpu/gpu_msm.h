@@ -108,7 +108,11 @@ extern unsigned cuzk__gpu_msm_variant;
  * the environment when valid, else CUZK__GPU_MSM_DEFAULT_MADD.
  */
 #define CUZK__GPU_MSM_MADDS 2
+#if defined(CUZK_GPU_FP_SCHOOLBOOK) && CUZK_GPU_FP_SCHOOLBOOK
+#define CUZK__GPU_MSM_DEFAULT_MADD 1 /* the schoolbook product's best (src/gpu/ff.cuh) */
+#else
 #define CUZK__GPU_MSM_DEFAULT_MADD 0
+#endif
 extern unsigned cuzk__gpu_msm_madd;
 
 /*

@@ -34,7 +34,7 @@
  * --only S: only the tests whose names contain one of the comma-separated S.
  * --quick: only test_*_sort_cases and test_*_ba_cases over 4096 bases (about
  * 2.5 min on the H200, where the full run takes about 4).
- * --ab: variants 0, 4, 5, 6 and G1's call-per-product multiplier against each other, with
+ * --ab: variants 0, 4, 5, 6 and G1's other multiplier against each other, with
  * per-phase profiles
  * (bench_ab).
  * --bench: median of 5 timed MSMs (after a warm-up) with bases resident and
@@ -158,19 +158,22 @@ typedef struct {
     size_t budget;
     const char *name;
 } msm_cfg;
+/* the G1 multiplier the MSM uses by default (gpu_msm.h), and the other one */
+#define MADD_D CUZK__GPU_MSM_DEFAULT_MADD
+#define MADD_X (1u - CUZK__GPU_MSM_DEFAULT_MADD)
 static const msm_cfg msm_cfgs[] = {
-    {0, 1, 0, 0, 0, 0, "v0"},
-    {5, 1, 0, 0, 0, 0, "v5"},
-    {4, 1, 0, 0, 0, 0, "v4"},
-    {6, 1, 0, 0, 0, 0, "v6"},
-    {5, 0, 0, 0, 0, 0, "v5, one call per multiplication"},
-    {6, 1, 1, 0, 250, 0, "v6 all levels, 250 threads"},
-    {4, 1, 1, 0, 0, 0, "v4 all levels"},
-    {4, 1, 1, 0, 250, 0, "v4 all levels, 250 threads"},
-    {4, 1, 1, 1, 0, 1, "v4 one level, one window per group"},
-    {4, 1, 1, 2, 250, 1, "v4 two levels, 250 threads, one window per group"},
-    {4, 1, 1, 0, 0, 1, "v4 all levels, one window per group"},
-    {4, 1, 3, 0, 0, 0, "v4 levels while >= 3 pairs"},
+    {0, MADD_D, 0, 0, 0, 0, "v0"},
+    {5, MADD_D, 0, 0, 0, 0, "v5"},
+    {4, MADD_D, 0, 0, 0, 0, "v4"},
+    {6, MADD_D, 0, 0, 0, 0, "v6"},
+    {5, MADD_X, 0, 0, 0, 0, "v5, the other G1 multiplier"},
+    {6, MADD_D, 1, 0, 250, 0, "v6 all levels, 250 threads"},
+    {4, MADD_D, 1, 0, 0, 0, "v4 all levels"},
+    {4, MADD_D, 1, 0, 250, 0, "v4 all levels, 250 threads"},
+    {4, MADD_D, 1, 1, 0, 1, "v4 one level, one window per group"},
+    {4, MADD_D, 1, 2, 250, 1, "v4 two levels, 250 threads, one window per group"},
+    {4, MADD_D, 1, 0, 0, 1, "v4 all levels, one window per group"},
+    {4, MADD_D, 3, 0, 0, 0, "v4 levels while >= 3 pairs"},
 };
 #define MSM_NCFG (sizeof msm_cfgs / sizeof msm_cfgs[0])
 /* How many of msm_cfgs a comparison runs: all, except in the sort cases,
@@ -827,7 +830,7 @@ static double ab_one(cuzk__gpu_msm_bases *h, const uint64_t *dk, size_t n) {
 static void bench_ab(int maxlog1, int maxlog2) {
     static const int logs1[] = {20, 24, 26, 27}, logs2[] = {20, 24};
     /* (variant, multiplier); the multipliers are G1's only */
-    static const unsigned vs[][2] = {{0, 1}, {4, 1}, {5, 1}, {6, 1}, {5, 0}};
+    static const unsigned vs[][2] = {{0, MADD_D}, {4, MADD_D}, {5, MADD_D}, {6, MADD_D}, {5, MADD_X}};
     char rows[16][400];
     int nrows = 0;
     int top1 = maxlog1 < 27 ? maxlog1 : 27, top2 = maxlog2 < 24 ? maxlog2 : 24;
@@ -921,7 +924,7 @@ static void bench_ab(int maxlog1, int maxlog2) {
     printf("\nA/B on %s (%d SMs), device scalars, resident bases, median of %d, ms:\n", name, sms,
            AB_REPS);
     printf("grp log2n %16s %16s %16s %16s %16s\n", "v0 (atomics)", "v4 (batch-aff)", "v5 (radix)",
-           "v6 (radix+aff)", "v5 mul by call");
+           "v6 (radix+aff)", MADD_D ? "v5 mul by call" : "v5 mul paired");
     for (int r = 0; r < nrows; r++) printf("%s\n", rows[r]);
 }
 
