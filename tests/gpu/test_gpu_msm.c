@@ -421,6 +421,7 @@ static void msm_cfg_reset(void) {
                                                                                               \
     /* batch-add, classification and the classified MSM vs the CPU */                         \
     static void test_##g##_batch_add(void) {                                                  \
+        CHECK(g##_bases != NULL); /* made by test_*_msm or main */                            \
         if (!g##_bases) return;                                                               \
         size_t nmax = g##_nbases;                                                             \
         cuzk__gpu_msm_bases *h = NULL;                                                        \
@@ -522,6 +523,7 @@ static void msm_cfg_reset(void) {
                                                                                               \
     /* device-made bases: on the curve, and an MSM over them agrees with the CPU */           \
     static void test_##g##_random_bases(void) {                                               \
+        CHECK(g##_bases != NULL); /* made by test_*_msm or main */                            \
         if (!g##_bases) return;                                                               \
         const size_t n = 5000;                                                                \
         cuzk__gpu_msm_bases *h = NULL;                                                        \
@@ -555,6 +557,7 @@ static void msm_cfg_reset(void) {
     /* short cases for the digit sort (variant 5), run by the variants' defaults: one point, masks, */ \
     /* zero and equal scalars, refusals, bin counts that are powers of two (c = 1, 17) or not */ \
     static void test_##g##_sort_cases(void) {                                                 \
+        CHECK(g##_bases != NULL); /* made by test_*_msm or main */                            \
         if (!g##_bases) return;                                                               \
         const size_t n = g##_nbases < 4096 ? g##_nbases : 4096;                               \
         cuzk__gpu_msm_bases *h = NULL;                                                        \
@@ -636,6 +639,7 @@ static void msm_cfg_reset(void) {
                                                                                               \
     /* batch-affine level cases: duplicates, opposites, infinity, run lengths */              \
     static void test_##g##_ba_cases(void) {                                                   \
+        CHECK(g##_bases != NULL); /* made by test_*_msm or main */                            \
         if (!g##_bases) return;                                                               \
         const size_t nmax = 1024;                                                             \
         cuzk_##g##_aff *bs = malloc(nmax * sizeof *bs);                                       \
@@ -700,8 +704,10 @@ static void msm_cfg_reset(void) {
         free(k);                                                                              \
     }
 
-GPU_MSM_TESTS(g1, CUZK__GPU_MSM_G1, cuzk_fp, 18)
-GPU_MSM_TESTS(g2, CUZK__GPU_MSM_G2, cuzk_fp2, 16)
+#define G1_MAXLOG 18 /* the largest test MSM (bases made on the host) */
+#define G2_MAXLOG 16
+GPU_MSM_TESTS(g1, CUZK__GPU_MSM_G1, cuzk_fp, G1_MAXLOG)
+GPU_MSM_TESTS(g2, CUZK__GPU_MSM_G2, cuzk_fp2, G2_MAXLOG)
 
 /* ---- benchmark -------------------------------------------------------------- */
 
@@ -975,6 +981,9 @@ int main(int argc, char **argv) {
         RUN(test_g2_sort_cases);
         RUN(test_g2_ba_cases);
     } else {
+        /* test_*_msm makes the bases the others use: without it (--only), here */
+        if (!wanted("test_g1_msm")) CHECK(g1_make_bases((size_t)1 << G1_MAXLOG));
+        if (!wanted("test_g2_msm")) CHECK(g2_make_bases((size_t)1 << G2_MAXLOG));
         RUN_WANTED(test_g1_msm);
         RUN_WANTED(test_g1_batch_add);
         RUN_WANTED(test_g1_random_bases);
