@@ -229,6 +229,24 @@ static void print_elem(const char *label, const uint64_t *x, size_t w) {
     fprintf(stderr, "\n");
 }
 
+/* Elements of got that differ from want (n elements of w words), the first
+ * three printed with their operands a and b (b may be NULL) under what. */
+static size_t count_differing(const char *what, const uint64_t *a, const uint64_t *b,
+                              const uint64_t *got, const uint64_t *want, size_t n, size_t w) {
+    size_t bad = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (memcmp(got + i * w, want + i * w, w * 8) == 0) continue;
+        if (bad++ < 3) {
+            fprintf(stderr, "  %s: element %zu differs\n", what, i);
+            print_elem("a  ", a + i * w, w);
+            if (b) print_elem("b  ", b + i * w, w);
+            print_elem("gpu", got + i * w, w);
+            print_elem("cpu", want + i * w, w);
+        }
+    }
+    return bad;
+}
+
 static void check_field(const field_desc *f) {
     static const size_t sizes[] = {1, 1000, (size_t)1 << 20};
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
@@ -249,18 +267,9 @@ static void check_field(const field_desc *f) {
                 CHECK(st == CUZK_OK);
                 continue;
             }
-            size_t bad = 0;
-            for (size_t i = 0; i < n; i++) {
-                if (memcmp(got + i * w, want + i * w, w * 8) == 0) continue;
-                if (bad++ < 3) {
-                    fprintf(stderr, "  %s %s n=%zu: element %zu differs\n", f->name, op->name,
-                            n, i);
-                    print_elem("a   ", a + i * w, w);
-                    if (op->gpu2) print_elem("b   ", b + i * w, w);
-                    print_elem("gpu ", got + i * w, w);
-                    print_elem("cpu ", want + i * w, w);
-                }
-            }
+            char what[96];
+            snprintf(what, sizeof what, "%s %s n=%zu", f->name, op->name, n);
+            const size_t bad = count_differing(what, a, op->gpu2 ? b : NULL, got, want, n, w);
             if (bad) fprintf(stderr, "  %s %s n=%zu: %zu of %zu differ\n", f->name, op->name, n,
                              bad, n);
             CHECK(bad == 0);
@@ -280,20 +289,44 @@ static void test_fp_pairs(void) { check_field(&fields[3]); }
 /* Below m (by rejection), each 32-bit limb drawn with probability 3/4 from
  * values that make the longest carry runs (0, 1, 0xffffffff, 0xfffffffe, m's
  * own limb and one less), else random: uniform inputs almost never hit them. */
+/* Sets 32-bit limb i of r (limb 2j is the low half of word j). */
+static void set_limb32(uint64_t *r, size_t i, uint32_t v) {
+    r[i / 2] = (i % 2) ? (r[i / 2] & 0xffffffffULL) | ((uint64_t)v << 32)
+                       : (r[i / 2] & ~0xffffffffULL) | v;
+}
+
 static void rand_carry_heavy(uint64_t *r, const uint64_t *m, size_t n) {
     uint64_t top = m[n - 1], mask = top;
     for (int s = 1; s < 64; s <<= 1) mask |= mask >> s;
     do {
+        memset(r, 0, n * 8);
         for (size_t i = 0; i < 2 * n; i++) {
             const uint64_t x = cuzk_test_rand64();
             const uint32_t m32 = (uint32_t)(m[i / 2] >> (32 * (i % 2)));
             const uint32_t pick[8] = {0, 1, 0xffffffffu, 0xfffffffeu, m32, m32 - 1,
                                       (uint32_t)(x >> 32), (uint32_t)(x >> 32)};
-            const uint64_t v = pick[x & 7];
-            r[i / 2] = (i % 2) ? (r[i / 2] & 0xffffffffULL) | (v << 32) : v;
+            set_limb32(r, i, pick[x & 7]);
         }
         r[n - 1] &= mask;
     } while (!cuzk__lt_n(r, m, n));
+}
+
+/* by_mul = GPU mul(a, b) and by_sqr = GPU sqr(a) for n elements of w words,
+ * each output poisoned differently first (a kernel that writes nothing
+ * cannot make them agree). False, with the device's error under what, if
+ * either call failed. */
+static bool run_mul_sqr(const char *what, gpu_binary_fn gpu_mul, gpu_unary_fn gpu_sqr,
+                        uint64_t *by_mul, uint64_t *by_sqr, const uint64_t *a, const uint64_t *b,
+                        size_t n, size_t w) {
+    memset(by_mul, 0x5a, n * w * 8);
+    memset(by_sqr, 0xa5, n * w * 8);
+    cuzk_status st = gpu_mul(by_mul, a, b, n);
+    CHECK(st == CUZK_OK);
+    cuzk_status st2 = gpu_sqr(by_sqr, a, n);
+    CHECK(st2 == CUZK_OK);
+    if (st == CUZK_OK && st2 == CUZK_OK) return true;
+    fprintf(stderr, "  %s: %s\n", what, cuzk__gpu_last_error());
+    return false;
 }
 
 /* GPU sqr(a) == GPU mul(a, a) == CPU sqr(a) for 2^20 elements: the edge
@@ -316,18 +349,7 @@ static void check_sqr_vs_mul(const field_desc *f, gpu_binary_fn gpu_mul, gpu_una
         size_t ne = edge_elements(edges, f);
         for (size_t i = 0; i < ne; i++) memcpy(a + i * w, edges[i], w * 8);
     }
-    /* different poison in the two outputs: a kernel that writes nothing
-     * cannot make them agree */
-    memset(by_mul, 0x5a, n * w * 8);
-    memset(by_sqr, 0xa5, n * w * 8);
-    cuzk_status st = gpu_mul(by_mul, a, a, n);
-    CHECK(st == CUZK_OK);
-    cuzk_status st2 = gpu_sqr(by_sqr, a, n);
-    CHECK(st2 == CUZK_OK);
-    if (st != CUZK_OK || st2 != CUZK_OK) {
-        fprintf(stderr, "  %s: %s\n", f->name, cuzk__gpu_last_error());
-        goto out;
-    }
+    if (!run_mul_sqr(f->name, gpu_mul, gpu_sqr, by_mul, by_sqr, a, a, n, w)) goto out;
     for (size_t i = 0; i < n; i++) cpu_sqr(want + i * w, a + i * w, NULL);
     size_t bad = 0;
     for (size_t i = 0; i < n; i++) {
@@ -355,7 +377,7 @@ out:
 static void rand_sparse(uint64_t *r, const uint64_t *m, size_t n) {
     rand_carry_heavy(r, m, n);
     for (size_t i = 0; i < 2 * n; i++) {
-        if (cuzk_test_rand64() % 8 < 5) r[i / 2] &= (i % 2) ? 0xffffffffULL : ~0xffffffffULL;
+        if (cuzk_test_rand64() % 8 < 5) set_limb32(r, i, 0);
     }
     /* clearing limbs only lowers the value: still below m */
 }
@@ -374,34 +396,13 @@ static void test_fr_carry_heavy(void) {
         if (i % 2) rand_sparse(a + i * w, f->mod, w); else rand_carry_heavy(a + i * w, f->mod, w);
         if (i % 4 < 2) rand_sparse(b + i * w, f->mod, w); else rand_carry_heavy(b + i * w, f->mod, w);
     }
-    memset(got, 0x5a, n * w * 8);
-    memset(got_sqr, 0xa5, n * w * 8);
-    cuzk_status st = cuzk__gpu_fr_mul(got, a, b, n);
-    CHECK(st == CUZK_OK);
-    cuzk_status st2 = cuzk__gpu_fr_sqr(got_sqr, a, n);
-    CHECK(st2 == CUZK_OK);
-    if (st != CUZK_OK || st2 != CUZK_OK) {
-        fprintf(stderr, "  Fr carry-heavy: %s\n", cuzk__gpu_last_error());
+    if (!run_mul_sqr("Fr carry-heavy", cuzk__gpu_fr_mul, cuzk__gpu_fr_sqr, got, got_sqr, a, b, n,
+                     w))
         goto out;
-    }
-    size_t bad = 0;
-    for (size_t i = 0; i < n; i++) {
-        cpu_fr_mul(want + i * w, a + i * w, b + i * w);
-        if (memcmp(got + i * w, want + i * w, w * 8) != 0 && bad++ < 3) {
-            fprintf(stderr, "  Fr carry-heavy mul: element %zu differs\n", i);
-            print_elem("a  ", a + i * w, w);
-            print_elem("b  ", b + i * w, w);
-            print_elem("gpu", got + i * w, w);
-            print_elem("cpu", want + i * w, w);
-        }
-        cpu_fr_sqr(want + i * w, a + i * w, NULL);
-        if (memcmp(got_sqr + i * w, want + i * w, w * 8) != 0 && bad++ < 3) {
-            fprintf(stderr, "  Fr carry-heavy sqr: element %zu differs\n", i);
-            print_elem("a  ", a + i * w, w);
-            print_elem("gpu", got_sqr + i * w, w);
-            print_elem("cpu", want + i * w, w);
-        }
-    }
+    for (size_t i = 0; i < n; i++) cpu_fr_mul(want + i * w, a + i * w, b + i * w);
+    size_t bad = count_differing("Fr carry-heavy mul", a, b, got, want, n, w);
+    for (size_t i = 0; i < n; i++) cpu_fr_sqr(want + i * w, a + i * w, NULL);
+    bad += count_differing("Fr carry-heavy sqr", a, NULL, got_sqr, want, n, w);
     if (bad) fprintf(stderr, "  Fr carry-heavy: %zu mismatches in %zu elements\n", bad, n);
     CHECK(bad == 0);
 out:
@@ -467,11 +468,11 @@ static void rand_kara(uint64_t *r, const uint64_t *m, size_t n) {
         a0[h - 1] |= 3ULL << 62;
         break;
     case 6:
+        memset(a0, 0, h * 8);
         for (size_t i = 0; i < 2 * h; i++) {
             const uint64_t y = cuzk_test_rand64();
             const uint32_t pick[5] = {0, 1, 0xffffffffu, 0xfffffffeu, (uint32_t)(y >> 32)};
-            const uint64_t v = pick[y % 5];
-            a0[i / 2] = (i % 2) ? (a0[i / 2] & 0xffffffffULL) | (v << 32) : v;
+            set_limb32(a0, i, pick[y % 5]);
         }
         break;
     default:
@@ -522,17 +523,9 @@ static void check_mul_kara(const field_desc *f, gpu_binary_fn gpu_mul, cpu_fn cp
         fprintf(stderr, "  %s Karatsuba paths: %s\n", f->name, cuzk__gpu_last_error());
         goto out;
     }
-    size_t bad = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (memcmp(got + i * w, want + i * w, w * 8) == 0) continue;
-        if (bad++ < 3) {
-            fprintf(stderr, "  %s Karatsuba paths mul: element %zu differs\n", f->name, i);
-            print_elem("a  ", a + i * w, w);
-            print_elem("b  ", b + i * w, w);
-            print_elem("gpu", got + i * w, w);
-            print_elem("cpu", want + i * w, w);
-        }
-    }
+    char what[64];
+    snprintf(what, sizeof what, "%s Karatsuba paths mul", f->name);
+    size_t bad = count_differing(what, a, b, got, want, n, w);
     if (gpu_mul_pair) {
         for (size_t i = 0; i < n; i++) {
             memcpy(pa + 2 * i * w, a + i * w, w * 8);
