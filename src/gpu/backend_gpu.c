@@ -526,6 +526,15 @@ static int witness_fits(const gpu_key *k, const cuzk_witness *w) {
            (k->c == NULL || (w->n_inputs == k->c->n_inputs && w->n_aux == k->c->n_aux));
 }
 
+/* The slot holds nothing any more (st_mu held; wakes the worker and any
+ * proof waiting on the slot). */
+static void slot_clear(gpu_key *k) {
+    k->st_state = SLOT_EMPTY;
+    k->st_have = NULL;
+    k->st_have_values = NULL;
+    pthread_cond_broadcast(&k->st_cv);
+}
+
 /* Index of the first announcement of w, or -1 (st_mu held). */
 static int stage_find(const gpu_key *k, const cuzk_witness *w) {
     for (unsigned i = 0; i < k->st_nq; i++)
@@ -561,10 +570,7 @@ static int stage_take(gpu_key *k, const cuzk_witness *w) {
         const int i = stage_find(k, w);
         for (int d = 0; d <= i; d++) stage_unqueue(k, 0);
     }
-    k->st_state = SLOT_EMPTY;
-    k->st_have = NULL;
-    k->st_have_values = NULL;
-    pthread_cond_broadcast(&k->st_cv);
+    slot_clear(k);
     pthread_mutex_unlock(&k->st_mu);
     count_uploads(hit ? &cuzk__gpu_backend_uploads.staged_witness
                       : &cuzk__gpu_backend_uploads.unstaged_witness,
@@ -586,10 +592,7 @@ static cuzk_status gpu_stage(cuzk_backend *be, cuzk_backend_key *key, const cuzk
     if (w == NULL) { /* withdraw: nothing announced is read after this returns */
         k->st_nq = 0;
         while (k->st_state == SLOT_COPYING) pthread_cond_wait(&k->st_cv, &k->st_mu);
-        k->st_state = SLOT_EMPTY;
-        k->st_have = NULL;
-        k->st_have_values = NULL;
-        pthread_cond_broadcast(&k->st_cv); /* a proof may wait for an announcement just cleared */
+        slot_clear(k); /* also wakes a proof waiting for an announcement just cleared */
     } else if (!k->st_off) {
         k->st_wanted = 1;
         if (k->st_nq == STAGE_QUEUE) stage_unqueue(k, 0);

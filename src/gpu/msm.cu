@@ -584,15 +584,7 @@ static __global__ void __launch_bounds__(HEAVY_THREADS)
     uint32_t w = 0;
     uint64_t word = 0;
     if (bitmap && cnt) {
-        uint32_t lo = 0, hi = nw;
-        while (hi - lo > 1) {
-            const uint32_t mid = lo + (hi - lo) / 2;
-            if (wpre[mid] <= r0)
-                lo = mid;
-            else
-                hi = mid;
-        }
-        w = lo;
+        w = bin_of(wpre, 0, nw, r0); /* wpre[0] = 0 <= r0 < total = wpre[nw] */
         word = bitmap[w];
         for (uint32_t k = (uint32_t)(r0 - wpre[w]); k; k--) word &= word - 1;
     }
