@@ -520,10 +520,20 @@ static void stage_setup(gpu_key *k) {
     pthread_mutex_unlock(&k->st_mu);
 }
 
-/* Does w have the key's variables (and, for a circuit, its input/aux split)? */
-static int witness_fits(const gpu_key *k, const cuzk_witness *w) {
-    return cuzk_witness_n_vars(w) == k->n_vars &&
-           (k->c == NULL || (w->n_inputs == k->c->n_inputs && w->n_aux == k->c->n_aux));
+/* CUZK_OK when w has values and the key's variables (for a circuit, also
+ * its input/aux split), else the refusal, naming the call op. */
+static cuzk_status witness_check(const gpu_key *k, const cuzk_witness *w, const char *op,
+                                 cuzk_error *err) {
+    if (w == NULL || w->values == NULL)
+        return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "%s: NULL witness", op);
+    if (cuzk_witness_n_vars(w) != k->n_vars ||
+        (k->c != NULL && (w->n_inputs != k->c->n_inputs || w->n_aux != k->c->n_aux)))
+        return cuzk__fail(err, CUZK_ERR_INVALID_ARG,
+                          "%s: %s: witness has %llu inputs + %llu aux, the key expects %llu "
+                          "variables: witness of another circuit?",
+                          op, w->path ? w->path : "(witness)", (ull)w->n_inputs, (ull)w->n_aux,
+                          (ull)k->n_vars);
+    return CUZK_OK;
 }
 
 /* The slot holds nothing any more (st_mu held; wakes the worker and any
@@ -583,11 +593,8 @@ static cuzk_status gpu_stage(cuzk_backend *be, cuzk_backend_key *key, const cuzk
     (void)be;
     cuzk__error_clear(err);
     gpu_key *k = (gpu_key *)key;
-    if (w != NULL && (w->values == NULL || !witness_fits(k, w)))
-        return cuzk__fail(err, CUZK_ERR_INVALID_ARG,
-                          "stage: %s has %llu variables, the key expects %llu",
-                          w->path ? w->path : "(witness)", (ull)cuzk_witness_n_vars(w),
-                          (ull)k->n_vars);
+    cuzk_status st;
+    if (w != NULL && (st = witness_check(k, w, "stage", err)) != CUZK_OK) return st;
     pthread_mutex_lock(&k->st_mu);
     if (w == NULL) { /* withdraw: nothing announced is read after this returns */
         k->st_nq = 0;
@@ -751,14 +758,7 @@ static cuzk_status prove_locked(gpu_key *k, gpu_job *j, const cuzk_witness *w, c
     cuzk_groth16_stage_times *t = &j->base.t;
     cuzk_groth16_partial *out = &j->part;
     cuzk_status st;
-    if (w == NULL || w->values == NULL)
-        return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "prove_start: NULL witness");
-    if (!witness_fits(k, w))
-        return cuzk__fail(err, CUZK_ERR_INVALID_ARG,
-                          "%s: witness has %llu inputs + %llu aux, the key expects %llu "
-                          "variables: witness of another circuit?",
-                          w->path ? w->path : "(witness)", (ull)w->n_inputs, (ull)w->n_aux,
-                          (ull)k->n_vars);
+    if ((st = witness_check(k, w, "prove_start", err)) != CUZK_OK) return st;
     /* first, so that every proof uses up its announcement, also one that
      * fails below (stage_take); a wait for its copy counts as spmv */
     const double t_take = now_ms();
