@@ -1489,7 +1489,7 @@ struct ba_plan {
     size_t cap;      /* pairs */
     size_t tsum;     /* tile-sum words of the rank scan over nw counts */
 };
-static cuzk_status ba_plan_make(ba_plan &p, const cuzk__gpu_msm_bases *b, size_t n) {
+static void ba_plan_make(ba_plan &p, const cuzk__gpu_msm_bases *b, size_t n) {
     const uint64_t resident = resident_threads(b);
     size_t per = (n + resident - 1) / resident;
     if (per < 64) per = 64;
@@ -1497,7 +1497,6 @@ static cuzk_status ba_plan_make(ba_plan &p, const cuzk__gpu_msm_bases *b, size_t
     p.nw = (uint32_t)((n + 63) / 64);
     p.cap = 2 * (size_t)p.nt + 2;
     p.tsum = scan_tsum_words(p.nw);
-    return CUZK_OK;
 }
 template <class X>
 static size_t ba_carve(uint32_t **ka, uint32_t **kb, X **pa, X **pb, X **out, uint32_t **wcnt,
@@ -1515,19 +1514,17 @@ static size_t ba_carve(uint32_t **ka, uint32_t **kb, X **pa, X **pb, X **out, ui
     return cv.off;
 }
 template <class G>
-static cuzk_status batch_add_rest_bytes_g(const cuzk__gpu_msm_bases *b, size_t n, size_t *bytes) {
+static size_t batch_add_rest_bytes_g(const cuzk__gpu_msm_bases *b, size_t n) {
     typedef xyzz_pt<typename G::F> X;
     ba_plan p;
-    cuzk_status st = ba_plan_make(p, b, n);
-    if (st != CUZK_OK) return st;
+    ba_plan_make(p, b, n);
     uint32_t *ka, *kb, *wcnt, *wpre, *tsum;
     X *pa, *pb, *out;
-    *bytes = ba_carve(&ka, &kb, &pa, &pb, &out, &wcnt, &wpre, &tsum, nullptr, 0, p);
-    return CUZK_OK;
+    return ba_carve(&ka, &kb, &pa, &pb, &out, &wcnt, &wpre, &tsum, nullptr, 0, p);
 }
-static cuzk_status batch_add_rest_bytes(const cuzk__gpu_msm_bases *b, size_t n, size_t *bytes) {
-    return b->group == CUZK__GPU_MSM_G1 ? batch_add_rest_bytes_g<grp_g1>(b, n, bytes)
-                                        : batch_add_rest_bytes_g<grp_g2>(b, n, bytes);
+static size_t batch_add_rest_bytes(const cuzk__gpu_msm_bases *b, size_t n) {
+    return b->group == CUZK__GPU_MSM_G1 ? batch_add_rest_bytes_g<grp_g1>(b, n)
+                                        : batch_add_rest_bytes_g<grp_g2>(b, n);
 }
 
 /* Batch-add over a device bitmap (or all): result as host Jacobian words.
@@ -1540,8 +1537,8 @@ static cuzk_status batch_add_dev(cuzk__gpu_msm_bases *b, uint64_t *result, size_
     memset(result, 0, G::JAC_WORDS * 8);
     if (n == 0) return CUZK_OK;
     ba_plan p;
-    cuzk_status st = ba_plan_make(p, b, n);
-    if (st != CUZK_OK) return st;
+    ba_plan_make(p, b, n);
+    cuzk_status st;
     const uint32_t nt = p.nt;
     uint32_t *ka, *kb, *wcnt, *wpre, *tsum;
     X *pa, *pb, *out;
@@ -1824,9 +1821,9 @@ extern "C" cuzk_status cuzk__gpu_msm_batch_add(cuzk__gpu_msm_bases *b, uint64_t 
         return CUZK_OK;
     }
     const uint64_t *dm = nullptr;
-    size_t off = 0, rest = 0;
-    cuzk_status st = batch_add_rest_bytes(b, n, &rest);
-    if (st == CUZK_OK) st = stage_inputs(b, nullptr, nullptr, &dm, bitmap, n, rest, &off);
+    size_t off = 0;
+    cuzk_status st =
+        stage_inputs(b, nullptr, nullptr, &dm, bitmap, n, batch_add_rest_bytes(b, n), &off);
     if (st != CUZK_OK) return st;
     return b->group == CUZK__GPU_MSM_G1 ? batch_add_dev<grp_g1>(b, result, n, dm, off)
                                         : batch_add_dev<grp_g2>(b, result, n, dm, off);
@@ -1916,11 +1913,11 @@ static cuzk_status with_classification(cuzk__gpu_msm_bases *b, uint64_t *result,
     const bool host_scalars = !is_device_ptr(scalars);
     /* work area: [scalars][bitmaps one, other][counts][the larger of msm/batch-add] */
     size_t front = (host_scalars ? align_up(n * 32) : 0) + align_up(2 * words * 8) + align_up(64);
-    size_t r1 = 0, r2 = 0;
+    size_t r1 = 0;
     /* the others: a masked MSM, planned for all n points (their count is
      * only known after the classification, when the area is already laid out) */
     cuzk_status st = msm_rest_bytes(b, n, true, n, &r1);
-    if (st == CUZK_OK) st = batch_add_rest_bytes(b, n, &r2);
+    const size_t r2 = batch_add_rest_bytes(b, n);
     if (st == CUZK_OK) st = ws_reserve(b, front + (r1 > r2 ? r1 : r2));
     if (st != CUZK_OK) return st;
     char *p = static_cast<char *>(b->work->p);
