@@ -26,8 +26,59 @@
 
 namespace cuzk_gpu {
 
+/* ---- host model ------------------------------------------------------------
+ *
+ * With CUZK_GPU_HOST_MODEL defined, a C++ host compiler runs this text as is:
+ * the CUDA qualifiers and the two intrinsics used here get host meanings and
+ * the carry flag becomes a variable (below). tests/unit/test_gpu_ff_model.cpp
+ * compares every multiplier with the CPU field that way, so CI, which has no
+ * GPU, checks the device arithmetic's carry chains too.
+ */
+#if defined(CUZK_GPU_HOST_MODEL)
+#define __device__
+#define __host__
+#define __forceinline__ inline
+#define __align__(n) alignas(n)
+static inline uint32_t __umulhi(uint32_t a, uint32_t b) {
+    return (uint32_t)(((uint64_t)a * b) >> 32);
+}
+static inline uint32_t __funnelshift_l(uint32_t lo, uint32_t hi, uint32_t s) {
+    s &= 31;
+    return s == 0 ? hi : (hi << s) | (lo >> (32 - s));
+}
+#endif
+
 /* ---- PTX carry-chain primitives ------------------------------------------ */
 
+#if defined(CUZK_GPU_HOST_MODEL)
+/* PTX's CC.CF: add sets it to the carry, sub to the borrow; the c forms
+ * consume it; a form without .cc leaves it as it was. */
+inline uint32_t &host_cf() {
+    static thread_local uint32_t cf;
+    return cf;
+}
+#define CUZK__HOST_OP(name, expr, sets)                                       \
+    inline uint32_t name(uint32_t a, uint32_t b, uint32_t c = 0) {            \
+        (void)c;                                                              \
+        const uint64_t r = (expr);                                            \
+        if (sets) host_cf() = (uint32_t)(r >> 32) & 1u;                       \
+        return (uint32_t)r;                                                   \
+    }
+#define CUZK__WIDE(a, b) ((uint64_t)(a) * (uint64_t)(b))
+CUZK__HOST_OP(add_cc, (uint64_t)a + b, true)
+CUZK__HOST_OP(addc_cc, (uint64_t)a + b + host_cf(), true)
+CUZK__HOST_OP(addc, (uint64_t)a + b + host_cf(), false)
+CUZK__HOST_OP(sub_cc, (uint64_t)a - b, true)
+CUZK__HOST_OP(subc_cc, (uint64_t)a - b - host_cf(), true)
+CUZK__HOST_OP(subc, (uint64_t)a - b - host_cf(), false)
+CUZK__HOST_OP(mad_lo_cc, (CUZK__WIDE(a, b) & 0xffffffffu) + c, true)
+CUZK__HOST_OP(madc_lo_cc, (CUZK__WIDE(a, b) & 0xffffffffu) + c + host_cf(), true)
+CUZK__HOST_OP(mad_hi_cc, (CUZK__WIDE(a, b) >> 32) + c, true)
+CUZK__HOST_OP(madc_hi_cc, (CUZK__WIDE(a, b) >> 32) + c + host_cf(), true)
+CUZK__HOST_OP(madc_hi, (CUZK__WIDE(a, b) >> 32) + c + host_cf(), false)
+#undef CUZK__HOST_OP
+#undef CUZK__WIDE
+#else
 #define CUZK__PTX2(name, op)                                                  \
     __device__ __forceinline__ uint32_t name(uint32_t a, uint32_t b) {        \
         uint32_t r;                                                           \
@@ -55,6 +106,7 @@ CUZK__PTX3(madc_hi, "madc.hi.u32")       /* hi(a*b) + c + carry */
 
 #undef CUZK__PTX2
 #undef CUZK__PTX3
+#endif /* CUZK_GPU_HOST_MODEL */
 
 /* ---- product algorithm per field (compile time) ---------------------------- */
 
