@@ -853,7 +853,7 @@ cuzk_status CUZK__EC(batch_add_var)(msm_jac *r, const msm_aff *bases, size_t n,
     unsigned t = tmax;
     if ((size_t)t > words / 64 + 1) t = (unsigned)(words / 64 + 1);
     if (!scratch) {
-        owned = malloc((size_t)t * sizeof(msm_ba_state) + MSM_ALIGN);
+        owned = cuzk__alloc_large((size_t)t * sizeof(msm_ba_state) + MSM_ALIGN);
         if (!owned) return CUZK_ERR_NOMEM;
         scratch = owned;
     }

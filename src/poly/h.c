@@ -11,6 +11,8 @@
 
 #include "h.h"
 
+#include "mem.h"
+
 #if defined(CUZK_HAVE_OPENMP) && defined(_OPENMP)
 #define H_OMP(x) _Pragma(x)
 #else
@@ -54,7 +56,7 @@ static cuzk_status h_get_c(cuzk_fr **cp, cuzk_fr **owned, const cuzk_fr *a, cons
     *owned = NULL;
     if (*cp) return CUZK_OK;
     if (n > SIZE_MAX / sizeof(cuzk_fr)) return CUZK_ERR_NOMEM;
-    cuzk_fr *c = malloc(n * sizeof(cuzk_fr));
+    cuzk_fr *c = cuzk__alloc_large(n * sizeof(cuzk_fr));
     if (!c) return CUZK_ERR_NOMEM;
     pointwise(c, a, b, NULL, n);
     *cp = *owned = c;

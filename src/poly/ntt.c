@@ -35,6 +35,8 @@
 
 #include "ntt.h"
 
+#include "mem.h"
+
 #if defined(CUZK_HAVE_OPENMP) && defined(_OPENMP)
 #include <omp.h>
 #define NTT_OMP(x) _Pragma(x)
@@ -408,7 +410,7 @@ size_t cuzk_ntt_domain_sizeof(unsigned log_n) {
     if (log_n == 0 || log_n > CUZK_NTT_MAX_LOG) return 0;
     if (log_n + 4 >= sizeof(size_t) * 8) return SIZE_MAX; /* cannot be allocated */
     size_t bytes = (((size_t)1 << log_n) - 1) * sizeof(cuzk_fr); /* T_n/2 .. T_1 */
-    return (bytes + 63) & ~(size_t)63; /* aligned_alloc wants a multiple of 64 */
+    return (bytes + 63) & ~(size_t)63; /* whole cache lines */
 }
 
 cuzk_status cuzk_ntt_domain_init(cuzk_ntt_domain *d, unsigned log_n, cuzk_ntt_root root) {
@@ -420,7 +422,7 @@ cuzk_status cuzk_ntt_domain_init(cuzk_ntt_domain *d, unsigned log_n, cuzk_ntt_ro
     if (bytes == SIZE_MAX) return CUZK_ERR_NOMEM;
     cuzk_fr *tw = NULL;
     if (bytes) {
-        tw = aligned_alloc(64, bytes);
+        tw = cuzk__alloc_large(bytes); /* huge pages from 256 KiB (mem.h) */
         if (!tw) return CUZK_ERR_NOMEM;
     }
 

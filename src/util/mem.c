@@ -11,16 +11,21 @@
 #endif
 
 #define HUGE_PAGE ((size_t)2 << 20)
+/* From here on a buffer is rounded up to whole huge pages: 64 faults of
+ * 4 KiB cost more than zeroing the rest of a 2 MiB page (doc/lessons.md). */
+#define HUGE_FROM ((size_t)256 << 10)
 
 void *cuzk__alloc_large(size_t n) {
-    if (n < HUGE_PAGE) return malloc(n ? n : 1);
     void *p = NULL;
-    if (posix_memalign(&p, HUGE_PAGE, n) != 0) return NULL;
+    if (n < HUGE_FROM) return posix_memalign(&p, 64, n ? n : 1) == 0 ? p : NULL;
+    if (n > SIZE_MAX - HUGE_PAGE) return NULL;
+    const size_t whole = (n + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+    if (posix_memalign(&p, HUGE_PAGE, whole) != 0) return NULL;
 #if defined(MADV_HUGEPAGE)
-    (void)madvise(p, n & ~(HUGE_PAGE - 1), MADV_HUGEPAGE); /* best effort */
+    (void)madvise(p, whole, MADV_HUGEPAGE); /* best effort */
 #endif
 #if defined(MADV_POPULATE_WRITE)
-    (void)madvise(p, n & ~((size_t)4095), MADV_POPULATE_WRITE); /* best effort */
+    (void)madvise(p, whole, MADV_POPULATE_WRITE); /* best effort */
 #endif
     return p;
 }

@@ -5,8 +5,9 @@
  * first write; on a virtual machine each fault costs microseconds, which made
  * a 22 MB key's open and a proof's scratch vectors spend tens of ms in the
  * kernel (doc/lessons.md). cuzk__alloc_large asks for transparent huge pages
- * and faults the whole buffer in with one call where Linux allows it. The
- * memory is uninitialized, 64-byte aligned at least, and released with free().
+ * from 256 KiB on (the buffer rounded up to whole 2 MiB pages) and faults the
+ * whole buffer in with one call where Linux allows it. The memory is
+ * uninitialized, 64-byte aligned at least, and released with free().
  * Returns NULL when the allocation fails (nothing is retried).
  */
 #ifndef CUZK_MEM_H
