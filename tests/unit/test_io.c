@@ -919,6 +919,41 @@ static void write_file(const char *path, const uint8_t *p, size_t n) {
     fclose(fp);
 }
 
+/* Megabyte sections (a 2^15 domain: H 3 MiB, 65k records): the first bad
+ * index is reported, wherever in the section and on whichever thread a
+ * later fault was found first. */
+static void test_zkey_large_sections(void) {
+    zmodel m;
+    zmodel_make(&m, 64, 2, 1u << 15); /* H: 3 MiB, records: 2.9 MB */
+    file f = zkey_file(&m, SETUP_ORDER, 10, 0, 0, 0);
+    cuzk_error e;
+    uint8_t pb[48], rb[32];
+    for (int i = 0; i < 6; i++) set_u64(pb + 8 * i, P_LIMBS[i]);
+    for (int i = 0; i < 4; i++) set_u64(rb + 8 * i, R_LIMBS[i]);
+    cuzk_zkey zk;
+    CHECK_EQ_INT(cuzk_zkey_open_mem(&zk, f.p, f.n, ZNAME, 0, &e), CUZK_OK);
+    CHECK_EQ_INT(zk.n_rows, m.domain_size);
+    cuzk_zkey_close(&zk);
+    const size_t h0 = (size_t)sec_off(&f, 9), r0 = (size_t)sec_off(&f, 4) + 4;
+    uint8_t *t = dup_bytes(f.p, f.n);
+    memcpy(t + h0 + 32767 * 96, pb, 48); /* the last point of the last piece */
+    EXPECT_FAIL(cuzk_zkey_open_mem(&zk, t, f.n, ZNAME, 0, &e), CUZK_ERR_NOT_CANONICAL, e, ZNAME,
+                "section 9 (H) point 32767");
+    memcpy(t + h0 + 25000 * 96 + 48, pb, 48); /* y of a point in the third piece */
+    memcpy(t + h0 + 15000 * 96, pb, 48);      /* the second piece */
+    for (int run = 0; run < 5; run++)
+        EXPECT_FAIL(cuzk_zkey_open_mem(&zk, t, f.n, ZNAME, 0, &e), CUZK_ERR_NOT_CANONICAL, e,
+                    ZNAME, "section 9 (H) point 15000");
+    memcpy(t + r0 + 50000 * 44 + 12, rb, 32);
+    memcpy(t + r0 + 30000 * 44 + 12, rb, 32);
+    for (int run = 0; run < 5; run++)
+        EXPECT_FAIL(cuzk_zkey_open_mem(&zk, t, f.n, ZNAME, 0, &e), CUZK_ERR_NOT_CANONICAL, e,
+                    ZNAME, "section 4 record 30000");
+    free(t);
+    free(f.p);
+    zmodel_free(&m);
+}
+
 static void test_zkey_file(void) {
     zmodel m;
     zmodel_make(&m, 5, 1, 8);
@@ -1513,6 +1548,7 @@ int main(int argc, char **argv) {
     RUN(test_zkey_fields);
     RUN(test_zkey_curve);
     RUN(test_zkey_points);
+    RUN(test_zkey_large_sections);
     RUN(test_zkey_file);
     RUN(test_wtns);
     RUN(test_r1cs_roundtrip);
