@@ -70,7 +70,8 @@ const char *cuzk_version(void);
  * run time (CPUID) unless disabled with cuzk_cpu_force_portable(1) or the
  * environment variable CUZK_NO_ASM=1.
  */
-#define CUZK_CPU_ADX 1u /* mulx/adcx/adox Montgomery kernels in use */
+#define CUZK_CPU_ADX 1u  /* mulx/adcx/adox Montgomery kernels in use */
+#define CUZK_CPU_IFMA 2u /* AVX-512 IFMA batch kernels in use (the MSM's G1 buckets) */
 unsigned cuzk_cpu_features(void);
 /* Switch every later field operation to the portable C kernels (1) or back to
  * the best available ones (0). Not thread-safe against concurrent arithmetic;

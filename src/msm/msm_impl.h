@@ -196,6 +196,21 @@ static void msm_window_chunk(msm_jac *out, msm_xyzz *B, const cuzk__msm_plan *p,
 static void msm_aff_flush(msm_aff_ws *w) {
     size_t m = w->m;
     if (m == 0) return;
+#if defined(CUZK__MSM_AFF_BATCH_IFMA)
+    /* eight additions at a time (g1_ifma.h) when every pair is a plain
+     * addition; a doubling or an opposite pair leaves the batch to the code
+     * below */
+    if (cuzk__cpu_ifma && m >= 16) {
+        size_t k = 0;
+        while (k < m && !CUZK__FE_OP(eq)(&w->bk[w->bidx[k]].x, &w->pts[k].x)) k++;
+        if (k == m) {
+            CUZK__MSM_AFF_BATCH_IFMA(w->bk, w->bidx, w->pts, m);
+            for (k = 0; k < m; k++) w->state[w->bidx[k]] = 1;
+            w->m = 0;
+            return;
+        }
+    }
+#endif
     msm_fe acc;
     CUZK__FE_OP(set_one)(&acc);
     for (size_t k = 0; k < m; k++) {

@@ -1,0 +1,225 @@
+/* g1_ifma.c — batches of G1 affine additions on AVX-512 IFMA (see g1_ifma.h). */
+#include "g1_ifma.h"
+
+#include <string.h>
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+
+#define IFMA __attribute__((target("avx512f,avx512ifma")))
+#define M52 0xfffffffffffffULL
+
+/* p in 52-bit limbs, and -p^-1 mod 2^52 */
+static const uint64_t P52[8] = {0xeffffffffaaab, 0xfeb153ffffb9f, 0x6b0f6241eabff,
+                                0x12bf6730d2a0f, 0x764774b84f385, 0x1ba7b6434bacd,
+                                0x1ea397fe69a4b, 0x1a011};
+#define N0_52 0x3fffcfffcfffdULL
+
+/* Eight Fp elements: limb i (52 bits, bit 52i up) of lane k in v[i][k]. */
+typedef struct {
+    __m512i v[8];
+} v52;
+
+/* The elements at the eight addresses in addr (one 6-word cuzk_fp each). */
+IFMA static inline void v52_load(v52 *r, __m512i addr) {
+    const __m512i m = _mm512_set1_epi64((long long)M52);
+    __m512i w[6];
+    for (int j = 0; j < 6; j++)
+        w[j] = _mm512_i64gather_epi64(_mm512_add_epi64(addr, _mm512_set1_epi64(8 * j)), NULL, 1);
+    r->v[0] = _mm512_and_si512(w[0], m);
+    r->v[1] = _mm512_and_si512(_mm512_or_si512(_mm512_srli_epi64(w[0], 52), _mm512_slli_epi64(w[1], 12)), m);
+    r->v[2] = _mm512_and_si512(_mm512_or_si512(_mm512_srli_epi64(w[1], 40), _mm512_slli_epi64(w[2], 24)), m);
+    r->v[3] = _mm512_and_si512(_mm512_or_si512(_mm512_srli_epi64(w[2], 28), _mm512_slli_epi64(w[3], 36)), m);
+    r->v[4] = _mm512_and_si512(_mm512_or_si512(_mm512_srli_epi64(w[3], 16), _mm512_slli_epi64(w[4], 48)), m);
+    r->v[5] = _mm512_and_si512(_mm512_srli_epi64(w[4], 4), m);
+    r->v[6] = _mm512_and_si512(_mm512_or_si512(_mm512_srli_epi64(w[4], 56), _mm512_slli_epi64(w[5], 8)), m);
+    r->v[7] = _mm512_srli_epi64(w[5], 44);
+}
+
+/* Writes the lanes in mask to their addresses (fully reduced limbs). */
+IFMA static inline void v52_store(__m512i addr, __mmask8 mask, const v52 *a) {
+    const __m512i *l = a->v;
+    __m512i w[6];
+    w[0] = _mm512_or_si512(l[0], _mm512_slli_epi64(l[1], 52));
+    w[1] = _mm512_or_si512(_mm512_srli_epi64(l[1], 12), _mm512_slli_epi64(l[2], 40));
+    w[2] = _mm512_or_si512(_mm512_srli_epi64(l[2], 24), _mm512_slli_epi64(l[3], 28));
+    w[3] = _mm512_or_si512(_mm512_srli_epi64(l[3], 36), _mm512_slli_epi64(l[4], 16));
+    w[4] = _mm512_or_si512(_mm512_or_si512(_mm512_srli_epi64(l[4], 48), _mm512_slli_epi64(l[5], 4)),
+                           _mm512_slli_epi64(l[6], 56));
+    w[5] = _mm512_or_si512(_mm512_srli_epi64(l[6], 8), _mm512_slli_epi64(l[7], 44));
+    for (int j = 0; j < 6; j++)
+        _mm512_mask_i64scatter_epi64(NULL, mask, _mm512_add_epi64(addr, _mm512_set1_epi64(8 * j)),
+                                     w[j], 1);
+}
+
+/* r = u - p where that does not borrow, else u (u < 2p, limbs normalized). */
+IFMA static inline void v52_reduce_once(v52 *r, const __m512i u[8]) {
+    const __m512i m = _mm512_set1_epi64((long long)M52);
+    __m512i d[8], borrow = _mm512_setzero_si512();
+    for (int i = 0; i < 8; i++) {
+        __m512i x = _mm512_sub_epi64(_mm512_sub_epi64(u[i], _mm512_set1_epi64((long long)P52[i])),
+                                     borrow);
+        borrow = _mm512_srli_epi64(x, 63);
+        d[i] = _mm512_and_si512(x, m);
+    }
+    const __mmask8 keep = _mm512_test_epi64_mask(borrow, borrow); /* u < p */
+    for (int i = 0; i < 8; i++) r->v[i] = _mm512_mask_blend_epi64(keep, d[i], u[i]);
+}
+
+/*
+ * r = a b 2^-384 mod p (a, b < p): the 16-limb product by IFMA low/high
+ * halves; seven 52-bit Montgomery rounds (q = t_i n0 mod 2^52 zeroes limb
+ * i, whose carry moves up) and one of 20 bits on limb 7 (384 = 7*52 + 20);
+ * then limbs 7.. normalized and shifted down 20 bits: the result < 2p, one
+ * conditional subtraction. Every limb sum stays below 2^58 (at most 16
+ * product halves and 16 reduction halves of < 2^52 each, plus carries).
+ */
+IFMA static inline void v52_mul(v52 *r, const v52 *a, const v52 *b) {
+    const __m512i z = _mm512_setzero_si512(), m = _mm512_set1_epi64((long long)M52);
+    const __m512i n0 = _mm512_set1_epi64((long long)N0_52);
+    __m512i t[16];
+    for (int k = 0; k < 16; k++) t[k] = z;
+    for (int i = 0; i < 8; i++)
+        for (int j = 0; j < 8; j++) {
+            t[i + j] = _mm512_madd52lo_epu64(t[i + j], a->v[i], b->v[j]);
+            t[i + j + 1] = _mm512_madd52hi_epu64(t[i + j + 1], a->v[i], b->v[j]);
+        }
+    for (int i = 0; i < 8; i++) {
+        __m512i q = _mm512_madd52lo_epu64(z, t[i], n0);
+        if (i == 7) q = _mm512_and_si512(q, _mm512_set1_epi64(0xfffff));
+        for (int j = 0; j < 8; j++) {
+            const __m512i pj = _mm512_set1_epi64((long long)P52[j]);
+            t[i + j] = _mm512_madd52lo_epu64(t[i + j], q, pj);
+            t[i + j + 1] = _mm512_madd52hi_epu64(t[i + j + 1], q, pj);
+        }
+        if (i < 7) t[i + 1] = _mm512_add_epi64(t[i + 1], _mm512_srli_epi64(t[i], 52));
+    }
+    for (int k = 7; k < 15; k++) {
+        t[k + 1] = _mm512_add_epi64(t[k + 1], _mm512_srli_epi64(t[k], 52));
+        t[k] = _mm512_and_si512(t[k], m);
+    }
+    __m512i u[8];
+    for (int i = 0; i < 8; i++)
+        u[i] = _mm512_or_si512(_mm512_srli_epi64(t[7 + i], 20),
+                               _mm512_and_si512(_mm512_slli_epi64(t[8 + i], 32), m));
+    v52_reduce_once(r, u);
+}
+
+/* r = a - b mod p */
+IFMA static inline void v52_sub(v52 *r, const v52 *a, const v52 *b) {
+    const __m512i m = _mm512_set1_epi64((long long)M52);
+    __m512i d[8], borrow = _mm512_setzero_si512();
+    for (int i = 0; i < 8; i++) {
+        __m512i x = _mm512_sub_epi64(_mm512_sub_epi64(a->v[i], b->v[i]), borrow);
+        borrow = _mm512_srli_epi64(x, 63);
+        d[i] = _mm512_and_si512(x, m);
+    }
+    /* a < b: add p back (the sum's carry out of limb 7 cancels the borrow) */
+    const __mmask8 neg = _mm512_test_epi64_mask(borrow, borrow);
+    __m512i carry = _mm512_setzero_si512();
+    for (int i = 0; i < 8; i++) {
+        __m512i x = _mm512_add_epi64(_mm512_add_epi64(d[i], _mm512_set1_epi64((long long)P52[i])),
+                                     carry);
+        carry = _mm512_srli_epi64(x, 52);
+        r->v[i] = _mm512_mask_blend_epi64(neg, d[i], _mm512_and_si512(x, m));
+    }
+}
+
+/* Montgomery's trick over eight lane chains: chunk of up to 512 pairs. */
+IFMA static void add_chunk(cuzk_g1_aff *buckets, const uint32_t *aidx, const cuzk_g1_aff *pts,
+                           size_t m) {
+    enum { MAXG = 64 };
+    v52 den[MAXG], pref[MAXG], acc;
+    const size_t groups = (m + 7) / 8;
+    /* lanes past m repeat pair 0's inputs and are never stored */
+    __m512i aaddr[MAXG], baddr[MAXG];
+    __mmask8 valid[MAXG];
+    for (size_t g = 0; g < groups; g++) {
+        uint64_t ai[8], bi[8];
+        unsigned mask = 0;
+        for (unsigned k = 0; k < 8; k++) {
+            const size_t e = g * 8 + k < m ? g * 8 + k : 0;
+            if (g * 8 + k < m) mask |= 1u << k;
+            ai[k] = (uint64_t)(uintptr_t)&buckets[aidx[e]];
+            bi[k] = (uint64_t)(uintptr_t)&pts[e];
+        }
+        aaddr[g] = _mm512_loadu_si512(ai);
+        baddr[g] = _mm512_loadu_si512(bi);
+        valid[g] = (__mmask8)mask;
+    }
+    const __m512i yoff = _mm512_set1_epi64((long long)sizeof(cuzk_fp));
+    /* forward: den = bx - ax, pref = product of the earlier dens of the lane */
+    {
+        cuzk_fp one = cuzk__fp_one;
+        const cuzk_fp *ones[8] = {&one, &one, &one, &one, &one, &one, &one, &one};
+        v52_load(&acc, _mm512_loadu_si512((const void *)ones));
+    }
+    for (size_t g = 0; g < groups; g++) {
+        v52 ax, bx;
+        v52_load(&ax, aaddr[g]);
+        v52_load(&bx, baddr[g]);
+        v52_sub(&den[g], &bx, &ax);
+        pref[g] = acc;
+        v52_mul(&acc, &acc, &den[g]);
+    }
+    /* the eight lane products inverted together on the scalar side */
+    cuzk_fp lane[8], inv[8], run;
+    {
+        const cuzk_fp *dst[8];
+        for (int k = 0; k < 8; k++) dst[k] = &lane[k];
+        v52_store(_mm512_loadu_si512((const void *)dst), 0xff, &acc);
+    }
+    run = lane[0];
+    for (int k = 1; k < 8; k++) {
+        inv[k] = run; /* product of lanes below k */
+        cuzk_fp_mul(&run, &run, &lane[k]);
+    }
+    cuzk_fp_inv_var(&run, &run);
+    for (int k = 7; k > 0; k--) {
+        cuzk_fp t;
+        cuzk_fp_mul(&t, &run, &inv[k]); /* 1 / lane[k] */
+        cuzk_fp_mul(&run, &run, &lane[k]);
+        inv[k] = t;
+    }
+    inv[0] = run;
+    {
+        const cuzk_fp *src[8];
+        for (int k = 0; k < 8; k++) src[k] = &inv[k];
+        v52_load(&acc, _mm512_loadu_si512((const void *)src));
+    }
+    /* backward: 1/den = acc pref, then l, x3 = l^2 - ax - bx, y3 = l (ax - x3) - ay */
+    for (size_t g = groups; g-- > 0;) {
+        v52 dinv, ax, ay, bx, by, l, t, x3, y3;
+        v52_mul(&dinv, &acc, &pref[g]);
+        v52_mul(&acc, &acc, &den[g]);
+        v52_load(&ax, aaddr[g]);
+        v52_load(&ay, _mm512_add_epi64(aaddr[g], yoff));
+        v52_load(&bx, baddr[g]);
+        v52_load(&by, _mm512_add_epi64(baddr[g], yoff));
+        v52_sub(&t, &by, &ay);
+        v52_mul(&l, &t, &dinv);
+        v52_mul(&x3, &l, &l);
+        v52_sub(&x3, &x3, &ax);
+        v52_sub(&x3, &x3, &bx);
+        v52_sub(&t, &ax, &x3);
+        v52_mul(&y3, &l, &t);
+        v52_sub(&y3, &y3, &ay);
+        v52_store(aaddr[g], valid[g], &x3);
+        v52_store(_mm512_add_epi64(aaddr[g], yoff), valid[g], &y3);
+    }
+}
+
+IFMA void cuzk__g1_add_batch_ifma(cuzk_g1_aff *buckets, const uint32_t *aidx,
+                                  const cuzk_g1_aff *pts, size_t m) {
+    for (size_t k = 0; k < m; k += 512)
+        add_chunk(buckets, aidx + k, pts + k, m - k < 512 ? m - k : 512);
+}
+
+#else
+
+void cuzk__g1_add_batch_ifma(cuzk_g1_aff *buckets, const uint32_t *aidx, const cuzk_g1_aff *pts,
+                             size_t m) {
+    (void)buckets, (void)aidx, (void)pts, (void)m; /* never called: cuzk__cpu_ifma is 0 */
+}
+
+#endif

@@ -1,0 +1,100 @@
+/*
+ * The AVX-512 IFMA batch of G1 affine additions (src/ec/g1_ifma.c) against
+ * the scalar group code, bit for bit: batches of 1 to 1100 pairs (lane and
+ * 512-pair chunk boundaries), random buckets and points, and points whose
+ * coordinates sit at the field's edges (x or y = p - 1, small values).
+ * Exits 77 (skipped) on a CPU without AVX-512 IFMA.
+ */
+#include "cuzk.h"
+#include "g1.h"
+#include "g1_ifma.h"
+#include "harness.h"
+#include "test_util.h"
+
+/* A subgroup point k G with k random. */
+static void rand_point(cuzk_g1_aff *r) {
+    uint64_t k[4];
+    cuzk_test_rand_scalar_nonzero(k);
+    cuzk_test_g1_gen_mul(r, k);
+}
+
+static void expect_sum(const cuzk_g1_aff *got, const cuzk_g1_aff *a, const cuzk_g1_aff *b,
+                       size_t m, size_t k) {
+    cuzk_g1_jac j;
+    cuzk_g1_aff want;
+    cuzk_g1_aff_to_jac(&j, a);
+    cuzk_g1_jac_add_aff_var(&j, &j, b);
+    cuzk_g1_jac_to_aff_var(&want, &j);
+    if (memcmp(got, &want, sizeof want) != 0) {
+        fprintf(stderr, "  batch of %zu: pair %zu differs\n", m, k);
+        CHECK(0);
+    }
+}
+
+/* m pairs into a pool of buckets at distinct random indices. */
+static void check_batch(size_t m, const cuzk_g1_aff *pool, size_t npool) {
+    cuzk_g1_aff *buckets = malloc(npool * sizeof(*buckets)), *pts = malloc(m * sizeof(*pts));
+    cuzk_g1_aff *before = malloc(npool * sizeof(*before));
+    uint32_t *idx = malloc(npool * sizeof(*idx)), *aidx = malloc(m * sizeof(*aidx));
+    memcpy(buckets, pool, npool * sizeof(*buckets));
+    for (size_t i = 0; i < npool; i++) idx[i] = (uint32_t)i;
+    for (size_t i = 0; i < m; i++) { /* partial shuffle: distinct indices */
+        size_t j = i + cuzk_test_rand64() % (npool - i);
+        uint32_t t = idx[i];
+        idx[i] = idx[j];
+        idx[j] = t;
+        aidx[i] = idx[i];
+        /* the kernel's precondition: x coordinates differ */
+        size_t pick = cuzk_test_rand64() % npool;
+        while (cuzk_fp_eq(&pool[pick].x, &buckets[aidx[i]].x)) pick = (pick + 1) % npool;
+        pts[i] = pool[pick];
+    }
+    memcpy(before, buckets, npool * sizeof(*before));
+    cuzk__g1_add_batch_ifma(buckets, aidx, pts, m);
+    for (size_t k = 0; k < m; k++) expect_sum(&buckets[aidx[k]], &before[aidx[k]], &pts[k], m, k);
+    /* buckets outside the batch are untouched */
+    size_t touched = 0;
+    for (size_t i = 0; i < npool; i++)
+        if (memcmp(&buckets[i], &before[i], sizeof(*buckets)) != 0) touched++;
+    CHECK(touched <= m);
+    free(buckets), free(pts), free(before), free(idx), free(aidx);
+}
+
+static void test_batches(void) {
+    enum { NPOOL = 1200 };
+    cuzk_g1_aff *pool = malloc(NPOOL * sizeof(*pool));
+    for (size_t i = 0; i < NPOOL; i++) rand_point(&pool[i]);
+    static const size_t sizes[] = {1, 2, 7, 8, 9, 15, 16, 17, 64, 100, 511, 512, 513, 1024, 1100};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+        for (unsigned r = 0; r < cuzk_test_iters_scale; r++) check_batch(sizes[s], pool, NPOOL);
+    free(pool);
+}
+
+/* Sums whose inputs or results have coordinates at the field's edges: the
+ * points +-G, +-2G, ... (small multiples give small and p-1-ish y after
+ * negation), added to random buckets and to each other. */
+static void test_edges(void) {
+    enum { N = 64 };
+    cuzk_g1_aff pool[N], g;
+    cuzk_g1_generator(&g);
+    cuzk_g1_jac acc;
+    cuzk_g1_aff_to_jac(&acc, &g);
+    for (int i = 0; i < N; i += 2) { /* i/2+1 times G and its negation */
+        cuzk_g1_jac_to_aff_var(&pool[i], &acc);
+        pool[i + 1] = pool[i];
+        cuzk_fp_neg(&pool[i + 1].y, &pool[i].y);
+        cuzk_g1_jac_add_aff_var(&acc, &acc, &g);
+    }
+    for (size_t m = 1; m <= 24; m++) check_batch(m, pool, N);
+}
+
+int main(int argc, char **argv) {
+    cuzk_test_init(argc, argv);
+    if (!(cuzk_cpu_features() & CUZK_CPU_IFMA)) {
+        printf("no AVX-512 IFMA on this CPU (or CUZK_NO_ASM set): skipped\n");
+        return 77;
+    }
+    RUN(test_batches);
+    RUN(test_edges);
+    return cuzk_test_finish();
+}
