@@ -125,39 +125,38 @@ IFMA static inline void v52_sub(v52 *r, const v52 *a, const v52 *b) {
     }
 }
 
-/* Montgomery's trick over eight lane chains: chunk of up to 512 pairs. */
-IFMA static void add_chunk(cuzk_g1_aff *buckets, const uint32_t *aidx, const cuzk_g1_aff *pts,
-                           size_t m) {
+/* The eight pointers from p[g*8] on as a vector; lanes past m repeat p[0]. */
+IFMA static inline __m512i lanes(const void *const *p, size_t g, size_t m) {
+    if (g * 8 + 8 <= m) return _mm512_loadu_si512((const void *)(p + g * 8));
+    uint64_t v[8];
+    for (size_t k = 0; k < 8; k++) v[k] = (uint64_t)(uintptr_t)p[g * 8 + k < m ? g * 8 + k : 0];
+    return _mm512_loadu_si512(v);
+}
+
+/*
+ * Montgomery's trick over eight lane chains for up to 512 pairs: forward,
+ * den = bx - ax and the lane's prefix product; the eight lane products
+ * inverted together (scalar); backward, each den replaced by its inverse;
+ * then, groups in increasing order, l = (by - ay)/den, x3 = l^2 - ax - bx,
+ * y3 = l (ax - x3) - ay, each group loading all its inputs before storing
+ * (the aliasing contract of the header). Lanes past m compute pair 0 again
+ * and store nothing.
+ */
+IFMA static void add_chunk(cuzk_g1_aff *const *out, const cuzk_g1_aff *const *a,
+                           const cuzk_g1_aff *const *b, size_t m) {
     enum { MAXG = 64 };
     v52 den[MAXG], pref[MAXG], acc;
     const size_t groups = (m + 7) / 8;
-    /* lanes past m repeat pair 0's inputs and are never stored */
-    __m512i aaddr[MAXG], baddr[MAXG];
-    __mmask8 valid[MAXG];
-    for (size_t g = 0; g < groups; g++) {
-        uint64_t ai[8], bi[8];
-        unsigned mask = 0;
-        for (unsigned k = 0; k < 8; k++) {
-            const size_t e = g * 8 + k < m ? g * 8 + k : 0;
-            if (g * 8 + k < m) mask |= 1u << k;
-            ai[k] = (uint64_t)(uintptr_t)&buckets[aidx[e]];
-            bi[k] = (uint64_t)(uintptr_t)&pts[e];
-        }
-        aaddr[g] = _mm512_loadu_si512(ai);
-        baddr[g] = _mm512_loadu_si512(bi);
-        valid[g] = (__mmask8)mask;
-    }
     const __m512i yoff = _mm512_set1_epi64((long long)sizeof(cuzk_fp));
-    /* forward: den = bx - ax, pref = product of the earlier dens of the lane */
     {
-        cuzk_fp one = cuzk__fp_one;
-        const cuzk_fp *ones[8] = {&one, &one, &one, &one, &one, &one, &one, &one};
+        const cuzk_fp *ones[8];
+        for (int k = 0; k < 8; k++) ones[k] = &cuzk__fp_one;
         v52_load(&acc, _mm512_loadu_si512((const void *)ones));
     }
     for (size_t g = 0; g < groups; g++) {
         v52 ax, bx;
-        v52_load(&ax, aaddr[g]);
-        v52_load(&bx, baddr[g]);
+        v52_load(&ax, lanes((const void *const *)a, g, m));
+        v52_load(&bx, lanes((const void *const *)b, g, m));
         v52_sub(&den[g], &bx, &ax);
         pref[g] = acc;
         v52_mul(&acc, &acc, &den[g]);
@@ -171,7 +170,7 @@ IFMA static void add_chunk(cuzk_g1_aff *buckets, const uint32_t *aidx, const cuz
     }
     run = lane[0];
     for (int k = 1; k < 8; k++) {
-        inv[k] = run; /* product of lanes below k */
+        inv[k] = run; /* product of the lanes below k */
         cuzk_fp_mul(&run, &run, &lane[k]);
     }
     cuzk_fp_inv_var(&run, &run);
@@ -187,39 +186,46 @@ IFMA static void add_chunk(cuzk_g1_aff *buckets, const uint32_t *aidx, const cuz
         for (int k = 0; k < 8; k++) src[k] = &inv[k];
         v52_load(&acc, _mm512_loadu_si512((const void *)src));
     }
-    /* backward: 1/den = acc pref, then l, x3 = l^2 - ax - bx, y3 = l (ax - x3) - ay */
     for (size_t g = groups; g-- > 0;) {
-        v52 dinv, ax, ay, bx, by, l, t, x3, y3;
+        v52 dinv;
         v52_mul(&dinv, &acc, &pref[g]);
         v52_mul(&acc, &acc, &den[g]);
-        v52_load(&ax, aaddr[g]);
-        v52_load(&ay, _mm512_add_epi64(aaddr[g], yoff));
-        v52_load(&bx, baddr[g]);
-        v52_load(&by, _mm512_add_epi64(baddr[g], yoff));
+        den[g] = dinv;
+    }
+    for (size_t g = 0; g < groups; g++) {
+        const __m512i pa = lanes((const void *const *)a, g, m);
+        const __m512i pb = lanes((const void *const *)b, g, m);
+        const __m512i po = lanes((const void *const *)out, g, m);
+        const __mmask8 valid = (__mmask8)(m - g * 8 >= 8 ? 0xff : (1u << (m - g * 8)) - 1);
+        v52 ax, ay, bx, by, l, t, x3, y3;
+        v52_load(&ax, pa);
+        v52_load(&ay, _mm512_add_epi64(pa, yoff));
+        v52_load(&bx, pb);
+        v52_load(&by, _mm512_add_epi64(pb, yoff));
         v52_sub(&t, &by, &ay);
-        v52_mul(&l, &t, &dinv);
+        v52_mul(&l, &t, &den[g]);
         v52_mul(&x3, &l, &l);
         v52_sub(&x3, &x3, &ax);
         v52_sub(&x3, &x3, &bx);
         v52_sub(&t, &ax, &x3);
         v52_mul(&y3, &l, &t);
         v52_sub(&y3, &y3, &ay);
-        v52_store(aaddr[g], valid[g], &x3);
-        v52_store(_mm512_add_epi64(aaddr[g], yoff), valid[g], &y3);
+        v52_store(po, valid, &x3);
+        v52_store(_mm512_add_epi64(po, yoff), valid, &y3);
     }
 }
 
-IFMA void cuzk__g1_add_batch_ifma(cuzk_g1_aff *buckets, const uint32_t *aidx,
-                                  const cuzk_g1_aff *pts, size_t m) {
+IFMA void cuzk__g1_add_batch_ifma(cuzk_g1_aff *const *out, const cuzk_g1_aff *const *a,
+                                  const cuzk_g1_aff *const *b, size_t m) {
     for (size_t k = 0; k < m; k += 512)
-        add_chunk(buckets, aidx + k, pts + k, m - k < 512 ? m - k : 512);
+        add_chunk(out + k, a + k, b + k, m - k < 512 ? m - k : 512);
 }
 
 #else
 
-void cuzk__g1_add_batch_ifma(cuzk_g1_aff *buckets, const uint32_t *aidx, const cuzk_g1_aff *pts,
-                             size_t m) {
-    (void)buckets, (void)aidx, (void)pts, (void)m; /* never called: cuzk__cpu_ifma is 0 */
+void cuzk__g1_add_batch_ifma(cuzk_g1_aff *const *out, const cuzk_g1_aff *const *a,
+                             const cuzk_g1_aff *const *b, size_t m) {
+    (void)out, (void)a, (void)b, (void)m; /* never called: cuzk__cpu_ifma is 0 */
 }
 
 #endif

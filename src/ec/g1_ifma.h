@@ -8,11 +8,15 @@
  * product with R = 2^384 (seven 52-bit reduction rounds and one of 20 bits),
  * so the values are the host's cuzk_fp Montgomery residues, bit for bit.
  *
- * cuzk__g1_add_batch_ifma: for k < m, buckets[aidx[k]] += pts[k] in affine
- * coordinates, the aidx distinct, every sum a plain addition (x coordinates
- * differ; the caller keeps doublings, opposite points and infinity for the
- * scalar code). One shared inversion per call (Montgomery's trick over eight
- * lane chains). Results equal the scalar formulas' bit for bit.
+ * cuzk__g1_add_batch_ifma: for k < m, *out[k] = *a[k] + *b[k] in affine
+ * coordinates, every sum a plain addition (x coordinates differ; the caller
+ * keeps doublings, opposite points and infinity for the scalar code). All
+ * inputs of pair k are read before out[k] is written, and outputs are written
+ * in increasing k, so out[k] may alias an input of pair k or of an earlier
+ * pair (a bucket updated in place; a reduction tree level written over its
+ * inputs), never one of a later pair. One shared inversion per 512 pairs
+ * (Montgomery's trick over eight lane chains). Results equal the scalar
+ * formulas' bit for bit.
  * cuzk__cpu_ifma says whether the CPU has it (and CUZK_NO_ASM is unset);
  * without it the function must not be called.
  */
@@ -26,7 +30,7 @@
 
 extern int cuzk__cpu_ifma;
 
-void cuzk__g1_add_batch_ifma(cuzk_g1_aff *buckets, const uint32_t *aidx, const cuzk_g1_aff *pts,
-                             size_t m);
+void cuzk__g1_add_batch_ifma(cuzk_g1_aff *const *out, const cuzk_g1_aff *const *a,
+                             const cuzk_g1_aff *const *b, size_t m);
 
 #endif /* CUZK_G1_IFMA_H */

@@ -40,10 +40,16 @@ static inline int msm_bit(const uint64_t *bitmap, size_t i) {
 
 /* Pairs (bucket, point) added per shared inversion, and the deferral queue for
  * points whose bucket already has a pending pair in the batch. */
+#define MSM_BATCH_MAX 512
 static size_t msm_aff_batch(size_t nbuckets) {
     size_t b = nbuckets / 4;
-    return b < 32 ? 32 : b > 512 ? 512 : b;
+    return b < 32 ? 32 : b > MSM_BATCH_MAX ? MSM_BATCH_MAX : b;
 }
+
+#if defined(CUZK__MSM_AFF_BATCH_IFMA)
+/* Fewer pairs than this go through the scalar code (the lanes would idle). */
+#define MSM_IFMA_MIN 16
+#endif
 
 typedef struct {
     msm_aff *bk;      /* nbuckets affine bucket values */
@@ -200,11 +206,16 @@ static void msm_aff_flush(msm_aff_ws *w) {
     /* eight additions at a time (g1_ifma.h) when every pair is a plain
      * addition; a doubling or an opposite pair leaves the batch to the code
      * below */
-    if (cuzk__cpu_ifma && m >= 16) {
+    if (cuzk__cpu_ifma && m >= MSM_IFMA_MIN) {
+        msm_aff *out[MSM_BATCH_MAX];
+        const msm_aff *add[MSM_BATCH_MAX];
         size_t k = 0;
-        while (k < m && !CUZK__FE_OP(eq)(&w->bk[w->bidx[k]].x, &w->pts[k].x)) k++;
+        for (; k < m && !CUZK__FE_OP(eq)(&w->bk[w->bidx[k]].x, &w->pts[k].x); k++) {
+            out[k] = &w->bk[w->bidx[k]];
+            add[k] = &w->pts[k];
+        }
         if (k == m) {
-            CUZK__MSM_AFF_BATCH_IFMA(w->bk, w->bidx, w->pts, m);
+            CUZK__MSM_AFF_BATCH_IFMA(out, (const msm_aff *const *)out, add, m);
             for (k = 0; k < m; k++) w->state[w->bidx[k]] = 1;
             w->m = 0;
             return;
@@ -308,11 +319,59 @@ enum { MSM_T_EMPTY = 0, MSM_T_FIRST, MSM_T_SECOND, MSM_T_ADD, MSM_T_DBL };
  * plus 1/batch of an inversion. An empty input passes the other one through;
  * opposite points give an empty output.
  */
+#if defined(CUZK__MSM_AFF_BATCH_IFMA)
+/* Outputs [o0, o1) of a tree level (below) with the additions on IFMA: the
+ * copies are read first (into w->pts, free during the reduction), the
+ * additions then run in increasing output order (g1_ifma.h's aliasing
+ * contract holds since an output o only aliases inputs of outputs <= o),
+ * and the copies are written last. A doubling leaves the batch to the scalar
+ * code: 0 is returned before anything is written. */
+static int msm_tree_batch_ifma(msm_aff_ws *w, msm_aff *dst, uint8_t *dst_st, msm_aff *src,
+                               uint8_t *src_st, size_t o0, size_t o1, unsigned lc, int by_rows) {
+    const size_t cols = (size_t)1 << lc;
+    for (size_t o = o0; o < o1; o++) {
+        size_t i0 = by_rows ? ((o >> lc) << (lc + 1)) + (o & (cols - 1)) : 2 * o;
+        size_t i1 = by_rows ? i0 + cols : i0 + 1;
+        if (src_st[i0] && src_st[i1] && CUZK__FE_OP(eq)(&src[i0].x, &src[i1].x) &&
+            CUZK__FE_OP(eq)(&src[i0].y, &src[i1].y) && !CUZK__FE_OP(is_zero)(&src[i0].y))
+            return 0;
+    }
+    msm_aff *out[MSM_BATCH_MAX];
+    const msm_aff *a[MSM_BATCH_MAX], *b[MSM_BATCH_MAX];
+    size_t m = 0, nc = 0;
+    for (size_t o = o0; o < o1; o++) {
+        size_t i0 = by_rows ? ((o >> lc) << (lc + 1)) + (o & (cols - 1)) : 2 * o;
+        size_t i1 = by_rows ? i0 + cols : i0 + 1;
+        const int s0 = src_st[i0], s1 = src_st[i1];
+        if (s0 && s1 && CUZK__FE_OP(eq)(&src[i0].x, &src[i1].x)) {
+            dst_st[o] = 0; /* opposite points */
+        } else if (s0 && s1) {
+            out[m] = &dst[o], a[m] = &src[i0], b[m] = &src[i1], m++;
+            dst_st[o] = 1;
+        } else if (s0 || s1) {
+            w->pts[nc] = s0 ? src[i0] : src[i1];
+            w->bidx[nc++] = (uint32_t)(o - o0);
+            dst_st[o] = 1;
+        } else {
+            dst_st[o] = 0;
+        }
+    }
+    if (m) CUZK__MSM_AFF_BATCH_IFMA(out, a, b, m);
+    for (size_t c = 0; c < nc; c++) dst[o0 + w->bidx[c]] = w->pts[c];
+    return 1;
+}
+#endif
+
 static void msm_tree_level(msm_aff_ws *w, msm_aff *dst, uint8_t *dst_st, msm_aff *src,
                            uint8_t *src_st, size_t rows, unsigned lc, int by_rows) {
     size_t cols = (size_t)1 << lc, npairs = rows * cols / 2;
     for (size_t o0 = 0; o0 < npairs; o0 += w->batch) {
         size_t o1 = npairs - o0 > w->batch ? o0 + w->batch : npairs, m = 0;
+#if defined(CUZK__MSM_AFF_BATCH_IFMA)
+        if (cuzk__cpu_ifma && o1 - o0 >= MSM_IFMA_MIN &&
+            msm_tree_batch_ifma(w, dst, dst_st, src, src_st, o0, o1, lc, by_rows))
+            continue;
+#endif
         msm_fe acc;
         CUZK__FE_OP(set_one)(&acc);
         for (size_t o = o0; o < o1; o++) {

@@ -50,7 +50,11 @@ static void check_batch(size_t m, const cuzk_g1_aff *pool, size_t npool) {
         pts[i] = pool[pick];
     }
     memcpy(before, buckets, npool * sizeof(*before));
-    cuzk__g1_add_batch_ifma(buckets, aidx, pts, m);
+    cuzk_g1_aff **out = malloc(m * sizeof(*out));
+    const cuzk_g1_aff **a = malloc(m * sizeof(*a)), **b = malloc(m * sizeof(*b));
+    for (size_t k = 0; k < m; k++) out[k] = &buckets[aidx[k]], a[k] = out[k], b[k] = &pts[k];
+    cuzk__g1_add_batch_ifma(out, a, b, m);
+    free(out), free(a), free(b);
     for (size_t k = 0; k < m; k++) expect_sum(&buckets[aidx[k]], &before[aidx[k]], &pts[k], m, k);
     /* buckets outside the batch are untouched */
     size_t touched = 0;
