@@ -304,7 +304,7 @@ static const bench_op field_ops[] = {
 #define N_OPS (sizeof(field_ops) / sizeof(field_ops[0]))
 
 static const char *kernels_name(void) {
-    return (cuzk_cpu_features() & CUZK_CPU_ADX) ? "x86-64 BMI2/ADX" : "portable C";
+    return cuzk_cpu_kernels();
 }
 
 int cuzk__bench_field(int argc, char **argv) {

@@ -239,7 +239,7 @@ int cuzk__bench_msm(int argc, char **argv) {
 
     printf("cuzk bench msm (field kernels: %s; %u OpenMP threads; min / median of %d runs "
            "after a warm-up; 1 thread: thread-cpu clock, more: wall clock)\n",
-           (cuzk_cpu_features() & CUZK_CPU_ADX) ? "x86-64 BMI2/ADX" : "portable C", all, reps);
+           cuzk_cpu_kernels(), all, reps);
     printf("%-10s %5s %9s %7s %3s %11s %11s %10s\n", "operation", "log2n", "n", "threads", "c",
            "min ms", "median ms", "ns/point");
     int rc = 0;

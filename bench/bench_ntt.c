@@ -248,7 +248,7 @@ int cuzk__bench_ntt(int argc, char **argv) {
 
     double mul_ns, add_ns;
     fr_latency(&mul_ns, &add_ns);
-    const char *kernels = (cuzk_cpu_features() & CUZK_CPU_ADX) ? "x86-64 BMI2/ADX" : "portable C";
+    const char *kernels = cuzk_cpu_kernels();
     if (json) {
         printf("{\"bench\":\"ntt\",\"kernels\":\"%s\",\"threads\":%d,\"clock\":\"%s\","
                "\"fr_mul_ns\":%.2f,\"fr_add_ns\":%.2f,\"unit\":\"ms\",\"results\":[",

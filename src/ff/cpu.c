@@ -57,6 +57,11 @@ unsigned cuzk_cpu_features(void) {
     return (cuzk__cpu_adx ? CUZK_CPU_ADX : 0u) | (cuzk__cpu_ifma ? CUZK_CPU_IFMA : 0u);
 }
 
+const char *cuzk_cpu_kernels(void) {
+    if (!cuzk__cpu_adx) return "portable C";
+    return cuzk__cpu_ifma ? "x86-64 BMI2/ADX + AVX-512 IFMA" : "x86-64 BMI2/ADX";
+}
+
 void cuzk_cpu_force_portable(int on) {
     cuzk__cpu_adx = on ? 0 : (cpu_supports_adx() && !asm_disabled_by_env());
     cuzk__cpu_ifma = on ? 0 : (cpu_supports_ifma() && !asm_disabled_by_env());

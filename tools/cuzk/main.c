@@ -71,7 +71,7 @@ static int cmd_version(int argc, char **argv) {
     (void)argc;
     (void)argv;
     printf("cuzk %s (field kernels: %s)\n", cuzk_version(),
-           (cuzk_cpu_features() & CUZK_CPU_ADX) ? "x86-64 BMI2/ADX" : "portable C");
+           cuzk_cpu_kernels());
     return 0;
 }
 

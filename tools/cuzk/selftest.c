@@ -63,7 +63,7 @@ int cuzk__selftest_main(int argc, char **argv) {
     static const uint64_t r[4] = CUZK__FR_R;
     double t;
     printf("cuzk %s selftest (field kernels: %s)\n", cuzk_version(),
-           (cuzk_cpu_features() & CUZK_CPU_ADX) ? "x86-64 BMI2/ADX" : "portable C");
+           cuzk_cpu_kernels());
 
     /* Encodings of the standard generators (zcash compressed form). */
     cuzk_g1_aff g1;
