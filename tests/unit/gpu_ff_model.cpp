@@ -25,66 +25,56 @@ static void to(uint64_t *w, const E &e) {
     memcpy(w, &e, sizeof e);
 }
 
+/* r = a b, r = a^2, and the pairs (two products through one mul_pair /
+ * sqr_pair), on elements of type E given as host limbs. */
+template <class E>
+static void model_mul(uint64_t *r, const uint64_t *a, const uint64_t *b) {
+    E x = from<E>(a), y = from<E>(b), z;
+    mul(z, x, y);
+    to(r, z);
+}
+
+template <class E>
+static void model_sqr(uint64_t *r, const uint64_t *a) {
+    E x = from<E>(a), z;
+    sqr(z, x);
+    to(r, z);
+}
+
+template <class E>
+static void model_mul_pair(uint64_t *r, const uint64_t *a, const uint64_t *b) {
+    const size_t w = sizeof(E) / 8;
+    E a0 = from<E>(a), a1 = from<E>(a + w), b0 = from<E>(b), b1 = from<E>(b + w), r0, r1;
+    mul_pair(r0, a0, b0, r1, a1, b1);
+    to(r, r0);
+    to(r + w, r1);
+}
+
 extern "C" {
 
 void cuzk_model_fr_mul(uint64_t r[4], const uint64_t a[4], const uint64_t b[4]) {
-    fr_t x = from<fr_t>(a), y = from<fr_t>(b), z;
-    mul(z, x, y);
-    to(r, z);
+    model_mul<fr_t>(r, a, b);
 }
-
-void cuzk_model_fr_sqr(uint64_t r[4], const uint64_t a[4]) {
-    fr_t x = from<fr_t>(a), z;
-    sqr(z, x);
-    to(r, z);
+void cuzk_model_fr_sqr(uint64_t r[4], const uint64_t a[4]) { model_sqr<fr_t>(r, a); }
+void cuzk_model_fr_mul_pair(uint64_t r[8], const uint64_t a[8], const uint64_t b[8]) {
+    model_mul_pair<fr_t>(r, a, b);
 }
-
 void cuzk_model_fp_mul(uint64_t r[6], const uint64_t a[6], const uint64_t b[6]) {
-    fp_t x = from<fp_t>(a), y = from<fp_t>(b), z;
-    mul(z, x, y);
-    to(r, z);
+    model_mul<fp_t>(r, a, b);
 }
-
-void cuzk_model_fp_sqr(uint64_t r[6], const uint64_t a[6]) {
-    fp_t x = from<fp_t>(a), z;
-    sqr(z, x);
-    to(r, z);
-}
-
-/* two products through mul_pair / sqr_pair: r0 = a0 b0, r1 = a1 b1 */
+void cuzk_model_fp_sqr(uint64_t r[6], const uint64_t a[6]) { model_sqr<fp_t>(r, a); }
 void cuzk_model_fp_mul_pair(uint64_t r[12], const uint64_t a[12], const uint64_t b[12]) {
-    fp_t a0 = from<fp_t>(a), a1 = from<fp_t>(a + 6), b0 = from<fp_t>(b), b1 = from<fp_t>(b + 6);
-    fp_t r0, r1;
-    mul_pair(r0, a0, b0, r1, a1, b1);
-    to(r, r0);
-    to(r + 6, r1);
+    model_mul_pair<fp_t>(r, a, b);
 }
-
 void cuzk_model_fp_sqr_pair(uint64_t r[12], const uint64_t a[12]) {
     fp_t a0 = from<fp_t>(a), a1 = from<fp_t>(a + 6), r0, r1;
     sqr_pair(r0, a0, r1, a1);
     to(r, r0);
     to(r + 6, r1);
 }
-
-void cuzk_model_fr_mul_pair(uint64_t r[8], const uint64_t a[8], const uint64_t b[8]) {
-    fr_t a0 = from<fr_t>(a), a1 = from<fr_t>(a + 4), b0 = from<fr_t>(b), b1 = from<fr_t>(b + 4);
-    fr_t r0, r1;
-    mul_pair(r0, a0, b0, r1, a1, b1);
-    to(r, r0);
-    to(r + 4, r1);
-}
-
 void cuzk_model_fp2_mul(uint64_t r[12], const uint64_t a[12], const uint64_t b[12]) {
-    fp2_t x = from<fp2_t>(a), y = from<fp2_t>(b), z;
-    mul(z, x, y);
-    to(r, z);
+    model_mul<fp2_t>(r, a, b);
 }
-
-void cuzk_model_fp2_sqr(uint64_t r[12], const uint64_t a[12]) {
-    fp2_t x = from<fp2_t>(a), z;
-    sqr(z, x);
-    to(r, z);
-}
+void cuzk_model_fp2_sqr(uint64_t r[12], const uint64_t a[12]) { model_sqr<fp2_t>(r, a); }
 
 } /* extern "C" */
