@@ -73,8 +73,8 @@ const char *cuzk_version(void);
 #define CUZK_CPU_ADX 1u  /* mulx/adcx/adox Montgomery kernels in use */
 #define CUZK_CPU_IFMA 2u /* AVX-512 IFMA batch kernels in use (the MSM's G1 buckets) */
 unsigned cuzk_cpu_features(void);
-/* Those kernels in words, for reports: "x86-64 BMI2/ADX + AVX-512 IFMA",
- * "x86-64 BMI2/ADX" or "portable C". */
+/* Those kernels in words, for reports: "x86-64 BMI2/ADX" or "portable C",
+ * with " + AVX-512 IFMA" when the batch kernels run. */
 const char *cuzk_cpu_kernels(void);
 /* Switch every later field operation to the portable C kernels (1) or back to
  * the best available ones (0). Not thread-safe against concurrent arithmetic;

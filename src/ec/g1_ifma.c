@@ -1,9 +1,12 @@
 /* g1_ifma.c — batches of G1 affine additions on AVX-512 IFMA (see g1_ifma.h). */
 #include "g1_ifma.h"
 
+#include <stdlib.h>
 #include <string.h>
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include "cpu.h"
+
+#if CUZK__IFMA_BUILT
 #include <immintrin.h>
 
 #define IFMA __attribute__((target("avx512f,avx512ifma")))
@@ -143,9 +146,8 @@ IFMA static inline __m512i lanes(const void *const *p, size_t g, size_t m) {
  * and store nothing.
  */
 IFMA static void add_chunk(cuzk_g1_aff *const *out, const cuzk_g1_aff *const *a,
-                           const cuzk_g1_aff *const *b, size_t m) {
-    enum { MAXG = 64 };
-    v52 den[MAXG], pref[MAXG], acc;
+                           const cuzk_g1_aff *const *b, size_t m, v52 *den, v52 *pref) {
+    v52 acc;
     const size_t groups = (m + 7) / 8;
     const __m512i yoff = _mm512_set1_epi64((long long)sizeof(cuzk_fp));
     {
@@ -215,17 +217,27 @@ IFMA static void add_chunk(cuzk_g1_aff *const *out, const cuzk_g1_aff *const *a,
     }
 }
 
+size_t cuzk__g1_add_batch_ifma_scratch(void) {
+    return 2 * (CUZK__G1_IFMA_CHUNK / 8) * sizeof(v52) + 64;
+}
+
 IFMA void cuzk__g1_add_batch_ifma(cuzk_g1_aff *const *out, const cuzk_g1_aff *const *a,
-                                  const cuzk_g1_aff *const *b, size_t m) {
-    for (size_t k = 0; k < m; k += 512)
-        add_chunk(out + k, a + k, b + k, m - k < 512 ? m - k : 512);
+                                  const cuzk_g1_aff *const *b, size_t m, void *scratch) {
+    v52 *den = (v52 *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63);
+    v52 *pref = den + CUZK__G1_IFMA_CHUNK / 8;
+    for (size_t k = 0; k < m; k += CUZK__G1_IFMA_CHUNK)
+        add_chunk(out + k, a + k, b + k, m - k < CUZK__G1_IFMA_CHUNK ? m - k : CUZK__G1_IFMA_CHUNK,
+                  den, pref);
 }
 
 #else
 
+size_t cuzk__g1_add_batch_ifma_scratch(void) { return 0; }
+
 void cuzk__g1_add_batch_ifma(cuzk_g1_aff *const *out, const cuzk_g1_aff *const *a,
-                             const cuzk_g1_aff *const *b, size_t m) {
-    (void)out, (void)a, (void)b, (void)m; /* never called: cuzk__cpu_ifma is 0 */
+                             const cuzk_g1_aff *const *b, size_t m, void *scratch) {
+    (void)out, (void)a, (void)b, (void)m, (void)scratch;
+    abort(); /* not compiled here, so cuzk__cpu_ifma is 0 and no caller gets here */
 }
 
 #endif

@@ -14,11 +14,11 @@
  * inputs of pair k are read before out[k] is written, and outputs are written
  * in increasing k, so out[k] may alias an input of pair k or of an earlier
  * pair (a bucket updated in place; a reduction tree level written over its
- * inputs), never one of a later pair. One shared inversion per 512 pairs
- * (Montgomery's trick over eight lane chains). Results equal the scalar
- * formulas' bit for bit.
- * cuzk__cpu_ifma says whether the CPU has it (and CUZK_NO_ASM is unset);
- * without it the function must not be called.
+ * inputs), never one of a later pair. One shared inversion per
+ * CUZK__G1_IFMA_CHUNK pairs (Montgomery's trick over eight lane chains).
+ * Results equal the scalar formulas' bit for bit. scratch: at least
+ * cuzk__g1_add_batch_ifma_scratch() bytes (64 KiB), any alignment.
+ * cuzk__cpu_ifma (cpu.h) says whether it may be called.
  */
 #ifndef CUZK_G1_IFMA_H
 #define CUZK_G1_IFMA_H
@@ -26,11 +26,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cpu.h"
 #include "g1.h"
 
-extern int cuzk__cpu_ifma;
+#define CUZK__G1_IFMA_CHUNK 512 /* pairs per shared inversion */
 
+size_t cuzk__g1_add_batch_ifma_scratch(void);
 void cuzk__g1_add_batch_ifma(cuzk_g1_aff *const *out, const cuzk_g1_aff *const *a,
-                             const cuzk_g1_aff *const *b, size_t m);
+                             const cuzk_g1_aff *const *b, size_t m, void *scratch);
 
 #endif /* CUZK_G1_IFMA_H */

@@ -10,7 +10,7 @@ int cuzk__cpu_ifma = 0;
 
 /* AVX-512 F and IFMA, with the OS saving the ZMM and mask registers. */
 static int cpu_supports_ifma(void) {
-#if CUZK_HAVE_X86_64_ASM && (defined(__x86_64__) || defined(_M_X64))
+#if CUZK__IFMA_BUILT
     unsigned a = 0, b, c = 0, d;
     __asm__("cpuid" : "+a"(a), "=b"(b), "+c"(c), "=d"(d));
     if (a < 7) return 0;
@@ -58,8 +58,8 @@ unsigned cuzk_cpu_features(void) {
 }
 
 const char *cuzk_cpu_kernels(void) {
-    if (!cuzk__cpu_adx) return "portable C";
-    return cuzk__cpu_ifma ? "x86-64 BMI2/ADX + AVX-512 IFMA" : "x86-64 BMI2/ADX";
+    if (cuzk__cpu_ifma) return cuzk__cpu_adx ? "x86-64 BMI2/ADX + AVX-512 IFMA" : "portable C + AVX-512 IFMA";
+    return cuzk__cpu_adx ? "x86-64 BMI2/ADX" : "portable C";
 }
 
 void cuzk_cpu_force_portable(int on) {

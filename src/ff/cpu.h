@@ -14,6 +14,18 @@
 
 extern int cuzk__cpu_adx;
 
+/* The AVX-512 IFMA batch kernels (src/ec/g1_ifma.c) are compiled where this
+ * is 1 (x86-64 with 64-bit pointers and a compiler with target attributes);
+ * cuzk__cpu_ifma is 1 when they are compiled, the CPU has AVX-512 F and IFMA
+ * with the OS saving their registers, and CUZK_NO_ASM is unset. */
+#if CUZK_HAVE_X86_64_ASM && defined(__x86_64__) && defined(__LP64__) && \
+    (defined(__GNUC__) || defined(__clang__))
+#define CUZK__IFMA_BUILT 1
+#else
+#define CUZK__IFMA_BUILT 0
+#endif
+extern int cuzk__cpu_ifma;
+
 #if CUZK_HAVE_X86_64_ASM
 /* src/ff/asm/mont_x86_64_adx.S: same contract as cuzk__mont_mul_n (limbs.h). */
 void cuzk__mul_mont_384_adx(uint64_t r[6], const uint64_t a[6], const uint64_t b[6],

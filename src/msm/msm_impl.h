@@ -61,6 +61,11 @@ typedef struct {
     uint32_t *qidx;
     msm_aff *tmp;     /* reduction: the column sums' tree (nbuckets/2, at least 1) */
     uint8_t *tstate;  /* and its states (0 empty, 1 holds a value) */
+#if defined(CUZK__MSM_AFF_BATCH_IFMA)
+    msm_aff **vout;   /* the IFMA batches: 3 x batch pair pointers */
+    const msm_aff **va, **vb;
+    void *vscratch;   /* and the kernel's scratch */
+#endif
     size_t batch, m, qn;
 } msm_aff_ws;
 
@@ -68,8 +73,12 @@ static size_t msm_aff_tmp_len(size_t nb) { return nb / 2 ? nb / 2 : 1; }
 
 static size_t msm_aff_ws_bytes(size_t nb) {
     size_t b = msm_aff_batch(nb), t = msm_aff_tmp_len(nb);
+    size_t v = 0;
+#if defined(CUZK__MSM_AFF_BATCH_IFMA)
+    v = 3 * b * sizeof(void *) + cuzk__g1_add_batch_ifma_scratch() + MSM_ALIGN;
+#endif
     return (nb + t) * sizeof(msm_aff) + b * (2 * sizeof(msm_aff) + 2 * sizeof(msm_fe)) +
-           nb + t + 2 * b * sizeof(uint32_t) + 4 * MSM_ALIGN;
+           nb + t + 2 * b * sizeof(uint32_t) + 4 * MSM_ALIGN + v;
 }
 
 static void msm_aff_ws_init(msm_aff_ws *w, void *mem, size_t nb) {
@@ -84,7 +93,16 @@ static void msm_aff_ws_init(msm_aff_ws *w, void *mem, size_t nb) {
     w->bidx = (uint32_t *)q, q += b * sizeof(uint32_t);
     w->qidx = (uint32_t *)q, q += b * sizeof(uint32_t);
     w->state = q, q += nb;
-    w->tstate = q;
+    w->tstate = q, q += t;
+#if defined(CUZK__MSM_AFF_BATCH_IFMA)
+    q = msm_align(q);
+    w->vout = (msm_aff **)(void *)q, q += b * sizeof(void *);
+    w->va = (const msm_aff **)(void *)q, q += b * sizeof(void *);
+    w->vb = (const msm_aff **)(void *)q, q += b * sizeof(void *);
+    w->vscratch = q;
+#else
+    (void)q;
+#endif
     w->batch = b;
     w->m = w->qn = 0;
 }
@@ -207,15 +225,14 @@ static void msm_aff_flush(msm_aff_ws *w) {
      * addition; a doubling or an opposite pair leaves the batch to the code
      * below */
     if (cuzk__cpu_ifma && m >= MSM_IFMA_MIN) {
-        msm_aff *out[MSM_BATCH_MAX];
-        const msm_aff *add[MSM_BATCH_MAX];
         size_t k = 0;
         for (; k < m && !CUZK__FE_OP(eq)(&w->bk[w->bidx[k]].x, &w->pts[k].x); k++) {
-            out[k] = &w->bk[w->bidx[k]];
-            add[k] = &w->pts[k];
+            w->vout[k] = &w->bk[w->bidx[k]];
+            w->va[k] = w->vout[k];
+            w->vb[k] = &w->pts[k];
         }
         if (k == m) {
-            CUZK__MSM_AFF_BATCH_IFMA(out, (const msm_aff *const *)out, add, m);
+            CUZK__MSM_AFF_BATCH_IFMA(w->vout, w->va, w->vb, m, w->vscratch);
             for (k = 0; k < m; k++) w->state[w->bidx[k]] = 1;
             w->m = 0;
             return;
@@ -336,8 +353,8 @@ static int msm_tree_batch_ifma(msm_aff_ws *w, msm_aff *dst, uint8_t *dst_st, msm
             CUZK__FE_OP(eq)(&src[i0].y, &src[i1].y) && !CUZK__FE_OP(is_zero)(&src[i0].y))
             return 0;
     }
-    msm_aff *out[MSM_BATCH_MAX];
-    const msm_aff *a[MSM_BATCH_MAX], *b[MSM_BATCH_MAX];
+    msm_aff **out = w->vout;
+    const msm_aff **a = w->va, **b = w->vb;
     size_t m = 0, nc = 0;
     for (size_t o = o0; o < o1; o++) {
         size_t i0 = by_rows ? ((o >> lc) << (lc + 1)) + (o & (cols - 1)) : 2 * o;
@@ -356,7 +373,7 @@ static int msm_tree_batch_ifma(msm_aff_ws *w, msm_aff *dst, uint8_t *dst_st, msm
             dst_st[o] = 0;
         }
     }
-    if (m) CUZK__MSM_AFF_BATCH_IFMA(out, a, b, m);
+    if (m) CUZK__MSM_AFF_BATCH_IFMA(out, a, b, m, w->vscratch);
     for (size_t c = 0; c < nc; c++) dst[o0 + w->bidx[c]] = w->pts[c];
     return 1;
 }

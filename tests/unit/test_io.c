@@ -941,9 +941,13 @@ static void test_zkey_large_sections(void) {
                 "section 9 (H) point 32767");
     memcpy(t + h0 + 25000 * 96 + 48, pb, 48); /* y of a point in the third piece */
     memcpy(t + h0 + 15000 * 96, pb, 48);      /* the second piece */
-    for (int run = 0; run < 5; run++)
+    for (int run = 0; run < 5; run++) {
         EXPECT_FAIL(cuzk_zkey_open_mem(&zk, t, f.n, ZNAME, 0, &e), CUZK_ERR_NOT_CANONICAL, e,
                     ZNAME, "section 9 (H) point 15000");
+        /* every thread on one section at a time (the parallel min-scan) */
+        EXPECT_FAIL(cuzk_zkey_open_mem(&zk, t, f.n, ZNAME, CUZK_ZKEY_PARALLEL, &e),
+                    CUZK_ERR_NOT_CANONICAL, e, ZNAME, "section 9 (H) point 15000");
+    }
     memcpy(t + r0 + 50000 * 44 + 12, rb, 32);
     memcpy(t + r0 + 30000 * 44 + 12, rb, 32);
     for (int run = 0; run < 5; run++)
