@@ -57,8 +57,8 @@ static void check_batch(size_t m, const cuzk_g1_aff *pool, size_t npool) {
         pts[i] = pool[pick];
     }
     memcpy(before, buckets, npool * sizeof(*before));
-    cuzk_g1_aff **out = malloc(m * sizeof(*out));
-    const cuzk_g1_aff **a = malloc(m * sizeof(*a)), **b = malloc(m * sizeof(*b));
+    cuzk_g1_aff **out = calloc(m, sizeof(*out));
+    const cuzk_g1_aff **a = calloc(m, sizeof(*a)), **b = calloc(m, sizeof(*b));
     for (size_t k = 0; k < m; k++) out[k] = &buckets[aidx[k]], a[k] = out[k], b[k] = &pts[k];
     cuzk__g1_add_batch_ifma(out, a, b, m, scratch);
     free(out), free(a), free(b);
@@ -105,8 +105,8 @@ static void test_aliasing(void) {
     enum { M = 300 };
     cuzk_g1_aff *v = malloc(2 * M * sizeof(*v)), *orig = malloc(2 * M * sizeof(*v));
     cuzk_g1_aff *sep = malloc(M * sizeof(*sep));
-    cuzk_g1_aff **out = malloc(M * sizeof(*out)), **out2 = malloc(M * sizeof(*out2));
-    const cuzk_g1_aff **a = malloc(M * sizeof(*a)), **b = malloc(M * sizeof(*b));
+    cuzk_g1_aff **out = calloc(M, sizeof(*out)), **out2 = calloc(M, sizeof(*out2));
+    const cuzk_g1_aff **a = calloc(M, sizeof(*a)), **b = calloc(M, sizeof(*b));
     for (size_t i = 0; i < 2 * M; i++) rand_point(&v[i]);
     memcpy(orig, v, 2 * M * sizeof(*v));
     for (size_t k = 0; k < M; k++) out[k] = &v[k], out2[k] = &sep[k], a[k] = &v[2 * k], b[k] = &v[2 * k + 1];
@@ -144,8 +144,8 @@ static void test_field_edges(void) {
     enum { M = 1000 };
     cuzk_g1_aff *pa = malloc(M * sizeof(*pa)), *pb = malloc(M * sizeof(*pb));
     cuzk_g1_aff *res = malloc(M * sizeof(*res));
-    cuzk_g1_aff **out = malloc(M * sizeof(*out));
-    const cuzk_g1_aff **a = malloc(M * sizeof(*a)), **b = malloc(M * sizeof(*b));
+    cuzk_g1_aff **out = calloc(M, sizeof(*out));
+    const cuzk_g1_aff **a = calloc(M, sizeof(*a)), **b = calloc(M, sizeof(*b));
     for (size_t k = 0; k < M; k++) {
         cuzk_fp *c[4] = {&pa[k].x, &pa[k].y, &pb[k].x, &pb[k].y};
         do {
