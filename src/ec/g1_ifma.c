@@ -12,7 +12,8 @@
 #define IFMA __attribute__((target("avx512f,avx512ifma")))
 #define M52 0xfffffffffffffULL
 
-/* p in 52-bit limbs, and -p^-1 mod 2^52 */
+/* p in 52-bit limbs, and -p^-1 mod 2^52 (written out from cuzk__fp_p; a wrong
+ * limb fails every comparison of test_g1_ifma) */
 static const uint64_t P52[8] = {0xeffffffffaaab, 0xfeb153ffffb9f, 0x6b0f6241eabff,
                                 0x12bf6730d2a0f, 0x764774b84f385, 0x1ba7b6434bacd,
                                 0x1ea397fe69a4b, 0x1a011};
@@ -29,13 +30,17 @@ IFMA static inline void v52_load(v52 *r, __m512i addr) {
     __m512i w[6];
     for (int j = 0; j < 6; j++)
         w[j] = _mm512_i64gather_epi64(_mm512_add_epi64(addr, _mm512_set1_epi64(8 * j)), NULL, 1);
+    /* limb i = bits [52i, 52i + 52): word j >> s joined with word j + 1 << (64 - s) */
+#define JOIN(j, s)                                                                             \
+    _mm512_or_si512(_mm512_srli_epi64(w[j], s), _mm512_slli_epi64(w[(j) + 1], 64 - (s)))
     r->v[0] = _mm512_and_si512(w[0], m);
-    r->v[1] = _mm512_and_si512(_mm512_or_si512(_mm512_srli_epi64(w[0], 52), _mm512_slli_epi64(w[1], 12)), m);
-    r->v[2] = _mm512_and_si512(_mm512_or_si512(_mm512_srli_epi64(w[1], 40), _mm512_slli_epi64(w[2], 24)), m);
-    r->v[3] = _mm512_and_si512(_mm512_or_si512(_mm512_srli_epi64(w[2], 28), _mm512_slli_epi64(w[3], 36)), m);
-    r->v[4] = _mm512_and_si512(_mm512_or_si512(_mm512_srli_epi64(w[3], 16), _mm512_slli_epi64(w[4], 48)), m);
+    r->v[1] = _mm512_and_si512(JOIN(0, 52), m);
+    r->v[2] = _mm512_and_si512(JOIN(1, 40), m);
+    r->v[3] = _mm512_and_si512(JOIN(2, 28), m);
+    r->v[4] = _mm512_and_si512(JOIN(3, 16), m);
     r->v[5] = _mm512_and_si512(_mm512_srli_epi64(w[4], 4), m);
-    r->v[6] = _mm512_and_si512(_mm512_or_si512(_mm512_srli_epi64(w[4], 56), _mm512_slli_epi64(w[5], 8)), m);
+    r->v[6] = _mm512_and_si512(JOIN(4, 56), m);
+#undef JOIN
     r->v[7] = _mm512_srli_epi64(w[5], 44);
 }
 

@@ -58,7 +58,8 @@ unsigned cuzk_cpu_features(void) {
 }
 
 const char *cuzk_cpu_kernels(void) {
-    if (cuzk__cpu_ifma) return cuzk__cpu_adx ? "x86-64 BMI2/ADX + AVX-512 IFMA" : "portable C + AVX-512 IFMA";
+    if (cuzk__cpu_ifma)
+        return cuzk__cpu_adx ? "x86-64 BMI2/ADX + AVX-512 IFMA" : "portable C + AVX-512 IFMA";
     return cuzk__cpu_adx ? "x86-64 BMI2/ADX" : "portable C";
 }
 

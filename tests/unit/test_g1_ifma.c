@@ -109,7 +109,8 @@ static void test_aliasing(void) {
     const cuzk_g1_aff **a = calloc(M, sizeof(*a)), **b = calloc(M, sizeof(*b));
     for (size_t i = 0; i < 2 * M; i++) rand_point(&v[i]);
     memcpy(orig, v, 2 * M * sizeof(*v));
-    for (size_t k = 0; k < M; k++) out[k] = &v[k], out2[k] = &sep[k], a[k] = &v[2 * k], b[k] = &v[2 * k + 1];
+    for (size_t k = 0; k < M; k++)
+        out[k] = &v[k], out2[k] = &sep[k], a[k] = &v[2 * k], b[k] = &v[2 * k + 1];
     cuzk__g1_add_batch_ifma(out2, a, b, M, scratch); /* elsewhere: inputs untouched */
     CHECK(memcmp(v, orig, 2 * M * sizeof(*v)) == 0);
     cuzk__g1_add_batch_ifma(out, a, b, M, scratch); /* in place, as a tree level */
