@@ -133,6 +133,14 @@ IFMA static inline void v52_sub(v52 *r, const v52 *a, const v52 *b) {
     }
 }
 
+/* base + k stride for the lanes k = 0..7 (the elements of a local array, or
+ * one element eight times with stride 0) */
+IFMA static inline __m512i addresses(const void *base, size_t stride) {
+    const long long b = (long long)(uintptr_t)base, s = (long long)stride;
+    return _mm512_setr_epi64(b, b + s, b + 2 * s, b + 3 * s, b + 4 * s, b + 5 * s, b + 6 * s,
+                             b + 7 * s);
+}
+
 /* The eight pointers from p[g*8] on as a vector; lanes past m repeat p[0]. */
 IFMA static inline __m512i lanes(const void *const *p, size_t g, size_t m) {
     if (g * 8 + 8 <= m) return _mm512_loadu_si512((const void *)(p + g * 8));
@@ -155,11 +163,7 @@ IFMA static void add_chunk(cuzk_g1_aff *const *out, const cuzk_g1_aff *const *a,
     v52 acc;
     const size_t groups = (m + 7) / 8;
     const __m512i yoff = _mm512_set1_epi64((long long)sizeof(cuzk_fp));
-    {
-        const cuzk_fp *ones[8];
-        for (int k = 0; k < 8; k++) ones[k] = &cuzk__fp_one;
-        v52_load(&acc, _mm512_loadu_si512((const void *)ones));
-    }
+    v52_load(&acc, addresses(&cuzk__fp_one, 0));
     for (size_t g = 0; g < groups; g++) {
         v52 ax, bx;
         v52_load(&ax, lanes((const void *const *)a, g, m));
@@ -168,31 +172,11 @@ IFMA static void add_chunk(cuzk_g1_aff *const *out, const cuzk_g1_aff *const *a,
         pref[g] = acc;
         v52_mul(&acc, &acc, &den[g]);
     }
-    /* the eight lane products inverted together on the scalar side */
-    cuzk_fp lane[8], inv[8], run;
-    {
-        const cuzk_fp *dst[8];
-        for (int k = 0; k < 8; k++) dst[k] = &lane[k];
-        v52_store(_mm512_loadu_si512((const void *)dst), 0xff, &acc);
-    }
-    run = lane[0];
-    for (int k = 1; k < 8; k++) {
-        inv[k] = run; /* product of the lanes below k */
-        cuzk_fp_mul(&run, &run, &lane[k]);
-    }
-    cuzk_fp_inv_var(&run, &run);
-    for (int k = 7; k > 0; k--) {
-        cuzk_fp t;
-        cuzk_fp_mul(&t, &run, &inv[k]); /* 1 / lane[k] */
-        cuzk_fp_mul(&run, &run, &lane[k]);
-        inv[k] = t;
-    }
-    inv[0] = run;
-    {
-        const cuzk_fp *src[8];
-        for (int k = 0; k < 8; k++) src[k] = &inv[k];
-        v52_load(&acc, _mm512_loadu_si512((const void *)src));
-    }
+    /* the eight lane products (nonzero) inverted together on the scalar side */
+    cuzk_fp lane[8], tmp[8];
+    v52_store(addresses(lane, sizeof(cuzk_fp)), 0xff, &acc);
+    cuzk_fp_batch_inv_var(lane, lane, 8, tmp);
+    v52_load(&acc, addresses(lane, sizeof(cuzk_fp)));
     for (size_t g = groups; g-- > 0;) {
         v52 dinv;
         v52_mul(&dinv, &acc, &pref[g]);
