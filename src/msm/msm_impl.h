@@ -228,11 +228,11 @@ static void msm_aff_flush(msm_aff_ws *w) {
         size_t k = 0;
         for (; k < m && !CUZK__FE_OP(eq)(&w->bk[w->bidx[k]].x, &w->pts[k].x); k++) {
             w->vout[k] = &w->bk[w->bidx[k]];
-            w->va[k] = w->vout[k];
             w->vb[k] = &w->pts[k];
         }
-        if (k == m) {
-            CUZK__MSM_AFF_BATCH_IFMA(w->vout, w->va, w->vb, m, w->vscratch);
+        if (k == m) { /* each bucket is updated in place: outputs are the a inputs */
+            CUZK__MSM_AFF_BATCH_IFMA(w->vout, (const msm_aff *const *)w->vout, w->vb, m,
+                                     w->vscratch);
             for (k = 0; k < m; k++) w->state[w->bidx[k]] = 1;
             w->m = 0;
             return;
@@ -324,18 +324,14 @@ static void msm_aff_drain(msm_aff_ws *w) {
  * until phase 2 overwrites it with 0 or 1). */
 enum { MSM_T_EMPTY = 0, MSM_T_FIRST, MSM_T_SECOND, MSM_T_ADD, MSM_T_DBL };
 
-/*
- * One level of a pairwise tree over a rows x cols grid (row-major, cols = 2^lc)
- * of affine points with states (0 empty, 1 holds a point): by_rows adds rows 2k
- * and 2k+1 entry by entry (the result is (rows/2) x cols), otherwise columns 2i
- * and 2i+1 (rows x cols/2). dst may be src: output o reads inputs i0 >= o and
- * i1 > i0 only, and the outputs are written in increasing order, so nothing is
- * overwritten before it is read. Pairs go in batches of w->batch with one shared
- * inversion (Montgomery's trick: 3M each), then l = (y1 - y0)/(x1 - x0) or
- * 3x0^2/2y0, x3 = l^2 - x0 - x1, y3 = l (x0 - x3) - y0: 5M + 1S per addition
- * plus 1/batch of an inversion. An empty input passes the other one through;
- * opposite points give an empty output.
- */
+/* The inputs i0 < i1 of output o of a tree level over a grid of 2^lc columns:
+ * rows 2k and 2k+1 entry by entry (by_rows), else columns 2i and 2i+1. */
+static inline void msm_tree_inputs(size_t o, unsigned lc, int by_rows, size_t *i0, size_t *i1) {
+    const size_t cols = (size_t)1 << lc;
+    *i0 = by_rows ? ((o >> lc) << (lc + 1)) + (o & (cols - 1)) : 2 * o;
+    *i1 = by_rows ? *i0 + cols : *i0 + 1;
+}
+
 #if defined(CUZK__MSM_AFF_BATCH_IFMA)
 /* Outputs [o0, o1) of a tree level (below) with the additions on IFMA: the
  * copies are read first (into w->pts, free during the reduction), the
@@ -345,10 +341,9 @@ enum { MSM_T_EMPTY = 0, MSM_T_FIRST, MSM_T_SECOND, MSM_T_ADD, MSM_T_DBL };
  * code: 0 is returned before anything is written. */
 static int msm_tree_batch_ifma(msm_aff_ws *w, msm_aff *dst, uint8_t *dst_st, msm_aff *src,
                                uint8_t *src_st, size_t o0, size_t o1, unsigned lc, int by_rows) {
-    const size_t cols = (size_t)1 << lc;
     for (size_t o = o0; o < o1; o++) {
-        size_t i0 = by_rows ? ((o >> lc) << (lc + 1)) + (o & (cols - 1)) : 2 * o;
-        size_t i1 = by_rows ? i0 + cols : i0 + 1;
+        size_t i0, i1;
+        msm_tree_inputs(o, lc, by_rows, &i0, &i1);
         if (src_st[i0] && src_st[i1] && CUZK__FE_OP(eq)(&src[i0].x, &src[i1].x) &&
             CUZK__FE_OP(eq)(&src[i0].y, &src[i1].y) && !CUZK__FE_OP(is_zero)(&src[i0].y))
             return 0;
@@ -357,8 +352,8 @@ static int msm_tree_batch_ifma(msm_aff_ws *w, msm_aff *dst, uint8_t *dst_st, msm
     const msm_aff **a = w->va, **b = w->vb;
     size_t m = 0, nc = 0;
     for (size_t o = o0; o < o1; o++) {
-        size_t i0 = by_rows ? ((o >> lc) << (lc + 1)) + (o & (cols - 1)) : 2 * o;
-        size_t i1 = by_rows ? i0 + cols : i0 + 1;
+        size_t i0, i1;
+        msm_tree_inputs(o, lc, by_rows, &i0, &i1);
         const int s0 = src_st[i0], s1 = src_st[i1];
         if (s0 && s1 && CUZK__FE_OP(eq)(&src[i0].x, &src[i1].x)) {
             dst_st[o] = 0; /* opposite points */
@@ -379,6 +374,18 @@ static int msm_tree_batch_ifma(msm_aff_ws *w, msm_aff *dst, uint8_t *dst_st, msm
 }
 #endif
 
+/*
+ * One level of a pairwise tree over a rows x cols grid (row-major, cols = 2^lc)
+ * of affine points with states (0 empty, 1 holds a point): by_rows adds rows 2k
+ * and 2k+1 entry by entry (the result is (rows/2) x cols), otherwise columns 2i
+ * and 2i+1 (rows x cols/2). dst may be src: output o reads inputs i0 >= o and
+ * i1 > i0 only, and the outputs are written in increasing order, so nothing is
+ * overwritten before it is read. Pairs go in batches of w->batch with one shared
+ * inversion (Montgomery's trick: 3M each), then l = (y1 - y0)/(x1 - x0) or
+ * 3x0^2/2y0, x3 = l^2 - x0 - x1, y3 = l (x0 - x3) - y0: 5M + 1S per addition
+ * plus 1/batch of an inversion. An empty input passes the other one through;
+ * opposite points give an empty output.
+ */
 static void msm_tree_level(msm_aff_ws *w, msm_aff *dst, uint8_t *dst_st, msm_aff *src,
                            uint8_t *src_st, size_t rows, unsigned lc, int by_rows) {
     size_t cols = (size_t)1 << lc, npairs = rows * cols / 2;
@@ -392,8 +399,8 @@ static void msm_tree_level(msm_aff_ws *w, msm_aff *dst, uint8_t *dst_st, msm_aff
         msm_fe acc;
         CUZK__FE_OP(set_one)(&acc);
         for (size_t o = o0; o < o1; o++) {
-            size_t i0 = by_rows ? ((o >> lc) << (lc + 1)) + (o & (cols - 1)) : 2 * o;
-            size_t i1 = by_rows ? i0 + cols : i0 + 1;
+            size_t i0, i1;
+            msm_tree_inputs(o, lc, by_rows, &i0, &i1);
             uint8_t kind;
             if (!src_st[i1]) {
                 kind = src_st[i0] ? MSM_T_FIRST : MSM_T_EMPTY;
@@ -430,8 +437,8 @@ static void msm_tree_level(msm_aff_ws *w, msm_aff *dst, uint8_t *dst_st, msm_aff
         }
         m = 0;
         for (size_t o = o0; o < o1; o++) {
-            size_t i0 = by_rows ? ((o >> lc) << (lc + 1)) + (o & (cols - 1)) : 2 * o;
-            size_t i1 = by_rows ? i0 + cols : i0 + 1;
+            size_t i0, i1;
+            msm_tree_inputs(o, lc, by_rows, &i0, &i1);
             uint8_t kind = dst_st[o];
             if (kind == MSM_T_EMPTY) {
                 dst_st[o] = 0;
