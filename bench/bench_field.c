@@ -303,10 +303,6 @@ static const bench_op field_ops[] = {
 };
 #define N_OPS (sizeof(field_ops) / sizeof(field_ops[0]))
 
-static const char *kernels_name(void) {
-    return cuzk_cpu_kernels();
-}
-
 int cuzk__bench_field(int argc, char **argv) {
     cuzk_bench_cfg cfg;
     /* Single-threaded: time on the thread's CPU clock by default (bench.h). */
@@ -335,7 +331,7 @@ int cuzk__bench_field(int argc, char **argv) {
     setup_points(&ctx);
 
     cuzk_bench_result res[N_OPS];
-    if (!cfg.json) cuzk_bench_print_header("cuzk bench field", kernels_name(), &cfg);
+    if (!cfg.json) cuzk_bench_print_header("cuzk bench field", cuzk_cpu_kernels(), &cfg);
     for (size_t i = 0; i < N_OPS; i++) {
         memset(&res[i], 0, sizeof(res[i]));
         res[i].name = field_ops[i].name;
@@ -343,6 +339,6 @@ int cuzk__bench_field(int argc, char **argv) {
         if (field_ops[i].fn) cuzk_bench_time(&cfg, &res[i], field_ops[i].fn, &ctx);
         if (!cfg.json) cuzk_bench_print_row(&res[i]);
     }
-    if (cfg.json) cuzk_bench_print_json("field", "cuzk", kernels_name(), &cfg, res, (int)N_OPS);
+    if (cfg.json) cuzk_bench_print_json("field", "cuzk", cuzk_cpu_kernels(), &cfg, res, (int)N_OPS);
     return 0;
 }

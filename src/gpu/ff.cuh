@@ -35,10 +35,10 @@ namespace cuzk_gpu {
 /* ---- host model ------------------------------------------------------------
  *
  * With CUZK_GPU_HOST_MODEL defined, a C++ host compiler runs this text as is:
- * the CUDA qualifiers and the two intrinsics used here get host meanings and
- * the carry flag becomes a variable (below). tests/unit/test_gpu_ff_model.cpp
- * compares every multiplier with the CPU field that way, so CI, which has no
- * GPU, checks the device arithmetic's carry chains too.
+ * the CUDA qualifiers and the intrinsics used here get host meanings and the
+ * carry flag becomes a variable (below). tests/unit/gpu_ff_model.cpp and
+ * test_gpu_ff_model.c compare every multiplier with the CPU field that way,
+ * so CI, which has no GPU, checks the device arithmetic's carry chains too.
  */
 #if defined(CUZK_GPU_HOST_MODEL)
 #define __device__
