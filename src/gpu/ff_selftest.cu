@@ -160,24 +160,54 @@ static __global__ void fill_kernel(E *out, size_t n, uint64_t seed) {
     }
 }
 
-/* x[i] = x[i] * y[i], iters times: one dependent chain per thread; the many
- * resident warps hide the chain's latency. */
-template <class E>
+/* Which multiplier(s) a chain kernel runs: the field's own mul on one chain,
+ * or, for Fr, two independent chains per thread by the integer (CIOS) and
+ * FP64 (DFMA) products, which issue on different pipes. */
+enum chain_mode { CHAIN_MUL, CHAIN_CIOS2, CHAIN_DFMA2, CHAIN_MIXED };
+
+template <int MODE>
+static __device__ __forceinline__ void chain_step(fr_t &a, fr_t &c, const fr_t &b) {
+    if (MODE == CHAIN_CIOS2 || MODE == CHAIN_MIXED)
+        mul_cios(a, a, b);
+    else
+        mul_dfma(a, a, b);
+    if (MODE == CHAIN_CIOS2)
+        mul_cios(c, c, b);
+    else
+        mul_dfma(c, c, b);
+}
+
+/* x[i] = x[i] * y[i], iters times: one dependent chain per thread (two for
+ * the Fr pipe modes: x[i] and x[i + n/2]); the many resident warps hide the
+ * chains' latency. */
+template <class E, int MODE>
 static __global__ void mul_chain_kernel(E *x, const E *y, size_t n, unsigned iters) {
     const size_t stride = (size_t)gridDim.x * blockDim.x;
-    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        E a = load(x + i);
-        const E b = load(y + i);
+    if constexpr (MODE == CHAIN_MUL) {
+        for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+            E a = load(x + i);
+            const E b = load(y + i);
 #pragma unroll 1
-        for (unsigned k = 0; k < iters; k++) mul(a, a, b);
-        store(x + i, a);
+            for (unsigned k = 0; k < iters; k++) mul(a, a, b);
+            store(x + i, a);
+        }
+    } else {
+        const size_t h = n / 2;
+        for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < h; i += stride) {
+            E a = load(x + i), c = load(x + h + i);
+            const E b = load(y + i);
+#pragma unroll 1
+            for (unsigned k = 0; k < iters; k++) chain_step<MODE>(a, c, b);
+            store(x + i, a);
+            store(x + h + i, c);
+        }
     }
 }
 
 #define CUZK__BENCH_MAX_REPS 64
 
 /* d[0] = x, d[1] = y, ev[0..1] = events; the caller frees them. */
-template <class E>
+template <class E, int MODE>
 static cuzk_status bench_mul_body(void *d[2], cudaEvent_t ev[2], cuzk__gpu_bench_result *res,
                                   size_t n, unsigned iters, unsigned reps) {
     const size_t bytes = n * sizeof(E);
@@ -190,13 +220,13 @@ static cuzk_status bench_mul_body(void *d[2], cudaEvent_t ev[2], cuzk__gpu_bench
     CUZK__CUDA_TRY(cudaGetLastError());
     fill_kernel<E><<<grid_for(n), THREADS>>>(y, n, 2);
     CUZK__CUDA_TRY(cudaGetLastError());
-    mul_chain_kernel<E><<<grid_for(n), THREADS>>>(x, y, n, iters); /* warm-up */
+    mul_chain_kernel<E, MODE><<<grid_for(n), THREADS>>>(x, y, n, iters); /* warm-up */
     CUZK__CUDA_TRY(cudaGetLastError());
     CUZK__CUDA_TRY(cudaDeviceSynchronize());
     double ms[CUZK__BENCH_MAX_REPS] = {0};
     for (unsigned r = 0; r < reps; r++) {
         CUZK__CUDA_TRY(cudaEventRecord(ev[0]));
-        mul_chain_kernel<E><<<grid_for(n), THREADS>>>(x, y, n, iters);
+        mul_chain_kernel<E, MODE><<<grid_for(n), THREADS>>>(x, y, n, iters);
         CUZK__CUDA_TRY(cudaGetLastError());
         CUZK__CUDA_TRY(cudaEventRecord(ev[1]));
         CUZK__CUDA_TRY(cudaEventSynchronize(ev[1]));
@@ -209,11 +239,12 @@ static cuzk_status bench_mul_body(void *d[2], cudaEvent_t ev[2], cuzk__gpu_bench
     }
     res->ms_min = ms[0];
     res->ms_median = reps % 2 ? ms[reps / 2] : 0.5 * (ms[reps / 2 - 1] + ms[reps / 2]);
-    res->mul_per_s = (double)n * iters / (res->ms_median * 1e-3);
+    const size_t muls = MODE == CHAIN_MUL ? n : n / 2 * 2;
+    res->mul_per_s = (double)muls * iters / (res->ms_median * 1e-3);
     return CUZK_OK;
 }
 
-template <class E>
+template <class E, int MODE = CHAIN_MUL>
 static cuzk_status bench_mul(cuzk__gpu_bench_result *res, size_t n, unsigned iters,
                              unsigned reps) {
     if (res == nullptr || n == 0 || iters == 0 || reps == 0 || reps > CUZK__BENCH_MAX_REPS ||
@@ -221,7 +252,7 @@ static cuzk_status bench_mul(cuzk__gpu_bench_result *res, size_t n, unsigned ite
         return CUZK_ERR_INVALID_ARG;
     void *d[2] = {nullptr, nullptr};
     cudaEvent_t ev[2] = {nullptr, nullptr};
-    cuzk_status st = bench_mul_body<E>(d, ev, res, n, iters, reps);
+    cuzk_status st = bench_mul_body<E, MODE>(d, ev, res, n, iters, reps);
     for (int i = 0; i < 2; i++) {
         if (d[i]) (void)cudaFree(d[i]);
         if (ev[i]) (void)cudaEventDestroy(ev[i]);
@@ -263,6 +294,12 @@ extern "C" cuzk_status cuzk__gpu_bench_mul(cuzk__gpu_bench_result *res, cuzk__gp
         return bench_mul<fp_t>(res, n, iters, reps);
     case CUZK__GPU_FP2:
         return bench_mul<fp2_t>(res, n, iters, reps);
+    case CUZK__GPU_FR_CIOS2:
+        return bench_mul<fr_t, CHAIN_CIOS2>(res, n, iters, reps);
+    case CUZK__GPU_FR_DFMA2:
+        return bench_mul<fr_t, CHAIN_DFMA2>(res, n, iters, reps);
+    case CUZK__GPU_FR_MIXED:
+        return bench_mul<fr_t, CHAIN_MIXED>(res, n, iters, reps);
     }
     return CUZK_ERR_INVALID_ARG;
 }

@@ -141,8 +141,18 @@ CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_fp_mul_pair(uint64_t *out, const u
  * Throughput of one field's multiplication: n pseudo-random elements
  * generated on the device; each thread runs the dependent chain x = x * y
  * iters times. Timed with CUDA events over reps launches after one warm-up.
+ * The three Fr pipe modes run two independent chains per thread (n/2 threads)
+ * by the integer product (CIOS), the FP64 one (ff.cuh mul_dfma), or one of
+ * each: whether the two pipes add up.
  */
-typedef enum { CUZK__GPU_FR = 0, CUZK__GPU_FP = 1, CUZK__GPU_FP2 = 2 } cuzk__gpu_field;
+typedef enum {
+    CUZK__GPU_FR = 0,
+    CUZK__GPU_FP = 1,
+    CUZK__GPU_FP2 = 2,
+    CUZK__GPU_FR_CIOS2 = 3,
+    CUZK__GPU_FR_DFMA2 = 4,
+    CUZK__GPU_FR_MIXED = 5
+} cuzk__gpu_field;
 
 typedef struct {
     double ms_median; /* one launch (n * iters multiplications) */
