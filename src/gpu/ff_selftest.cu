@@ -162,8 +162,13 @@ static __global__ void fill_kernel(E *out, size_t n, uint64_t seed) {
 
 /* Which multiplier(s) a chain kernel runs: the field's own mul on one chain,
  * or, for Fr, two independent chains per thread by the integer (CIOS) and
- * FP64 (DFMA) products, which issue on different pipes. */
-enum chain_mode { CHAIN_MUL, CHAIN_CIOS2, CHAIN_DFMA2, CHAIN_MIXED };
+ * FP64 (DFMA) products, which issue on different pipes; or, as a probe of
+ * the pipes alone, FP64_OPS fused multiply-adds per step in four independent
+ * chains (the count of an Fr product with six 50-bit limbs and its column
+ * sums kept in doubles: 72 partial products x 4), without or beside one CIOS
+ * product. */
+enum chain_mode { CHAIN_MUL, CHAIN_CIOS2, CHAIN_DFMA2, CHAIN_MIXED, CHAIN_FP64, CHAIN_CIOS_FP64 };
+static constexpr int FP64_OPS = 288;
 
 template <int MODE>
 static __device__ __forceinline__ void chain_step(fr_t &a, fr_t &c, const fr_t &b) {
@@ -175,6 +180,14 @@ static __device__ __forceinline__ void chain_step(fr_t &a, fr_t &c, const fr_t &
         mul_cios(c, c, b);
     else
         mul_dfma(c, c, b);
+}
+
+/* FP64_OPS / 4 steps of four bounded chains d = d k + e */
+static __device__ __forceinline__ void fp64_steps(double (&d)[4]) {
+#pragma unroll
+    for (int j = 0; j < FP64_OPS / 4; j++)
+#pragma unroll
+        for (int q = 0; q < 4; q++) d[q] = fma(d[q], 0.9999999, 1e-3 * (q + 1));
 }
 
 /* x[i] = x[i] * y[i], iters times: one dependent chain per thread (two for
@@ -189,6 +202,22 @@ static __global__ void mul_chain_kernel(E *x, const E *y, size_t n, unsigned ite
             const E b = load(y + i);
 #pragma unroll 1
             for (unsigned k = 0; k < iters; k++) mul(a, a, b);
+            store(x + i, a);
+        }
+    } else if constexpr (MODE == CHAIN_FP64 || MODE == CHAIN_CIOS_FP64) {
+        for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+            E a = load(x + i);
+            const E b = load(y + i);
+            double d[4];
+#pragma unroll
+            for (int q = 0; q < 4; q++) d[q] = (double)a.v[q];
+#pragma unroll 1
+            for (unsigned k = 0; k < iters; k++) {
+                if (MODE == CHAIN_CIOS_FP64) mul_cios(a, a, b);
+                fp64_steps(d);
+            }
+#pragma unroll
+            for (int q = 0; q < 4; q++) a.v[q] ^= (uint32_t)(long long)d[q]; /* keep d live */
             store(x + i, a);
         }
     } else {
@@ -239,7 +268,7 @@ static cuzk_status bench_mul_body(void *d[2], cudaEvent_t ev[2], cuzk__gpu_bench
     }
     res->ms_min = ms[0];
     res->ms_median = reps % 2 ? ms[reps / 2] : 0.5 * (ms[reps / 2 - 1] + ms[reps / 2]);
-    const size_t muls = MODE == CHAIN_MUL ? n : n / 2 * 2;
+    const size_t muls = MODE == CHAIN_MUL || MODE >= CHAIN_FP64 ? n : n / 2 * 2;
     res->mul_per_s = (double)muls * iters / (res->ms_median * 1e-3);
     return CUZK_OK;
 }
@@ -300,6 +329,10 @@ extern "C" cuzk_status cuzk__gpu_bench_mul(cuzk__gpu_bench_result *res, cuzk__gp
         return bench_mul<fr_t, CHAIN_DFMA2>(res, n, iters, reps);
     case CUZK__GPU_FR_MIXED:
         return bench_mul<fr_t, CHAIN_MIXED>(res, n, iters, reps);
+    case CUZK__GPU_FP64_PROBE:
+        return bench_mul<fr_t, CHAIN_FP64>(res, n, iters, reps);
+    case CUZK__GPU_FR_CIOS_FP64_PROBE:
+        return bench_mul<fr_t, CHAIN_CIOS_FP64>(res, n, iters, reps);
     }
     return CUZK_ERR_INVALID_ARG;
 }

@@ -528,6 +528,9 @@ static void bench(void) {
         {CUZK__GPU_FR_CIOS2, "Fr 2cios", 64, CUZK_TEST_FR_MUL_IMAD},
         {CUZK__GPU_FR_DFMA2, "Fr 2dfma", 64, 0},
         {CUZK__GPU_FR_MIXED, "Fr mixed", 64, 0},
+        /* probes (steps/s): 288 FP64 FMAs alone, and beside one CIOS product */
+        {CUZK__GPU_FP64_PROBE, "fma288", 64, 0},
+        {CUZK__GPU_FR_CIOS_FP64_PROBE, "cios+288", 64, 0},
     };
     const size_t n = (size_t)1 << 24;
     const unsigned reps = 10;
