@@ -25,9 +25,6 @@
 #include "bls12_381_consts.h"
 
 #if defined(CUZK_GPU_HOST_MODEL)
-#include <cfenv>
-#include <cmath>
-#include <cstring>
 #endif
 
 namespace cuzk_gpu {
@@ -51,25 +48,6 @@ static inline uint32_t __umulhi(uint32_t a, uint32_t b) {
 static inline uint32_t __funnelshift_l(uint32_t lo, uint32_t hi, uint32_t s) {
     s &= 31;
     return s == 0 ? hi : (hi << s) | (lo >> (32 - s));
-}
-/* fma rounded toward zero: the host's fma under that rounding mode (the
- * model's file is compiled with -frounding-math) */
-static inline double __fma_rz(double x, double y, double z) {
-    const int mode = fegetround();
-    fesetround(FE_TOWARDZERO);
-    const volatile double r = fma(x, y, z);
-    fesetround(mode);
-    return r;
-}
-static inline long long __double_as_longlong(double d) {
-    long long r;
-    memcpy(&r, &d, sizeof r);
-    return r;
-}
-static inline double __longlong_as_double(long long v) {
-    double r;
-    memcpy(&r, &v, sizeof r);
-    return r;
 }
 #endif
 
@@ -152,9 +130,6 @@ CUZK__PTX3(madc_hi, "madc.hi.u32")       /* hi(a*b) + c + carry */
 #endif
 #ifndef CUZK_GPU_FR_KARATSUBA
 #define CUZK_GPU_FR_KARATSUBA 0
-#endif
-#ifndef CUZK_GPU_FR_DFMA
-#define CUZK_GPU_FR_DFMA 0
 #endif
 
 /* ---- field parameters, split from the host's 64-bit constants ------------ */
@@ -746,142 +721,10 @@ __device__ __forceinline__ void mul_pair_karatsuba(fe<P> &r0, const fe<P> &a0, c
  * default), else mul_cios (Fr by default); see CUZK_GPU_FP_SCHOOLBOOK at
  * the top. Same bits either way.
  */
-/*
- * Fr product on the FP64 pipe (CUZK_GPU_FR_DFMA). Five 52-bit limbs as exact
- * doubles; a partial product x y (x, y < 2^52) is split exactly by two FMAs
- * rounded toward zero: h = fma(x, y, 2^104) = 2^104 + floor(xy / 2^52) 2^52,
- * l = fma(x, y, 2^104 + 2^52 - h) = 2^52 + (xy mod 2^52); their bit patterns
- * are the integers plus the constant patterns of 2^104 and 2^52, so 64-bit
- * column sums take them as they are and the constants (counted at compile
- * time) are taken off once per column. Montgomery with R = 2^256 like mul:
- * four 52-bit rounds and one of 48 bits. The H200 runs these partial
- * products at the rate of IMAD.WIDE's 32 x 32 ones, with 2.6x the bits
- * (doc/perf.md).
- */
-namespace dfma {
-static constexpr uint64_t M52 = (1ull << 52) - 1;
-static constexpr uint64_t B52 = 0x4330000000000000ull;  /* bits of 2^52 */
-static constexpr uint64_t B104 = 0x4670000000000000ull; /* bits of 2^104 */
-/* r's 52-bit limbs (a function, as fr_params::mod: constants in device code) */
-__host__ __device__ constexpr uint64_t r52(int j) {
-    return j == 0   ? 0xfffff00000001ull
-           : j == 1 ? 0x02fffe5bfefffull
-           : j == 2 ? 0x9a1d80553bda4ull
-           : j == 3 ? 0x7d483339d8080ull
-                    : 0x73eda753299dull;
-}
-static constexpr uint64_t N0 = 0xffffeffffffffull; /* -r^-1 mod 2^52 */
-
-/* bit b of the integer sum r52(k) 2^(52k): the limbs above must spell r */
-__host__ __device__ constexpr uint32_t r52_bit(int b) {
-    return (uint32_t)(r52(b / 52) >> (b % 52)) & 1u;
-}
-__host__ __device__ constexpr uint32_t r52_limb32(int i) {
-    uint32_t v = 0;
-    for (int b = 0; b < 32; b++) v |= r52_bit(32 * i + b) << b;
-    return v;
-}
-__host__ __device__ constexpr bool r52_is_r() {
-    for (int i = 0; i < 8; i++)
-        if (r52_limb32(i) != fr_params::mod(i)) return false;
-    return 32 * 8 <= 52 * 5 && ((N0 * r52(0) + 1) & M52) == 0;
-}
-static_assert(r52_is_r(), "r52 and N0 must be r's 52-bit limbs and -r^-1 mod 2^52");
-
-/* lo and hi partial-product terms that reach column k from the product and
- * from reduction rounds below `rounds` */
-__host__ __device__ constexpr int lo_terms(int k, int rounds) {
-    int n = 0;
-    for (int i = 0; i < 5; i++)
-        for (int j = 0; j < 5; j++) n += i + j == k;
-    for (int t = 0; t < rounds; t++)
-        for (int j = 0; j < 5; j++) n += t + j == k;
-    return n;
-}
-__host__ __device__ constexpr int hi_terms(int k, int rounds) {
-    int n = 0;
-    for (int i = 0; i < 5; i++)
-        for (int j = 0; j < 5; j++) n += i + j + 1 == k;
-    for (int t = 0; t < rounds; t++)
-        for (int j = 0; j < 5; j++) n += t + j + 1 == k;
-    return n;
-}
-
-__device__ __forceinline__ double limb(uint64_t l) {
-    return __longlong_as_double((long long)(l | B52)) - 4503599627370496.0;
-}
-
-__device__ __forceinline__ void pp(uint64_t &lo, uint64_t &hi, double x, double y) {
-    const double c1 = 20282409603651670423947251286016.0;  /* 2^104 */
-    const double c12 = 20282409603651674927546878656512.0; /* 2^104 + 2^52 */
-    const double h = __fma_rz(x, y, c1);
-    const double l = __fma_rz(x, y, c12 - h);
-    hi += (uint64_t)__double_as_longlong(h);
-    lo += (uint64_t)__double_as_longlong(l);
-}
-
-/* the 5 limbs of a (8 x 32 bits, < 2^255) as doubles */
-__device__ __forceinline__ void split(double (&d)[5], const uint32_t (&v)[8]) {
-    const uint64_t w0 = v[0] | (uint64_t)v[1] << 32, w1 = v[2] | (uint64_t)v[3] << 32;
-    const uint64_t w2 = v[4] | (uint64_t)v[5] << 32, w3 = v[6] | (uint64_t)v[7] << 32;
-    d[0] = limb(w0 & M52);
-    d[1] = limb(((w0 >> 52) | (w1 << 12)) & M52);
-    d[2] = limb(((w1 >> 40) | (w2 << 24)) & M52);
-    d[3] = limb(((w2 >> 28) | (w3 << 36)) & M52);
-    d[4] = limb(w3 >> 16);
-}
-} /* namespace dfma */
-
-template <class P>
-__device__ __forceinline__ void mul_dfma(fe<P> &r, const fe<P> &a, const fe<P> &b) {
-    using namespace dfma;
-    static_assert(P::N == 8 && low_limbs_1_ffffffff<P>(), "the Fr product");
-    double x[5], y[5], rd[5];
-    split(x, a.v);
-    split(y, b.v);
-#pragma unroll
-    for (int j = 0; j < 5; j++) rd[j] = limb(r52(j));
-    uint64_t c[10];
-#pragma unroll
-    for (int k = 0; k < 10; k++) c[k] = 0;
-#pragma unroll
-    for (int i = 0; i < 5; i++)
-#pragma unroll
-        for (int j = 0; j < 5; j++) pp(c[i + j], c[i + j + 1], x[i], y[j]);
-#pragma unroll
-    for (int i = 0; i < 5; i++) {
-        /* column i's true value: its constants off (products and rounds < i) */
-        c[i] -= (uint64_t)lo_terms(i, i) * B52 + (uint64_t)hi_terms(i, i) * B104;
-        const uint64_t mask = i < 4 ? M52 : (1ull << 48) - 1;
-        const double q = limb((c[i] * N0) & mask);
-#pragma unroll
-        for (int j = 0; j < 5; j++) pp(c[i + j], c[i + j + 1], q, rd[j]);
-        c[i] -= B52; /* round i's own low term */
-        if (i < 4) c[i + 1] += c[i] >> 52;
-    }
-    /* columns 5..9: every term is in; then value / 2^256 from 2^(52k - 256) */
-#pragma unroll
-    for (int k = 5; k < 10; k++) c[k] -= (uint64_t)lo_terms(k, 5) * B52 + (uint64_t)hi_terms(k, 5) * B104;
-#pragma unroll
-    for (int k = 4; k < 9; k++) {
-        c[k + 1] += c[k] >> 52;
-        c[k] &= M52;
-    }
-    const uint64_t w0 = (c[4] >> 48) | (c[5] << 4) | (c[6] << 56);
-    const uint64_t w1 = (c[6] >> 8) | (c[7] << 44);
-    const uint64_t w2 = (c[7] >> 20) | (c[8] << 32);
-    const uint64_t w3 = (c[8] >> 32) | (c[9] << 20);
-    const uint32_t t[8] = {(uint32_t)w0, (uint32_t)(w0 >> 32), (uint32_t)w1, (uint32_t)(w1 >> 32),
-                           (uint32_t)w2, (uint32_t)(w2 >> 32), (uint32_t)w3, (uint32_t)(w3 >> 32)};
-    reduce_once(r, t);
-}
-
 template <class P>
 __device__ __forceinline__ void mul(fe<P> &r, const fe<P> &a, const fe<P> &b) {
     if constexpr (P::karatsuba)
         mul_karatsuba<P>(r, a, b);
-    else if constexpr (CUZK_GPU_FR_DFMA != 0 && P::N == 8)
-        mul_dfma<P>(r, a, b);
     else
         mul_cios<P>(r, a, b);
 }

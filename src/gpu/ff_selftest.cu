@@ -160,27 +160,13 @@ static __global__ void fill_kernel(E *out, size_t n, uint64_t seed) {
     }
 }
 
-/* Which multiplier(s) a chain kernel runs: the field's own mul on one chain,
- * or, for Fr, two independent chains per thread by the integer (CIOS) and
- * FP64 (DFMA) products, which issue on different pipes; or, as a probe of
- * the pipes alone, FP64_OPS fused multiply-adds per step in four independent
- * chains (the count of an Fr product with six 50-bit limbs and its column
- * sums kept in doubles: 72 partial products x 4), without or beside one CIOS
- * product. */
-enum chain_mode { CHAIN_MUL, CHAIN_CIOS2, CHAIN_DFMA2, CHAIN_MIXED, CHAIN_FP64, CHAIN_CIOS_FP64 };
+/* What a chain kernel runs per step: the field's own mul on one chain; two
+ * independent CIOS Fr chains per thread; or, as a probe of the FP64 pipe,
+ * FP64_OPS fused multiply-adds in four independent chains (the count of an Fr
+ * product with six 50-bit limbs and its column sums kept in doubles: 72
+ * partial products x 4), alone or beside one CIOS product. */
+enum chain_mode { CHAIN_MUL, CHAIN_CIOS2, CHAIN_FP64, CHAIN_CIOS_FP64 };
 static constexpr int FP64_OPS = 288;
-
-template <int MODE>
-static __device__ __forceinline__ void chain_step(fr_t &a, fr_t &c, const fr_t &b) {
-    if (MODE == CHAIN_CIOS2 || MODE == CHAIN_MIXED)
-        mul_cios(a, a, b);
-    else
-        mul_dfma(a, a, b);
-    if (MODE == CHAIN_CIOS2)
-        mul_cios(c, c, b);
-    else
-        mul_dfma(c, c, b);
-}
 
 /* FP64_OPS / 4 steps of four bounded chains d = d k + e */
 static __device__ __forceinline__ void fp64_steps(double (&d)[4]) {
@@ -191,7 +177,7 @@ static __device__ __forceinline__ void fp64_steps(double (&d)[4]) {
 }
 
 /* x[i] = x[i] * y[i], iters times: one dependent chain per thread (two for
- * the Fr pipe modes: x[i] and x[i + n/2]); the many resident warps hide the
+ * CHAIN_CIOS2: x[i] and x[i + n/2]); the many resident warps hide the
  * chains' latency. */
 template <class E, int MODE>
 static __global__ void mul_chain_kernel(E *x, const E *y, size_t n, unsigned iters) {
@@ -226,7 +212,10 @@ static __global__ void mul_chain_kernel(E *x, const E *y, size_t n, unsigned ite
             E a = load(x + i), c = load(x + h + i);
             const E b = load(y + i);
 #pragma unroll 1
-            for (unsigned k = 0; k < iters; k++) chain_step<MODE>(a, c, b);
+            for (unsigned k = 0; k < iters; k++) {
+                mul_cios(a, a, b);
+                mul_cios(c, c, b);
+            }
             store(x + i, a);
             store(x + h + i, c);
         }
@@ -325,10 +314,6 @@ extern "C" cuzk_status cuzk__gpu_bench_mul(cuzk__gpu_bench_result *res, cuzk__gp
         return bench_mul<fp2_t>(res, n, iters, reps);
     case CUZK__GPU_FR_CIOS2:
         return bench_mul<fr_t, CHAIN_CIOS2>(res, n, iters, reps);
-    case CUZK__GPU_FR_DFMA2:
-        return bench_mul<fr_t, CHAIN_DFMA2>(res, n, iters, reps);
-    case CUZK__GPU_FR_MIXED:
-        return bench_mul<fr_t, CHAIN_MIXED>(res, n, iters, reps);
     case CUZK__GPU_FP64_PROBE:
         return bench_mul<fr_t, CHAIN_FP64>(res, n, iters, reps);
     case CUZK__GPU_FR_CIOS_FP64_PROBE:

@@ -141,22 +141,19 @@ CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_fp_mul_pair(uint64_t *out, const u
  * Throughput of one field's multiplication: n pseudo-random elements
  * generated on the device; each thread runs the dependent chain x = x * y
  * iters times. Timed with CUDA events over reps launches after one warm-up.
- * The three Fr pipe modes run two independent chains per thread (n/2 threads)
- * by the integer product (CIOS), the FP64 one (ff.cuh mul_dfma), or one of
- * each: whether the two pipes add up. The two probes run, per step, 288
- * FP64 fused multiply-adds (four independent chains) alone or beside one
- * CIOS product: whether the FP64 pipe's arithmetic is free beside the
- * integer product (mul_per_s then counts steps).
+ * CUZK__GPU_FR_CIOS2 runs two independent Fr chains per thread (n/2
+ * threads). The two probes run, per step, 288 FP64 fused multiply-adds (four
+ * independent chains) alone or beside one CIOS product: whether FP64
+ * arithmetic is free beside the integer product (mul_per_s then counts
+ * steps; on the H200 it is not: doc/perf.md, 2026-11-30 14:32).
  */
 typedef enum {
     CUZK__GPU_FR = 0,
     CUZK__GPU_FP = 1,
     CUZK__GPU_FP2 = 2,
     CUZK__GPU_FR_CIOS2 = 3,
-    CUZK__GPU_FR_DFMA2 = 4,
-    CUZK__GPU_FR_MIXED = 5,
-    CUZK__GPU_FP64_PROBE = 6,
-    CUZK__GPU_FR_CIOS_FP64_PROBE = 7
+    CUZK__GPU_FP64_PROBE = 4,
+    CUZK__GPU_FR_CIOS_FP64_PROBE = 5
 } cuzk__gpu_field;
 
 typedef struct {

@@ -524,11 +524,9 @@ static void bench(void) {
         {CUZK__GPU_FR, "Fr mul", 64, CUZK_TEST_FR_MUL_IMAD},
         {CUZK__GPU_FP, "Fp mul", 32, CUZK_TEST_FP_MUL_IMAD},
         {CUZK__GPU_FP2, "Fp2 mul", 16, 3 * CUZK_TEST_FP_MUL_IMAD},
-        /* two chains per thread: integer, FP64, one of each (IMAD/s: CIOS only; 0 = not shown) */
+        /* two CIOS chains per thread; then probes (steps/s; IMAD/s 0 = not shown):
+         * 288 FP64 FMAs alone, and beside one CIOS product */
         {CUZK__GPU_FR_CIOS2, "Fr 2cios", 64, CUZK_TEST_FR_MUL_IMAD},
-        {CUZK__GPU_FR_DFMA2, "Fr 2dfma", 64, 0},
-        {CUZK__GPU_FR_MIXED, "Fr mixed", 64, 0},
-        /* probes (steps/s): 288 FP64 FMAs alone, and beside one CIOS product */
         {CUZK__GPU_FP64_PROBE, "fma288", 64, 0},
         {CUZK__GPU_FR_CIOS_FP64_PROBE, "cios+288", 64, 0},
     };

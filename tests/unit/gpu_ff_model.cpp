@@ -56,12 +56,6 @@ void cuzk_model_fr_mul(uint64_t r[4], const uint64_t a[4], const uint64_t b[4]) 
     model_mul<fr_t>(r, a, b);
 }
 void cuzk_model_fr_sqr(uint64_t r[4], const uint64_t a[4]) { model_sqr<fr_t>(r, a); }
-/* the FP64-pipe product (CUZK_GPU_FR_DFMA), whatever the build selects */
-void cuzk_model_fr_mul_dfma(uint64_t r[4], const uint64_t a[4], const uint64_t b[4]) {
-    fr_t x = from<fr_t>(a), y = from<fr_t>(b), z;
-    mul_dfma(z, x, y);
-    to(r, z);
-}
 void cuzk_model_fr_mul_pair(uint64_t r[8], const uint64_t a[8], const uint64_t b[8]) {
     model_mul_pair<fr_t>(r, a, b);
 }

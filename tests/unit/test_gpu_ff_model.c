@@ -15,7 +15,6 @@
 
 void cuzk_model_fr_mul(uint64_t r[4], const uint64_t a[4], const uint64_t b[4]);
 void cuzk_model_fr_sqr(uint64_t r[4], const uint64_t a[4]);
-void cuzk_model_fr_mul_dfma(uint64_t r[4], const uint64_t a[4], const uint64_t b[4]);
 void cuzk_model_fr_mul_pair(uint64_t r[8], const uint64_t a[8], const uint64_t b[8]);
 void cuzk_model_fp_mul(uint64_t r[6], const uint64_t a[6], const uint64_t b[6]);
 void cuzk_model_fp_sqr(uint64_t r[6], const uint64_t a[6]);
@@ -80,10 +79,6 @@ static void check_prime(const field *f, size_t count) {
             cuzk_fp_mul((cuzk_fp *)want, (const cuzk_fp *)a, (const cuzk_fp *)b);
         }
         if (memcmp(got, want, f->n * 8) != 0) bad++, report("mul", k, a, b, got, want, f->n);
-        if (fr) { /* the FP64-pipe product against the same reference */
-            cuzk_model_fr_mul_dfma(got, a, b);
-            if (memcmp(got, want, 32) != 0) bad++, report("mul_dfma", k, a, b, got, want, 4);
-        }
         /* sqr */
         if (fr) {
             cuzk_model_fr_sqr(got, a);
