@@ -6,7 +6,8 @@
 # `cuzk prove` of three partitions, `cuzk verify` with witness and text
 # inputs, with a .vk and with the .params, wrong inputs and tampered proofs
 # (exit 1, the partition named), bad input (exit 2 with a message, no proof
-# written), setup and gen-circuit refusals, the sample circom circuit through
+# written), the --device/--devices refusals (and, where a GPU is present,
+# partitions proved across all of them), setup and gen-circuit refusals, the sample circom circuit through
 # `cuzk import`, and `cuzk bench prove --circuit`. Prints "N passed, N failed".
 set -uo pipefail
 cuzk=${1:?usage: check_prove_cli.sh CUZK_BINARY TEST_PROVE_CIRCUIT_BINARY}
@@ -100,6 +101,50 @@ expect "partition 0's proof in place of partition 1" 1 "partition 1" \
 expect "unsatisfying witness" 1 "constraint $(cat bad.row)" \
     "$cuzk" prove --circuit circuit.cuzk --params k.params --witness w0.wit bad.wit -o x.bin
 [ -e x.bin ] && bad "a proof was written for an unsatisfying witness"
+
+# ---- several GPUs (--device, --devices): refusals here, proofs where a GPU is ----
+expect "--devices needs --backend gpu" 2 "need --backend gpu" \
+    "$cuzk" prove --circuit circuit.cuzk --params k.params --witness w0.wit -o d.bin --devices 0
+expect "--devices: a negative ordinal" 2 "bad device list" \
+    "$cuzk" prove --circuit circuit.cuzk --params k.params --witness w0.wit -o d.bin \
+    --backend gpu --devices 0,-1
+expect "--devices: not a list of ordinals" 2 "bad device list" \
+    "$cuzk" prove --circuit circuit.cuzk --params k.params --witness w0.wit -o d.bin \
+    --backend gpu --devices 0,x
+expect "--device takes one ordinal" 2 "usage" \
+    "$cuzk" prove --circuit circuit.cuzk --params k.params --witness w0.wit -o d.bin \
+    --backend gpu --device 0,1
+[ -e d.bin ] && bad "a refused --devices run wrote a proof"
+"$cuzk" prove --circuit circuit.cuzk --params k.params --witness w0.wit w1.wit w2.wit \
+    -o gpus.bin --backend gpu --devices all --verbose >"$work/gout" 2>&1
+grc=$?
+if [ $grc -ne 0 ] && grep -qE "no CUDA device|no GPU backend" "$work/gout"; then
+    [ -e gpus.bin ] && bad "--devices all without a device wrote a proof"
+    ok "--devices all without a GPU: refused ($(tail -1 "$work/gout"))"
+elif [ $grc -eq 0 ]; then
+    ok "--devices all: 3 partitions on $(grep -c "prepare (gpu" "$work/gout") GPU(s)"
+    expect "verify the --devices all proofs" 0 "3 partitions valid" \
+        "$cuzk" verify --vk k.vk --inputs w0.wit w1.wit w2.wit gpus.bin
+    expect "--devices all: an unsatisfying witness in partition 1" 1 "partition 1" \
+        "$cuzk" prove --circuit circuit.cuzk --params k.params --witness w0.wit bad.wit w2.wit \
+        -o gx.bin --backend gpu --devices all
+    [ -e gx.bin ] && bad "a proof was written for an unsatisfying witness (--devices all)"
+    expect "--devices 0,0: two keys, two partitions at a time on GPU 0" 0 "" \
+        "$cuzk" prove --circuit circuit.cuzk --params k.params --witness w0.wit w1.wit w2.wit \
+        -o g00.bin --backend gpu --devices 0,0
+    expect "verify the --devices 0,0 proofs" 0 "3 partitions valid" \
+        "$cuzk" verify --vk k.vk --inputs w0.wit w1.wit w2.wit g00.bin
+    expect "--devices 0,0: an unsatisfying witness in partition 2" 1 "partition 2" \
+        "$cuzk" prove --circuit circuit.cuzk --params k.params --witness w0.wit w1.wit bad.wit \
+        -o gx.bin --backend gpu --devices 0,0
+    [ -e gx.bin ] && bad "a proof was written for an unsatisfying witness (--devices 0,0)"
+    expect "--device 0" 0 "" \
+        "$cuzk" prove --circuit circuit.cuzk --params k.params --witness w1.wit -o g1.bin \
+        --backend gpu --device 0
+    expect "verify the --device 0 proof" 0 "valid" "$cuzk" verify --vk k.vk --inputs w1.wit g1.bin
+else
+    bad "--devices all: exit status $grc | $(tail -3 "$work/gout")"
+fi
 
 # ---- bad input: exit 2 with a message ----
 head -c 191 proof.bin >short.bin

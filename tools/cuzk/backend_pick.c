@@ -29,3 +29,11 @@ const cuzk_backend_ops *cuzk__cli_backend(const char *name, const char *cmd) {
 #endif
     return NULL;
 }
+
+int cuzk__cli_gpu_count(void) {
+#if defined(CUZK_HAVE_CUDA)
+    return cuzk__backend_gpu_devices();
+#else
+    return 0;
+#endif
+}

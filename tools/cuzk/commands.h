@@ -26,6 +26,8 @@ struct cuzk_backend_ops;
 /* The backend named by --backend (cpu, gpu, auto; NULL = cpu), or NULL after
  * printing why on stderr (backend_pick.c). */
 const struct cuzk_backend_ops *cuzk__cli_backend(const char *name, const char *cmd);
+/* CUDA devices present (0 without a device, a driver or a CUDA build). */
+int cuzk__cli_gpu_count(void);
 
 /* Development setups (dev_setup.c). */
 #include "setup.h"

@@ -2,9 +2,15 @@
  * prove_cmd.c — the bellman / Filecoin-form commands over our circuit files:
  *
  *   cuzk prove --circuit C --params P --witness W0 [W1 ...] -o proof.bin
- *              [--threads N] [--backend cpu|gpu|auto] [--no-verify] [--verbose]
+ *              [--threads N] [--backend cpu|gpu|auto] [--device N | --devices all|N,M,...]
+ *              [--no-verify] [--verbose]
  *     One partition per witness, in the order given: proof.bin is the
- *     N x 192-byte concatenation (src/groth16/proof192.h). Each proof is
+ *     N x 192-byte concatenation (src/groth16/proof192.h). With --devices
+ *     (GPU backend) the partitions are dealt to one lane per listed device,
+ *     each lane a thread with its own backend instance and key, proving
+ *     partitions d, d + D, ... and announcing its next witness early; keys
+ *     are prepared one at a time; the first failure stops the other lanes
+ *     and the lowest failing partition is reported. Each proof is
  *     verified against the parameters' verifying key before anything is
  *     written (--no-verify skips that); the file is written through
  *     proof.bin.tmp and a rename, so a failure leaves no proof behind.
@@ -28,6 +34,8 @@
  * line on stderr naming the file and the reason.
  */
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,17 +85,196 @@ static int parse_threads(const char *s, unsigned *v) {
 static int prove_usage(void) {
     fprintf(stderr,
             "usage: cuzk prove --circuit C --params P --witness W0 [W1 ...] -o proof.bin\n"
-            "                  [--threads N] [--backend cpu|gpu|auto] [--no-verify] [--verbose]\n"
+            "                  [--threads N] [--backend cpu|gpu|auto] [--device N | --devices "
+            "all|N,M,...]\n"
+            "                  [--no-verify] [--verbose]\n"
             "  one 192-byte bellman proof per witness (partition), concatenated in the\n"
             "  order given; every proof is verified before the file is written\n"
-            "  (--no-verify skips that). Exit 0 written, 1 unsatisfied witness or failed\n"
-            "  self-check, 2 usage or input error.\n");
+            "  (--no-verify skips that). --device picks the GPU (default 0); --devices\n"
+            "  proves the partitions on several GPUs at once, each holding its own copy\n"
+            "  of the key (a GPU listed twice holds two and proves two partitions at a\n"
+            "  time). Exit 0 written, 1 unsatisfied witness or failed self-check, 2 usage\n"
+            "  or input error.\n");
     return EXIT_ERROR;
+}
+
+#define PROVE_MAX_DEVICES 64
+
+/* --device N / --devices all|N,M,...: the GPU ordinals in dev[], their count
+ * (0 after printing why). An ordinal listed twice gets two lanes, each with
+ * its own key on that device: twice the device memory, and one partition's
+ * host-side work (witness, assembly, self-check) beside the other's kernels. */
+static size_t parse_devices(const char *s, int dev[PROVE_MAX_DEVICES]) {
+    size_t n = 0;
+    if (strcmp(s, "all") == 0) {
+        const int count = cuzk__cli_gpu_count();
+        if (count <= 0) {
+            fprintf(stderr, "cuzk prove: --devices all: no CUDA device present\n");
+            return 0;
+        }
+        for (int d = 0; d < count && n < PROVE_MAX_DEVICES; d++) dev[n++] = d;
+        return n;
+    }
+    for (const char *q = s;;) {
+        char *end;
+        errno = 0;
+        const long d = strtol(q, &end, 10);
+        if (end == q || errno != 0 || d < 0 || d > 4095 || (*end != ',' && *end != '\0')) {
+            fprintf(stderr, "cuzk prove: bad device list '%s' (all, or ordinals like 0,1)\n", s);
+            return 0;
+        }
+        if (n == PROVE_MAX_DEVICES) {
+            fprintf(stderr, "cuzk prove: more than %d devices in '%s'\n", PROVE_MAX_DEVICES, s);
+            return 0;
+        }
+        dev[n++] = (int)d;
+        if (*end == '\0') return n;
+        q = end + 1;
+    }
+}
+
+/* What every lane reads (nothing here changes while lanes run, except
+ * proofs, whose slots are disjoint, and stop). */
+typedef struct {
+    const cuzk_backend_ops *ops;
+    unsigned threads;
+    const cuzk_circuit *c;
+    const cuzk_params *p;
+    const cuzk_groth16_vk *vk; /* NULL: --no-verify */
+    const char *params_path;
+    const char **wpaths;
+    size_t n_w, n_pub;
+    int verbose, multi; /* multi: several lanes (messages name their GPU) */
+    uint8_t *proofs;             /* n_w x 192 bytes */
+    pthread_mutex_t prepare_mu;  /* one prepare at a time (host memory, upload links) */
+    atomic_int stop;             /* a lane failed: the others stop at their next partition */
+} prove_shared;
+
+/* One lane: one backend instance (one GPU, or the CPU) proving partitions
+ * first, first + stride, ... with its own key. */
+typedef struct {
+    prove_shared *sh;
+    int device; /* -1: the backend's default */
+    size_t first, stride;
+    cuzk_error err;
+    size_t failed; /* the partition that failed (n_w: none, or before any) */
+    int rc;
+    pthread_t thread;
+} prove_lane;
+
+static void lane_prove(prove_lane *L) {
+    prove_shared *sh = L->sh;
+    cuzk_error *err = &L->err;
+    cuzk_backend be;
+    cuzk_witness ws[2]; /* partition i's witness beside the lane's next one */
+    memset(&be, 0, sizeof(be));
+    memset(ws, 0, sizeof(ws));
+    cuzk_backend_key *key = NULL;
+    cuzk_backend_job *job = NULL;
+    uint64_t(*pub)[4] = malloc((sh->n_pub ? sh->n_pub : 1) * sizeof(*pub));
+    const char *dev_txt = "";
+    char dev_buf[32];
+    if (sh->multi) {
+        snprintf(dev_buf, sizeof dev_buf, " on GPU %d", L->device);
+        dev_txt = dev_buf;
+    }
+    L->rc = EXIT_ERROR;
+    L->failed = sh->n_w;
+    if (pub == NULL) {
+        cuzk__fail(err, CUZK_ERR_NOMEM, "no memory for %zu public inputs", sh->n_pub);
+        goto out;
+    }
+    if (cuzk_backend_open(&be, sh->ops, sh->threads, L->device, err) != CUZK_OK) goto out;
+    double t = now_ms();
+    pthread_mutex_lock(&sh->prepare_mu);
+    const cuzk_status pst = atomic_load(&sh->stop)
+                                ? CUZK_OK
+                                : cuzk_backend_prepare(&be, &key, sh->c, sh->p, err);
+    pthread_mutex_unlock(&sh->prepare_mu);
+    if (pst != CUZK_OK || key == NULL) goto out;
+    if (sh->verbose)
+        fprintf(stderr, "cuzk prove: prepare (%s%s) %.1f ms\n", sh->ops->name, dev_txt,
+                now_ms() - t);
+    size_t i = L->first;
+    if (i < sh->n_w && cuzk_witness_open(&ws[0], sh->wpaths[i], err) != CUZK_OK) {
+        L->failed = i;
+        goto out;
+    }
+    for (size_t q = 0; i < sh->n_w; i += L->stride, q++) {
+        if (atomic_load(&sh->stop)) goto out;
+        L->failed = i;
+        cuzk_witness *w = &ws[q % 2], *next = &ws[(q + 1) % 2];
+        const size_t in = i + L->stride;
+        /* the lane's next witness is announced before this proof starts, so
+         * that a GPU copies it while this one computes */
+        if (in < sh->n_w && (cuzk_witness_open(next, sh->wpaths[in], err) != CUZK_OK ||
+                             cuzk_backend_stage(&be, key, next, err) != CUZK_OK)) {
+            L->failed = in;
+            goto out;
+        }
+        if (cuzk_backend_prove_start(&be, &job, key, w, err) != CUZK_OK) goto out;
+        for (size_t k = 0; k < sh->n_pub; k++) memcpy(pub[k], w->values + 4 * (k + 1), 32);
+        cuzk_witness_close(w);
+        uint64_t r[4], s[4];
+        cuzk_groth16_proof proof;
+        if (cuzk_groth16_random_scalar(r, err) != CUZK_OK ||
+            cuzk_groth16_random_scalar(s, err) != CUZK_OK)
+            goto out;
+        cuzk_status st = cuzk_backend_prove_finish(&be, &proof, job, r, s, err);
+        cuzk__wipe(r, sizeof(r));
+        cuzk__wipe(s, sizeof(s));
+        if (st != CUZK_OK) goto out;
+        double check_ms = 0;
+        if (sh->vk != NULL) {
+            t = now_ms();
+            if (cuzk_groth16_verify(sh->vk, (const uint64_t(*)[4])pub, sh->n_pub, &proof, err) !=
+                CUZK_OK) {
+                /* any failure here (pairing, or a proof point off the curve from
+                 * corrupted parameters) is an invalid proof: exit 1 */
+                cuzk_error e2 = *err;
+                cuzk__fail(err, CUZK_ERR_PROOF_INVALID,
+                           "the proof failed its self-check against %s (%s)", sh->params_path,
+                           cuzk__error_text(&e2));
+                goto out;
+            }
+            check_ms = now_ms() - t;
+        }
+        cuzk_proof192_encode(sh->proofs + i * CUZK_PROOF192_BYTES, &proof);
+        if (sh->verbose) {
+            const cuzk_groth16_stage_times *tm = cuzk_backend_job_times(job);
+            fprintf(stderr,
+                    "cuzk prove: partition %zu (%s)%s: total %.1f ms: spmv %.1f, check %.1f, "
+                    "ntt %.1f, msm_h %.1f, prep %.1f, batch_add %.1f, tail_msm %.1f, "
+                    "b_g2_msm %.1f, finish %.1f; self-check %.1f ms\n",
+                    i, sh->wpaths[i], dev_txt, tm->total_ms, tm->spmv_ms, tm->check_ms,
+                    tm->ntt_ms, tm->msm_h_ms, tm->prep_ms, tm->batch_add_ms, tm->tail_msm_ms,
+                    tm->b_g2_msm_ms, tm->finish_ms, check_ms);
+        }
+        cuzk_backend_release_job(&be, job);
+        job = NULL;
+    }
+    L->failed = sh->n_w;
+    L->rc = 0;
+out:
+    if (L->rc != 0) atomic_store(&sh->stop, 1);
+    if (be.ops != NULL) { /* the key first: it stops copying an announced witness */
+        cuzk_backend_release_job(&be, job);
+        cuzk_backend_release_key(&be, key);
+    }
+    cuzk_witness_close(&ws[0]);
+    cuzk_witness_close(&ws[1]);
+    cuzk_backend_close(&be);
+    free(pub);
+}
+
+static void *lane_main(void *arg) {
+    lane_prove(arg);
+    return NULL;
 }
 
 int cuzk__cmd_prove(int argc, char **argv) {
     const char *circuit_path = NULL, *params_path = NULL, *out_path = NULL;
-    const char *backend_name = "auto";
+    const char *backend_name = "auto", *devices_arg = NULL;
     unsigned threads = 0;
     int verify = 1, verbose = 0;
     const char **wpaths = calloc((size_t)argc + 1, sizeof(char *));
@@ -104,6 +291,12 @@ int cuzk__cmd_prove(int argc, char **argv) {
             out_path = argv[++i];
         } else if (strcmp(a, "--backend") == 0 && has) {
             backend_name = argv[++i];
+        } else if ((strcmp(a, "--device") == 0 || strcmp(a, "--devices") == 0) && has) {
+            if (devices_arg != NULL || (strcmp(a, "--device") == 0 && strchr(argv[i + 1], ','))) {
+                free(wpaths);
+                return prove_usage();
+            }
+            devices_arg = argv[++i];
         } else if (strcmp(a, "--threads") == 0 && has) {
             if (!parse_threads(argv[++i], &threads)) {
                 free(wpaths);
@@ -125,6 +318,20 @@ int cuzk__cmd_prove(int argc, char **argv) {
         free(wpaths);
         return prove_usage();
     }
+    int dev[PROVE_MAX_DEVICES] = {-1};
+    size_t n_dev = 1;
+    if (devices_arg != NULL) {
+        if (strcmp(backend_name, "gpu") != 0) {
+            fprintf(stderr, "cuzk prove: --device/--devices need --backend gpu\n");
+            free(wpaths);
+            return EXIT_ERROR;
+        }
+        n_dev = parse_devices(devices_arg, dev);
+        if (n_dev == 0) {
+            free(wpaths);
+            return EXIT_ERROR;
+        }
+    }
     if (!cuzk__cli_output_ok(out_path, "prove")) {
         free(wpaths);
         return EXIT_ERROR;
@@ -139,19 +346,16 @@ int cuzk__cmd_prove(int argc, char **argv) {
     cuzk__error_clear(&err);
     cuzk_circuit c;
     cuzk_params p;
-    cuzk_witness ws[2]; /* partition i's witness in ws[i % 2]: the next one opens beside it */
     cuzk_groth16_vk vk;
-    cuzk_backend be;
     memset(&c, 0, sizeof(c));
     memset(&p, 0, sizeof(p));
-    memset(ws, 0, sizeof(ws));
     memset(&vk, 0, sizeof(vk));
-    memset(&be, 0, sizeof(be));
-    cuzk_backend_key *key = NULL;
-    cuzk_backend_job *job = NULL;
     uint8_t *proofs = NULL;
-    uint64_t(*pub)[4] = NULL;
-    int rc = EXIT_ERROR;
+    prove_lane *lanes = NULL;
+    size_t n_lanes = 0, started = 0;
+    prove_shared sh;
+    memset(&sh, 0, sizeof(sh));
+    int mu_ok = 0, rc = EXIT_ERROR;
 
     double t = now_ms();
     if (cuzk_circuit_open(&c, circuit_path, 0, &err) != CUZK_OK) goto out;
@@ -160,81 +364,77 @@ int cuzk__cmd_prove(int argc, char **argv) {
         ops = &cuzk_backend_cpu;
     if (cuzk_params_open(&p, params_path, CUZK_PARAMS_PARALLEL, &err) != CUZK_OK) goto out;
     const double open_ms = now_ms() - t;
-    if (cuzk_backend_open(&be, ops, threads, -1, &err) != CUZK_OK) goto out;
-    t = now_ms();
-    if (cuzk_backend_prepare(&be, &key, &c, &p, &err) != CUZK_OK) goto out;
-    const double prepare_ms = now_ms() - t;
     if (verify && cuzk_groth16_vk_from_params(&vk, &p.vk, &err) != CUZK_OK) goto out;
-    const size_t n_pub = (size_t)c.n_inputs - 1;
     proofs = malloc(n_w * CUZK_PROOF192_BYTES);
-    pub = malloc((n_pub ? n_pub : 1) * sizeof(*pub));
-    if (proofs == NULL || pub == NULL) {
+    n_lanes = n_dev < n_w ? n_dev : n_w; /* a device with no partition stays idle */
+    lanes = calloc(n_lanes, sizeof(*lanes));
+    if (proofs == NULL || lanes == NULL) {
         cuzk__fail(&err, CUZK_ERR_NOMEM, "no memory for %zu proofs", n_w);
         goto out;
     }
+    if (pthread_mutex_init(&sh.prepare_mu, NULL) != 0) {
+        cuzk__fail(&err, CUZK_ERR_NOMEM, "cannot create a mutex");
+        goto out;
+    }
+    mu_ok = 1;
+    sh.ops = ops;
+    sh.threads = threads;
+    sh.c = &c;
+    sh.p = &p;
+    sh.vk = verify ? &vk : NULL;
+    sh.params_path = params_path;
+    sh.wpaths = wpaths;
+    sh.n_w = n_w;
+    sh.n_pub = (size_t)c.n_inputs - 1;
+    sh.verbose = verbose;
+    sh.multi = devices_arg != NULL && n_lanes > 1;
+    sh.proofs = proofs;
+    atomic_init(&sh.stop, 0);
     if (verbose)
         fprintf(stderr,
                 "cuzk prove: %s: %llu constraints, %llu inputs, %llu aux, domain 2^%u; "
-                "opening %.1f ms, prepare (%s) %.1f ms\n",
+                "opening %.1f ms; %zu partition%s on %zu %s\n",
                 circuit_path, (unsigned long long)c.n_constraints,
                 (unsigned long long)c.n_inputs, (unsigned long long)c.n_aux, c.domain_log,
-                open_ms, ops->name, prepare_ms);
-    if (cuzk_witness_open(&ws[0], wpaths[0], &err) != CUZK_OK) goto out;
-    for (size_t i = 0; i < n_w; i++) {
-        cuzk_witness *w = &ws[i % 2], *next = &ws[(i + 1) % 2];
-        /* the next partition's witness is announced before this proof starts,
-         * so that a GPU copies it while this one computes */
-        if (i + 1 < n_w && (cuzk_witness_open(next, wpaths[i + 1], &err) != CUZK_OK ||
-                            cuzk_backend_stage(&be, key, next, &err) != CUZK_OK))
-            goto out;
-        if (cuzk_backend_prove_start(&be, &job, key, w, &err) != CUZK_OK) {
-            if (n_w > 1) {
-                cuzk_error e2 = err;
-                cuzk__fail(&err, e2.status, "partition %zu: %s; no proof written", i,
-                           cuzk__error_text(&e2));
+                open_ms, n_w, n_w == 1 ? "" : "s", n_lanes,
+                n_lanes == 1 ? "backend instance" : "GPUs");
+    for (size_t l = 0; l < n_lanes; l++) {
+        lanes[l].sh = &sh;
+        lanes[l].device = dev[l];
+        lanes[l].first = l;
+        lanes[l].stride = n_lanes;
+        cuzk__error_clear(&lanes[l].err);
+    }
+    if (n_lanes == 1) {
+        lane_prove(&lanes[0]);
+        started = 1;
+    } else {
+        for (; started < n_lanes; started++)
+            if (pthread_create(&lanes[started].thread, NULL, lane_main, &lanes[started]) != 0) {
+                atomic_store(&sh.stop, 1);
+                cuzk__fail(&err, CUZK_ERR_NOMEM, "cannot start a thread for GPU %d",
+                           dev[started]);
+                break;
             }
-            goto out;
-        }
-        for (size_t k = 0; k < n_pub; k++) memcpy(pub[k], w->values + 4 * (k + 1), 32);
-        cuzk_witness_close(w);
-        uint64_t r[4], s[4];
-        cuzk_groth16_proof proof;
-        if (cuzk_groth16_random_scalar(r, &err) != CUZK_OK ||
-            cuzk_groth16_random_scalar(s, &err) != CUZK_OK)
-            goto out;
-        cuzk_status st = cuzk_backend_prove_finish(&be, &proof, job, r, s, &err);
-        cuzk__wipe(r, sizeof(r));
-        cuzk__wipe(s, sizeof(s));
-        if (st != CUZK_OK) goto out;
-        double check_ms = 0;
-        if (verify) {
-            t = now_ms();
-            if (cuzk_groth16_verify(&vk, (const uint64_t(*)[4])pub, n_pub, &proof, &err) !=
-                CUZK_OK) {
-                /* any failure here (pairing, or a proof point off the curve from
-                 * corrupted parameters) is an invalid proof: exit 1 */
-                cuzk_error e2 = err;
-                cuzk__fail(&err, CUZK_ERR_PROOF_INVALID,
-                           "partition %zu (%s): the proof failed its self-check against %s "
-                           "(%s); no proof written",
-                           i, wpaths[i], params_path, cuzk__error_text(&e2));
-                goto out;
-            }
-            check_ms = now_ms() - t;
-        }
-        cuzk_proof192_encode(proofs + i * CUZK_PROOF192_BYTES, &proof);
-        if (verbose) {
-            const cuzk_groth16_stage_times *tm = cuzk_backend_job_times(job);
-            fprintf(stderr,
-                    "cuzk prove: partition %zu (%s): total %.1f ms: spmv %.1f, check %.1f, "
-                    "ntt %.1f, msm_h %.1f, prep %.1f, batch_add %.1f, tail_msm %.1f, "
-                    "b_g2_msm %.1f, finish %.1f; self-check %.1f ms\n",
-                    i, wpaths[i], tm->total_ms, tm->spmv_ms, tm->check_ms, tm->ntt_ms,
-                    tm->msm_h_ms, tm->prep_ms, tm->batch_add_ms, tm->tail_msm_ms,
-                    tm->b_g2_msm_ms, tm->finish_ms, check_ms);
-        }
-        cuzk_backend_release_job(&be, job);
-        job = NULL;
+        for (size_t l = 0; l < started; l++) pthread_join(lanes[l].thread, NULL);
+        if (started < n_lanes) goto out;
+    }
+    /* the failure with the lowest partition number speaks for the run */
+    const prove_lane *bad = NULL;
+    for (size_t l = 0; l < n_lanes; l++)
+        if (lanes[l].rc != 0 && lanes[l].err.status != CUZK_OK &&
+            (bad == NULL || lanes[l].failed < bad->failed))
+            bad = &lanes[l];
+    if (bad != NULL) {
+        char where[32] = "";
+        if (sh.multi) snprintf(where, sizeof where, " on GPU %d", bad->device);
+        if (bad->failed < n_w &&
+            (n_w > 1 || sh.multi || bad->err.status == CUZK_ERR_PROOF_INVALID))
+            cuzk__fail(&err, bad->err.status, "partition %zu (%s)%s: %s; no proof written",
+                       bad->failed, wpaths[bad->failed], where, cuzk__error_text(&bad->err));
+        else
+            err = bad->err;
+        goto out;
     }
     const cuzk__write_piece piece = {proofs, (uint64_t)n_w * CUZK_PROOF192_BYTES};
     if (cuzk__write_file_atomic(out_path, &piece, 1, &err) != CUZK_OK) goto out;
@@ -243,18 +443,12 @@ int cuzk__cmd_prove(int argc, char **argv) {
                 n_w == 1 ? "" : "s", n_w * CUZK_PROOF192_BYTES, out_path);
     rc = 0;
 out:
-    if (be.ops != NULL) { /* the key first: it stops copying an announced witness */
-        cuzk_backend_release_job(&be, job);
-        cuzk_backend_release_key(&be, key);
-    }
-    cuzk_witness_close(&ws[0]);
-    cuzk_witness_close(&ws[1]);
-    cuzk_backend_close(&be);
+    if (mu_ok) pthread_mutex_destroy(&sh.prepare_mu);
+    free(lanes);
     cuzk_groth16_vk_free(&vk);
     cuzk_params_close(&p);
     cuzk_circuit_close(&c);
     free(proofs);
-    free(pub);
     free(wpaths);
     return rc == 0 ? 0 : fail("prove", &err);
 }
