@@ -838,14 +838,15 @@ int cuzk__gpu_ntt_variant = -1;
 /* The variant in force: cuzk__gpu_ntt_variant, or (while it is -1) the
  * environment's CUZK_GPU_NTT_VARIANT, read once; the default when unset or out
  * of range. Every variant gives the same bits, so a change between passes is
- * harmless. */
+ * harmless. Atomic accesses: several threads (cuzk prove --devices) may take
+ * the first look at once. */
 static int ntt_variant(void) {
-    int v = cuzk__gpu_ntt_variant;
+    int v = __atomic_load_n(&cuzk__gpu_ntt_variant, __ATOMIC_RELAXED);
     if (v < 0) {
         const char *e = getenv("CUZK_GPU_NTT_VARIANT");
         v = e && *e ? atoi(e) : NTT_DEFAULT_VARIANT;
         if (v < 0 || v >= CUZK__GPU_NTT_VARIANTS) v = NTT_DEFAULT_VARIANT;
-        cuzk__gpu_ntt_variant = v;
+        __atomic_store_n(&cuzk__gpu_ntt_variant, v, __ATOMIC_RELAXED);
     }
     return v < CUZK__GPU_NTT_VARIANTS ? v : NTT_DEFAULT_VARIANT;
 }

@@ -6,8 +6,9 @@
 # `cuzk prove` of three partitions, `cuzk verify` with witness and text
 # inputs, with a .vk and with the .params, wrong inputs and tampered proofs
 # (exit 1, the partition named), bad input (exit 2 with a message, no proof
-# written), the --device/--devices refusals (and, where a GPU is present,
-# partitions proved across all of them), setup and gen-circuit refusals, the sample circom circuit through
+# written), partitions proved in several lanes (--lanes on the CPU; with
+# --devices where a GPU is present) and the lane options' refusals, setup and
+# gen-circuit refusals, the sample circom circuit through
 # `cuzk import`, and `cuzk bench prove --circuit`. Prints "N passed, N failed".
 set -uo pipefail
 cuzk=${1:?usage: check_prove_cli.sh CUZK_BINARY TEST_PROVE_CIRCUIT_BINARY}
@@ -102,45 +103,68 @@ expect "unsatisfying witness" 1 "constraint $(cat bad.row)" \
     "$cuzk" prove --circuit circuit.cuzk --params k.params --witness w0.wit bad.wit -o x.bin
 [ -e x.bin ] && bad "a proof was written for an unsatisfying witness"
 
-# ---- several GPUs (--device, --devices): refusals here, proofs where a GPU is ----
+# ---- lanes: --lanes on the CPU, --device/--devices on GPUs ----
+P="$cuzk prove --circuit circuit.cuzk --params k.params"
+expect "--lanes 3: three partitions at a time on the CPU" 0 "in 3 lanes" \
+    $P --witness w0.wit w1.wit w2.wit -o lanes.bin --backend cpu --lanes 3 --verbose
+expect "verify the --lanes 3 proofs" 0 "3 partitions valid" \
+    "$cuzk" verify --vk k.vk --inputs w0.wit w1.wit w2.wit lanes.bin
+expect "--lanes 2: an unsatisfying witness in partition 1 of 4" 1 "partition 1 (bad.wit)" \
+    $P --witness w0.wit bad.wit w2.wit w1.wit -o lx.bin --backend cpu --lanes 2
+[ -e lx.bin ] && bad "a proof was written for an unsatisfying witness (--lanes 2)"
+expect "--lanes 2: a missing witness in partition 2" 2 "partition 2 (nowhere.wit)" \
+    $P --witness w0.wit w1.wit nowhere.wit -o lx.bin --backend cpu --lanes 2
+[ -e lx.bin ] && bad "a proof was written with a missing witness (--lanes 2)"
+expect "--lanes 5 with 2 partitions" 0 "in 2 lanes" \
+    $P --witness w0.wit w1.wit -o l5.bin --backend cpu --lanes 5 --threads 1 --verbose
+expect "verify the --lanes 5 proofs" 0 "2 partitions valid" \
+    "$cuzk" verify --vk k.vk --inputs w0.wit w1.wit l5.bin
+expect "--lanes 0" 2 "--lanes takes" $P --witness w0.wit -o d.bin --backend cpu --lanes 0
+expect "--lanes needs the CPU backend" 2 "needs --backend cpu" \
+    $P --witness w0.wit -o d.bin --lanes 2
 expect "--devices needs --backend gpu" 2 "need --backend gpu" \
-    "$cuzk" prove --circuit circuit.cuzk --params k.params --witness w0.wit -o d.bin --devices 0
-expect "--devices: a negative ordinal" 2 "bad device list" \
-    "$cuzk" prove --circuit circuit.cuzk --params k.params --witness w0.wit -o d.bin \
-    --backend gpu --devices 0,-1
-expect "--devices: not a list of ordinals" 2 "bad device list" \
-    "$cuzk" prove --circuit circuit.cuzk --params k.params --witness w0.wit -o d.bin \
-    --backend gpu --devices 0,x
-expect "--device takes one ordinal" 2 "usage" \
-    "$cuzk" prove --circuit circuit.cuzk --params k.params --witness w0.wit -o d.bin \
-    --backend gpu --device 0,1
-[ -e d.bin ] && bad "a refused --devices run wrote a proof"
-"$cuzk" prove --circuit circuit.cuzk --params k.params --witness w0.wit w1.wit w2.wit \
-    -o gpus.bin --backend gpu --devices all --verbose >"$work/gout" 2>&1
+    $P --witness w0.wit -o d.bin --devices 0
+for list in "0,-1" "0,x" "1," ",1" " 1" "+1" ""; do
+    expect "--devices '$list' refused" 2 "bad device list" \
+        $P --witness w0.wit -o d.bin --backend gpu --devices "$list"
+done
+expect "--device takes one ordinal" 2 "bad device ordinal" \
+    $P --witness w0.wit -o d.bin --backend gpu --device 0,1
+expect "--device all refused" 2 "bad device ordinal" \
+    $P --witness w0.wit -o d.bin --backend gpu --device all
+expect "--device and --devices together" 2 "once" \
+    $P --witness w0.wit -o d.bin --backend gpu --device 0 --devices 0
+# proofs on GPUs where there are any (CUZK_GPU_REQUIRED=1: there must be)
+$P --witness w0.wit w1.wit w2.wit -o gpus.bin --backend gpu --devices all --verbose \
+    >"$work/gout" 2>&1
 grc=$?
-if [ $grc -ne 0 ] && grep -qE "no CUDA device|no GPU backend" "$work/gout"; then
+if [ $grc -ne 0 ] && grep -qE "no CUDA device|no GPU backend" "$work/gout" &&
+    [ "${CUZK_GPU_REQUIRED:-0}" != 1 ]; then
     [ -e gpus.bin ] && bad "--devices all without a device wrote a proof"
-    ok "--devices all without a GPU: refused ($(tail -1 "$work/gout"))"
+    echo "skip - GPU lanes: no GPU here ($(tail -1 "$work/gout"))"
 elif [ $grc -eq 0 ]; then
-    ok "--devices all: 3 partitions on $(grep -c "prepare (gpu" "$work/gout") GPU(s)"
+    ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
+    nprep=$(grep -c "prepare (gpu" "$work/gout")
+    want=$((ngpu < 3 ? ngpu : 3))
+    [ "$nprep" -eq "$want" ] && ok "--devices all: 3 partitions in $nprep lane(s)" ||
+        bad "--devices all: $nprep lanes prepared, want $want ($ngpu GPUs)"
     expect "verify the --devices all proofs" 0 "3 partitions valid" \
         "$cuzk" verify --vk k.vk --inputs w0.wit w1.wit w2.wit gpus.bin
     expect "--devices all: an unsatisfying witness in partition 1" 1 "partition 1" \
-        "$cuzk" prove --circuit circuit.cuzk --params k.params --witness w0.wit bad.wit w2.wit \
-        -o gx.bin --backend gpu --devices all
+        $P --witness w0.wit bad.wit w2.wit -o gx.bin --backend gpu --devices all
     [ -e gx.bin ] && bad "a proof was written for an unsatisfying witness (--devices all)"
-    expect "--devices 0,0: two keys, two partitions at a time on GPU 0" 0 "" \
-        "$cuzk" prove --circuit circuit.cuzk --params k.params --witness w0.wit w1.wit w2.wit \
-        -o g00.bin --backend gpu --devices 0,0
+    expect "--devices 0,0: two keys on GPU 0" 0 "in 2 lanes" \
+        $P --witness w0.wit w1.wit w2.wit -o g00.bin --backend gpu --devices 0,0 --verbose
+    [ "$(grep -c "prepare (gpu on GPU 0)" "$work/err")" -eq 2 ] && ok "--devices 0,0: two keys" ||
+        bad "--devices 0,0: not two keys prepared on GPU 0"
     expect "verify the --devices 0,0 proofs" 0 "3 partitions valid" \
         "$cuzk" verify --vk k.vk --inputs w0.wit w1.wit w2.wit g00.bin
     expect "--devices 0,0: an unsatisfying witness in partition 2" 1 "partition 2" \
-        "$cuzk" prove --circuit circuit.cuzk --params k.params --witness w0.wit w1.wit bad.wit \
-        -o gx.bin --backend gpu --devices 0,0
+        $P --witness w0.wit w1.wit bad.wit -o gx.bin --backend gpu --devices 0,0
     [ -e gx.bin ] && bad "a proof was written for an unsatisfying witness (--devices 0,0)"
-    expect "--device 0" 0 "" \
-        "$cuzk" prove --circuit circuit.cuzk --params k.params --witness w1.wit -o g1.bin \
-        --backend gpu --device 0
+    expect "--devices 0,4095: a GPU that is not there" 2 "requested" \
+        $P --witness w0.wit w1.wit -o gx.bin --backend gpu --devices 0,4095
+    expect "--device 0" 0 "" $P --witness w1.wit -o g1.bin --backend gpu --device 0
     expect "verify the --device 0 proof" 0 "valid" "$cuzk" verify --vk k.vk --inputs w1.wit g1.bin
 else
     bad "--devices all: exit status $grc | $(tail -3 "$work/gout")"

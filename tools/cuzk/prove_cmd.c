@@ -10,7 +10,9 @@
  *     each lane a thread with its own backend instance and key, proving
  *     partitions d, d + D, ... and announcing its next witness early; keys
  *     are prepared one at a time; the first failure stops the other lanes
- *     and the lowest failing partition is reported. Each proof is
+ *     and the lowest failing partition among those tried is reported.
+ *     --lanes N does the same on the CPU backend (N partitions at a time,
+ *     the cores divided among them when --threads is not given). Each proof is
  *     verified against the parameters' verifying key before anything is
  *     written (--no-verify skips that); the file is written through
  *     proof.bin.tmp and a rename, so a failure leaves no proof behind.
@@ -40,6 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "atomic_write.h"
 #include "backend.h"
@@ -87,14 +90,15 @@ static int prove_usage(void) {
             "usage: cuzk prove --circuit C --params P --witness W0 [W1 ...] -o proof.bin\n"
             "                  [--threads N] [--backend cpu|gpu|auto] [--device N | --devices "
             "all|N,M,...]\n"
-            "                  [--no-verify] [--verbose]\n"
+            "                  [--lanes N] [--no-verify] [--verbose]\n"
             "  one 192-byte bellman proof per witness (partition), concatenated in the\n"
             "  order given; every proof is verified before the file is written\n"
             "  (--no-verify skips that). --device picks the GPU (default 0); --devices\n"
             "  proves the partitions on several GPUs at once, each holding its own copy\n"
-            "  of the key (a GPU listed twice holds two and proves two partitions at a\n"
-            "  time). Exit 0 written, 1 unsatisfied witness or failed self-check, 2 usage\n"
-            "  or input error.\n");
+            "  of the key (a GPU listed twice holds two, overlapping one partition's host\n"
+            "  work with the other's kernels). --lanes N (CPU backend) proves N partitions\n"
+            "  at a time, the cores shared among them. Exit 0 written, 1 unsatisfied\n"
+            "  witness or failed self-check, 2 usage or input error.\n");
     return EXIT_ERROR;
 }
 
@@ -103,11 +107,15 @@ static int prove_usage(void) {
 /* --device N / --devices all|N,M,...: the GPU ordinals in dev[], their count
  * (0 after printing why). An ordinal listed twice gets two lanes, each with
  * its own key on that device: twice the device memory, and one partition's
- * host-side work (witness, assembly, self-check) beside the other's kernels. */
-static size_t parse_devices(const char *s, int dev[PROVE_MAX_DEVICES]) {
+ * host-side work (witness, assembly, self-check) beside the other's kernels.
+ * resolve 0 checks the spelling only ("all" counts as one); resolve 1 also
+ * expands "all" and checks the ordinals against the devices present when
+ * there are any (with none, opening the backend says so). */
+static size_t parse_devices(const char *s, int single, int resolve, int dev[PROVE_MAX_DEVICES]) {
+    const int count = resolve ? cuzk__cli_gpu_count() : 0;
     size_t n = 0;
-    if (strcmp(s, "all") == 0) {
-        const int count = cuzk__cli_gpu_count();
+    if (strcmp(s, "all") == 0 && !single) {
+        if (!resolve) return 1;
         if (count <= 0) {
             fprintf(stderr, "cuzk prove: --devices all: no CUDA device present\n");
             return 0;
@@ -118,9 +126,15 @@ static size_t parse_devices(const char *s, int dev[PROVE_MAX_DEVICES]) {
     for (const char *q = s;;) {
         char *end;
         errno = 0;
-        const long d = strtol(q, &end, 10);
-        if (end == q || errno != 0 || d < 0 || d > 4095 || (*end != ',' && *end != '\0')) {
-            fprintf(stderr, "cuzk prove: bad device list '%s' (all, or ordinals like 0,1)\n", s);
+        const long d = *q >= '0' && *q <= '9' ? strtol(q, &end, 10) : -1;
+        if (d < 0 || errno != 0 || d > 4095 || (*end != ',' && *end != '\0') ||
+            (single && *end != '\0')) {
+            fprintf(stderr, "cuzk prove: bad device %s '%s' (%s)\n", single ? "ordinal" : "list",
+                    s, single ? "one ordinal like 1" : "all, or ordinals like 0,1");
+            return 0;
+        }
+        if (count > 0 && d >= count) {
+            fprintf(stderr, "cuzk prove: GPU %ld requested, %d present\n", d, count);
             return 0;
         }
         if (n == PROVE_MAX_DEVICES) {
@@ -144,7 +158,7 @@ typedef struct {
     const char *params_path;
     const char **wpaths;
     size_t n_w, n_pub;
-    int verbose, multi; /* multi: several lanes (messages name their GPU) */
+    int verbose, multi; /* multi: several lanes (messages name their GPU, if any) */
     uint8_t *proofs;             /* n_w x 192 bytes */
     pthread_mutex_t prepare_mu;  /* one prepare at a time (host memory, upload links) */
     atomic_int stop;             /* a lane failed: the others stop at their next partition */
@@ -159,6 +173,7 @@ typedef struct {
     cuzk_error err;
     size_t failed; /* the partition that failed (n_w: none, or before any) */
     int rc;
+    int stopped; /* gave up because another lane failed (not a failure itself) */
     pthread_t thread;
 } prove_lane;
 
@@ -174,7 +189,7 @@ static void lane_prove(prove_lane *L) {
     uint64_t(*pub)[4] = malloc((sh->n_pub ? sh->n_pub : 1) * sizeof(*pub));
     const char *dev_txt = "";
     char dev_buf[32];
-    if (sh->multi) {
+    if (sh->multi && L->device >= 0) {
         snprintf(dev_buf, sizeof dev_buf, " on GPU %d", L->device);
         dev_txt = dev_buf;
     }
@@ -187,11 +202,15 @@ static void lane_prove(prove_lane *L) {
     if (cuzk_backend_open(&be, sh->ops, sh->threads, L->device, err) != CUZK_OK) goto out;
     double t = now_ms();
     pthread_mutex_lock(&sh->prepare_mu);
-    const cuzk_status pst = atomic_load(&sh->stop)
-                                ? CUZK_OK
-                                : cuzk_backend_prepare(&be, &key, sh->c, sh->p, err);
+    L->stopped = atomic_load(&sh->stop);
+    const cuzk_status pst =
+        L->stopped ? CUZK_OK : cuzk_backend_prepare(&be, &key, sh->c, sh->p, err);
     pthread_mutex_unlock(&sh->prepare_mu);
-    if (pst != CUZK_OK || key == NULL) goto out;
+    if (L->stopped || pst != CUZK_OK) goto out;
+    if (key == NULL) {
+        cuzk__fail(err, CUZK_ERR_UNSUPPORTED, "the %s backend prepared no key", sh->ops->name);
+        goto out;
+    }
     if (sh->verbose)
         fprintf(stderr, "cuzk prove: prepare (%s%s) %.1f ms\n", sh->ops->name, dev_txt,
                 now_ms() - t);
@@ -201,7 +220,10 @@ static void lane_prove(prove_lane *L) {
         goto out;
     }
     for (size_t q = 0; i < sh->n_w; i += L->stride, q++) {
-        if (atomic_load(&sh->stop)) goto out;
+        if (atomic_load(&sh->stop)) {
+            L->stopped = 1;
+            goto out;
+        }
         L->failed = i;
         cuzk_witness *w = &ws[q % 2], *next = &ws[(q + 1) % 2];
         const size_t in = i + L->stride;
@@ -256,7 +278,7 @@ static void lane_prove(prove_lane *L) {
     L->failed = sh->n_w;
     L->rc = 0;
 out:
-    if (L->rc != 0) atomic_store(&sh->stop, 1);
+    if (L->rc != 0 && !L->stopped) atomic_store(&sh->stop, 1);
     if (be.ops != NULL) { /* the key first: it stops copying an announced witness */
         cuzk_backend_release_job(&be, job);
         cuzk_backend_release_key(&be, key);
@@ -275,7 +297,8 @@ static void *lane_main(void *arg) {
 int cuzk__cmd_prove(int argc, char **argv) {
     const char *circuit_path = NULL, *params_path = NULL, *out_path = NULL;
     const char *backend_name = "auto", *devices_arg = NULL;
-    unsigned threads = 0;
+    int devices_single = 0;
+    unsigned threads = 0, lanes_opt = 0;
     int verify = 1, verbose = 0;
     const char **wpaths = calloc((size_t)argc + 1, sizeof(char *));
     size_t n_w = 0;
@@ -292,11 +315,20 @@ int cuzk__cmd_prove(int argc, char **argv) {
         } else if (strcmp(a, "--backend") == 0 && has) {
             backend_name = argv[++i];
         } else if ((strcmp(a, "--device") == 0 || strcmp(a, "--devices") == 0) && has) {
-            if (devices_arg != NULL || (strcmp(a, "--device") == 0 && strchr(argv[i + 1], ','))) {
+            if (devices_arg != NULL) {
+                fprintf(stderr, "cuzk prove: give --device or --devices once\n");
                 free(wpaths);
-                return prove_usage();
+                return EXIT_ERROR;
             }
+            devices_single = strcmp(a, "--device") == 0;
             devices_arg = argv[++i];
+        } else if (strcmp(a, "--lanes") == 0 && has) {
+            if (!parse_threads(argv[++i], &lanes_opt) || lanes_opt == 0 ||
+                lanes_opt > PROVE_MAX_DEVICES) {
+                fprintf(stderr, "cuzk prove: --lanes takes 1..%d\n", PROVE_MAX_DEVICES);
+                free(wpaths);
+                return EXIT_ERROR;
+            }
         } else if (strcmp(a, "--threads") == 0 && has) {
             if (!parse_threads(argv[++i], &threads)) {
                 free(wpaths);
@@ -318,25 +350,31 @@ int cuzk__cmd_prove(int argc, char **argv) {
         free(wpaths);
         return prove_usage();
     }
-    int dev[PROVE_MAX_DEVICES] = {-1};
-    size_t n_dev = 1;
-    if (devices_arg != NULL) {
-        if (strcmp(backend_name, "gpu") != 0) {
-            fprintf(stderr, "cuzk prove: --device/--devices need --backend gpu\n");
-            free(wpaths);
-            return EXIT_ERROR;
-        }
-        n_dev = parse_devices(devices_arg, dev);
-        if (n_dev == 0) {
-            free(wpaths);
-            return EXIT_ERROR;
-        }
-    }
     if (!cuzk__cli_output_ok(out_path, "prove")) {
         free(wpaths);
         return EXIT_ERROR;
     }
-    const cuzk_backend_ops *ops = cuzk__cli_backend(backend_name, "prove");
+    /* the lanes: one per listed GPU, --lanes on the CPU, else one; the
+     * options' spelling is checked before the backend is looked up */
+    int dev[PROVE_MAX_DEVICES];
+    size_t n_dev = 1;
+    dev[0] = -1;
+    const char *why = devices_arg != NULL && strcmp(backend_name, "gpu") != 0
+                          ? "--device/--devices need --backend gpu"
+                      : lanes_opt > 0 && strcmp(backend_name, "cpu") != 0
+                          ? "--lanes needs --backend cpu (GPUs take --devices)"
+                          : NULL;
+    if (why != NULL) fprintf(stderr, "cuzk prove: %s\n", why);
+    const cuzk_backend_ops *ops = NULL;
+    if (why == NULL && (devices_arg == NULL || parse_devices(devices_arg, devices_single, 0, dev)))
+        ops = cuzk__cli_backend(backend_name, "prove");
+    if (ops != NULL && devices_arg != NULL) {
+        n_dev = parse_devices(devices_arg, devices_single, 1, dev);
+        if (n_dev == 0) ops = NULL;
+    } else if (ops != NULL && lanes_opt > 0) {
+        n_dev = lanes_opt;
+        for (size_t l = 0; l < n_dev; l++) dev[l] = -1;
+    }
     if (ops == NULL) {
         free(wpaths);
         return EXIT_ERROR;
@@ -379,6 +417,10 @@ int cuzk__cmd_prove(int argc, char **argv) {
     mu_ok = 1;
     sh.ops = ops;
     sh.threads = threads;
+    if (threads == 0 && lanes_opt > 1) { /* CPU lanes share the cores */
+        const long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+        sh.threads = ncpu > (long)lanes_opt ? (unsigned)(ncpu / (long)lanes_opt) : 1;
+    }
     sh.c = &c;
     sh.p = &p;
     sh.vk = verify ? &vk : NULL;
@@ -387,17 +429,16 @@ int cuzk__cmd_prove(int argc, char **argv) {
     sh.n_w = n_w;
     sh.n_pub = (size_t)c.n_inputs - 1;
     sh.verbose = verbose;
-    sh.multi = devices_arg != NULL && n_lanes > 1;
+    sh.multi = n_lanes > 1;
     sh.proofs = proofs;
     atomic_init(&sh.stop, 0);
     if (verbose)
         fprintf(stderr,
                 "cuzk prove: %s: %llu constraints, %llu inputs, %llu aux, domain 2^%u; "
-                "opening %.1f ms; %zu partition%s on %zu %s\n",
+                "opening %.1f ms; %zu partition%s in %zu lane%s\n",
                 circuit_path, (unsigned long long)c.n_constraints,
                 (unsigned long long)c.n_inputs, (unsigned long long)c.n_aux, c.domain_log,
-                open_ms, n_w, n_w == 1 ? "" : "s", n_lanes,
-                n_lanes == 1 ? "backend instance" : "GPUs");
+                open_ms, n_w, n_w == 1 ? "" : "s", n_lanes, n_lanes == 1 ? "" : "s");
     for (size_t l = 0; l < n_lanes; l++) {
         lanes[l].sh = &sh;
         lanes[l].device = dev[l];
@@ -412,30 +453,43 @@ int cuzk__cmd_prove(int argc, char **argv) {
         for (; started < n_lanes; started++)
             if (pthread_create(&lanes[started].thread, NULL, lane_main, &lanes[started]) != 0) {
                 atomic_store(&sh.stop, 1);
-                cuzk__fail(&err, CUZK_ERR_NOMEM, "cannot start a thread for GPU %d",
-                           dev[started]);
+                cuzk__fail(&err, CUZK_ERR_NOMEM, "cannot start the thread of lane %zu",
+                           started);
                 break;
             }
         for (size_t l = 0; l < started; l++) pthread_join(lanes[l].thread, NULL);
         if (started < n_lanes) goto out;
     }
-    /* the failure with the lowest partition number speaks for the run */
+    /* The failed lane with the lowest partition speaks for the run (the lowest
+     * among the partitions tried: a stopped lane does not reach its later
+     * ones). Lanes that only stopped because of it are not failures. */
     const prove_lane *bad = NULL;
     for (size_t l = 0; l < n_lanes; l++)
-        if (lanes[l].rc != 0 && lanes[l].err.status != CUZK_OK &&
+        if (lanes[l].rc != 0 && !lanes[l].stopped &&
             (bad == NULL || lanes[l].failed < bad->failed))
             bad = &lanes[l];
     if (bad != NULL) {
         char where[32] = "";
-        if (sh.multi) snprintf(where, sizeof where, " on GPU %d", bad->device);
-        if (bad->failed < n_w &&
-            (n_w > 1 || sh.multi || bad->err.status == CUZK_ERR_PROOF_INVALID))
-            cuzk__fail(&err, bad->err.status, "partition %zu (%s)%s: %s; no proof written",
-                       bad->failed, wpaths[bad->failed], where, cuzk__error_text(&bad->err));
+        if (sh.multi && bad->device >= 0) snprintf(where, sizeof where, " on GPU %d", bad->device);
+        cuzk_error e = bad->err;
+        if (e.status == CUZK_OK) /* cannot happen: every failing path records why */
+            cuzk__fail(&e, CUZK_ERR_UNSUPPORTED, "internal: a lane failed without saying why");
+        if (bad->failed < n_w && (n_w > 1 || sh.multi || e.status == CUZK_ERR_PROOF_INVALID))
+            cuzk__fail(&err, e.status, "partition %zu (%s)%s: %s; no proof written", bad->failed,
+                       wpaths[bad->failed], where, cuzk__error_text(&e));
+        else if (where[0] != '\0')
+            cuzk__fail(&err, e.status, "GPU %d: %s; no proof written", bad->device,
+                       cuzk__error_text(&e));
         else
-            err = bad->err;
+            err = e;
         goto out;
     }
+    for (size_t l = 0; l < n_lanes; l++)
+        if (lanes[l].rc != 0) { /* stopped with no failed lane: cannot happen either */
+            cuzk__fail(&err, CUZK_ERR_UNSUPPORTED,
+                       "internal: lane %zu stopped without a failure", l);
+            goto out;
+        }
     const cuzk__write_piece piece = {proofs, (uint64_t)n_w * CUZK_PROOF192_BYTES};
     if (cuzk__write_file_atomic(out_path, &piece, 1, &err) != CUZK_OK) goto out;
     if (verbose)
