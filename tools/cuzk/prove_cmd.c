@@ -169,6 +169,7 @@ typedef struct {
 typedef struct {
     prove_shared *sh;
     int device; /* -1: the backend's default */
+    char where[32]; /* " on GPU d" where several lanes run on GPUs, else "" */
     size_t first, stride;
     cuzk_error err;
     size_t failed; /* the partition that failed (n_w: none, or before any) */
@@ -187,12 +188,6 @@ static void lane_prove(prove_lane *L) {
     cuzk_backend_key *key = NULL;
     cuzk_backend_job *job = NULL;
     uint64_t(*pub)[4] = malloc((sh->n_pub ? sh->n_pub : 1) * sizeof(*pub));
-    const char *dev_txt = "";
-    char dev_buf[32];
-    if (sh->multi && L->device >= 0) {
-        snprintf(dev_buf, sizeof dev_buf, " on GPU %d", L->device);
-        dev_txt = dev_buf;
-    }
     L->rc = EXIT_ERROR;
     L->failed = sh->n_w;
     if (pub == NULL) {
@@ -212,7 +207,7 @@ static void lane_prove(prove_lane *L) {
         goto out;
     }
     if (sh->verbose)
-        fprintf(stderr, "cuzk prove: prepare (%s%s) %.1f ms\n", sh->ops->name, dev_txt,
+        fprintf(stderr, "cuzk prove: prepare (%s%s) %.1f ms\n", sh->ops->name, L->where,
                 now_ms() - t);
     size_t i = L->first;
     if (i < sh->n_w && cuzk_witness_open(&ws[0], sh->wpaths[i], err) != CUZK_OK) {
@@ -268,7 +263,7 @@ static void lane_prove(prove_lane *L) {
                     "cuzk prove: partition %zu (%s)%s: total %.1f ms: spmv %.1f, check %.1f, "
                     "ntt %.1f, msm_h %.1f, prep %.1f, batch_add %.1f, tail_msm %.1f, "
                     "b_g2_msm %.1f, finish %.1f; self-check %.1f ms\n",
-                    i, sh->wpaths[i], dev_txt, tm->total_ms, tm->spmv_ms, tm->check_ms,
+                    i, sh->wpaths[i], L->where, tm->total_ms, tm->spmv_ms, tm->check_ms,
                     tm->ntt_ms, tm->msm_h_ms, tm->prep_ms, tm->batch_add_ms, tm->tail_msm_ms,
                     tm->b_g2_msm_ms, tm->finish_ms, check_ms);
         }
@@ -442,6 +437,8 @@ int cuzk__cmd_prove(int argc, char **argv) {
     for (size_t l = 0; l < n_lanes; l++) {
         lanes[l].sh = &sh;
         lanes[l].device = dev[l];
+        if (sh.multi && dev[l] >= 0)
+            snprintf(lanes[l].where, sizeof lanes[l].where, " on GPU %d", dev[l]);
         lanes[l].first = l;
         lanes[l].stride = n_lanes;
         cuzk__error_clear(&lanes[l].err);
@@ -469,15 +466,13 @@ int cuzk__cmd_prove(int argc, char **argv) {
             (bad == NULL || lanes[l].failed < bad->failed))
             bad = &lanes[l];
     if (bad != NULL) {
-        char where[32] = "";
-        if (sh.multi && bad->device >= 0) snprintf(where, sizeof where, " on GPU %d", bad->device);
         cuzk_error e = bad->err;
         if (e.status == CUZK_OK) /* cannot happen: every failing path records why */
             cuzk__fail(&e, CUZK_ERR_UNSUPPORTED, "internal: a lane failed without saying why");
         if (bad->failed < n_w && (n_w > 1 || sh.multi || e.status == CUZK_ERR_PROOF_INVALID))
             cuzk__fail(&err, e.status, "partition %zu (%s)%s: %s; no proof written", bad->failed,
-                       wpaths[bad->failed], where, cuzk__error_text(&e));
-        else if (where[0] != '\0')
+                       wpaths[bad->failed], bad->where, cuzk__error_text(&e));
+        else if (bad->where[0] != '\0')
             cuzk__fail(&err, e.status, "GPU %d: %s; no proof written", bad->device,
                        cuzk__error_text(&e));
         else
