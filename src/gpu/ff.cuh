@@ -407,8 +407,9 @@ __device__ __forceinline__ void redc_window(uint32_t (&t)[P::N + 1], const uint3
     t[P::N] = 0;
 }
 
-/* r = window + high half, reduced once (the sum is < 2m, above). */
-template <class P>
+/* r = window + high half, reduced once (the sum is < 2m, above); LAZY: not
+ * reduced (mul_lazy, sqr_lazy). */
+template <class P, bool LAZY = false>
 __device__ __forceinline__ void redc_done(fe<P> &r, const uint32_t (&t)[P::N + 1],
                                           const uint32_t (&w)[2 * P::N]) {
     constexpr int N = P::N;
@@ -417,17 +418,22 @@ __device__ __forceinline__ void redc_done(fe<P> &r, const uint32_t (&t)[P::N + 1
 #pragma unroll
     for (int j = 1; j < N - 1; j++) s[j] = addc_cc(t[j], w[N + j]);
     s[N - 1] = addc(t[N - 1], w[2 * N - 1]);
-    reduce_once(r, s);
+    if (LAZY) {
+#pragma unroll
+        for (int j = 0; j < N; j++) r.v[j] = s[j];
+    } else {
+        reduce_once(r, s);
+    }
 }
 
 /* r = w R^-1 mod m for a 2N-word product w (the steps above). */
-template <class P>
+template <class P, bool LAZY = false>
 __device__ __forceinline__ void redc_wide(fe<P> &r, const uint32_t (&w)[2 * P::N]) {
     uint32_t t[P::N + 1];
     redc_window<P>(t, w);
 #pragma unroll
     for (int i = 0; i < P::N; i++) mont_reduce_step<P>(t);
-    redc_done(r, t, w);
+    redc_done<P, LAZY>(r, t, w);
 }
 
 /* Two of them with their steps alternating (for the pairs: mul_pair). */
@@ -661,7 +667,7 @@ __device__ __forceinline__ void kara_assemble(uint32_t (&w)[2 * N], const uint32
     w[2 * N - 1] = addc(hi[N - 1], 0);
 }
 
-template <class P>
+template <class P, bool LAZY = false>
 __device__ __forceinline__ void mul_karatsuba(fe<P> &r, const fe<P> &a, const fe<P> &b) {
     constexpr int N = P::N, H = N / 2;
     static_assert(N % 4 == 0, "halves of an even limb count");
@@ -677,7 +683,7 @@ __device__ __forceinline__ void mul_karatsuba(fe<P> &r, const fe<P> &a, const fe
     kara_sub<N>(mid, lo);
     kara_sub<N>(mid, hi);
     kara_assemble<N>(w, lo, hi, mid);
-    redc_wide(r, w);
+    redc_wide<P, LAZY>(r, w);
 }
 
 /* The pair: every row and chain of the two products alternating (see
@@ -727,6 +733,100 @@ __device__ __forceinline__ void mul(fe<P> &r, const fe<P> &a, const fe<P> &b) {
         mul_karatsuba<P>(r, a, b);
     else
         mul_cios<P>(r, a, b);
+}
+
+/*
+ * Lazy forms: values kept in [0, 2m) instead of [0, m), for a field whose 2m
+ * fits N words, so that a product needs no final conditional subtraction:
+ * the NTT's butterflies (Fr, 2r < 2^256) reduce once per element at the end
+ * of a transform, G1's mixed additions (Fp, 8p < 2^384) once per stored
+ * point.
+ *
+ * mul_lazy: r = a b R^-1 mod m without the final subtraction, so
+ * r < m + ab/R, by the field's product:
+ *   CIOS (Fr): a row keeps t < a + m whatever the 32-bit limb of b (the
+ *     argument at mul_cios with a + m in place of 2m), so a must be
+ *     canonical when 2m is close to R (Fr: a < m, then any N-word b gives
+ *     r < 2m). b is the operand split into limbs, so it is the lazy one.
+ *   Karatsuba (Fp): its steps need a, b < 2^(32N-1) and the reduction
+ *     V + Hw < m + ab/R; with a, b < 2m and m < 2^(32N-3), 4m^2/R < m/2:
+ *     r < 1.5m, so [0, 2m) is closed under the product.
+ */
+template <class P>
+__host__ __device__ constexpr uint32_t mod2(int i) { /* limb i of 2m */
+    return (P::mod(i) << 1) | (i ? P::mod(i - 1) >> 31 : 0u);
+}
+
+template <class P>
+__device__ __forceinline__ void mul_lazy(fe<P> &r, const fe<P> &a, const fe<P> &b) {
+    static_assert(P::mod(P::N - 1) < 0x80000000u, "2m must fit N words");
+    if constexpr (P::karatsuba) {
+        static_assert(P::mod(P::N - 1) < 0x20000000u, "needs 4m^2/R < m: m < 2^(32N-3)");
+        mul_karatsuba<P, true>(r, a, b);
+    } else {
+        uint32_t t[P::N + 1];
+        mul_row0<P>(t, a, b.v[0]);
+#pragma unroll
+        for (int i = 1; i < P::N; i++) mul_row<P>(t, a, b.v[i]);
+#pragma unroll
+        for (int j = 0; j < P::N; j++) r.v[j] = t[j];
+    }
+}
+
+/* r = a + b mod m in [0, 2m), for a, b < 2m: the N-word sum with its carry
+ * c (a + b < 4m may pass 2^(32N)), then 2m subtracted unless the sum is
+ * below 2m. The subtraction borrows out of the N words exactly when
+ * c + (sum mod 2^(32N)) < 2m would need the carry: keep = c - borrow is
+ * all ones only for c = 0 with a borrow (sum < 2m); c = 1 without a borrow
+ * would mean a sum >= 2^(32N) + 2m > 4m, impossible. */
+template <class P>
+__device__ __forceinline__ void add_lazy(fe<P> &r, const fe<P> &a, const fe<P> &b) {
+    constexpr int N = P::N;
+    uint32_t t[N], u[N];
+    t[0] = add_cc(a.v[0], b.v[0]);
+#pragma unroll
+    for (int i = 1; i < N; i++) t[i] = addc_cc(a.v[i], b.v[i]);
+    const uint32_t c = addc(0, 0);
+    u[0] = sub_cc(t[0], mod2<P>(0));
+#pragma unroll
+    for (int i = 1; i < N; i++) u[i] = subc_cc(t[i], mod2<P>(i));
+    const uint32_t keep = subc(c, 0);
+#pragma unroll
+    for (int i = 0; i < N; i++) r.v[i] = (t[i] & keep) | (u[i] & ~keep);
+}
+
+/* r = a - b mod m in [0, 2m), for a, b < 2m: 2m added back under the
+ * borrow (a - b > -2m). */
+template <class P>
+__device__ __forceinline__ void sub_lazy(fe<P> &r, const fe<P> &a, const fe<P> &b) {
+    constexpr int N = P::N;
+    uint32_t t[N];
+    t[0] = sub_cc(a.v[0], b.v[0]);
+#pragma unroll
+    for (int i = 1; i < N; i++) t[i] = subc_cc(a.v[i], b.v[i]);
+    const uint32_t mask = subc(0, 0);
+    r.v[0] = add_cc(t[0], mod2<P>(0) & mask);
+#pragma unroll
+    for (int i = 1; i < N - 1; i++) r.v[i] = addc_cc(t[i], mod2<P>(i) & mask);
+    r.v[N - 1] = addc(t[N - 1], mod2<P>(N - 1) & mask);
+}
+
+/* The canonical value of a lazy one (a < 2m). */
+template <class P>
+__device__ __forceinline__ void reduce_lazy(fe<P> &r, const fe<P> &a) {
+    reduce_once(r, a.v);
+}
+
+/* Is a lazy value (a < 2m) zero mod m, i.e. 0 or m? */
+template <class P>
+__device__ __forceinline__ bool is_zero_lazy(const fe<P> &a) {
+    uint32_t z = 0, e = 0;
+#pragma unroll
+    for (int i = 0; i < P::N; i++) {
+        z |= a.v[i];
+        e |= a.v[i] ^ P::mod(i);
+    }
+    return z == 0 || e == 0;
 }
 
 /*
@@ -837,7 +937,7 @@ __device__ __forceinline__ void sqr_double_add_squares(uint32_t (&w)[2 * N],
     w[2 * N - 1] = madc_hi(a[N - 1], a[N - 1], w[2 * N - 1]);
 }
 
-template <class P>
+template <class P, bool LAZY = false>
 __device__ __forceinline__ void sqr(fe<P> &r, const fe<P> &a) {
     constexpr int N = P::N;
     uint32_t w[2 * N];
@@ -845,7 +945,16 @@ __device__ __forceinline__ void sqr(fe<P> &r, const fe<P> &a) {
 #pragma unroll
     for (int i = 1; i < N - 1; i++) sqr_cross_row<N>(w, a.v, i);
     sqr_double_add_squares<N>(w, a.v);
-    redc_wide(r, w);
+    redc_wide<P, LAZY>(r, w);
+}
+
+/* r = a^2 R^-1 mod m in [0, 2m) for a < 2m where 4m^2/R < m (Fp: see
+ * mul_lazy): sqr's rows and doubling only need a < 2^(32N-1), and the
+ * reduction gives V + Hw < m + a^2/R. */
+template <class P>
+__device__ __forceinline__ void sqr_lazy(fe<P> &r, const fe<P> &a) {
+    static_assert(P::mod(P::N - 1) < 0x20000000u, "needs 4m^2/R < m: m < 2^(32N-3)");
+    sqr<P, true>(r, a);
 }
 
 /* r0 = a0^2 and r1 = a1^2 with their rows and chains alternating, for the

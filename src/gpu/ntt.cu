@@ -215,6 +215,7 @@ struct pass_args {
     uint32_t L, k, cl; /* n = 2^L; 2^k rows; column stride C = 2^cl */
     uint32_t wl;       /* W = 2^wl groups per block */
     uint32_t inv;
+    uint32_t final_pass; /* vpass: the transform's last pass, which stores canonical values */
     uint32_t pro, epi;
     pow_tab pro_tab, epi_tab;
     fr_t epi_c;
@@ -397,12 +398,20 @@ static __device__ __noinline__ fr_t vmul_ol(const fr_t a, const fr_t b) {
     return r;
 }
 
+/* The butterflies' product, lazy (ff.cuh mul_lazy): tw canonical, x in
+ * [0, 2r), the result in [0, 2r). OL: out of line (variant 3). */
+static __device__ __noinline__ fr_t vmul_lazy_ol(const fr_t tw, const fr_t x) {
+    fr_t r;
+    mul_lazy(r, tw, x);
+    return r;
+}
+
 template <bool OL>
-static __device__ __forceinline__ void vmul(fr_t &r, const fr_t &a, const fr_t &b) {
+static __device__ __forceinline__ void vmul_tw(fr_t &r, const fr_t &tw, const fr_t &x) {
     if (OL)
-        r = vmul_ol(a, b);
+        r = vmul_lazy_ol(tw, x);
     else
-        mul(r, a, b);
+        mul_lazy(r, tw, x);
 }
 
 /* brev over BITS bits, a constant once the caller's loop is unrolled */
@@ -441,19 +450,22 @@ static __device__ __forceinline__ void vscale(fr_t (&x)[1 << R], const pow_tab &
 /* DIF (x + y, (x - y) w), DIT (x + y w, x - y w); w = 1: (x + y, x - y).
  * The inverse's w = omega^-e is -T[n/2 - e], negated once per loaded twiddle
  * (same field values as pass_kernel's sign-folded forms, so the same bits),
- * which keeps one butterfly code for both directions. */
+ * which keeps one butterfly code for both directions. Lazy: x, y and the
+ * results in [0, 2r) (ff.cuh: add_lazy, sub_lazy, mul_lazy), so no product
+ * pays a final subtraction; vgroup reduces each element once, on the last
+ * group of the last pass. */
 template <bool DIT, bool OL>
 static __device__ __forceinline__ void vbfly(fr_t &x, fr_t &y, const fr_t &tw) {
     fr_t u, v;
     if (!DIT) {
-        add(u, x, y);
-        sub(v, x, y);
-        vmul<OL>(v, v, tw);
+        add_lazy(u, x, y);
+        sub_lazy(v, x, y);
+        vmul_tw<OL>(v, tw, v);
     } else {
         fr_t m;
-        vmul<OL>(m, y, tw);
-        add(u, x, m);
-        sub(v, x, m);
+        vmul_tw<OL>(m, tw, y);
+        add_lazy(u, x, m);
+        sub_lazy(v, x, m);
     }
     x = u;
     y = v;
@@ -461,8 +473,8 @@ static __device__ __forceinline__ void vbfly(fr_t &x, fr_t &y, const fr_t &tw) {
 
 static __device__ __forceinline__ void vbfly1(fr_t &x, fr_t &y) {
     fr_t u, v;
-    add(u, x, y);
-    sub(v, x, y);
+    add_lazy(u, x, y);
+    sub_lazy(v, x, y);
     x = u;
     y = v;
 }
@@ -521,6 +533,10 @@ static __device__ __forceinline__ void vgroup(const pass_args &p, uint2 *sm, uin
 #pragma unroll
             for (int j = 0; j < NR; j++) vsts(sm, E, vswz(lb | ((uint32_t)j << s)), x[j]);
             continue;
+        }
+        if (p.final_pass) { /* earlier passes store lazy values for the next one */
+#pragma unroll
+            for (int j = 0; j < NR; j++) reduce_lazy(x[j], x[j]);
         }
         if (FUSED && p.epi == EPI_POW) vscale<R>(x, p.epi_tab, p.epi_step, ib, L);
 #pragma unroll
@@ -930,6 +946,7 @@ static cuzk_status run_passes(const cuzk__gpu_ntt_domain *d, fr_t *a, bool dit, 
         const unsigned blog = L < NTT_MIN_BLOCK_LOG ? L : NTT_MIN_BLOCK_LOG;
         pa.wl = ks[p] >= blog ? 0 : blog - ks[p];
         pa.inv = inv;
+        pa.final_pass = q == P - 1;
         if (q == 0) {
             pa.pro = fz.pro;
             pa.pro_tab = fz.pro_tab;

@@ -50,6 +50,32 @@ static void model_mul_pair(uint64_t *r, const uint64_t *a, const uint64_t *b) {
     to(r + w, r1);
 }
 
+/* the lazy forms (values in [0, 2m)): Fr's for the NTT's butterflies, Fp's
+ * for G1's mixed additions */
+template <class E>
+static void model_mul_lazy(uint64_t *r, const uint64_t *a, const uint64_t *b) {
+    E x = from<E>(a), y = from<E>(b), z;
+    mul_lazy(z, x, y);
+    to(r, z);
+}
+template <class E>
+static void model_add_lazy(uint64_t *r, const uint64_t *a, const uint64_t *b) {
+    E x = from<E>(a), y = from<E>(b), z;
+    add_lazy(z, x, y);
+    to(r, z);
+}
+template <class E>
+static void model_sub_lazy(uint64_t *r, const uint64_t *a, const uint64_t *b) {
+    E x = from<E>(a), y = from<E>(b), z;
+    sub_lazy(z, x, y);
+    to(r, z);
+}
+template <class E>
+static void model_reduce_lazy(uint64_t *r, const uint64_t *a) {
+    E x = from<E>(a), z;
+    reduce_lazy(z, x);
+    to(r, z);
+}
 extern "C" {
 
 void cuzk_model_fr_mul(uint64_t r[4], const uint64_t a[4], const uint64_t b[4]) {
@@ -59,6 +85,33 @@ void cuzk_model_fr_sqr(uint64_t r[4], const uint64_t a[4]) { model_sqr<fr_t>(r, 
 void cuzk_model_fr_mul_pair(uint64_t r[8], const uint64_t a[8], const uint64_t b[8]) {
     model_mul_pair<fr_t>(r, a, b);
 }
+void cuzk_model_fr_mul_lazy(uint64_t r[4], const uint64_t a[4], const uint64_t b[4]) {
+    model_mul_lazy<fr_t>(r, a, b);
+}
+void cuzk_model_fr_add_lazy(uint64_t r[4], const uint64_t a[4], const uint64_t b[4]) {
+    model_add_lazy<fr_t>(r, a, b);
+}
+void cuzk_model_fr_sub_lazy(uint64_t r[4], const uint64_t a[4], const uint64_t b[4]) {
+    model_sub_lazy<fr_t>(r, a, b);
+}
+void cuzk_model_fr_reduce_lazy(uint64_t r[4], const uint64_t a[4]) { model_reduce_lazy<fr_t>(r, a); }
+int cuzk_model_fr_is_zero_lazy(const uint64_t a[4]) { return is_zero_lazy(from<fr_t>(a)); }
+void cuzk_model_fp_mul_lazy(uint64_t r[6], const uint64_t a[6], const uint64_t b[6]) {
+    model_mul_lazy<fp_t>(r, a, b);
+}
+void cuzk_model_fp_sqr_lazy(uint64_t r[6], const uint64_t a[6]) {
+    fp_t x = from<fp_t>(a), z;
+    sqr_lazy(z, x);
+    to(r, z);
+}
+void cuzk_model_fp_add_lazy(uint64_t r[6], const uint64_t a[6], const uint64_t b[6]) {
+    model_add_lazy<fp_t>(r, a, b);
+}
+void cuzk_model_fp_sub_lazy(uint64_t r[6], const uint64_t a[6], const uint64_t b[6]) {
+    model_sub_lazy<fp_t>(r, a, b);
+}
+void cuzk_model_fp_reduce_lazy(uint64_t r[6], const uint64_t a[6]) { model_reduce_lazy<fp_t>(r, a); }
+int cuzk_model_fp_is_zero_lazy(const uint64_t a[6]) { return is_zero_lazy(from<fp_t>(a)); }
 void cuzk_model_fp_mul(uint64_t r[6], const uint64_t a[6], const uint64_t b[6]) {
     model_mul<fp_t>(r, a, b);
 }

@@ -3,7 +3,8 @@
  * compiled by a C++ compiler with its PTX carry chains modelled
  * (tests/unit/gpu_ff_model.cpp), against the CPU field code, bit for bit.
  * Every multiplier the kernels use: Fr mul, sqr and mul_pair; Fp mul, sqr,
- * mul_pair, sqr_pair; Fp2 mul and sqr. Inputs: all pairs of edge values,
+ * mul_pair, sqr_pair; Fp2 mul and sqr; the lazy forms of Fr (the NTT's
+ * butterflies) and Fp (G1's mixed additions), values in [0, 2m). Inputs: all pairs of edge values,
  * carry-heavy values (limbs of 0, 1, 2^32-1, the modulus's limbs) and
  * uniform ones. tests/gpu/test_gpu_ff.c checks the compiled kernels on a GPU;
  * this one runs everywhere, CI included, and takes seconds.
@@ -16,6 +17,17 @@
 void cuzk_model_fr_mul(uint64_t r[4], const uint64_t a[4], const uint64_t b[4]);
 void cuzk_model_fr_sqr(uint64_t r[4], const uint64_t a[4]);
 void cuzk_model_fr_mul_pair(uint64_t r[8], const uint64_t a[8], const uint64_t b[8]);
+void cuzk_model_fr_mul_lazy(uint64_t r[4], const uint64_t a[4], const uint64_t b[4]);
+void cuzk_model_fr_add_lazy(uint64_t r[4], const uint64_t a[4], const uint64_t b[4]);
+void cuzk_model_fr_sub_lazy(uint64_t r[4], const uint64_t a[4], const uint64_t b[4]);
+void cuzk_model_fr_reduce_lazy(uint64_t r[4], const uint64_t a[4]);
+int cuzk_model_fr_is_zero_lazy(const uint64_t a[4]);
+void cuzk_model_fp_mul_lazy(uint64_t r[6], const uint64_t a[6], const uint64_t b[6]);
+void cuzk_model_fp_sqr_lazy(uint64_t r[6], const uint64_t a[6]);
+void cuzk_model_fp_add_lazy(uint64_t r[6], const uint64_t a[6], const uint64_t b[6]);
+void cuzk_model_fp_sub_lazy(uint64_t r[6], const uint64_t a[6], const uint64_t b[6]);
+void cuzk_model_fp_reduce_lazy(uint64_t r[6], const uint64_t a[6]);
+int cuzk_model_fp_is_zero_lazy(const uint64_t a[6]);
 void cuzk_model_fp_mul(uint64_t r[6], const uint64_t a[6], const uint64_t b[6]);
 void cuzk_model_fp_sqr(uint64_t r[6], const uint64_t a[6]);
 void cuzk_model_fp_mul_pair(uint64_t r[12], const uint64_t a[12], const uint64_t b[12]);
@@ -114,6 +126,114 @@ static void check_prime(const field *f, size_t count) {
 static void test_fr(void) { check_prime(&FR, 1000000 * cuzk_test_iters_scale); }
 static void test_fp(void) { check_prime(&FP, 400000 * cuzk_test_iters_scale); }
 
+/* n-word helpers for the lazy checks: a < b, a += b, a -= b (no carry or
+ * borrow out where they are used). */
+static bool lt_n(const uint64_t *a, const uint64_t *b, size_t n) {
+    for (size_t i = n; i-- > 0;)
+        if (a[i] != b[i]) return a[i] < b[i];
+    return false;
+}
+static void add_n(uint64_t *a, const uint64_t *b, size_t n) {
+    unsigned __int128 c = 0;
+    for (size_t i = 0; i < n; i++) {
+        c += (unsigned __int128)a[i] + b[i];
+        a[i] = (uint64_t)c;
+        c >>= 64;
+    }
+}
+static void sub_n(uint64_t *a, const uint64_t *b, size_t n) {
+    unsigned __int128 br = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned __int128 d = (unsigned __int128)a[i] - b[i] - br;
+        a[i] = (uint64_t)d;
+        br = (d >> 64) & 1;
+    }
+}
+
+/* The lazy result got must be below 2m and equal want once m is taken off. */
+static bool lazy_ok(const field *f, const uint64_t *got, const uint64_t *want) {
+    uint64_t two_m[6] = {0}, c[6];
+    add_n(two_m, f->m, f->n);
+    add_n(two_m, f->m, f->n);
+    if (!lt_n(got, two_m, f->n)) return false;
+    memcpy(c, got, f->n * 8);
+    if (!lt_n(c, f->m, f->n)) sub_n(c, f->m, f->n);
+    return memcmp(c, want, f->n * 8) == 0;
+}
+
+/* One field's model op against the CPU's, by the field's width. */
+static void cpu_mul(const field *f, uint64_t *r, const uint64_t *a, const uint64_t *b) {
+    if (f->n == 4)
+        cuzk_fr_mul((cuzk_fr *)r, (const cuzk_fr *)a, (const cuzk_fr *)b);
+    else
+        cuzk_fp_mul((cuzk_fp *)r, (const cuzk_fp *)a, (const cuzk_fp *)b);
+}
+static void cpu_add(const field *f, uint64_t *r, const uint64_t *a, const uint64_t *b) {
+    if (f->n == 4)
+        cuzk_fr_add((cuzk_fr *)r, (const cuzk_fr *)a, (const cuzk_fr *)b);
+    else
+        cuzk_fp_add((cuzk_fp *)r, (const cuzk_fp *)a, (const cuzk_fp *)b);
+}
+static void cpu_sub(const field *f, uint64_t *r, const uint64_t *a, const uint64_t *b) {
+    if (f->n == 4)
+        cuzk_fr_sub((cuzk_fr *)r, (const cuzk_fr *)a, (const cuzk_fr *)b);
+    else
+        cuzk_fp_sub((cuzk_fp *)r, (const cuzk_fp *)a, (const cuzk_fp *)b);
+}
+
+/* The lazy forms: each canonical input also as its other representative
+ * (x + m) by the bits of k. Fr (the NTT): mul_lazy's first operand
+ * canonical, its limb-split one lazy or any 256-bit word (every third
+ * input), which it accepts too. Fp (G1's mixed additions): both operands of
+ * mul_lazy and sqr_lazy lazy. Then add_lazy, sub_lazy, reduce_lazy and
+ * is_zero_lazy (0 and m, the two lazy zeros, among the edge values). */
+static void check_lazy(const field *f, size_t count) {
+    uint64_t edges[MAX_COORDS][6];
+    const size_t ne = edge_coords(edges, f->m, f->one, f->n), n = f->n;
+    const bool fr = n == 4;
+    size_t bad = 0;
+    for (size_t k = 0; k < ne * ne + count && bad < 4; k++) {
+        uint64_t a[6], b[6], al[6], bl[6], got[6], want[6], bw[6], bm[6];
+        pick(a, b, f, k, edges, ne);
+        memcpy(al, a, n * 8);
+        memcpy(bl, b, n * 8);
+        if (k & 1) add_n(al, f->m, n);
+        if (k & 2) add_n(bl, f->m, n);
+        memcpy(bw, bl, n * 8);
+        if (fr && k % 3 == 2)
+            for (size_t i = 0; i < n; i++) bw[i] = cuzk_test_rand64();
+        memcpy(bm, bw, n * 8);
+        while (!lt_n(bm, f->m, n)) sub_n(bm, f->m, n);
+        if (fr)
+            cuzk_model_fr_mul_lazy(got, a, bw);
+        else
+            cuzk_model_fp_mul_lazy(got, al, bw);
+        cpu_mul(f, want, a, bm);
+        if (!lazy_ok(f, got, want)) bad++, report("mul_lazy", k, fr ? a : al, bw, got, want, n);
+        if (!fr) {
+            cuzk_model_fp_sqr_lazy(got, al);
+            cpu_mul(f, want, a, a);
+            if (!lazy_ok(f, got, want)) bad++, report("sqr_lazy", k, al, al, got, want, n);
+        }
+        (fr ? cuzk_model_fr_add_lazy : cuzk_model_fp_add_lazy)(got, al, bl);
+        cpu_add(f, want, a, b);
+        if (!lazy_ok(f, got, want)) bad++, report("add_lazy", k, al, bl, got, want, n);
+        (fr ? cuzk_model_fr_sub_lazy : cuzk_model_fp_sub_lazy)(got, al, bl);
+        cpu_sub(f, want, a, b);
+        if (!lazy_ok(f, got, want)) bad++, report("sub_lazy", k, al, bl, got, want, n);
+        (fr ? cuzk_model_fr_reduce_lazy : cuzk_model_fp_reduce_lazy)(got, al);
+        if (memcmp(got, a, n * 8) != 0) bad++, report("reduce_lazy", k, al, al, got, a, n);
+        uint64_t z = 0;
+        for (size_t i = 0; i < n; i++) z |= a[i];
+        const int zero = (fr ? cuzk_model_fr_is_zero_lazy : cuzk_model_fp_is_zero_lazy)(al);
+        if (zero != (z == 0)) bad++, report("is_zero_lazy", k, al, al, al, a, n);
+    }
+    CHECK(bad == 0);
+}
+
+static void test_fr_lazy(void) { check_lazy(&FR, 400000 * cuzk_test_iters_scale); }
+static void test_fp_lazy(void) { check_lazy(&FP, 200000 * cuzk_test_iters_scale); }
+
 /* Fp2 mul and sqr: coordinates from the same generators. */
 static void test_fp2(void) {
     uint64_t edges[MAX_COORDS][6];
@@ -137,7 +257,9 @@ static void test_fp2(void) {
 int main(int argc, char **argv) {
     cuzk_test_init(argc, argv);
     RUN(test_fr);
+    RUN(test_fr_lazy);
     RUN(test_fp);
+    RUN(test_fp_lazy);
     RUN(test_fp2);
     return cuzk_test_finish();
 }
