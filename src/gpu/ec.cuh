@@ -70,6 +70,18 @@ static __device__ __noinline__ fp_t fp_sqr_call(fp_t a) {
     sqr(r, a);
     return r;
 }
+/* The same for G1's lazy mixed addition (ff.cuh mul_lazy, sqr_lazy: operands
+ * and results in [0, 2p), no final subtraction). */
+static __device__ __noinline__ fp_t fp_mul_lazy_call(fp_t a, fp_t b) {
+    fp_t r;
+    mul_lazy(r, a, b);
+    return r;
+}
+static __device__ __noinline__ fp_t fp_sqr_lazy_call(fp_t a) {
+    fp_t r;
+    sqr_lazy(r, a);
+    return r;
+}
 __device__ __forceinline__ void fmul(fp_t &r, const fp_t &a, const fp_t &b) { r = fp_mul_call(a, b); }
 __device__ __forceinline__ void fsqr(fp_t &r, const fp_t &a) { r = fp_sqr_call(a); }
 __device__ __forceinline__ void fmul(fp2_t &r, const fp2_t &a, const fp2_t &b) {
@@ -108,9 +120,17 @@ __device__ __forceinline__ void fsqr(fp2_t &r, const fp2_t &a) {
  *               more parallel work per call, and more registers) two
  *               interleaved products reach the 255-register cap and lose:
  *               mul_call is the default again (gpu_msm.h, doc/perf.md).
- * for_field<F, M>::type is M for G1 and mul_call for G2 (no paired Fp2 yet).
+ *   mul_lazy_call  G1: mul_call, except that the mixed addition keeps its
+ *               accumulator lazy (coordinates in [0, 2p), ff.cuh's lazy
+ *               forms): no product pays a final subtraction, sub and the
+ *               zero tests work modulo 2p. A kernel that adds with it
+ *               makes a point canonical (xyzz_canon) before storing it.
+ *               The full addition (xyzz_add) stays canonical.
+ * for_field<F, M>::type is M for G1 and mul_call for G2 (no paired or lazy
+ * Fp2 yet). M::lazy tells the mixed addition which field operations to use.
  */
 struct mul_call {
+    static constexpr bool lazy = false;
     template <class F>
     static __device__ __forceinline__ void mul2(F &r0, const F &a0, const F &b0, F &r1,
                                                 const F &a1, const F &b1) {
@@ -137,6 +157,7 @@ static __device__ __noinline__ fp_pair fp_sqr2_call(fp_t a0, fp_t a1) {
     return r;
 }
 struct mul_paired {
+    static constexpr bool lazy = false;
     static __device__ __forceinline__ void mul2(fp_t &r0, const fp_t &a0, const fp_t &b0,
                                                 fp_t &r1, const fp_t &a1, const fp_t &b1) {
         const fp_pair r = fp_mul2_call(a0, b0, a1, b1);
@@ -149,6 +170,9 @@ struct mul_paired {
         r0 = r.r0;
         r1 = r.r1;
     }
+};
+struct mul_lazy_call : mul_call {
+    static constexpr bool lazy = true;
 };
 template <class F, class M>
 struct for_field {
@@ -290,19 +314,81 @@ __device__ __forceinline__ void xyzz_dbl(xyzz_pt<F> &r, const xyzz_pt<F> &a) {
 }
 
 /*
+ * The field operations of the mixed addition: canonical (products by the
+ * policy M), or lazy for G1 (M::lazy: values in [0, 2p), ff.cuh).
+ */
+template <class M>
+struct canon_ops {
+    template <class F>
+    static __device__ __forceinline__ void mul2(F &r0, const F &a0, const F &b0, F &r1,
+                                                const F &a1, const F &b1) {
+        M::mul2(r0, a0, b0, r1, a1, b1);
+    }
+    template <class F>
+    static __device__ __forceinline__ void sqr2(F &r0, const F &a0, F &r1, const F &a1) {
+        M::sqr2(r0, a0, r1, a1);
+    }
+    template <class F>
+    static __device__ __forceinline__ void fsub(F &r, const F &a, const F &b) {
+        sub(r, a, b);
+    }
+    template <class F>
+    static __device__ __forceinline__ bool zero(const F &a) {
+        return is_zero(a);
+    }
+};
+struct lazy_ops {
+    static __device__ __forceinline__ void mul2(fp_t &r0, const fp_t &a0, const fp_t &b0,
+                                                fp_t &r1, const fp_t &a1, const fp_t &b1) {
+        r0 = fp_mul_lazy_call(a0, b0);
+        r1 = fp_mul_lazy_call(a1, b1);
+    }
+    static __device__ __forceinline__ void sqr2(fp_t &r0, const fp_t &a0, fp_t &r1,
+                                                const fp_t &a1) {
+        r0 = fp_sqr_lazy_call(a0);
+        r1 = fp_sqr_lazy_call(a1);
+    }
+    static __device__ __forceinline__ void fsub(fp_t &r, const fp_t &a, const fp_t &b) {
+        sub_lazy(r, a, b);
+    }
+    static __device__ __forceinline__ bool zero(const fp_t &a) { return is_zero_lazy(a); }
+};
+template <class F, class M, bool LAZY = M::lazy>
+struct madd_ops {
+    typedef canon_ops<M> type;
+};
+template <class M>
+struct madd_ops<fp_t, M, true> {
+    typedef lazy_ops type;
+};
+
+/* A point of a lazy accumulation made canonical (nothing for other M). */
+template <class F, class M>
+__device__ __forceinline__ void xyzz_canon(xyzz_pt<F> &a) {
+    if constexpr (M::lazy) {
+        reduce_lazy(a.x, a.x);
+        reduce_lazy(a.y, a.y);
+        reduce_lazy(a.zz, a.zz);
+        reduce_lazy(a.zzz, a.zzz);
+    }
+}
+
+/*
  * acc += b for an affine b, negated when neg_b (madd-2008-s): U2 = x ZZ1,
  * S2 = y ZZZ1, P = U2 - X1, R = S2 - Y1, PP = P^2, PPP = P PP, Q = X1 PP,
  * X3 = R^2 - PPP - 2Q, Y3 = R (Q - X3) - Y1 PPP, ZZ3 = ZZ1 PP,
  * ZZZ3 = ZZZ1 PPP. 8M + 2S, as five pairs of independent products (M, the
  * multiplier policy above). Handles b = infinity, acc = infinity, b = acc
- * (doubling) and b = -acc (infinity).
+ * (doubling) and b = -acc (infinity). With a lazy M (G1), acc may be lazy
+ * and stays so; b is canonical (a base).
  */
 template <class F, class M = mul_call>
 __device__ __forceinline__ void xyzz_add_aff(xyzz_pt<F> &acc, const aff_pt<F> &b0, bool neg_b) {
+    typedef typename madd_ops<F, M>::type O;
     if (aff_is_inf(b0)) return;
     aff_pt<F> b = b0;
     if (neg_b) neg(b.y, b.y);
-    if (xyzz_is_inf(acc)) {
+    if (O::zero(acc.zz)) { /* infinity */
         acc.x = b.x;
         acc.y = b.y;
         set_one(acc.zz);
@@ -310,25 +396,25 @@ __device__ __forceinline__ void xyzz_add_aff(xyzz_pt<F> &acc, const aff_pt<F> &b
         return;
     }
     F p, r, pp, rr, ppp, q, t;
-    M::mul2(p, b.x, acc.zz, r, b.y, acc.zzz);
-    sub(p, p, acc.x);
-    sub(r, r, acc.y);
-    if (is_zero(p)) {
-        if (is_zero(r))
+    O::mul2(p, b.x, acc.zz, r, b.y, acc.zzz);
+    O::fsub(p, p, acc.x);
+    O::fsub(r, r, acc.y);
+    if (O::zero(p)) {
+        if (O::zero(r))
             xyzz_dbl_aff(acc, b);
         else
             xyzz_set_inf(acc);
         return;
     }
-    M::sqr2(pp, p, rr, r);
-    M::mul2(ppp, p, pp, q, acc.x, pp);
-    M::mul2(acc.zz, acc.zz, pp, acc.zzz, acc.zzz, ppp);
-    sub(t, rr, ppp);
-    sub(t, t, q);
-    sub(acc.x, t, q);
-    sub(t, q, acc.x);
-    M::mul2(t, r, t, ppp, acc.y, ppp);
-    sub(acc.y, t, ppp);
+    O::sqr2(pp, p, rr, r);
+    O::mul2(ppp, p, pp, q, acc.x, pp);
+    O::mul2(acc.zz, acc.zz, pp, acc.zzz, acc.zzz, ppp);
+    O::fsub(t, rr, ppp);
+    O::fsub(t, t, q);
+    O::fsub(acc.x, t, q);
+    O::fsub(t, q, acc.x);
+    O::mul2(t, r, t, ppp, acc.y, ppp);
+    O::fsub(acc.y, t, ppp);
 }
 
 /*

@@ -98,20 +98,25 @@ extern unsigned cuzk__gpu_msm_variant;
  * How the G1 point additions (accumulation, batch-add, bucket reduction,
  * combine levels) multiply (ec.cuh's multiplier policies), for A/B
  * measurements; same results. Not thread-safe.
- *   0  one out-of-line call per product (the default since the Fp product
- *      is a Karatsuba one: G1 MSM 2^27 850 ms against 879 for pairs on
- *      the H200, 2026-11-30, the pairs then hitting the register cap)
+ *   0  one out-of-line call per product (with the Karatsuba Fp product:
+ *      G1 MSM 2^27 850 ms against 879 for pairs on the H200, 2026-11-30,
+ *      the pairs then hitting the register cap)
  *   1  independent products in pairs, one call per pair, rows alternating
  *      (with the schoolbook product it won: 1032 -> 961 ms; every product
  *      inline was 993 ms and has been removed)
+ *   2  as 0, the mixed additions' accumulators lazy (coordinates in
+ *      [0, 2p): no final subtraction per product, which shortens the
+ *      dependent chains of a latency-bound kernel; ec.cuh mul_lazy_call):
+ *      the default, G1 MSM 2^27 852 -> 811 ms on the H200 (doc/perf.md,
+ *      session 8)
  * CUZK__GPU_MSM_VARIANT_AUTO (the initial value): CUZK_GPU_MSM_MADD from
  * the environment when valid, else CUZK__GPU_MSM_DEFAULT_MADD.
  */
-#define CUZK__GPU_MSM_MADDS 2
+#define CUZK__GPU_MSM_MADDS 3
 #if defined(CUZK_GPU_FP_SCHOOLBOOK) && CUZK_GPU_FP_SCHOOLBOOK
 #define CUZK__GPU_MSM_DEFAULT_MADD 1 /* the schoolbook product's best (src/gpu/ff.cuh) */
 #else
-#define CUZK__GPU_MSM_DEFAULT_MADD 0
+#define CUZK__GPU_MSM_DEFAULT_MADD 2
 #endif
 extern unsigned cuzk__gpu_msm_madd;
 

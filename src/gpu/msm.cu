@@ -445,6 +445,7 @@ static __global__ void __launch_bounds__(HEAVY_THREADS)
         xyzz_add_aff<F, M>(acc, cur, ng);
         if (e + 1 == f || e + 1 == e1) { /* the run ends */
             const bool before = s < e0, after = f > e1;
+            xyzz_canon<F, M>(acc);
             if (!before && !after) {
                 if (!xyzz_is_inf(acc)) st16(buckets + g, acc);
             } else if (before) {
@@ -481,6 +482,8 @@ template <class F, class K>
 static void by_multiplier(K launch) {
     if (msm_madd() == 1)
         launch(typename for_field<F, mul_paired>::type());
+    else if (msm_madd() == 2)
+        launch(typename for_field<F, mul_lazy_call>::type());
     else
         launch(mul_call());
 }
@@ -605,6 +608,7 @@ static __global__ void __launch_bounds__(HEAVY_THREADS)
         }
     }
     okeys[t] = 0;
+    xyzz_canon<F, M>(acc);
     st16(opts + t, acc);
 }
 
@@ -1576,16 +1580,21 @@ static size_t aff_bytes(cuzk__gpu_msm_group g) {
 }
 
 /* Resident blocks per SM of the accumulation kernel (*acc; the fewer of its
- * two multipliers, which the knob may switch between calls) and of the
+ * multipliers, which the knob may switch between calls) and of the
  * batch-affine level kernels (*ba). */
 template <class F>
 static cudaError_t occupancy(int *acc, int *ba) {
-    int a0 = 0, a1 = 0, b0 = 0, b1 = 0;
+    int a0 = 0, a1 = 0, a2 = 0, b0 = 0, b1 = 0;
     cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
         &a0, accumulate_kernel<F, mul_call>, HEAVY_THREADS, 0);
     if (e == cudaSuccess)
         e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
             &a1, accumulate_kernel<F, typename for_field<F, mul_paired>::type>, HEAVY_THREADS, 0);
+    if (e == cudaSuccess)
+        e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+            &a2, accumulate_kernel<F, typename for_field<F, mul_lazy_call>::type>, HEAVY_THREADS,
+            0);
+    if (a2 < a1) a1 = a2;
     if (e == cudaSuccess)
         e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b0, ba_level_kernel<F, true>,
                                                           HEAVY_THREADS, 0);

@@ -158,15 +158,18 @@ typedef struct {
     size_t budget;
     const char *name;
 } msm_cfg;
-/* the G1 multiplier the MSM uses by default (gpu_msm.h), and the other one */
+/* the G1 multiplier the MSM uses by default (gpu_msm.h); every other one
+ * has rows of its own below */
 #define MADD_D CUZK__GPU_MSM_DEFAULT_MADD
-#define MADD_X (1u - CUZK__GPU_MSM_DEFAULT_MADD)
 static const msm_cfg msm_cfgs[] = {
     {0, MADD_D, 0, 0, 0, 0, "v0"},
     {5, MADD_D, 0, 0, 0, 0, "v5"},
     {4, MADD_D, 0, 0, 0, 0, "v4"},
     {6, MADD_D, 0, 0, 0, 0, "v6"},
-    {5, MADD_X, 0, 0, 0, 0, "v5, the other G1 multiplier"},
+    {5, 0, 0, 0, 0, 0, "v5, G1 one call per product"},
+    {5, 1, 0, 0, 0, 0, "v5, G1 products in pairs"},
+    {5, 2, 0, 0, 0, 0, "v5, G1 lazy accumulators"},
+    {6, 2, 1, 0, 250, 0, "v6 all levels, 250 threads, G1 lazy accumulators"},
     {6, MADD_D, 1, 0, 250, 0, "v6 all levels, 250 threads"},
     {4, MADD_D, 1, 0, 0, 0, "v4 all levels"},
     {4, MADD_D, 1, 0, 250, 0, "v4 all levels, 250 threads"},
@@ -810,7 +813,8 @@ static void bench(int maxlog1, int maxlog2) {
 
 /*
  * --ab: variants 0 (atomics, XYZZ), 4 (batch-affine), 5 (radix sort) and 6 (both),
- * and for G1 variant 5 with one call per multiplication (madd 0, gpu_msm.h), on the same bases and device scalars, median of 3 after a
+ * and for G1 variant 5 with the eager one-call multiplier (madd 0) or the lazy one (madd 2,
+ * whichever is not the default; gpu_msm.h), on the same bases and device scalars, median of 3 after a
  * warm-up, G1 at 2^20, 2^24, 2^26, 2^27 and G2 at 2^20, 2^24 (up to
  * --bench-max); then one profiled run of each (per-phase device times and
  * variant 4's levels on stderr). The table comes last.
@@ -836,7 +840,7 @@ static double ab_one(cuzk__gpu_msm_bases *h, const uint64_t *dk, size_t n) {
 static void bench_ab(int maxlog1, int maxlog2) {
     static const int logs1[] = {20, 24, 26, 27}, logs2[] = {20, 24};
     /* (variant, multiplier); the multipliers are G1's only */
-    static const unsigned vs[][2] = {{0, MADD_D}, {4, MADD_D}, {5, MADD_D}, {6, MADD_D}, {5, MADD_X}};
+    static const unsigned vs[][2] = {{0, MADD_D}, {4, MADD_D}, {5, MADD_D}, {6, MADD_D}, {5, MADD_D == 2 ? 0 : 2}};
     char rows[16][400];
     int nrows = 0;
     int top1 = maxlog1 < 27 ? maxlog1 : 27, top2 = maxlog2 < 24 ? maxlog2 : 24;
