@@ -25,6 +25,15 @@
 
 namespace cuzk_gpu {
 
+#if defined(CUZK_GPU_HOST_MODEL)
+/* The host model (ff.cuh) of the point formulas: tests/unit/gpu_ff_model.cpp
+ * runs the mixed addition's eager and lazy forms against the CPU's. */
+#define __noinline__ __attribute__((noinline))
+struct uint4 {
+    uint32_t x, y, z, w;
+};
+#endif
+
 /* ---- field helpers the point code needs beyond ff.cuh -------------------- */
 
 template <class P>
@@ -126,8 +135,10 @@ __device__ __forceinline__ void fsqr(fp2_t &r, const fp2_t &a) {
  *               zero tests work modulo 2p. A kernel that adds with it
  *               makes a point canonical (xyzz_canon) before storing it.
  *               The full addition (xyzz_add) stays canonical.
- * for_field<F, M>::type is M for G1 and mul_call for G2 (no paired or lazy
- * Fp2 yet). M::lazy tells the mixed addition which field operations to use.
+ * for_field<F, M>::type is M for G1 and mul_call for G2 (no paired Fp2
+ * product; the lazy form made no difference to G2's MSM, whose default
+ * variant adds most points in affine levels: doc/perf.md, session 8).
+ * M::lazy tells the mixed addition which field operations to use.
  */
 struct mul_call {
     static constexpr bool lazy = false;

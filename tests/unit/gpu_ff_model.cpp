@@ -3,13 +3,15 @@
  * for the host by a C++ compiler (CUZK_GPU_HOST_MODEL: the PTX carry chains
  * run on a carry-flag variable), behind C entry points for
  * test_gpu_ff_model.c. Elements cross as the host's 64-bit limbs, which are
- * the device layout byte for byte (ff.cuh).
+ * the device layout byte for byte (ff.cuh); points as the host's affine and
+ * XYZZ forms, also the device's (ec.cuh).
  */
 #define CUZK_GPU_HOST_MODEL 1
 #include <stdint.h>
 #include <string.h>
 
 #include "gpu/ff.cuh"
+#include "gpu/ec.cuh"
 
 using namespace cuzk_gpu;
 
@@ -76,6 +78,19 @@ static void model_reduce_lazy(uint64_t *r, const uint64_t *a) {
     reduce_lazy(z, x);
     to(r, z);
 }
+/* acc = sum of the n affine points (point i negated where neg[i]) by the
+ * MSM's mixed addition (ec.cuh xyzz_add_aff) with the multiplier policy M,
+ * from infinity, made canonical at the end as the kernels store it. */
+template <class F, class M>
+static void model_madd_seq(uint64_t *out, const uint64_t *pts, const uint8_t *neg, size_t n) {
+    const size_t w = sizeof(aff_pt<F>) / 8;
+    xyzz_pt<F> acc;
+    xyzz_set_inf(acc);
+    for (size_t i = 0; i < n; i++) xyzz_add_aff<F, M>(acc, from<aff_pt<F>>(pts + i * w), neg[i]);
+    xyzz_canon<F, M>(acc);
+    to(out, acc);
+}
+
 extern "C" {
 
 void cuzk_model_fr_mul(uint64_t r[4], const uint64_t a[4], const uint64_t b[4]) {
@@ -129,5 +144,21 @@ void cuzk_model_fp2_mul(uint64_t r[12], const uint64_t a[12], const uint64_t b[1
     model_mul<fp2_t>(r, a, b);
 }
 void cuzk_model_fp2_sqr(uint64_t r[12], const uint64_t a[12]) { model_sqr<fp2_t>(r, a); }
+
+void cuzk_model_g1_madd_seq(uint64_t out[24], const uint64_t *pts, const uint8_t *neg, size_t n,
+                            int lazy) {
+    if (lazy)
+        model_madd_seq<fp_t, mul_lazy_call>(out, pts, neg, n);
+    else
+        model_madd_seq<fp_t, mul_call>(out, pts, neg, n);
+}
+void cuzk_model_g2_madd_seq(uint64_t out[48], const uint64_t *pts, const uint8_t *neg, size_t n,
+                            int lazy) {
+    /* G2 has no lazy form (ec.cuh for_field): both runs are eager */
+    if (lazy)
+        model_madd_seq<fp2_t, for_field<fp2_t, mul_lazy_call>::type>(out, pts, neg, n);
+    else
+        model_madd_seq<fp2_t, mul_call>(out, pts, neg, n);
+}
 
 } /* extern "C" */

@@ -4,13 +4,16 @@
  * (tests/unit/gpu_ff_model.cpp), against the CPU field code, bit for bit.
  * Every multiplier the kernels use: Fr mul, sqr and mul_pair; Fp mul, sqr,
  * mul_pair, sqr_pair; Fp2 mul and sqr; the lazy forms of Fr (the NTT's
- * butterflies) and Fp (G1's mixed additions), values in [0, 2m). Inputs: all pairs of edge values,
+ * butterflies) and Fp (G1's mixed additions), values in [0, 2m); and the
+ * MSM's mixed addition (ec.cuh) with eager and lazy coordinates. Inputs: all pairs of edge values,
  * carry-heavy values (limbs of 0, 1, 2^32-1, the modulus's limbs) and
  * uniform ones. tests/gpu/test_gpu_ff.c checks the compiled kernels on a GPU;
  * this one runs everywhere, CI included, and takes seconds.
  */
 #include "fp2.h"
 #include "fr.h"
+#include "g1.h"
+#include "g2.h"
 #include "harness.h"
 #include "field_cases.h"
 
@@ -28,6 +31,10 @@ void cuzk_model_fp_add_lazy(uint64_t r[6], const uint64_t a[6], const uint64_t b
 void cuzk_model_fp_sub_lazy(uint64_t r[6], const uint64_t a[6], const uint64_t b[6]);
 void cuzk_model_fp_reduce_lazy(uint64_t r[6], const uint64_t a[6]);
 int cuzk_model_fp_is_zero_lazy(const uint64_t a[6]);
+void cuzk_model_g1_madd_seq(uint64_t out[24], const uint64_t *pts, const uint8_t *neg, size_t n,
+                            int lazy);
+void cuzk_model_g2_madd_seq(uint64_t out[48], const uint64_t *pts, const uint8_t *neg, size_t n,
+                            int lazy);
 void cuzk_model_fp_mul(uint64_t r[6], const uint64_t a[6], const uint64_t b[6]);
 void cuzk_model_fp_sqr(uint64_t r[6], const uint64_t a[6]);
 void cuzk_model_fp_mul_pair(uint64_t r[12], const uint64_t a[12], const uint64_t b[12]);
@@ -234,6 +241,129 @@ static void check_lazy(const field *f, size_t count) {
 static void test_fr_lazy(void) { check_lazy(&FR, 400000 * cuzk_test_iters_scale); }
 static void test_fp_lazy(void) { check_lazy(&FP, 200000 * cuzk_test_iters_scale); }
 
+/*
+ * The MSM's mixed addition (ec.cuh xyzz_add_aff) over sequences of random
+ * points with its special cases mixed in: infinity inputs, the accumulator
+ * itself (doubling) and its negation (cancellation to infinity), each
+ * possibly given negated through the addition's neg flag. The model's eager
+ * (mul_call) and lazy (mul_lazy_call; G2 has none, so it runs eager twice)
+ * runs must give the same canonical XYZZ words, and the same point as the
+ * CPU's XYZZ addition. One text for both groups: the CPU's functions for
+ * the group, and its sizes.
+ */
+typedef struct {
+    const char *name;
+    size_t aff, xyzz; /* bytes */
+    void (*model)(uint64_t *, const uint64_t *, const uint8_t *, size_t, int);
+    void (*random_point)(void *aff); /* k G, k a random 64-bit scalar */
+    void (*set_inf)(void *aff);
+    void (*neg)(void *r, const void *aff);
+    void (*xyzz_inf)(void *xyzz);
+    bool (*xyzz_is_inf)(const void *xyzz);
+    void (*xyzz_add_aff)(void *xyzz, const void *aff); /* in place */
+    void (*xyzz_to_aff)(void *aff, const void *xyzz);
+} group_ops;
+
+#define GROUP_OPS(G)                                                                        \
+    static void G##_random_point(void *a) {                                                \
+        cuzk_##G##_aff g;                                                                  \
+        cuzk_##G##_jac j;                                                                  \
+        uint64_t k = cuzk_test_rand64() | 1;                                               \
+        cuzk_##G##_generator(&g);                                                          \
+        cuzk_##G##_aff_to_jac(&j, &g);                                                     \
+        cuzk_##G##_jac_mul_var(&j, &j, &k, 1);                                             \
+        cuzk_##G##_jac_to_aff_var((cuzk_##G##_aff *)a, &j);                                \
+    }                                                                                      \
+    static void G##_set_inf(void *a) { cuzk_##G##_aff_set_inf((cuzk_##G##_aff *)a); }      \
+    static void G##_neg(void *r, const void *a) {                                          \
+        cuzk_##G##_aff_neg((cuzk_##G##_aff *)r, (const cuzk_##G##_aff *)a);                \
+    }                                                                                      \
+    static void G##_xyzz_inf(void *x) { cuzk_##G##_xyzz_set_inf((cuzk_##G##_xyzz *)x); }   \
+    static bool G##_xyzz_is_inf(const void *x) {                                           \
+        return cuzk_##G##_xyzz_is_inf((const cuzk_##G##_xyzz *)x);                         \
+    }                                                                                      \
+    static void G##_xyzz_add_aff(void *x, const void *a) {                                 \
+        cuzk_##G##_xyzz t;                                                                 \
+        cuzk_##G##_xyzz_add_aff_var(&t, (const cuzk_##G##_xyzz *)x,                        \
+                                    (const cuzk_##G##_aff *)a);                            \
+        *(cuzk_##G##_xyzz *)x = t;                                                         \
+    }                                                                                      \
+    static void G##_xyzz_to_aff(void *a, const void *x) {                                  \
+        cuzk_##G##_jac j;                                                                  \
+        cuzk_##G##_xyzz_to_jac(&j, (const cuzk_##G##_xyzz *)x);                            \
+        cuzk_##G##_jac_to_aff_var((cuzk_##G##_aff *)a, &j);                                \
+    }                                                                                      \
+    static const group_ops G##_OPS = {#G,                                                  \
+                                      sizeof(cuzk_##G##_aff),                              \
+                                      sizeof(cuzk_##G##_xyzz),                             \
+                                      cuzk_model_##G##_madd_seq,                           \
+                                      G##_random_point,                                    \
+                                      G##_set_inf,                                         \
+                                      G##_neg,                                             \
+                                      G##_xyzz_inf,                                        \
+                                      G##_xyzz_is_inf,                                     \
+                                      G##_xyzz_add_aff,                                    \
+                                      G##_xyzz_to_aff};
+GROUP_OPS(g1)
+GROUP_OPS(g2)
+
+#define SEQ_MAX 40
+#define POOL 8
+
+static void check_madd(const group_ops *g, size_t rounds) {
+    uint8_t pool[POOL][192], pts[SEQ_MAX * 192], neg[SEQ_MAX], ref[384], cur[192], eff[192];
+    uint64_t eager[48], lazy[48];
+    size_t bad = 0, doublings = 0, cancels = 0;
+    for (int i = 0; i < POOL; i++) g->random_point(pool[i]);
+    for (size_t r = 0; r < rounds && bad < 4; r++) {
+        const size_t n = 1 + cuzk_test_rand64() % SEQ_MAX;
+        g->xyzz_inf(ref);
+        for (size_t i = 0; i < n; i++) {
+            const unsigned pick_kind = (unsigned)(cuzk_test_rand64() % 8);
+            neg[i] = (uint8_t)(cuzk_test_rand64() & 1);
+            if (pick_kind == 0) {
+                g->set_inf(eff);
+            } else if (pick_kind <= 2 && !g->xyzz_is_inf(ref)) { /* +-acc */
+                g->xyzz_to_aff(cur, ref);
+                if (pick_kind == 1) {
+                    memcpy(eff, cur, g->aff);
+                    doublings++;
+                } else {
+                    g->neg(eff, cur);
+                    cancels++;
+                }
+            } else {
+                memcpy(eff, pool[cuzk_test_rand64() % POOL], g->aff);
+            }
+            /* the model is given eff itself, or -eff with the neg flag
+             * (points packed at the group's size, as the device's bases) */
+            if (neg[i])
+                g->neg(pts + i * g->aff, eff);
+            else
+                memcpy(pts + i * g->aff, eff, g->aff);
+            g->xyzz_add_aff(ref, eff);
+        }
+        g->model(eager, (const uint64_t *)pts, neg, n, 0);
+        g->model(lazy, (const uint64_t *)pts, neg, n, 1);
+        uint8_t want[192], got[192];
+        g->xyzz_to_aff(want, ref);
+        g->xyzz_to_aff(got, lazy);
+        if (memcmp(eager, lazy, g->xyzz) != 0 || memcmp(got, want, g->aff) != 0) {
+            bad++;
+            fprintf(stderr, "  %s: round %zu (%zu points): eager %s lazy, lazy %s the CPU\n",
+                    g->name, r, n, memcmp(eager, lazy, g->xyzz) ? "!=" : "==",
+                    memcmp(got, want, g->aff) ? "!=" : "==");
+        }
+    }
+    printf("  %s: %zu sequences, %zu doublings, %zu cancellations\n", g->name, rounds, doublings,
+           cancels);
+    CHECK(bad == 0);
+    CHECK(doublings > 0 && cancels > 0);
+}
+
+static void test_g1_madd(void) { check_madd(&g1_OPS, 400 * cuzk_test_iters_scale); }
+static void test_g2_madd(void) { check_madd(&g2_OPS, 150 * cuzk_test_iters_scale); }
+
 /* Fp2 mul and sqr: coordinates from the same generators. */
 static void test_fp2(void) {
     uint64_t edges[MAX_COORDS][6];
@@ -261,5 +391,7 @@ int main(int argc, char **argv) {
     RUN(test_fp);
     RUN(test_fp_lazy);
     RUN(test_fp2);
+    RUN(test_g1_madd);
+    RUN(test_g2_madd);
     return cuzk_test_finish();
 }
