@@ -228,6 +228,23 @@ PY
 expect "corrupted H point: self-check refuses the proof" 1 "self-check" \
     "$cuzk" prove --circuit circuit.cuzk --params bad.params --witness w0.wit -o y.bin
 [ -e y.bin ] && bad "a proof was written with corrupted parameters"
+# each proof's self-check runs beside the lane's next partition: with every
+# proof failing it, the lowest partition is the one named, in one lane and
+# in two, and nothing is written
+expect "corrupted H point, 3 partitions: partition 0 named" 1 "partition 0 (w0.wit)" \
+    "$cuzk" prove --circuit circuit.cuzk --params bad.params --witness w0.wit w1.wit w2.wit -o y.bin
+expect "corrupted H point, 3 partitions in 2 lanes: partition 0 named" 1 "partition 0 (w0.wit)" \
+    "$cuzk" prove --backend cpu --lanes 2 --circuit circuit.cuzk --params bad.params \
+    --witness w0.wit w1.wit w2.wit -o y.bin
+[ -e y.bin ] && bad "a proof was written with corrupted parameters (3 partitions)"
+"$cuzk" prove --verbose --circuit circuit.cuzk --params k.params --witness w0.wit w1.wit w2.wit \
+    -o v.bin >/dev/null 2>"$work/verbose"
+n_checks=$(grep -c "self-check" "$work/verbose")
+if [ "$n_checks" -eq 3 ] && [ -s v.bin ]; then
+    ok "--verbose: one self-check line per partition"
+else
+    bad "--verbose: $n_checks self-check lines for 3 partitions | $(tail -2 "$work/verbose")"
+fi
 
 # ---- setup and gen-circuit refusals ----
 expect "setup: output folder missing" 2 "folder nodir" \

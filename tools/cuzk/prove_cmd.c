@@ -164,6 +164,46 @@ typedef struct {
     atomic_int stop;             /* a lane failed: the others stop at their next partition */
 } prove_shared;
 
+/* The self-check of one proof, run on a thread of its own beside the lane's
+ * next partition: a Groth16 verification costs tens of milliseconds on the
+ * CPU (50-70 ms with 328 public inputs), as much as a 2^22 partition on an
+ * H200, and done in line it held the GPU idle (doc/perf.md, session 8). At
+ * most one per lane is in flight; the lane waits for it before starting the
+ * next one and before it finishes, so a failure is never missed. */
+typedef struct {
+    const prove_shared *sh;
+    size_t index; /* the partition */
+    cuzk_groth16_proof proof;
+    uint64_t (*pub)[4];
+    double ms;
+    cuzk_error err;
+    int failed;
+    int running;
+    pthread_t thread;
+} self_check;
+
+static void self_check_run(self_check *v) {
+    const prove_shared *sh = v->sh;
+    const double t = now_ms();
+    cuzk__error_clear(&v->err);
+    v->failed = cuzk_groth16_verify(sh->vk, (const uint64_t(*)[4])v->pub, sh->n_pub, &v->proof,
+                                    &v->err) != CUZK_OK;
+    if (v->failed) {
+        /* any failure here (pairing, or a proof point off the curve from
+         * corrupted parameters) is an invalid proof: exit 1 */
+        cuzk_error e2 = v->err;
+        cuzk__fail(&v->err, CUZK_ERR_PROOF_INVALID,
+                   "the proof failed its self-check against %s (%s)", sh->params_path,
+                   cuzk__error_text(&e2));
+    }
+    v->ms = now_ms() - t;
+}
+
+static void *self_check_main(void *arg) {
+    self_check_run(arg);
+    return NULL;
+}
+
 /* One lane: one backend instance (one GPU, or the CPU) proving partitions
  * first, first + stride, ... with its own key. */
 typedef struct {
@@ -178,6 +218,29 @@ typedef struct {
     pthread_t thread;
 } prove_lane;
 
+/* A finished check: its time (--verbose), or its failure recorded as the
+ * lane's (partition and reason; the other lanes are told to stop). */
+static int self_check_report(self_check *v, prove_lane *L) {
+    if (v->failed) {
+        L->failed = v->index;
+        L->err = v->err;
+        atomic_store(&L->sh->stop, 1);
+        return -1;
+    }
+    if (L->sh->verbose)
+        fprintf(stderr, "cuzk prove: partition %zu%s: self-check %.1f ms\n", v->index, L->where,
+                v->ms);
+    return 0;
+}
+
+/* Waits for the lane's check in flight, if any, and reports it. */
+static int self_check_wait(self_check *v, prove_lane *L) {
+    if (!v->running) return 0;
+    pthread_join(v->thread, NULL);
+    v->running = 0;
+    return self_check_report(v, L);
+}
+
 static void lane_prove(prove_lane *L) {
     prove_shared *sh = L->sh;
     cuzk_error *err = &L->err;
@@ -187,10 +250,14 @@ static void lane_prove(prove_lane *L) {
     memset(ws, 0, sizeof(ws));
     cuzk_backend_key *key = NULL;
     cuzk_backend_job *job = NULL;
+    self_check chk;
+    memset(&chk, 0, sizeof(chk));
+    chk.sh = sh;
     uint64_t(*pub)[4] = malloc((sh->n_pub ? sh->n_pub : 1) * sizeof(*pub));
+    chk.pub = malloc((sh->n_pub ? sh->n_pub : 1) * sizeof(*pub));
     L->rc = EXIT_ERROR;
     L->failed = sh->n_w;
-    if (pub == NULL) {
+    if (pub == NULL || chk.pub == NULL) {
         cuzk__fail(err, CUZK_ERR_NOMEM, "no memory for %zu public inputs", sh->n_pub);
         goto out;
     }
@@ -241,38 +308,46 @@ static void lane_prove(prove_lane *L) {
         cuzk__wipe(r, sizeof(r));
         cuzk__wipe(s, sizeof(s));
         if (st != CUZK_OK) goto out;
-        double check_ms = 0;
-        if (sh->vk != NULL) {
-            t = now_ms();
-            if (cuzk_groth16_verify(sh->vk, (const uint64_t(*)[4])pub, sh->n_pub, &proof, err) !=
-                CUZK_OK) {
-                /* any failure here (pairing, or a proof point off the curve from
-                 * corrupted parameters) is an invalid proof: exit 1 */
-                cuzk_error e2 = *err;
-                cuzk__fail(err, CUZK_ERR_PROOF_INVALID,
-                           "the proof failed its self-check against %s (%s)", sh->params_path,
-                           cuzk__error_text(&e2));
-                goto out;
-            }
-            check_ms = now_ms() - t;
-        }
         cuzk_proof192_encode(sh->proofs + i * CUZK_PROOF192_BYTES, &proof);
         if (sh->verbose) {
             const cuzk_groth16_stage_times *tm = cuzk_backend_job_times(job);
             fprintf(stderr,
                     "cuzk prove: partition %zu (%s)%s: total %.1f ms: spmv %.1f, check %.1f, "
                     "ntt %.1f, msm_h %.1f, prep %.1f, batch_add %.1f, tail_msm %.1f, "
-                    "b_g2_msm %.1f, finish %.1f; self-check %.1f ms\n",
+                    "b_g2_msm %.1f, finish %.1f\n",
                     i, sh->wpaths[i], L->where, tm->total_ms, tm->spmv_ms, tm->check_ms,
                     tm->ntt_ms, tm->msm_h_ms, tm->prep_ms, tm->batch_add_ms, tm->tail_msm_ms,
-                    tm->b_g2_msm_ms, tm->finish_ms, check_ms);
+                    tm->b_g2_msm_ms, tm->finish_ms);
         }
         cuzk_backend_release_job(&be, job);
         job = NULL;
+        if (sh->vk != NULL) { /* the previous check first, then this one beside the next proof */
+            if (self_check_wait(&chk, L) != 0) goto out;
+            chk.index = i;
+            chk.proof = proof;
+            memcpy(chk.pub, pub, sh->n_pub * sizeof(*pub));
+            if (pthread_create(&chk.thread, NULL, self_check_main, &chk) == 0) {
+                chk.running = 1;
+            } else { /* no thread: check in line */
+                self_check_run(&chk);
+                chk.running = 0;
+                if (self_check_report(&chk, L) != 0) goto out;
+            }
+        }
     }
+    if (self_check_wait(&chk, L) != 0) goto out;
     L->failed = sh->n_w;
     L->rc = 0;
 out:
+    if (chk.running) { /* the lane failed or stopped: the pending check may fail lower */
+        pthread_join(chk.thread, NULL);
+        chk.running = 0;
+        if (chk.failed && (L->stopped || chk.index < L->failed)) {
+            L->stopped = 0;
+            L->failed = chk.index;
+            *err = chk.err;
+        }
+    }
     if (L->rc != 0 && !L->stopped) atomic_store(&sh->stop, 1);
     if (be.ops != NULL) { /* the key first: it stops copying an announced witness */
         cuzk_backend_release_job(&be, job);
@@ -282,6 +357,7 @@ out:
     cuzk_witness_close(&ws[1]);
     cuzk_backend_close(&be);
     free(pub);
+    free(chk.pub);
 }
 
 static void *lane_main(void *arg) {
