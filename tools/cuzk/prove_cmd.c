@@ -14,7 +14,8 @@
  *     --lanes N does the same on the CPU backend (N partitions at a time,
  *     the cores divided among them when --threads is not given). Each proof is
  *     verified against the parameters' verifying key before anything is
- *     written (--no-verify skips that); the file is written through
+ *     written (--no-verify skips that), on a thread beside the lane's next
+ *     partition (self_check); the file is written through
  *     proof.bin.tmp and a rename, so a failure leaves no proof behind.
  *     The parameters are read without the per-point curve and subgroup
  *     checks of their five vectors (seconds to minutes at PoRep size; the
