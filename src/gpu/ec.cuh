@@ -67,28 +67,26 @@ __device__ __forceinline__ void set_one(fp2_t &r) {
  * dozen moves against ~600 multiply-adds. Fp2 multiplies inline as three
  * calls (Karatsuba, ff.cuh's formula).
  */
+template <bool LAZY = false>
 static __device__ __noinline__ fp_t fp_mul_call(fp_t a, fp_t b) {
     fp_t r;
-    mul(r, a, b);
+    if constexpr (LAZY)
+        mul_lazy(r, a, b);
+    else
+        mul(r, a, b);
     return r;
 }
 /* The squaring out of line for the same reason: ~456 instead of ~516
- * multiply-adds (ff.cuh sqr). */
+ * multiply-adds (ff.cuh sqr). LAZY (both): G1's lazy mixed addition (ff.cuh
+ * mul_lazy, sqr_lazy: operands and results in [0, 2p), no final
+ * subtraction). */
+template <bool LAZY = false>
 static __device__ __noinline__ fp_t fp_sqr_call(fp_t a) {
     fp_t r;
-    sqr(r, a);
-    return r;
-}
-/* The same for G1's lazy mixed addition (ff.cuh mul_lazy, sqr_lazy: operands
- * and results in [0, 2p), no final subtraction). */
-static __device__ __noinline__ fp_t fp_mul_lazy_call(fp_t a, fp_t b) {
-    fp_t r;
-    mul_lazy(r, a, b);
-    return r;
-}
-static __device__ __noinline__ fp_t fp_sqr_lazy_call(fp_t a) {
-    fp_t r;
-    sqr_lazy(r, a);
+    if constexpr (LAZY)
+        sqr_lazy(r, a);
+    else
+        sqr(r, a);
     return r;
 }
 __device__ __forceinline__ void fmul(fp_t &r, const fp_t &a, const fp_t &b) { r = fp_mul_call(a, b); }
@@ -351,13 +349,13 @@ struct canon_ops {
 struct lazy_ops {
     static __device__ __forceinline__ void mul2(fp_t &r0, const fp_t &a0, const fp_t &b0,
                                                 fp_t &r1, const fp_t &a1, const fp_t &b1) {
-        r0 = fp_mul_lazy_call(a0, b0);
-        r1 = fp_mul_lazy_call(a1, b1);
+        r0 = fp_mul_call<true>(a0, b0);
+        r1 = fp_mul_call<true>(a1, b1);
     }
     static __device__ __forceinline__ void sqr2(fp_t &r0, const fp_t &a0, fp_t &r1,
                                                 const fp_t &a1) {
-        r0 = fp_sqr_lazy_call(a0);
-        r1 = fp_sqr_lazy_call(a1);
+        r0 = fp_sqr_call<true>(a0);
+        r1 = fp_sqr_call<true>(a1);
     }
     static __device__ __forceinline__ void fsub(fp_t &r, const fp_t &a, const fp_t &b) {
         sub_lazy(r, a, b);

@@ -27,22 +27,8 @@ static void to(uint64_t *w, const E &e) {
     memcpy(w, &e, sizeof e);
 }
 
-/* r = a b, r = a^2, and the pairs (two products through one mul_pair /
- * sqr_pair), on elements of type E given as host limbs. */
-template <class E>
-static void model_mul(uint64_t *r, const uint64_t *a, const uint64_t *b) {
-    E x = from<E>(a), y = from<E>(b), z;
-    mul(z, x, y);
-    to(r, z);
-}
-
-template <class E>
-static void model_sqr(uint64_t *r, const uint64_t *a) {
-    E x = from<E>(a), z;
-    sqr(z, x);
-    to(r, z);
-}
-
+/* The pairs (two products through one mul_pair), on elements of type E
+ * given as host limbs. */
 template <class E>
 static void model_mul_pair(uint64_t *r, const uint64_t *a, const uint64_t *b) {
     const size_t w = sizeof(E) / 8;
@@ -52,32 +38,6 @@ static void model_mul_pair(uint64_t *r, const uint64_t *a, const uint64_t *b) {
     to(r + w, r1);
 }
 
-/* the lazy forms (values in [0, 2m)): Fr's for the NTT's butterflies, Fp's
- * for G1's mixed additions */
-template <class E>
-static void model_mul_lazy(uint64_t *r, const uint64_t *a, const uint64_t *b) {
-    E x = from<E>(a), y = from<E>(b), z;
-    mul_lazy(z, x, y);
-    to(r, z);
-}
-template <class E>
-static void model_add_lazy(uint64_t *r, const uint64_t *a, const uint64_t *b) {
-    E x = from<E>(a), y = from<E>(b), z;
-    add_lazy(z, x, y);
-    to(r, z);
-}
-template <class E>
-static void model_sub_lazy(uint64_t *r, const uint64_t *a, const uint64_t *b) {
-    E x = from<E>(a), y = from<E>(b), z;
-    sub_lazy(z, x, y);
-    to(r, z);
-}
-template <class E>
-static void model_reduce_lazy(uint64_t *r, const uint64_t *a) {
-    E x = from<E>(a), z;
-    reduce_lazy(z, x);
-    to(r, z);
-}
 /* acc = sum of the n affine points (point i negated where neg[i]) by the
  * MSM's mixed addition (ec.cuh xyzz_add_aff) with the multiplier policy M,
  * from infinity, made canonical at the end as the kernels store it. */
@@ -93,44 +53,43 @@ static void model_madd_seq(uint64_t *out, const uint64_t *pts, const uint8_t *ne
 
 extern "C" {
 
-void cuzk_model_fr_mul(uint64_t r[4], const uint64_t a[4], const uint64_t b[4]) {
-    model_mul<fr_t>(r, a, b);
-}
-void cuzk_model_fr_sqr(uint64_t r[4], const uint64_t a[4]) { model_sqr<fr_t>(r, a); }
+/* r = fn(a, b) or fn(a) on elements of type E given as host limbs: the
+ * entry points of test_gpu_ff_model.c, one per operation and field. */
+#define MODEL_OP2(name, E, fn)                                                               \
+    void cuzk_model_##name(uint64_t *r, const uint64_t *a, const uint64_t *b) {             \
+        E x = from<E>(a), y = from<E>(b), z;                                                 \
+        fn(z, x, y);                                                                         \
+        to(r, z);                                                                            \
+    }
+#define MODEL_OP1(name, E, fn)                                                               \
+    void cuzk_model_##name(uint64_t *r, const uint64_t *a) {                                 \
+        E x = from<E>(a), z;                                                                 \
+        fn(z, x);                                                                            \
+        to(r, z);                                                                            \
+    }
+MODEL_OP2(fr_mul, fr_t, mul)
+MODEL_OP1(fr_sqr, fr_t, sqr)
+MODEL_OP2(fp_mul, fp_t, mul)
+MODEL_OP1(fp_sqr, fp_t, sqr)
+MODEL_OP2(fp2_mul, fp2_t, mul)
+MODEL_OP1(fp2_sqr, fp2_t, sqr)
+/* the lazy forms (values in [0, 2m)): Fr's for the NTT's butterflies, Fp's
+ * for G1's mixed additions */
+MODEL_OP2(fr_mul_lazy, fr_t, mul_lazy)
+MODEL_OP2(fr_add_lazy, fr_t, add_lazy)
+MODEL_OP2(fr_sub_lazy, fr_t, sub_lazy)
+MODEL_OP1(fr_reduce_lazy, fr_t, reduce_lazy)
+MODEL_OP2(fp_mul_lazy, fp_t, mul_lazy)
+MODEL_OP1(fp_sqr_lazy, fp_t, sqr_lazy)
+MODEL_OP2(fp_add_lazy, fp_t, add_lazy)
+MODEL_OP2(fp_sub_lazy, fp_t, sub_lazy)
+MODEL_OP1(fp_reduce_lazy, fp_t, reduce_lazy)
+int cuzk_model_fr_is_zero_lazy(const uint64_t a[4]) { return is_zero_lazy(from<fr_t>(a)); }
+int cuzk_model_fp_is_zero_lazy(const uint64_t a[6]) { return is_zero_lazy(from<fp_t>(a)); }
+
 void cuzk_model_fr_mul_pair(uint64_t r[8], const uint64_t a[8], const uint64_t b[8]) {
     model_mul_pair<fr_t>(r, a, b);
 }
-void cuzk_model_fr_mul_lazy(uint64_t r[4], const uint64_t a[4], const uint64_t b[4]) {
-    model_mul_lazy<fr_t>(r, a, b);
-}
-void cuzk_model_fr_add_lazy(uint64_t r[4], const uint64_t a[4], const uint64_t b[4]) {
-    model_add_lazy<fr_t>(r, a, b);
-}
-void cuzk_model_fr_sub_lazy(uint64_t r[4], const uint64_t a[4], const uint64_t b[4]) {
-    model_sub_lazy<fr_t>(r, a, b);
-}
-void cuzk_model_fr_reduce_lazy(uint64_t r[4], const uint64_t a[4]) { model_reduce_lazy<fr_t>(r, a); }
-int cuzk_model_fr_is_zero_lazy(const uint64_t a[4]) { return is_zero_lazy(from<fr_t>(a)); }
-void cuzk_model_fp_mul_lazy(uint64_t r[6], const uint64_t a[6], const uint64_t b[6]) {
-    model_mul_lazy<fp_t>(r, a, b);
-}
-void cuzk_model_fp_sqr_lazy(uint64_t r[6], const uint64_t a[6]) {
-    fp_t x = from<fp_t>(a), z;
-    sqr_lazy(z, x);
-    to(r, z);
-}
-void cuzk_model_fp_add_lazy(uint64_t r[6], const uint64_t a[6], const uint64_t b[6]) {
-    model_add_lazy<fp_t>(r, a, b);
-}
-void cuzk_model_fp_sub_lazy(uint64_t r[6], const uint64_t a[6], const uint64_t b[6]) {
-    model_sub_lazy<fp_t>(r, a, b);
-}
-void cuzk_model_fp_reduce_lazy(uint64_t r[6], const uint64_t a[6]) { model_reduce_lazy<fp_t>(r, a); }
-int cuzk_model_fp_is_zero_lazy(const uint64_t a[6]) { return is_zero_lazy(from<fp_t>(a)); }
-void cuzk_model_fp_mul(uint64_t r[6], const uint64_t a[6], const uint64_t b[6]) {
-    model_mul<fp_t>(r, a, b);
-}
-void cuzk_model_fp_sqr(uint64_t r[6], const uint64_t a[6]) { model_sqr<fp_t>(r, a); }
 void cuzk_model_fp_mul_pair(uint64_t r[12], const uint64_t a[12], const uint64_t b[12]) {
     model_mul_pair<fp_t>(r, a, b);
 }
@@ -140,10 +99,6 @@ void cuzk_model_fp_sqr_pair(uint64_t r[12], const uint64_t a[12]) {
     to(r, r0);
     to(r + 6, r1);
 }
-void cuzk_model_fp2_mul(uint64_t r[12], const uint64_t a[12], const uint64_t b[12]) {
-    model_mul<fp2_t>(r, a, b);
-}
-void cuzk_model_fp2_sqr(uint64_t r[12], const uint64_t a[12]) { model_sqr<fp2_t>(r, a); }
 
 void cuzk_model_g1_madd_seq(uint64_t out[24], const uint64_t *pts, const uint8_t *neg, size_t n,
                             int lazy) {
