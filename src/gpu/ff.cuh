@@ -743,14 +743,18 @@ __device__ __forceinline__ void mul(fe<P> &r, const fe<P> &a, const fe<P> &b) {
  * point.
  *
  * mul_lazy: r = a b R^-1 mod m without the final subtraction, so
- * r < m + ab/R, by the field's product:
- *   CIOS (Fr): a row keeps t < a + m whatever the 32-bit limb of b (the
- *     argument at mul_cios with a + m in place of 2m), so a must be
- *     canonical when 2m is close to R (Fr: a < m, then any N-word b gives
- *     r < 2m). b is the operand split into limbs, so it is the lazy one.
- *   Karatsuba (Fp): its steps need a, b < 2^(32N-1) and the reduction
- *     V + Hw < m + ab/R; with a, b < 2m and m < 2^(32N-3), 4m^2/R < m/2:
- *     r < 1.5m, so [0, 2m) is closed under the product.
+ * r = (ab + Qm)/R < ab/R + m, by the product the bound allows:
+ *   Karatsuba (Fp, where P::karatsuba and m < 2^(32N-3)): its steps need
+ *     a, b < 2^(32N-1) and the reduction V + Hw < m + ab/R; with a, b < 2m,
+ *     4m^2/R < m/2: r < 1.5m, so [0, 2m) is closed under the product.
+ *   CIOS otherwise (Fr; Fp with CUZK_GPU_FP_SCHOOLBOOK): a row keeps
+ *     t < a + m whatever the 32-bit limb of b (the argument at mul_cios
+ *     with a + m in place of 2m), which must fit N words: for Fr, whose 2m
+ *     is close to R, a must be canonical, and then any N-word b gives
+ *     r < 2m (b is the operand split into limbs, so it is the lazy one);
+ *     for Fp, a, b < 2m give t < 3m and r < 1.5m as above. Fr never takes
+ *     the Karatsuba form here (with CUZK_GPU_FR_KARATSUBA its bound would be
+ *     r < m + 4m^2/R, about 2.8m).
  */
 template <class P>
 __host__ __device__ constexpr uint32_t mod2(int i) { /* limb i of 2m */
@@ -760,8 +764,7 @@ __host__ __device__ constexpr uint32_t mod2(int i) { /* limb i of 2m */
 template <class P>
 __device__ __forceinline__ void mul_lazy(fe<P> &r, const fe<P> &a, const fe<P> &b) {
     static_assert(P::mod(P::N - 1) < 0x80000000u, "2m must fit N words");
-    if constexpr (P::karatsuba) {
-        static_assert(P::mod(P::N - 1) < 0x20000000u, "needs 4m^2/R < m: m < 2^(32N-3)");
+    if constexpr (P::karatsuba && P::mod(P::N - 1) < 0x20000000u) {
         mul_karatsuba<P, true>(r, a, b);
     } else {
         uint32_t t[P::N + 1];
