@@ -125,14 +125,15 @@ __device__ __forceinline__ void fsqr(fp2_t &r, const fp2_t &a) {
  *               could (7% off the G1 MSM at 2^27 on the H200). With the
  *               Karatsuba Fp product (three independent 6x6 products, so
  *               more parallel work per call, and more registers) two
- *               interleaved products reach the 255-register cap and lose:
- *               mul_call is the default again (gpu_msm.h, doc/perf.md).
+ *               interleaved products reach the 255-register cap and lose
+ *               (gpu_msm.h, doc/perf.md).
  *   mul_lazy_call  G1: mul_call, except that the mixed addition keeps its
  *               accumulator lazy (coordinates in [0, 2p), ff.cuh's lazy
  *               forms): no product pays a final subtraction, sub and the
  *               zero tests work modulo 2p. A kernel that adds with it
  *               makes a point canonical (xyzz_canon) before storing it.
- *               The full addition (xyzz_add) stays canonical.
+ *               The full addition (xyzz_add) stays canonical. The default
+ *               (gpu_msm.h: G1 MSM 2^27 852 -> 811 ms on the H200).
  * for_field<F, M>::type is M for G1 and mul_call for G2 (no paired Fp2
  * product; the lazy form made no difference to G2's MSM, whose default
  * variant adds most points in affine levels: doc/perf.md, session 8).
