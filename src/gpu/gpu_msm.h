@@ -105,10 +105,9 @@ extern unsigned cuzk__gpu_msm_variant;
  *      (with the schoolbook product it won: 1032 -> 961 ms; every product
  *      inline was 993 ms and has been removed)
  *   2  as 0, the mixed additions' accumulators lazy (coordinates in
- *      [0, 2p): no final subtraction per product, which shortens the
- *      dependent chains of a latency-bound kernel; ec.cuh mul_lazy_call):
- *      the default, G1 MSM 2^27 852 -> 811 ms on the H200 (doc/perf.md,
- *      session 8)
+ *      [0, 2p): no final subtraction per product, ~6% fewer instructions
+ *      issued per addition; ec.cuh mul_lazy_call): the default, G1 MSM
+ *      2^27 852 -> 811 ms on the H200 (doc/perf.md, session 8)
  * CUZK__GPU_MSM_VARIANT_AUTO (the initial value): CUZK_GPU_MSM_MADD from
  * the environment when valid, else CUZK__GPU_MSM_DEFAULT_MADD.
  */
