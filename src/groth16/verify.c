@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "msm.h"
 #include "pairing.h"
 
 void cuzk_groth16_vk_free(cuzk_groth16_vk *vk) {
@@ -52,14 +53,15 @@ cuzk_status cuzk_groth16_verify(const cuzk_groth16_vk *vk, const uint64_t (*pub)
     if (!cuzk_g2_aff_in_subgroup_var(&proof->b))
         return cuzk__fail(err, CUZK_ERR_NOT_IN_SUBGROUP, "proof: pi_b is not in the G2 subgroup");
 
-    /* cpub = IC0 + sum pub[i] IC[i+1]; the public count is small in practice. */
-    cuzk_g1_jac acc, term, base;
+    /* cpub = IC0 + sum pub[i] IC[i+1] by the MSM, which beats one scalar
+     * multiplication per input from two inputs on (one core: 8 inputs 0.72
+     * -> 0.29 ms, a Filecoin PoRep partition's 327 29.3 -> 3.0 ms). One
+     * thread: verification runs beside other work (cuzk prove's lanes). */
+    cuzk_g1_jac acc, sum;
+    if ((st = cuzk_g1_msm_var(&sum, vk->ic + 1, pub, n_public, NULL, 1, NULL)) != CUZK_OK)
+        return cuzk__fail(err, st, "the public inputs' multi-scalar multiplication failed");
     cuzk_g1_aff_to_jac(&acc, &vk->ic[0]);
-    for (size_t i = 0; i < n_public; i++) {
-        cuzk_g1_aff_to_jac(&base, &vk->ic[i + 1]);
-        cuzk_g1_jac_mul_var(&term, &base, pub[i], 4);
-        cuzk_g1_jac_add_var(&acc, &acc, &term);
-    }
+    cuzk_g1_jac_add_var(&acc, &acc, &sum);
     cuzk_g1_aff ps[4];
     cuzk_g2_aff qs[4];
     cuzk_g1_aff_neg(&ps[0], &proof->a);
