@@ -220,12 +220,11 @@ typedef struct {
 } prove_lane;
 
 /* A finished check: its time (--verbose), or its failure recorded as the
- * lane's (partition and reason; the other lanes are told to stop). */
+ * lane's (partition and reason; the lane's exit then stops the others). */
 static int self_check_report(self_check *v, prove_lane *L) {
     if (v->failed) {
         L->failed = v->index;
         L->err = v->err;
-        atomic_store(&L->sh->stop, 1);
         return -1;
     }
     if (L->sh->verbose)
@@ -340,15 +339,9 @@ static void lane_prove(prove_lane *L) {
     L->failed = sh->n_w;
     L->rc = 0;
 out:
-    if (chk.running) { /* the lane failed or stopped: the pending check may fail lower */
-        pthread_join(chk.thread, NULL);
-        chk.running = 0;
-        if (chk.failed && (L->stopped || chk.index < L->failed)) {
-            L->stopped = 0;
-            L->failed = chk.index;
-            *err = chk.err;
-        }
-    }
+    /* A check still in flight is for an earlier partition than anything that
+     * failed or stopped the lane since, so its failure is the lane's. */
+    if (self_check_wait(&chk, L) != 0) L->stopped = 0;
     if (L->rc != 0 && !L->stopped) atomic_store(&sh->stop, 1);
     if (be.ops != NULL) { /* the key first: it stops copying an announced witness */
         cuzk_backend_release_job(&be, job);
