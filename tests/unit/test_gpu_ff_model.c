@@ -79,6 +79,26 @@ static void report(const char *what, size_t k, const uint64_t *a, const uint64_t
     }
 }
 
+/* The CPU's operation of one field, by the field's width. */
+static void cpu_mul(const field *f, uint64_t *r, const uint64_t *a, const uint64_t *b) {
+    if (f->n == 4)
+        cuzk_fr_mul((cuzk_fr *)r, (const cuzk_fr *)a, (const cuzk_fr *)b);
+    else
+        cuzk_fp_mul((cuzk_fp *)r, (const cuzk_fp *)a, (const cuzk_fp *)b);
+}
+static void cpu_add(const field *f, uint64_t *r, const uint64_t *a, const uint64_t *b) {
+    if (f->n == 4)
+        cuzk_fr_add((cuzk_fr *)r, (const cuzk_fr *)a, (const cuzk_fr *)b);
+    else
+        cuzk_fp_add((cuzk_fp *)r, (const cuzk_fp *)a, (const cuzk_fp *)b);
+}
+static void cpu_sub(const field *f, uint64_t *r, const uint64_t *a, const uint64_t *b) {
+    if (f->n == 4)
+        cuzk_fr_sub((cuzk_fr *)r, (const cuzk_fr *)a, (const cuzk_fr *)b);
+    else
+        cuzk_fp_sub((cuzk_fp *)r, (const cuzk_fp *)a, (const cuzk_fp *)b);
+}
+
 /* mul, sqr and the pairs of one prime field over count inputs. */
 static void check_prime(const field *f, size_t count) {
     uint64_t edges[MAX_COORDS][6];
@@ -90,13 +110,8 @@ static void check_prime(const field *f, size_t count) {
         pick(a, b, f, k, edges, ne);
         pick(a + f->n, b + f->n, f, (k * 7 + 3) % (ne * ne + count), edges, ne);
         /* mul */
-        if (fr) {
-            cuzk_model_fr_mul(got, a, b);
-            cuzk_fr_mul((cuzk_fr *)want, (const cuzk_fr *)a, (const cuzk_fr *)b);
-        } else {
-            cuzk_model_fp_mul(got, a, b);
-            cuzk_fp_mul((cuzk_fp *)want, (const cuzk_fp *)a, (const cuzk_fp *)b);
-        }
+        (fr ? cuzk_model_fr_mul : cuzk_model_fp_mul)(got, a, b);
+        cpu_mul(f, want, a, b);
         if (memcmp(got, want, f->n * 8) != 0) bad++, report("mul", k, a, b, got, want, f->n);
         /* sqr */
         if (fr) {
@@ -108,15 +123,9 @@ static void check_prime(const field *f, size_t count) {
         }
         if (memcmp(got, want, f->n * 8) != 0) bad++, report("sqr", k, a, a, got, want, f->n);
         /* the pairs: (a0, b0) and (a1, b1) at once */
-        if (fr) {
-            cuzk_model_fr_mul_pair(got, a, b);
-            cuzk_fr_mul((cuzk_fr *)want, (const cuzk_fr *)a, (const cuzk_fr *)b);
-            cuzk_fr_mul((cuzk_fr *)want + 1, (const cuzk_fr *)a + 1, (const cuzk_fr *)b + 1);
-        } else {
-            cuzk_model_fp_mul_pair(got, a, b);
-            cuzk_fp_mul((cuzk_fp *)want, (const cuzk_fp *)a, (const cuzk_fp *)b);
-            cuzk_fp_mul((cuzk_fp *)want + 1, (const cuzk_fp *)a + 1, (const cuzk_fp *)b + 1);
-        }
+        (fr ? cuzk_model_fr_mul_pair : cuzk_model_fp_mul_pair)(got, a, b);
+        cpu_mul(f, want, a, b);
+        cpu_mul(f, want + f->n, a + f->n, b + f->n);
         if (memcmp(got, want, 2 * f->n * 8) != 0)
             bad++, report("mul_pair", k, a, b, got, want, 2 * f->n);
         if (!fr) {
@@ -166,26 +175,6 @@ static bool lazy_ok(const field *f, const uint64_t *got, const uint64_t *want) {
     memcpy(c, got, f->n * 8);
     if (!lt_n(c, f->m, f->n)) sub_n(c, f->m, f->n);
     return memcmp(c, want, f->n * 8) == 0;
-}
-
-/* One field's model op against the CPU's, by the field's width. */
-static void cpu_mul(const field *f, uint64_t *r, const uint64_t *a, const uint64_t *b) {
-    if (f->n == 4)
-        cuzk_fr_mul((cuzk_fr *)r, (const cuzk_fr *)a, (const cuzk_fr *)b);
-    else
-        cuzk_fp_mul((cuzk_fp *)r, (const cuzk_fp *)a, (const cuzk_fp *)b);
-}
-static void cpu_add(const field *f, uint64_t *r, const uint64_t *a, const uint64_t *b) {
-    if (f->n == 4)
-        cuzk_fr_add((cuzk_fr *)r, (const cuzk_fr *)a, (const cuzk_fr *)b);
-    else
-        cuzk_fp_add((cuzk_fp *)r, (const cuzk_fp *)a, (const cuzk_fp *)b);
-}
-static void cpu_sub(const field *f, uint64_t *r, const uint64_t *a, const uint64_t *b) {
-    if (f->n == 4)
-        cuzk_fr_sub((cuzk_fr *)r, (const cuzk_fr *)a, (const cuzk_fr *)b);
-    else
-        cuzk_fp_sub((cuzk_fp *)r, (const cuzk_fp *)a, (const cuzk_fp *)b);
 }
 
 /* The lazy forms: each canonical input also as its other representative
