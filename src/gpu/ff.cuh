@@ -498,13 +498,19 @@ __device__ __forceinline__ void mul_done(fe<P> &r, const uint32_t (&t)[P::N + 1]
     reduce_once(r, lo);
 }
 
-template <class P>
+/* LAZY: without the final subtraction (mul_lazy: r < 2m for a < m). */
+template <class P, bool LAZY = false>
 __device__ __forceinline__ void mul_cios(fe<P> &r, const fe<P> &a, const fe<P> &b) {
     uint32_t t[P::N + 1];
     mul_row0<P>(t, a, b.v[0]);
 #pragma unroll
     for (int i = 1; i < P::N; i++) mul_row<P>(t, a, b.v[i]);
-    mul_done(r, t);
+    if constexpr (LAZY) {
+#pragma unroll
+        for (int j = 0; j < P::N; j++) r.v[j] = t[j];
+    } else {
+        mul_done(r, t);
+    }
 }
 
 /* r0 = a0 b0 and r1 = a1 b1 by CIOS, the rows of the two products
@@ -764,16 +770,10 @@ __host__ __device__ constexpr uint32_t mod2(int i) { /* limb i of 2m */
 template <class P>
 __device__ __forceinline__ void mul_lazy(fe<P> &r, const fe<P> &a, const fe<P> &b) {
     static_assert(P::mod(P::N - 1) < 0x80000000u, "2m must fit N words");
-    if constexpr (P::karatsuba && P::mod(P::N - 1) < 0x20000000u) {
+    if constexpr (P::karatsuba && P::mod(P::N - 1) < 0x20000000u)
         mul_karatsuba<P, true>(r, a, b);
-    } else {
-        uint32_t t[P::N + 1];
-        mul_row0<P>(t, a, b.v[0]);
-#pragma unroll
-        for (int i = 1; i < P::N; i++) mul_row<P>(t, a, b.v[i]);
-#pragma unroll
-        for (int j = 0; j < P::N; j++) r.v[j] = t[j];
-    }
+    else
+        mul_cios<P, true>(r, a, b);
 }
 
 /* r = a + b mod m in [0, 2m), for a, b < 2m: the N-word sum with its carry
