@@ -8,8 +8,9 @@
  *     N x 192-byte concatenation (src/groth16/proof192.h). With --devices
  *     (GPU backend) the partitions are dealt to one lane per listed device,
  *     each lane a thread with its own backend instance and key, proving
- *     partitions d, d + D, ... and announcing its next witness early; keys
- *     are prepared one at a time; the first failure stops the other lanes
+ *     partitions d, d + D, ... and announcing its next witness early; the
+ *     keys of different devices are prepared at once, those of lanes that
+ *     share a device one at a time; the first failure stops the other lanes
  *     and the lowest failing partition among those tried is reported.
  *     --lanes N does the same on the CPU backend (N partitions at a time,
  *     the cores divided among them when --threads is not given). Each proof is
@@ -161,7 +162,6 @@ typedef struct {
     size_t n_w, n_pub;
     int verbose, multi; /* multi: several lanes (messages name their GPU, if any) */
     uint8_t *proofs;             /* n_w x 192 bytes */
-    pthread_mutex_t prepare_mu;  /* one prepare at a time (host memory, upload links) */
     atomic_int stop;             /* a lane failed: the others stop at their next partition */
 } prove_shared;
 
@@ -207,9 +207,15 @@ static void *self_check_main(void *arg) {
 
 /* One lane: one backend instance (one GPU, or the CPU) proving partitions
  * first, first + stride, ... with its own key. */
-typedef struct {
+typedef struct prove_lane {
     prove_shared *sh;
     int device; /* -1: the backend's default */
+    /* Key preparation is serialized per device: lanes of one device would
+     * hold two keys' uploads and work areas in its memory at once, and CPU
+     * lanes (device -1) already use every core for one. Lanes of different
+     * GPUs prepare side by side (their uploads take separate links). */
+    pthread_mutex_t prepare_mu;         /* owned by the device's first lane */
+    struct prove_lane *prepare_owner;   /* the lane whose prepare_mu this one takes */
     char where[32]; /* " on GPU d" where several lanes run on GPUs, else "" */
     size_t first, stride;
     cuzk_error err;
@@ -263,11 +269,11 @@ static void lane_prove(prove_lane *L) {
     }
     if (cuzk_backend_open(&be, sh->ops, sh->threads, L->device, err) != CUZK_OK) goto out;
     double t = now_ms();
-    pthread_mutex_lock(&sh->prepare_mu);
+    pthread_mutex_lock(&L->prepare_owner->prepare_mu);
     L->stopped = atomic_load(&sh->stop);
     const cuzk_status pst =
         L->stopped ? CUZK_OK : cuzk_backend_prepare(&be, &key, sh->c, sh->p, err);
-    pthread_mutex_unlock(&sh->prepare_mu);
+    pthread_mutex_unlock(&L->prepare_owner->prepare_mu);
     if (L->stopped || pst != CUZK_OK) goto out;
     if (key == NULL) {
         cuzk__fail(err, CUZK_ERR_UNSUPPORTED, "the %s backend prepared no key", sh->ops->name);
@@ -458,7 +464,8 @@ int cuzk__cmd_prove(int argc, char **argv) {
     size_t n_lanes = 0, started = 0;
     prove_shared sh;
     memset(&sh, 0, sizeof(sh));
-    int mu_ok = 0, rc = EXIT_ERROR;
+    size_t mu_ok = 0; /* lanes whose prepare_mu is initialized */
+    int rc = EXIT_ERROR;
 
     double t = now_ms();
     if (cuzk_circuit_open(&c, circuit_path, 0, &err) != CUZK_OK) goto out;
@@ -475,11 +482,11 @@ int cuzk__cmd_prove(int argc, char **argv) {
         cuzk__fail(&err, CUZK_ERR_NOMEM, "no memory for %zu proofs", n_w);
         goto out;
     }
-    if (pthread_mutex_init(&sh.prepare_mu, NULL) != 0) {
-        cuzk__fail(&err, CUZK_ERR_NOMEM, "cannot create a mutex");
-        goto out;
-    }
-    mu_ok = 1;
+    for (; mu_ok < n_lanes; mu_ok++)
+        if (pthread_mutex_init(&lanes[mu_ok].prepare_mu, NULL) != 0) {
+            cuzk__fail(&err, CUZK_ERR_NOMEM, "cannot create a mutex");
+            goto out;
+        }
     sh.ops = ops;
     sh.threads = threads;
     if (threads == 0 && lanes_opt > 1) { /* CPU lanes share the cores */
@@ -507,6 +514,12 @@ int cuzk__cmd_prove(int argc, char **argv) {
     for (size_t l = 0; l < n_lanes; l++) {
         lanes[l].sh = &sh;
         lanes[l].device = dev[l];
+        lanes[l].prepare_owner = &lanes[l];
+        for (size_t o = 0; o < l; o++)
+            if (dev[o] == dev[l]) {
+                lanes[l].prepare_owner = &lanes[o];
+                break;
+            }
         if (sh.multi && dev[l] >= 0)
             snprintf(lanes[l].where, sizeof lanes[l].where, " on GPU %d", dev[l]);
         lanes[l].first = l;
@@ -562,7 +575,7 @@ int cuzk__cmd_prove(int argc, char **argv) {
                 n_w == 1 ? "" : "s", n_w * CUZK_PROOF192_BYTES, out_path);
     rc = 0;
 out:
-    if (mu_ok) pthread_mutex_destroy(&sh.prepare_mu);
+    for (size_t l = 0; l < mu_ok; l++) pthread_mutex_destroy(&lanes[l].prepare_mu);
     free(lanes);
     cuzk_groth16_vk_free(&vk);
     cuzk_params_close(&p);
