@@ -17,12 +17,21 @@
  *     subgroup check serial and parallel;
  *   - the two readers agree: the input is a valid .vk exactly when it is
  *     the vk part of nothing more, so both never accept the same bytes.
+ *   - with deferred points (the input in a memory file, opened by path) the
+ *     head gives the same verdict and message as a full open wherever the
+ *     full open failed on the head; otherwise the deferred open succeeds
+ *     with the same counts and offsets, every vector reads back as the
+ *     input's bytes, and a full open's refusal of a point is the first
+ *     cuzk_params_point_check refusal in vector order, with its message.
  * fuzz/replay_main.c turns this file into a corpus replayer for any compiler.
  */
+#define _GNU_SOURCE /* memfd_create */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "params.h"
 #include "fuzz_common.h"
@@ -67,6 +76,62 @@ static void check_params(const cuzk_params *p) {
     for (uint64_t i = 0; i < p->b_g2.n; i++) check_g2(&p->b_g2.p[i], false);
 }
 
+/* The message after the name it starts with (the two opens name the input
+ * differently). */
+static const char *after_name(const cuzk_error *e, const char *name) {
+    const size_t n = strlen(name);
+    FUZZ_ASSERT(strncmp(e->msg, name, n) == 0);
+    return e->msg + n;
+}
+
+/* Deferred points against the full open (full_st, full_e at CHECK_CURVE). */
+static void check_deferred(const uint8_t *in, size_t size, cuzk_status full_st,
+                           const cuzk_error *full_e) {
+    const int fd = memfd_create("fuzz_params", MFD_CLOEXEC);
+    if (fd < 0) return; /* no memory files here: nothing to compare */
+    FUZZ_ASSERT(size == 0 || write(fd, in, size) == (ssize_t)size);
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+    cuzk_params d;
+    cuzk_error e;
+    memset(&e, 0, sizeof(e));
+    const cuzk_status st = cuzk_params_open(&d, path, CUZK_PARAMS_DEFER_POINTS, &e);
+    if (st != CUZK_OK) { /* a refused head: the full open refused it first, alike */
+        FUZZ_ASSERT(e.status == st);
+        FUZZ_ASSERT(full_st == st);
+        FUZZ_ASSERT(strcmp(after_name(&e, path), after_name(full_e, NAME)) == 0);
+        FUZZ_ASSERT(all_zero(&d, sizeof(d)));
+        close(fd);
+        return;
+    }
+    FUZZ_ASSERT(d.deferred && d.h.p == NULL && d.b_g2.p == NULL);
+    const cuzk_params_g1_vec *v[4] = {&d.h, &d.l, &d.a, &d.b_g1};
+    uint64_t pts = d.b_g2.n;
+    for (int k = 0; k < 4; k++) pts += v[k]->n;
+    bool refused = false;
+    uint8_t enc[192];
+    for (int k = 0; k < 5 && pts <= 4096; k++) {
+        const uint64_t n = k < 4 ? v[k]->n : d.b_g2.n;
+        const uint64_t off = k < 4 ? v[k]->offset : d.b_g2.offset;
+        const unsigned pb = k < 4 ? 96 : 192;
+        for (uint64_t i = 0; i < n; i++) {
+            FUZZ_ASSERT(cuzk_params_read_encoded(&d, (cuzk_params_vec)k, i, 1, enc, &e) ==
+                        CUZK_OK);
+            FUZZ_ASSERT(off + (i + 1) * pb <= size && memcmp(enc, in + off + i * pb, pb) == 0);
+            const cuzk_status ps = cuzk_params_point_check(&d, (cuzk_params_vec)k, i, &e);
+            if (ps != CUZK_OK && !refused) { /* the full open's first refusal */
+                refused = true;
+                FUZZ_ASSERT(ps == full_st);
+                FUZZ_ASSERT(strcmp(after_name(&e, path), after_name(full_e, NAME)) == 0);
+            }
+        }
+    }
+    if (pts <= 4096) FUZZ_ASSERT(refused == (full_st != CUZK_OK));
+    cuzk_params_close(&d);
+    FUZZ_ASSERT(all_zero(&d, sizeof(d)));
+    close(fd);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     uint8_t *in = malloc(size ? size : 1);
     if (in == NULL) return 0;
@@ -77,6 +142,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     cuzk_params p;
     cuzk_status st = cuzk_params_open_mem(&p, in, size, NAME, CUZK_PARAMS_CHECK_CURVE, &e);
     bool params_ok = st == CUZK_OK;
+    check_deferred(in, size, st, &e);
     if (!params_ok) {
         check_error(st, &e);
         FUZZ_ASSERT(all_zero(&p, sizeof(p)));

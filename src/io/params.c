@@ -385,6 +385,7 @@ static cuzk_status params_parse(cuzk_params *p, const uint8_t *d, uint64_t size,
     }
     if ((st = check_shape(p->path, n, co, N_PARTS, err)) != CUZK_OK) return st;
     bool par = (flags & CUZK_PARAMS_PARALLEL) != 0;
+    const bool defer = (flags & CUZK_PARAMS_DEFER_POINTS) != 0;
     unsigned level = flags & LVL_FULL;
     if ((st = read_vk(&lo, &p->vk, par, err)) != CUZK_OK) return st;
     cuzk_params_g1_vec *g1v[4] = {&p->h, &p->l, &p->a, &p->b_g1};
@@ -392,11 +393,13 @@ static cuzk_status params_parse(cuzk_params *p, const uint8_t *d, uint64_t size,
         cuzk_params_g1_vec *v = g1v[k - PART_H];
         v->n = lo.part[k].n;
         v->offset = lo.part[k].off;
-        if ((st = decode_g1_part(&lo, k, level, par, &v->p, err)) != CUZK_OK) return st;
+        if (!defer && (st = decode_g1_part(&lo, k, level, par, &v->p, err)) != CUZK_OK)
+            return st;
     }
     p->b_g2.n = lo.part[PART_B_G2].n;
     p->b_g2.offset = lo.part[PART_B_G2].off;
-    if ((st = decode_g2_part(&lo, PART_B_G2, level, par, &p->b_g2.p, err)) != CUZK_OK) return st;
+    if (!defer && (st = decode_g2_part(&lo, PART_B_G2, level, par, &p->b_g2.p, err)) != CUZK_OK)
+        return st;
     p->domain_size = p->h.n + 1;
     p->log_domain_size = 0;
     while ((1ull << p->log_domain_size) < p->domain_size) p->log_domain_size++;
@@ -414,6 +417,9 @@ cuzk_status cuzk_params_open_mem(cuzk_params *p, const void *data, size_t size, 
     if (name == NULL) name = "(memory)";
     if (data == NULL && size != 0)
         return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "%s: NULL data", name);
+    if (flags & CUZK_PARAMS_DEFER_POINTS)
+        return cuzk__fail(err, CUZK_ERR_INVALID_ARG,
+                          "%s: deferred points need a file (the buffer is only borrowed)", name);
     p->path = cuzk__strdup(name);
     if (p->path == NULL) return cuzk__fail(err, CUZK_ERR_NOMEM, "%s: out of memory", name);
     cuzk_status st = params_parse(p, size ? (const uint8_t *)data : empty_file, size, flags, err);
@@ -425,20 +431,92 @@ cuzk_status cuzk_params_open(cuzk_params *p, const char *path, unsigned flags, c
     memset(p, 0, sizeof(*p));
     cuzk__error_clear(err);
     if (path == NULL) return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "cuzk_params_open: NULL path");
+    const bool defer = (flags & CUZK_PARAMS_DEFER_POINTS) != 0;
+    if (defer && (flags & LVL_FULL))
+        return cuzk__fail(err, CUZK_ERR_INVALID_ARG,
+                          "%s: deferred points are checked by their reader, not at open", path);
     p->path = cuzk__strdup(path);
     if (p->path == NULL) return cuzk__fail(err, CUZK_ERR_NOMEM, "%s: out of memory", path);
     mapping m;
-    cuzk_status st = map_file(&m, path, err);
+    cuzk_status st = cuzk__map_file(&m, path, defer ? CUZK__MAP_KEEP_FD : 0, err);
     if (st == CUZK_OK) {
         st = params_parse(p, m.data, m.size, flags, err);
+        if (defer) { /* the descriptor outlives the mapping: the readers pread it */
+            p->fd = m.fd;
+            p->deferred = true;
+        }
         unmap_file(&m);
     }
     if (st != CUZK_OK) cuzk_params_close(p);
     return st;
 }
 
+/* Where vector v lives: its location, point size and name. */
+static cuzk_status deferred_vec(const cuzk_params *p, cuzk_params_vec v, uint64_t first,
+                                uint64_t count, uint64_t *off, unsigned *bytes, unsigned *part,
+                                cuzk_error *err) {
+    if (p == NULL || !p->deferred || (unsigned)v > CUZK_PARAMS_VEC_B_G2)
+        return cuzk__fail(err, CUZK_ERR_INVALID_ARG,
+                          "cuzk_params_read_encoded: parameters not opened with deferred points");
+    const uint64_t n[5] = {p->h.n, p->l.n, p->a.n, p->b_g1.n, p->b_g2.n};
+    const uint64_t o[5] = {p->h.offset, p->l.offset, p->a.offset, p->b_g1.offset,
+                           p->b_g2.offset};
+    *part = PART_H + (unsigned)v;
+    *bytes = part_bytes[*part];
+    if (first > n[v] || count > n[v] - first)
+        return cuzk__fail(err, CUZK_ERR_INVALID_ARG,
+                          "%s: %s: points [%llu, +%llu) outside its %llu points", p->path,
+                          part_name[*part], (unsigned long long)first,
+                          (unsigned long long)count, (unsigned long long)n[v]);
+    *off = o[v] + first * *bytes;
+    return CUZK_OK;
+}
+
+cuzk_status cuzk_params_read_encoded(const cuzk_params *p, cuzk_params_vec v, uint64_t first,
+                                     uint64_t count, void *dst, cuzk_error *err) {
+    uint64_t off = 0;
+    unsigned bytes = 0, part = 0;
+    cuzk_status st = deferred_vec(p, v, first, count, &off, &bytes, &part, err);
+    if (st != CUZK_OK) return st;
+    uint8_t *d = dst;
+    uint64_t left = count * bytes;
+    while (left > 0) {
+        const size_t step = left > ((size_t)1 << 30) ? (size_t)1 << 30 : (size_t)left;
+        const ssize_t got = pread(p->fd, d, step, (off_t)off);
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0)
+            return cuzk__fail(err, CUZK_ERR_IO, "%s: offset %llu: %s: cannot read: %s", p->path,
+                              (unsigned long long)off, part_name[part],
+                              got < 0 ? strerror(errno) : "the file is shorter than at open");
+        d += got;
+        off += (uint64_t)got;
+        left -= (uint64_t)got;
+    }
+    return CUZK_OK;
+}
+
+cuzk_status cuzk_params_point_check(const cuzk_params *p, cuzk_params_vec v, uint64_t index,
+                                    cuzk_error *err) {
+    uint64_t off = 0;
+    unsigned bytes = 0, part = 0;
+    cuzk_status st = deferred_vec(p, v, index, 1, &off, &bytes, &part, err);
+    if (st != CUZK_OK) return st;
+    uint8_t enc[G2_BYTES];
+    if ((st = cuzk_params_read_encoded(p, v, index, 1, enc, err)) != CUZK_OK) return st;
+    if (bytes == G1_BYTES) {
+        cuzk_g1_aff t;
+        st = g1_decode(&t, enc, LVL_CURVE);
+    } else {
+        cuzk_g2_aff t;
+        st = g2_decode(&t, enc, LVL_CURVE);
+    }
+    if (st == CUZK_OK) return CUZK_OK;
+    return point_fail(p->path, off, part_name[part], index, st, err);
+}
+
 void cuzk_params_close(cuzk_params *p) {
     if (p == NULL) return;
+    if (p->deferred) close(p->fd);
     cuzk_params_vk_free(&p->vk);
     free(p->h.p);
     free(p->l.p);

@@ -57,6 +57,21 @@
  * ~47 GiB of RAM. Peak during open: the converted arrays plus whatever part
  * of the mapping the kernel keeps resident.
  *
+ * Deferred points (CUZK_PARAMS_DEFER_POINTS, for a GPU backend). The five
+ * vectors are ~all of a large file (47 GiB at 2^27), and a device wants them
+ * in its own memory, not in ours: decoding them here costs seconds of CPU
+ * and page faults plus their size in RAM, and a second pass to upload them.
+ * With this flag open reads and checks only the head (vk, IC, counts, shape)
+ * through a mapping that is not populated, leaves every vector's p NULL (n
+ * and offset set), and keeps the file open: cuzk_params_read_encoded reads a
+ * run of a vector's zcash encodings (pread: a file shortened since open is an
+ * I/O error, never a signal), and the reader decodes and checks them itself;
+ * cuzk_params_point_check explains a point that reader refused, with the
+ * message open would have given at CUZK_PARAMS_CHECK_CURVE. The CPU prover
+ * refuses deferred parameters. The flag cannot be combined with the CHECK
+ * flags (the checks move to the reader) nor used with cuzk_params_open_mem
+ * (its buffer is only borrowed during the call).
+ *
  * Conventions recorded for the prover (FORMATS.md §10): root
  * CUZK_NTT_ROOT7 (omega_N from 7^t), H kind CUZK_H_MONOMIAL (N - 1 points,
  * coset NTT with shift g = 7 and division by g^N - 1).
@@ -98,6 +113,16 @@
 #define CUZK_PARAMS_CHECK_CURVE 1u    /* every vector point on its curve */
 #define CUZK_PARAMS_CHECK_SUBGROUP 2u /* every vector point in the r-torsion (implies CURVE) */
 #define CUZK_PARAMS_PARALLEL 4u       /* decode and check on OpenMP threads */
+#define CUZK_PARAMS_DEFER_POINTS 8u   /* leave the five vectors in the file (see above) */
+
+/* The five vectors, for the deferred-point readers. */
+typedef enum {
+    CUZK_PARAMS_VEC_H,
+    CUZK_PARAMS_VEC_L,
+    CUZK_PARAMS_VEC_A,
+    CUZK_PARAMS_VEC_B_G1,
+    CUZK_PARAMS_VEC_B_G2
+} cuzk_params_vec;
 
 /* Bytes of the fixed vk head: 3 G1 + 3 G2 uncompressed points. */
 #define CUZK_PARAMS_VK_HEAD_BYTES (3u * 96u + 3u * 192u)
@@ -132,6 +157,8 @@ typedef struct {
     cuzk_params_g1_vec a;    /* inputs (dense) then aux (density a_aux) */
     cuzk_params_g1_vec b_g1; /* inputs (density b_inp) then aux (density b_aux) */
     cuzk_params_g2_vec b_g2; /* same density as b_g1 */
+    bool deferred;           /* opened with CUZK_PARAMS_DEFER_POINTS: the vectors' p are NULL */
+    int fd;                  /* deferred: the file, open for the readers below */
 
     /* Derived from the counts. */
     uint64_t domain_size;     /* N = |h| + 1, a power of two */
@@ -153,8 +180,25 @@ CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_params_open(cuzk_params *p, const char 
 CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_params_open_mem(cuzk_params *p, const void *data,
                                                          size_t size, const char *name,
                                                          unsigned flags, cuzk_error *err);
-/* Frees everything; leaves *p zeroed. Safe on a zeroed or closed object. */
+/* Frees everything (and closes a deferred file); leaves *p zeroed. Safe on a
+ * zeroed or closed object. */
 void cuzk_params_close(cuzk_params *p);
+
+/* Deferred parameters: copies the zcash encodings of points [first, first +
+ * count) of vector v (96 bytes each, 192 for b_g2) into dst. ERR_INVALID_ARG
+ * if p is not deferred or the range is outside the vector; ERR_IO (naming the
+ * file and offset) if the read fails or comes up short. Thread-safe. */
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_params_read_encoded(const cuzk_params *p,
+                                                             cuzk_params_vec v, uint64_t first,
+                                                             uint64_t count, void *dst,
+                                                             cuzk_error *err);
+/* Deferred parameters: decodes point index of vector v with the curve check
+ * and returns what open would have said of it (CUZK_OK if nothing is wrong
+ * with it; else the status, and a message naming the file, offset, vector and
+ * index). For a reader that refused the point, to say why. */
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_params_point_check(const cuzk_params *p,
+                                                            cuzk_params_vec v, uint64_t index,
+                                                            cuzk_error *err);
 
 /* Opens a .vk file (the vk part alone, nothing after it). Every point gets
  * the full check; flags may hold CUZK_PARAMS_PARALLEL. On failure *vk is

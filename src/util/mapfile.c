@@ -10,6 +10,7 @@
 
 cuzk_status cuzk__map_file(cuzk__mapped *m, const char *path, unsigned flags, cuzk_error *err) {
     memset(m, 0, sizeof(*m));
+    m->fd = -1;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return cuzk__fail(err, CUZK_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
     struct stat sb;
@@ -31,22 +32,27 @@ cuzk_status cuzk__map_file(cuzk__mapped *m, const char *path, unsigned flags, cu
         return cuzk__fail(err, CUZK_ERR_IO, "%s: %s", path, why);
     }
     uint64_t size = (uint64_t)sb.st_size;
+    const int keep = (flags & CUZK__MAP_KEEP_FD) != 0;
     if (size == 0) {
-        close(fd);
         static const uint64_t empty[1] = {0};
         m->data = (const uint8_t *)empty;
+        if (keep)
+            m->fd = fd;
+        else
+            close(fd);
         return CUZK_OK;
     }
     int map_flags = MAP_PRIVATE;
 #ifdef MAP_POPULATE
-    map_flags |= MAP_POPULATE; /* fault everything in now; see mapfile.h */
+    if (!keep) map_flags |= MAP_POPULATE; /* fault everything in now; see mapfile.h */
 #endif
     void *p = mmap(NULL, (size_t)size, PROT_READ, map_flags, fd, 0);
     e = errno;
-    close(fd);
+    if (p == MAP_FAILED || !keep) close(fd);
     if (p == MAP_FAILED)
         return cuzk__fail(err, CUZK_ERR_IO, "%s: cannot map %llu bytes: %s", path,
                           (unsigned long long)size, strerror(e));
+    if (keep) m->fd = fd;
     m->data = p;
     m->size = size;
     m->map = p;

@@ -14,6 +14,12 @@
  * message says which step failed (cannot stat / not a regular file / file too
  * large to map); CUZK__MAP_BRIEF reports those three as one "not a regular
  * file that can be mapped". On failure *m is zeroed and nothing stays open.
+ *
+ * CUZK__MAP_KEEP_FD is for readers that parse only a file's head in place and
+ * read its bulk later through the descriptor (params.c's deferred points):
+ * the mapping is not populated (only the pages touched are read) and the
+ * descriptor stays open in m->fd, the same file as the mapping, for pread;
+ * the caller closes it. Without the flag m->fd is -1.
  */
 #ifndef CUZK_MAPFILE_H
 #define CUZK_MAPFILE_H
@@ -28,9 +34,11 @@ typedef struct {
     uint64_t size;       /* its length */
     void *map;           /* what to unmap: the mmap base, NULL for an empty file */
     size_t map_size;
+    int fd; /* CUZK__MAP_KEEP_FD: the open descriptor; else -1 */
 } cuzk__mapped;
 
-#define CUZK__MAP_BRIEF 1u /* one message for every reason a file cannot be mapped */
+#define CUZK__MAP_BRIEF 1u   /* one message for every reason a file cannot be mapped */
+#define CUZK__MAP_KEEP_FD 2u /* no MAP_POPULATE; keep the descriptor in m->fd */
 
 cuzk_status cuzk__map_file(cuzk__mapped *m, const char *path, unsigned flags, cuzk_error *err);
 

@@ -1365,6 +1365,99 @@ static void write_corpus(const char *dir) {
     printf("wrote the params seed corpus under %s/params\n", dir);
 }
 
+/* ---- deferred points ------------------------------------------------------- */
+
+/* Open with CUZK_PARAMS_DEFER_POINTS: the head as a full open gives it, the
+ * vectors left in the file and read back byte for byte, a bad point
+ * explained as open would explain it, the refusals, and a file that shrank
+ * after open. */
+static void test_deferred(void) {
+    setup s;
+    setup_make(&s);
+    cuzk_test_buf ref = {0};
+    ref_params(&ref, &s.p);
+    char path[512];
+    snprintf(path, sizeof(path), "%s/deferred.params", tmpdir);
+    cuzk_error e;
+    CHECK_EQ_INT(cuzk_params_write(path, &s.p, 0, &e), CUZK_OK);
+    cuzk_params q, full;
+    CHECK_EQ_INT(cuzk_params_open(&full, path, 0, &e), CUZK_OK);
+    CHECK_EQ_INT(cuzk_params_open(&q, path, CUZK_PARAMS_DEFER_POINTS | CUZK_PARAMS_PARALLEL, &e),
+                 CUZK_OK);
+    CHECK(q.deferred && !full.deferred);
+    CHECK(q.h.p == NULL && q.l.p == NULL && q.a.p == NULL && q.b_g1.p == NULL &&
+          q.b_g2.p == NULL);
+    CHECK_EQ_INT(q.vk.n_ic, full.vk.n_ic);
+    CHECK(cuzk_g2_aff_eq(&q.vk.delta2, &full.vk.delta2));
+    CHECK_EQ_INT(q.domain_size, full.domain_size);
+    const cuzk_params_g1_vec *v1[4] = {&full.h, &full.l, &full.a, &full.b_g1};
+    const cuzk_params_g1_vec *d1[4] = {&q.h, &q.l, &q.a, &q.b_g1};
+    for (int k = 0; k < 4; k++) { /* every G1 vector: the file's bytes, the same points */
+        CHECK_EQ_INT(d1[k]->n, v1[k]->n);
+        CHECK_EQ_INT(d1[k]->offset, v1[k]->offset);
+        uint8_t enc[16 * 96];
+        CHECK(v1[k]->n <= 16);
+        CHECK_EQ_INT(cuzk_params_read_encoded(&q, (cuzk_params_vec)k, 0, v1[k]->n, enc, &e),
+                     CUZK_OK);
+        CHECK_MEM(enc, ref.p + v1[k]->offset, v1[k]->n * 96);
+        for (uint64_t i = 0; i < v1[k]->n; i++) {
+            cuzk_g1_aff pt;
+            CHECK_EQ_INT(cuzk_g1_from_zcash(&pt, enc + i * 96, 96, 0), CUZK_OK);
+            CHECK(cuzk_g1_aff_eq(&pt, &v1[k]->p[i]));
+            CHECK_EQ_INT(cuzk_params_point_check(&q, (cuzk_params_vec)k, i, &e), CUZK_OK);
+        }
+    }
+    uint8_t enc2[192 * 2];
+    CHECK_EQ_INT(q.b_g2.n, 2);
+    CHECK_EQ_INT(cuzk_params_read_encoded(&q, CUZK_PARAMS_VEC_B_G2, 1, 1, enc2, &e), CUZK_OK);
+    CHECK_MEM(enc2, ref.p + full.b_g2.offset + 192, 192);
+    /* ranges and misuse */
+    EXPECT_FAIL(cuzk_params_read_encoded(&q, CUZK_PARAMS_VEC_B_G2, 1, 2, enc2, &e),
+                CUZK_ERR_INVALID_ARG, e, "vector b_g2", "outside");
+    EXPECT_FAIL(cuzk_params_point_check(&q, CUZK_PARAMS_VEC_H, q.h.n, &e), CUZK_ERR_INVALID_ARG,
+                e, "vector h", "outside");
+    EXPECT_FAIL(cuzk_params_read_encoded(&full, CUZK_PARAMS_VEC_H, 0, 1, enc2, &e),
+                CUZK_ERR_INVALID_ARG, e, "deferred", NULL);
+    cuzk_params r;
+    EXPECT_FAIL(cuzk_params_open(&r, path, CUZK_PARAMS_DEFER_POINTS | CUZK_PARAMS_CHECK_CURVE, &e),
+                CUZK_ERR_INVALID_ARG, e, path, "reader");
+    EXPECT_FAIL(cuzk_params_open_mem(&r, ref.p, ref.n, NAME, CUZK_PARAMS_DEFER_POINTS, &e),
+                CUZK_ERR_INVALID_ARG, e, NAME, "file");
+    /* a bad point: open with deferred points does not see it, point_check
+     * names it as a full open does */
+    char bad_path[512];
+    snprintf(bad_path, sizeof(bad_path), "%s/deferred_bad.params", tmpdir);
+    uint8_t *bad = malloc(ref.n);
+    memcpy(bad, ref.p, ref.n);
+    bad[full.l.offset + 2 * 96 + 95] ^= 1; /* l point 2: y off by one bit, off the curve */
+    FILE *f = fopen(bad_path, "wb");
+    CHECK(f != NULL && fwrite(bad, 1, ref.n, f) == ref.n && fclose(f) == 0);
+    cuzk_error e_full;
+    EXPECT_FAIL(cuzk_params_open(&r, bad_path, CUZK_PARAMS_CHECK_CURVE, &e_full),
+                CUZK_ERR_NOT_ON_CURVE, e_full, "vector l point 2", NULL);
+    CHECK_EQ_INT(cuzk_params_open(&r, bad_path, CUZK_PARAMS_DEFER_POINTS, &e), CUZK_OK);
+    CHECK_EQ_INT(cuzk_params_point_check(&r, CUZK_PARAMS_VEC_L, 1, &e), CUZK_OK);
+    EXPECT_FAIL(cuzk_params_point_check(&r, CUZK_PARAMS_VEC_L, 2, &e), CUZK_ERR_NOT_ON_CURVE, e,
+                "vector l point 2", NULL);
+    CHECK(strcmp(e.msg, e_full.msg) == 0);
+    /* the file shrinks after open: a read past its new end is an I/O error */
+    CHECK(truncate(bad_path, (off_t)(ref.n - 100)) == 0);
+    EXPECT_FAIL(cuzk_params_read_encoded(&r, CUZK_PARAMS_VEC_B_G2, 1, 1, enc2, &e), CUZK_ERR_IO,
+                e, "vector b_g2", "shorter");
+    CHECK_EQ_INT(cuzk_params_read_encoded(&r, CUZK_PARAMS_VEC_H, 0, 1, enc2, &e), CUZK_OK);
+    cuzk_params_close(&r);
+    uint8_t zero[sizeof(r)];
+    memset(zero, 0, sizeof(zero));
+    CHECK_MEM(&r, zero, sizeof(r));
+    free(bad);
+    unlink(bad_path);
+    cuzk_params_close(&q);
+    cuzk_params_close(&full);
+    unlink(path);
+    free(ref.p);
+    setup_free(&s);
+}
+
 int main(int argc, char **argv) {
     cuzk_test_init(argc, argv);
     snprintf(tmpdir, sizeof(tmpdir), "/tmp/cuzk_test_params.XXXXXX");
@@ -1377,6 +1470,7 @@ int main(int argc, char **argv) {
     RUN(test_counts);
     RUN(test_points);
     RUN(test_parallel_first_bad);
+    RUN(test_deferred);
     RUN(test_prove_verify);
     RUN(test_proof192);
     const char *corpus = getenv("CUZK_PARAMS_CORPUS");
