@@ -146,6 +146,25 @@ CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_msm_bases_upload(cuzk__gpu_msm_bas
                                                                const uint64_t *bases, size_t n);
 
 /*
+ * Bases that arrive encoded (params.h, deferred points): a handle for n bases
+ * of the group whose memory is not yet filled, then, per run, the zcash
+ * encodings of bases [first, first + count) decoded from device memory
+ * (96 bytes a point, 192 for G2, the file's bytes as they are) on the legacy
+ * default stream (so after copies of a blocking stream, e.g. a copy queue's).
+ * A point that params.c's reader would refuse at CUZK_PARAMS_CHECK_CURVE
+ * (decode.cuh) lowers *first_bad (device memory, which the caller sets to
+ * UINT64_MAX first) to its index in the vector; the call itself fails only
+ * on launch errors.
+ */
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_msm_bases_alloc(cuzk__gpu_msm_bases **out,
+                                                              cuzk__gpu_msm_group group,
+                                                              size_t n);
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_msm_bases_decode(cuzk__gpu_msm_bases *b,
+                                                               size_t first, size_t count,
+                                                               const void *encoded,
+                                                               uint64_t *first_bad);
+
+/*
  * n pseudo-random bases made on the device (for benchmarks): walks of
  * mixed additions over the given table of ntable affine host points
  * (finite, in the group), normalized in batches with one inversion each.

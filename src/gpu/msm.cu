@@ -66,6 +66,7 @@
 #include <cub/device/device_radix_sort.cuh>
 
 #include "check.cuh"
+#include "decode.cuh"
 #include "ec.cuh"
 #include "gpu_msm.h"
 
@@ -723,17 +724,6 @@ static __global__ void __launch_bounds__(HEAVY_THREADS)
  */
 
 enum { BA_A = 0, BA_B, BA_INF, BA_ADD, BA_DBL }; /* what a level slot does */
-
-template <class P>
-static __device__ __forceinline__ bool fe_equal(const fe<P> &a, const fe<P> &b) {
-    uint32_t t = 0;
-#pragma unroll
-    for (int i = 0; i < P::N; i++) t |= a.v[i] ^ b.v[i];
-    return t == 0;
-}
-static __device__ __forceinline__ bool fe_equal(const fp2_t &a, const fp2_t &b) {
-    return fe_equal(a.c0, b.c0) && fe_equal(a.c1, b.c1);
-}
 
 /* Input i of a level: entry i (a base, negated for a negative digit) at
  * level 0, else point i of the previous level. */
@@ -1671,6 +1661,58 @@ extern "C" cuzk_status cuzk__gpu_msm_bases_upload(cuzk__gpu_msm_bases **out,
         *out = nullptr;
     }
     return st;
+}
+
+extern "C" cuzk_status cuzk__gpu_msm_bases_alloc(cuzk__gpu_msm_bases **out,
+                                                 cuzk__gpu_msm_group group, size_t n) {
+    if (!out) return CUZK_ERR_INVALID_ARG;
+    cuzk_status st = handle_new(out, group, n);
+    if (st != CUZK_OK && *out) {
+        cuzk__gpu_msm_bases_free(*out);
+        *out = nullptr;
+    }
+    return st;
+}
+
+/* One thread a point: its encoding in 16-byte loads (records are 96 or 192
+ * bytes, the buffer 256-aligned), decoded into the handle's bases. */
+template <class F>
+static __global__ void decode_kernel(aff_pt<F> *out, const uint4 *enc, size_t n,
+                                     unsigned long long first,
+                                     unsigned long long *first_bad) {
+    const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    constexpr int Q = (int)(sizeof(aff_pt<F>) / 16);
+    uint32_t w[4 * Q];
+#pragma unroll
+    for (int q = 0; q < Q; q++) {
+        const uint4 v = enc[i * Q + q];
+        w[4 * q] = v.x;
+        w[4 * q + 1] = v.y;
+        w[4 * q + 2] = v.z;
+        w[4 * q + 3] = v.w;
+    }
+    aff_pt<F> p;
+    if (!decode_point_be(p, w)) atomicMin(first_bad, first + i);
+    st16(out + i, p);
+}
+
+extern "C" cuzk_status cuzk__gpu_msm_bases_decode(cuzk__gpu_msm_bases *b, size_t first,
+                                                  size_t count, const void *encoded,
+                                                  uint64_t *first_bad) {
+    if (!b || !encoded || !first_bad || first > b->n || count > b->n - first)
+        return CUZK_ERR_INVALID_ARG;
+    if (count == 0) return CUZK_OK;
+    unsigned long long *bad = reinterpret_cast<unsigned long long *>(first_bad);
+    const uint4 *enc = static_cast<const uint4 *>(encoded);
+    if (b->group == CUZK__GPU_MSM_G1)
+        decode_kernel<fp_t><<<grid(count, 128), 128>>>(static_cast<g1_aff *>(b->bases) + first,
+                                                        enc, count, first, bad);
+    else
+        decode_kernel<fp2_t><<<grid(count, 128), 128>>>(
+            static_cast<g2_aff *>(b->bases) + first, enc, count, first, bad);
+    CUZK__CUDA_TRY(cudaGetLastError());
+    return CUZK_OK;
 }
 
 template <class F>

@@ -12,6 +12,7 @@
 
 #include "gpu/ff.cuh"
 #include "gpu/ec.cuh"
+#include "gpu/decode.cuh"
 
 using namespace cuzk_gpu;
 
@@ -114,6 +115,25 @@ void cuzk_model_g2_madd_seq(uint64_t out[48], const uint64_t *pts, const uint8_t
         model_madd_seq<fp2_t, for_field<fp2_t, mul_lazy_call>::type>(out, pts, neg, n);
     else
         model_madd_seq<fp2_t, mul_call>(out, pts, neg, n);
+}
+
+/* decode.cuh on one zcash encoding (the bytes as a little-endian GPU load
+ * sees them): 1 if accepted, the point (host affine form) in out either way. */
+int cuzk_model_g1_decode(uint64_t out[12], const uint8_t in[96]) {
+    uint32_t w[24];
+    memcpy(w, in, sizeof w);
+    g1_aff p;
+    const int ok = decode_point_be(p, w);
+    memcpy(out, &p, sizeof p);
+    return ok;
+}
+int cuzk_model_g2_decode(uint64_t out[24], const uint8_t in[192]) {
+    uint32_t w[48];
+    memcpy(w, in, sizeof w);
+    g2_aff p;
+    const int ok = decode_point_be(p, w);
+    memcpy(out, &p, sizeof p);
+    return ok;
 }
 
 } /* extern "C" */

@@ -10,10 +10,15 @@
  * uniform ones. tests/gpu/test_gpu_ff.c checks the compiled kernels on a GPU;
  * this one runs everywhere, CI included, and takes seconds.
  */
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "encode.h"
 #include "fp2.h"
 #include "fr.h"
 #include "g1.h"
 #include "g2.h"
+#include "params.h"
 #include "harness.h"
 #include "field_cases.h"
 
@@ -41,6 +46,8 @@ void cuzk_model_fp_mul_pair(uint64_t r[12], const uint64_t a[12], const uint64_t
 void cuzk_model_fp_sqr_pair(uint64_t r[12], const uint64_t a[12]);
 void cuzk_model_fp2_mul(uint64_t r[12], const uint64_t a[12], const uint64_t b[12]);
 void cuzk_model_fp2_sqr(uint64_t r[12], const uint64_t a[12]);
+int cuzk_model_g1_decode(uint64_t out[12], const uint8_t in[96]);
+int cuzk_model_g2_decode(uint64_t out[24], const uint8_t in[192]);
 
 /* One field: n coordinate words, its modulus and Montgomery one. */
 typedef struct {
@@ -373,6 +380,124 @@ static void test_fp2(void) {
     CHECK(bad == 0);
 }
 
+/*
+ * The device's decoder of parameter-file points (decode.cuh) against the
+ * host reader's verdicts: encodings of random points, mutated at random
+ * (flag bits, infinity, (0, 0), coordinates at or above p, off the curve,
+ * random bytes), stored in vectors l (G1) and b_g2 (G2) of a .params file
+ * opened with deferred points; for each, cuzk_params_point_check (params.c's
+ * decoder at CUZK_PARAMS_CHECK_CURVE) and the model must agree, and an
+ * accepted point must decode to the host's coordinates.
+ */
+#define DEC_G1 1200
+#define DEC_G2 600 /* |b_g2| <= 1 + |l| */
+
+static void be_of_p(uint8_t out[48]) {
+    for (int i = 0; i < 48; i++) out[i] = (uint8_t)(cuzk__fp_p[(47 - i) / 8] >> (8 * ((47 - i) % 8)));
+}
+
+/* One test encoding of the group (g2: 192 bytes, else 96); returns its kind. */
+static unsigned mutate(uint8_t *enc, const group_ops *g, int g2) {
+    const size_t bytes = g2 ? 192 : 96, coords = bytes / 48;
+    uint8_t pt[192], pbe[48];
+    g->random_point(pt);
+    if (cuzk_test_rand64() & 1) g->neg(pt, pt);
+    if (g2)
+        cuzk_g2_to_zcash_uncompressed(enc, (const cuzk_g2_aff *)pt);
+    else
+        cuzk_g1_to_zcash_uncompressed(enc, (const cuzk_g1_aff *)pt);
+    const unsigned kind = (unsigned)(cuzk_test_rand64() % 12);
+    uint8_t *c = enc + 48 * (cuzk_test_rand64() % coords); /* one Fp of the encoding */
+    be_of_p(pbe);
+    switch (kind) {
+    case 0: case 1: case 2: break;                    /* valid */
+    case 3: enc[0] |= 0x80; break;                    /* compressed flag */
+    case 4: enc[0] |= 0x20; break;                    /* sign flag */
+    case 5: enc[0] |= 0x40; break;                    /* infinity flag, rest not zero */
+    case 6: memset(enc, 0, bytes); enc[0] = 0x40; break; /* a proper infinity */
+    case 7: memset(enc, 0, bytes); break;             /* unflagged (0, 0) */
+    case 8: memcpy(c, pbe, 48); c[47] += (uint8_t)(cuzk_test_rand64() % 3); break; /* p .. p+2 */
+    case 9: memset(c, 0xff, 48); c[0] = 0x1f; break;  /* 2^381 - 1 */
+    case 10: c[47] ^= (uint8_t)(1 + cuzk_test_rand64() % 255); break; /* off the curve */
+    default: cuzk_test_rand_bytes(enc, bytes); enc[0] &= 0x1f; break;
+    }
+    if (c == enc && kind >= 8) enc[0] &= 0x1f; /* the flags stay clear: the value is tested */
+    return kind;
+}
+
+static void put_be32(FILE *f, uint32_t v) {
+    const uint8_t b[4] = {(uint8_t)(v >> 24), (uint8_t)(v >> 16), (uint8_t)(v >> 8), (uint8_t)v};
+    fwrite(b, 1, 4, f);
+}
+
+static void test_decode(void) {
+    static uint8_t l_enc[DEC_G1][96], b2_enc[DEC_G2][192];
+    unsigned kinds[12] = {0};
+    for (int i = 0; i < DEC_G1; i++) kinds[mutate(l_enc[i], &g1_OPS, 0)]++;
+    for (int i = 0; i < DEC_G2; i++) kinds[mutate(b2_enc[i], &g2_OPS, 1)]++;
+    /* the file: a valid vk head and IC, h and a one point each, l the G1
+     * cases, b_g1 valid points, b_g2 the G2 cases (the shape rules hold) */
+    char dir[] = "/tmp/cuzk_test_decode.XXXXXX", path[64];
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(path, sizeof path, "%s/d.params", dir);
+    FILE *f = fopen(path, "wb");
+    CHECK(f != NULL);
+    if (f == NULL) return;
+    cuzk_g1_aff g1;
+    cuzk_g2_aff g2;
+    uint8_t e1[96], e2[192];
+    cuzk_g1_generator(&g1);
+    cuzk_g2_generator(&g2);
+    cuzk_g1_to_zcash_uncompressed(e1, &g1);
+    cuzk_g2_to_zcash_uncompressed(e2, &g2);
+    fwrite(e1, 1, 96, f), fwrite(e1, 1, 96, f), fwrite(e2, 1, 192, f); /* alpha, beta1, beta2 */
+    fwrite(e2, 1, 192, f), fwrite(e1, 1, 96, f), fwrite(e2, 1, 192, f); /* gamma2, delta1, 2 */
+    put_be32(f, 1), fwrite(e1, 1, 96, f);                                /* IC */
+    put_be32(f, 1), fwrite(e1, 1, 96, f);                                /* h */
+    put_be32(f, DEC_G1), fwrite(l_enc, 96, DEC_G1, f);                   /* l */
+    put_be32(f, 1), fwrite(e1, 1, 96, f);                                /* a */
+    put_be32(f, DEC_G2);                                                 /* b_g1 */
+    for (int i = 0; i < DEC_G2; i++) fwrite(e1, 1, 96, f);
+    put_be32(f, DEC_G2), fwrite(b2_enc, 192, DEC_G2, f);                 /* b_g2 */
+    CHECK(fclose(f) == 0);
+    cuzk_params p;
+    cuzk_error e;
+    cuzk__error_clear(&e);
+    CHECK_EQ_INT(cuzk_params_open(&p, path, CUZK_PARAMS_DEFER_POINTS, &e), CUZK_OK);
+    size_t bad = 0, accepted = 0;
+    for (int i = 0; i < DEC_G1 + DEC_G2 && bad < 4; i++) {
+        const int is2 = i >= DEC_G1, k = is2 ? i - DEC_G1 : i;
+        const uint8_t *enc = is2 ? b2_enc[k] : l_enc[k];
+        uint64_t got[24], want[24];
+        const int ok = is2 ? cuzk_model_g2_decode(got, enc) : cuzk_model_g1_decode(got, enc);
+        const cuzk_status ref = cuzk_params_point_check(
+            &p, is2 ? CUZK_PARAMS_VEC_B_G2 : CUZK_PARAMS_VEC_L, (uint64_t)k, &e);
+        int same = ok == (ref == CUZK_OK);
+        if (same && ok) {
+            accepted++;
+            if (is2)
+                CHECK_EQ_INT(cuzk_g2_from_zcash((cuzk_g2_aff *)want, enc, 192, 0), CUZK_OK);
+            else
+                CHECK_EQ_INT(cuzk_g1_from_zcash((cuzk_g1_aff *)want, enc, 96, 0), CUZK_OK);
+            same = memcmp(got, want, is2 ? 192 : 96) == 0;
+        }
+        if (!same) {
+            bad++;
+            fprintf(stderr, "  %s point %d: model %s, host %s (%s)\n", is2 ? "G2" : "G1", k,
+                    ok ? "accepts" : "refuses", ref == CUZK_OK ? "accepts" : "refuses",
+                    ref == CUZK_OK ? "-" : cuzk__error_text(&e));
+        }
+    }
+    printf("  %d G1 and %d G2 encodings (kinds:", DEC_G1, DEC_G2);
+    for (int i = 0; i < 12; i++) printf(" %u", kinds[i]);
+    printf("), %zu accepted\n", accepted);
+    CHECK(bad == 0);
+    CHECK(accepted > (DEC_G1 + DEC_G2) / 5 && accepted < (DEC_G1 + DEC_G2) / 2);
+    cuzk_params_close(&p);
+    unlink(path);
+    rmdir(dir);
+}
+
 int main(int argc, char **argv) {
     cuzk_test_init(argc, argv);
     RUN(test_fr);
@@ -382,5 +507,6 @@ int main(int argc, char **argv) {
     RUN(test_fp2);
     RUN(test_g1_madd);
     RUN(test_g2_madd);
+    RUN(test_decode);
     return cuzk_test_finish();
 }
