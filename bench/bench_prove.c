@@ -143,7 +143,10 @@ static int bench_circuit(int argc, char **argv) {
         fprintf(stderr, "cuzk bench prove: development setup (INSECURE, from --setup-seed) in "
                         "%.2f s (G1 points %.2f s, G2 %.2f s, on the %s); not timed below\n",
                 (wall_ms() - t0) / 1e3, tm.g1, tm.g2, ops != &cuzk_backend_cpu ? "GPU" : "CPU");
-    } else if (cuzk_params_open(&p, params_path, CUZK_PARAMS_PARALLEL, &err) != CUZK_OK) {
+    } else if (cuzk_params_open(&p, params_path,
+                                CUZK_PARAMS_PARALLEL |
+                                    (ops != &cuzk_backend_cpu ? CUZK_PARAMS_DEFER_POINTS : 0),
+                                &err) != CUZK_OK) { /* a GPU key decodes the points itself */
         goto fail;
     }
     if (cuzk_backend_open(&be, ops, threads, -1, &err) != CUZK_OK ||

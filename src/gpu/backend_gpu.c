@@ -7,9 +7,14 @@
 #include "backend_gpu.h"
 
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#ifdef CUZK_HAVE_OPENMP
+#include <omp.h>
+#endif
 
 #include "gpu.h"
 #include "gpu_circuit.h"
@@ -208,6 +213,7 @@ static cuzk_status upload_g2(cuzk__gpu_msm_bases **out, const cuzk_g2_aff *p, ui
  * with plain copies: a slower proof, not a failed one.
  */
 static void stage_alloc(gpu_key *k) {
+    if (k->stage_bytes != 0) return; /* made early for deferred parameters */
     size_t need = (size_t)k->n_vars * 32;
     if (k->zk != NULL && !k->host_abc_pinned && 3 * (size_t)k->n_dom * 32 > need)
         need = 3 * (size_t)k->n_dom * 32;
@@ -271,6 +277,126 @@ void cuzk__gpu_circuit_src_of(cuzk__gpu_circuit_src *src, const cuzk_circuit *c)
     src->b_aux = c->b_aux;
 }
 
+/*
+ * The vectors of deferred parameters (params.h): each is read from the file
+ * in runs of the staging size into the key's page-locked buffers (slices on
+ * several threads: pread from the page cache runs at a few GB/s a thread),
+ * each run's DMA queued while the next one is read, and decoded and checked
+ * on the device (decode.cuh) into the bases. The host never holds the
+ * points; at 2^27 this replaces ~47 GiB of decoding into RAM at open and
+ * the upload of that (doc/perf.md, session 9). Without page-locked buffers
+ * (refused by the host) the runs go through one pageable buffer, slower.
+ */
+typedef struct {
+    void *enc[2];        /* device: two runs of encodings */
+    uint64_t *bad;       /* device: the first refused point's index */
+    void *host;          /* pageable fallback buffer (no staging) */
+    size_t run_bytes;
+} enc_upload;
+
+static cuzk_status read_runs(const cuzk_params *p, cuzk_params_vec v, uint64_t first,
+                             uint64_t count, uint8_t *dst, unsigned pb, unsigned threads,
+                             cuzk_error *err) {
+#ifdef CUZK_HAVE_OPENMP
+    int nt = threads ? (int)threads : omp_get_max_threads();
+    if (nt > 8) nt = 8;
+    if ((uint64_t)nt > count / 1024) nt = (int)(count / 1024); /* 96 KiB a slice at least */
+    if (nt > 1) {
+        cuzk_status st_slice[8];
+#pragma omp parallel for num_threads(nt) schedule(static)
+        for (int i = 0; i < nt; i++) {
+            const uint64_t lo = count * (uint64_t)i / (uint64_t)nt;
+            const uint64_t hi = count * (uint64_t)(i + 1) / (uint64_t)nt;
+            cuzk_error e;
+            st_slice[i] = cuzk_params_read_encoded(p, v, first + lo, hi - lo, dst + lo * pb, &e);
+        }
+        for (int i = 0; i < nt; i++) /* the failing slice again, for its message */
+            if (st_slice[i] != CUZK_OK) {
+                const uint64_t lo = count * (uint64_t)i / (uint64_t)nt;
+                const uint64_t hi = count * (uint64_t)(i + 1) / (uint64_t)nt;
+                return cuzk_params_read_encoded(p, v, first + lo, hi - lo, dst + lo * pb, err);
+            }
+        return CUZK_OK;
+    }
+#else
+    (void)threads;
+#endif
+    return cuzk_params_read_encoded(p, v, first, count, dst, err);
+}
+
+static cuzk_status upload_encoded(gpu_key *k, enc_upload *u, cuzk__gpu_msm_bases **out,
+                                  cuzk_params_vec v, uint64_t n, const char *what,
+                                  cuzk_error *err) {
+    if (n == 0) return CUZK_OK;
+    const int g2 = v == CUZK_PARAMS_VEC_B_G2;
+    const unsigned pb = g2 ? 192u : 96u;
+    const uint64_t per = u->run_bytes / pb, none = UINT64_MAX;
+    cuzk_status st;
+    if ((st = cuzk__gpu_msm_bases_alloc(out, g2 ? CUZK__GPU_MSM_G2 : CUZK__GPU_MSM_G1,
+                                        (size_t)n)) != CUZK_OK ||
+        (st = cuzk__gpu_upload(u->bad, &none, sizeof none)) != CUZK_OK)
+        return gpu_fail(err, st, what);
+    uint64_t runs = 0;
+    for (uint64_t first = 0; first < n; first += per, runs++) {
+        const unsigned slot = (unsigned)(runs & 1);
+        const uint64_t cnt = n - first < per ? n - first : per;
+        uint8_t *host = k->cq ? k->stage[slot] : u->host;
+        /* the buffer's previous DMA must be done before it is refilled */
+        if (k->cq && (st = cuzk__gpu_copy_queue_wait(k->cq, slot)) != CUZK_OK)
+            return gpu_fail(err, st, what);
+        if ((st = read_runs(k->p, v, first, cnt, host, pb, k->threads, err)) != CUZK_OK)
+            return st;
+        st = k->cq ? cuzk__gpu_copy_queue_upload(k->cq, slot, u->enc[slot], host, cnt * pb)
+                   : cuzk__gpu_upload(u->enc[slot], host, cnt * pb);
+        /* on the legacy stream: after this copy, before the copy that reuses enc[slot] */
+        if (st == CUZK_OK)
+            st = cuzk__gpu_msm_bases_decode(*out, (size_t)first, (size_t)cnt, u->enc[slot],
+                                            u->bad);
+        if (st != CUZK_OK) return gpu_fail(err, st, what);
+    }
+    count_uploads(&cuzk__gpu_backend_uploads.staged_chunks, k->cq ? runs : 0);
+    uint64_t bad = none;
+    if ((st = cuzk__gpu_download(&bad, u->bad, sizeof bad)) != CUZK_OK)
+        return gpu_fail(err, st, what);
+    if (bad == none) return CUZK_OK;
+    /* the host's reader says why (the same message as at open) */
+    if ((st = cuzk_params_point_check(k->p, v, bad, err)) != CUZK_OK) return st;
+    return cuzk__fail(err, CUZK_ERR_GPU, "GPU: %s: point %llu refused on the device, which the "
+                                         "host reader accepts",
+                      what, (ull)bad);
+}
+
+static cuzk_status upload_deferred(gpu_key *k, const cuzk_params *p, cuzk_error *err) {
+    enc_upload u;
+    memset(&u, 0, sizeof u);
+    stage_alloc(k);
+    u.run_bytes = k->cq ? k->stage_bytes : (size_t)8 << 20;
+    cuzk_status st = CUZK_OK;
+    if ((k->cq == NULL && (u.host = malloc(u.run_bytes)) == NULL))
+        st = cuzk__fail(err, CUZK_ERR_NOMEM, "no memory for an upload buffer");
+    else if ((st = cuzk__gpu_alloc(&u.enc[0], u.run_bytes)) != CUZK_OK ||
+             (st = cuzk__gpu_alloc(&u.enc[1], u.run_bytes)) != CUZK_OK ||
+             (st = cuzk__gpu_alloc((void **)&u.bad, sizeof(uint64_t))) != CUZK_OK)
+        gpu_fail(err, st, "allocating the upload buffers");
+    static const char *const what[5] = {"uploading vector h", "uploading vector l",
+                                        "uploading vector a", "uploading vector b_g1",
+                                        "uploading vector b_g2"};
+    cuzk__gpu_msm_bases **dst[5] = {&k->h, &k->l, &k->a, &k->b1, &k->b2};
+    const uint64_t n[5] = {p->h.n, p->l.n, p->a.n, p->b_g1.n, p->b_g2.n};
+    for (int i = 0; st == CUZK_OK && i < 5; i++) /* cuzk_params_vec order */
+        st = upload_encoded(k, &u, dst[i], (cuzk_params_vec)i, n[i], what[i], err);
+    /* every queued copy is done before its buffers go (also after a failure) */
+    if (k->cq) {
+        const cuzk_status sst = cuzk__gpu_copy_queue_sync(k->cq);
+        if (st == CUZK_OK && sst != CUZK_OK) st = gpu_fail(err, sst, "uploading the vectors");
+    }
+    cuzk__gpu_free(u.enc[0]);
+    cuzk__gpu_free(u.enc[1]);
+    cuzk__gpu_free(u.bad);
+    free(u.host);
+    return st;
+}
+
 static cuzk_status gpu_prepare(cuzk_backend *be, cuzk_backend_key **out, const cuzk_circuit *c,
                                const cuzk_params *p, cuzk_error *err) {
     cuzk__error_clear(err);
@@ -301,13 +427,17 @@ static cuzk_status gpu_prepare(cuzk_backend *be, cuzk_backend_key **out, const c
         gpu_fail(err, st, "NTT tables");
         goto fail;
     }
-    if ((st = upload_g1(&k->h, p->h.p, p->h.n, "uploading vector h", err)) != CUZK_OK ||
-        (st = upload_g1(&k->l, p->l.p, p->l.n, "uploading vector l", err)) != CUZK_OK ||
-        (st = upload_g1(&k->a, p->a.p, p->a.n, "uploading vector a", err)) != CUZK_OK ||
-        (st = upload_g1(&k->b1, p->b_g1.p, p->b_g1.n, "uploading vector b_g1", err)) !=
-            CUZK_OK ||
-        (st = upload_g2(&k->b2, p->b_g2.p, p->b_g2.n, "uploading vector b_g2", err)) != CUZK_OK)
+    if (p->deferred) {
+        if ((st = upload_deferred(k, p, err)) != CUZK_OK) goto fail;
+    } else if ((st = upload_g1(&k->h, p->h.p, p->h.n, "uploading vector h", err)) != CUZK_OK ||
+               (st = upload_g1(&k->l, p->l.p, p->l.n, "uploading vector l", err)) != CUZK_OK ||
+               (st = upload_g1(&k->a, p->a.p, p->a.n, "uploading vector a", err)) != CUZK_OK ||
+               (st = upload_g1(&k->b1, p->b_g1.p, p->b_g1.n, "uploading vector b_g1", err)) !=
+                   CUZK_OK ||
+               (st = upload_g2(&k->b2, p->b_g2.p, p->b_g2.n, "uploading vector b_g2", err)) !=
+                   CUZK_OK) {
         goto fail;
+    }
     if ((st = work_alloc(k, err)) != CUZK_OK) goto fail;
     k->alpha1 = p->vk.alpha1;
     k->beta1 = p->vk.beta1;

@@ -17,8 +17,10 @@
  * are made to fail.
  * Exits 77 without a device unless CUZK_GPU_REQUIRED=1.
  */
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "backend.h"
 #include "gen.h"
@@ -112,9 +114,23 @@ typedef struct {
     cuzk_gen *g;
     const cuzk_circuit *c;
     cuzk_params p;
+    cuzk_params pd; /* keys_deferred: the same parameters from a file, points deferred */
+    char path[64];
     cuzk_backend cpu, gpu;
     cuzk_backend_key *kc, *kg; /* kg NULL when the GPU's prepare failed (checked) */
 } keys_fixture;
+
+/* Nonzero: the GPU key reads its parameters from a file opened with
+ * deferred points (params.h) and decodes them on the device. */
+static int keys_deferred;
+
+/* p written to a file of this process and opened with deferred points. */
+static void write_deferred(cuzk_params *pd, char path[64], const cuzk_params *p) {
+    cuzk_error err;
+    snprintf(path, 64, "/tmp/cuzk_gpu_deferred_%d.params", (int)getpid());
+    CHECK_EQ_INT(cuzk_params_write(path, p, CUZK_PARAMS_PARALLEL, &err), CUZK_OK);
+    CHECK_EQ_INT(cuzk_params_open(pd, path, CUZK_PARAMS_DEFER_POINTS, &err), CUZK_OK);
+}
 
 static void keys_open(keys_fixture *f, cuzk_gen_profile profile, unsigned log_k) {
     cuzk_error err;
@@ -125,10 +141,12 @@ static void keys_open(keys_fixture *f, cuzk_gen_profile profile, unsigned log_k)
     cuzk_setup_toxic tw;
     toxic_fixed(&tw);
     CHECK_EQ_INT(cuzk_groth16_setup_dev(&f->p, f->c, &tw, 0, &err), CUZK_OK);
+    if (keys_deferred) write_deferred(&f->pd, f->path, &f->p);
     CHECK_EQ_INT(cuzk_backend_open(&f->cpu, &cuzk_backend_cpu, 0, -1, &err), CUZK_OK);
     CHECK_EQ_INT(cuzk_backend_open(&f->gpu, &cuzk_backend_gpu, 0, 0, &err), CUZK_OK);
     CHECK_EQ_INT(cuzk_backend_prepare(&f->cpu, &f->kc, f->c, &f->p, &err), CUZK_OK);
-    cuzk_status st = cuzk_backend_prepare(&f->gpu, &f->kg, f->c, &f->p, &err);
+    cuzk_status st =
+        cuzk_backend_prepare(&f->gpu, &f->kg, f->c, keys_deferred ? &f->pd : &f->p, &err);
     if (st != CUZK_OK) printf("prepare: %s\n", err.msg);
     CHECK_EQ_INT(st, CUZK_OK);
 }
@@ -139,6 +157,10 @@ static void keys_close(keys_fixture *f) {
     cuzk_backend_close(&f->gpu);
     cuzk_backend_close(&f->cpu);
     cuzk_params_close(&f->p);
+    if (f->pd.deferred) {
+        cuzk_params_close(&f->pd);
+        unlink(f->path);
+    }
     cuzk_gen_free(f->g);
 }
 
@@ -243,6 +265,95 @@ static void test_bellman_no_staging(void) {
     cuzk__gpu_backend_pin_fail = CUZK__GPU_PIN_FAIL_STAGE;
     bellman_case(CUZK_GEN_POREP, 12, 2, UP_PAGEABLE);
     cuzk__gpu_backend_pin_fail = 0;
+}
+
+/*
+ * Deferred parameters (params.h): the GPU key reads the vectors from the file
+ * and decodes them on the device; every proof equals the CPU's from the
+ * decoded parameters (same r, s). In runs of the default staging size, in
+ * runs of 4000 bytes (41 G1 or 20 G2 points, most runs shorter than a
+ * vector), and through the pageable buffer when page-locked memory is
+ * refused.
+ */
+static void test_bellman_deferred(void) {
+    keys_deferred = 1;
+    bellman_case(CUZK_GEN_POREP, 12, 2, UP_STAGED);
+    bellman_case(CUZK_GEN_DENSE, 10, 1, UP_STAGED);
+    const size_t saved = cuzk__gpu_backend_stage_bytes;
+    cuzk__gpu_backend_stage_bytes = 4000;
+    bellman_case(CUZK_GEN_POREP, 12, 1, UP_STAGED);
+    cuzk__gpu_backend_stage_bytes = saved;
+    cuzk__gpu_backend_pin_fail = CUZK__GPU_PIN_FAIL_STAGE;
+    bellman_case(CUZK_GEN_POREP, 11, 1, UP_PAGEABLE);
+    cuzk__gpu_backend_pin_fail = 0;
+    keys_deferred = 0;
+}
+
+/* Overwrites point index of a vector in the file (len bytes at byte at). */
+static void spoil(const char *path, uint64_t off, const uint8_t *bytes, size_t len) {
+    const int fd = open(path, O_WRONLY);
+    CHECK(fd >= 0 && pwrite(fd, bytes, len, (off_t)off) == (ssize_t)len && close(fd) == 0);
+}
+
+/*
+ * A bad point in deferred parameters: the GPU key refuses it at prepare with
+ * the host reader's message (vector, index, reason), the lowest bad index of
+ * the vector when there are several (in different runs); the CPU backend
+ * refuses deferred parameters outright.
+ */
+static void test_bellman_deferred_bad_points(void) {
+    cuzk_error err;
+    keys_fixture f;
+    keys_open(&f, CUZK_GEN_POREP, 10);
+    cuzk_params pd;
+    char path[64];
+    struct {
+        int vec;            /* a cuzk_params_vec */
+        uint64_t index[2];  /* the points spoiled (the lower one is named) */
+        unsigned byte;      /* which byte of the point to change */
+        uint8_t value;      /* XORed into it */
+        cuzk_status want;
+        const char *says;
+    } cases[] = {
+        {CUZK_PARAMS_VEC_L, {300, 45}, 95, 0x01, CUZK_ERR_NOT_ON_CURVE, "vector l point 45"},
+        {CUZK_PARAMS_VEC_H, {7, 700}, 0, 0x80, CUZK_ERR_BAD_ENCODING, "vector h point 7"},
+        {CUZK_PARAMS_VEC_B_G2, {3, 3}, 0, 0x40, CUZK_ERR_BAD_ENCODING, "vector b_g2 point 3"},
+        {CUZK_PARAMS_VEC_A, {2, 2}, 48, 0xe0, CUZK_ERR_NOT_CANONICAL, "vector a point 2"},
+    };
+    const size_t saved = cuzk__gpu_backend_stage_bytes;
+    cuzk__gpu_backend_stage_bytes = 4000;
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        write_deferred(&pd, path, &f.p);
+        const cuzk_params_g1_vec *g1v[4] = {&pd.h, &pd.l, &pd.a, &pd.b_g1};
+        const int g2 = cases[c].vec == CUZK_PARAMS_VEC_B_G2;
+        const uint64_t base = g2 ? pd.b_g2.offset : g1v[cases[c].vec]->offset;
+        const unsigned pb = g2 ? 192 : 96;
+        for (int j = 0; j < 2; j++) {
+            uint8_t pt[192];
+            CHECK_EQ_INT(cuzk_params_read_encoded(&pd, (cuzk_params_vec)cases[c].vec,
+                                                  cases[c].index[j], 1, pt, &err),
+                         CUZK_OK);
+            if (j == 0 || cases[c].index[1] != cases[c].index[0]) {
+                pt[cases[c].byte] ^= cases[c].value;
+                spoil(path, base + cases[c].index[j] * pb, pt, pb);
+            }
+        }
+        cuzk_backend_key *k = NULL;
+        cuzk_error e2;
+        const cuzk_status st = cuzk_backend_prepare(&f.gpu, &k, f.c, &pd, &e2);
+        CHECK_EQ_INT(st, cases[c].want);
+        CHECK(k == NULL);
+        if (strstr(e2.msg, cases[c].says) == NULL) {
+            CHECK(!"the message names the point");
+            printf("  message: %s\n", e2.msg);
+        }
+        CHECK_EQ_INT(cuzk_backend_prepare(&f.cpu, &k, f.c, &pd, &err), CUZK_ERR_INVALID_ARG);
+        CHECK(strstr(err.msg, "deferred") != NULL);
+        cuzk_params_close(&pd);
+        unlink(path);
+    }
+    cuzk__gpu_backend_stage_bytes = saved;
+    keys_close(&f);
 }
 
 /*
@@ -412,6 +523,8 @@ int main(int argc, char **argv) {
     RUN(test_bellman_small_chunks);
     RUN(test_bellman_pinned_witness);
     RUN(test_bellman_no_staging);
+    RUN(test_bellman_deferred);
+    RUN(test_bellman_deferred_bad_points);
     RUN(test_bellman_prestaged);
     return cuzk_test_finish();
 }

@@ -143,6 +143,7 @@ if [ $grc -ne 0 ] && grep -qE "no CUDA device|no GPU backend" "$work/gout" &&
     [ -e gpus.bin ] && bad "--devices all without a device wrote a proof"
     echo "skip - GPU lanes: no GPU here ($(tail -1 "$work/gout"))"
 elif [ $grc -eq 0 ]; then
+    gpu_ok=1
     ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
     nprep=$(grep -c "prepare (gpu" "$work/gout")
     want=$((ngpu < 3 ? ngpu : 3))
@@ -237,6 +238,18 @@ expect "corrupted H point, 3 partitions in 2 lanes: partition 0 named" 1 "partit
     "$cuzk" prove --backend cpu --lanes 2 --circuit circuit.cuzk --params bad.params \
     --witness w0.wit w1.wit w2.wit -o y.bin
 [ -e y.bin ] && bad "a proof was written with corrupted parameters (3 partitions)"
+# on a GPU each key reads the vectors from the file and decodes them on its
+# device (deferred points), which checks the curve: the same point is refused
+# at key preparation, named, before any proof (exit 2)
+if [ "${gpu_ok:-0}" = 1 ]; then
+    expect "corrupted H point on a GPU: refused at key preparation" 2 "vector h point 0" \
+        "$cuzk" prove --backend gpu --circuit circuit.cuzk --params bad.params --witness w0.wit \
+        -o y.bin
+    expect "corrupted H point, two lanes on GPU 0: refused, named" 2 "vector h point 0" \
+        "$cuzk" prove --backend gpu --devices 0,0 --circuit circuit.cuzk --params bad.params \
+        --witness w0.wit w1.wit w2.wit -o y.bin
+    [ -e y.bin ] && bad "a proof was written with corrupted parameters (GPU)"
+fi
 "$cuzk" prove --verbose --circuit circuit.cuzk --params k.params --witness w0.wit w1.wit w2.wit \
     -o v.bin >/dev/null 2>"$work/verbose"
 n_checks=$(grep -c "self-check" "$work/verbose")

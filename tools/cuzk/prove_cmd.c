@@ -21,7 +21,10 @@
  *     The parameters are read without the per-point curve and subgroup
  *     checks of their five vectors (seconds to minutes at PoRep size; the
  *     verifying key is always checked): a corrupted point gives a proof
- *     that fails the self-check, so nothing wrong is written.
+ *     that fails the self-check, so nothing wrong is written. With a GPU the
+ *     vectors stay in the file until each lane's key reads and decodes them
+ *     on its device (params.h, deferred points), which also refuses a point
+ *     off the curve, naming it.
  *
  *   cuzk verify (--vk V | --params P) --inputs IN0 [IN1 ...] proof.bin
  *     Verifies every partition of proof.bin (the LAST file argument),
@@ -472,7 +475,11 @@ int cuzk__cmd_prove(int argc, char **argv) {
     /* auto: small circuits stay on the CPU (bringing a device up costs more) */
     if (strcmp(backend_name, "auto") == 0 && c.domain_log < CUZK_AUTO_GPU_MIN_LOG)
         ops = &cuzk_backend_cpu;
-    if (cuzk_params_open(&p, params_path, CUZK_PARAMS_PARALLEL, &err) != CUZK_OK) goto out;
+    /* a GPU key reads the five vectors from the file itself and decodes them
+     * on the device (params.h, deferred points): the host never holds them */
+    const unsigned pflags =
+        CUZK_PARAMS_PARALLEL | (ops != &cuzk_backend_cpu ? CUZK_PARAMS_DEFER_POINTS : 0);
+    if (cuzk_params_open(&p, params_path, pflags, &err) != CUZK_OK) goto out;
     const double open_ms = now_ms() - t;
     if (verify && cuzk_groth16_vk_from_params(&vk, &p.vk, &err) != CUZK_OK) goto out;
     proofs = malloc(n_w * CUZK_PROOF192_BYTES);
