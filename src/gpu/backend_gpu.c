@@ -277,6 +277,11 @@ void cuzk__gpu_circuit_src_of(cuzk__gpu_circuit_src *src, const cuzk_circuit *c)
     src->b_aux = c->b_aux;
 }
 
+/* What each vector's upload is called in messages (cuzk_params_vec order). */
+static const char *const upload_what[5] = {"uploading vector h", "uploading vector l",
+                                           "uploading vector a", "uploading vector b_g1",
+                                           "uploading vector b_g2"};
+
 /*
  * The vectors of deferred parameters (params.h): each is read from the file
  * in runs of the staging size into the key's page-locked buffers (slices on
@@ -304,21 +309,25 @@ static cuzk_status read_runs(const cuzk_params *p, cuzk_params_vec v, uint64_t f
     if (nt > MAX_SLICES) nt = MAX_SLICES;
     if ((uint64_t)nt > count / 1024) nt = (int)(count / 1024); /* 96 KiB a slice at least */
     if (nt > 1) {
-        cuzk_status st_slice[MAX_SLICES];
+        /* each slice keeps its own error: the first failing one is the run's
+         * (a slice that failed holds stale bytes, so none may be missed) */
+        cuzk_error *e = calloc((size_t)nt, sizeof(*e));
+        if (e == NULL) return cuzk__fail(err, CUZK_ERR_NOMEM, "no memory for read slices");
 #pragma omp parallel for num_threads(nt) schedule(static)
         for (int i = 0; i < nt; i++) {
             const uint64_t lo = count * (uint64_t)i / (uint64_t)nt;
             const uint64_t hi = count * (uint64_t)(i + 1) / (uint64_t)nt;
-            cuzk_error e;
-            st_slice[i] = cuzk_params_read_encoded(p, v, first + lo, hi - lo, dst + lo * pb, &e);
+            e[i].status =
+                cuzk_params_read_encoded(p, v, first + lo, hi - lo, dst + lo * pb, &e[i]);
         }
-        for (int i = 0; i < nt; i++) /* the failing slice again, for its message */
-            if (st_slice[i] != CUZK_OK) {
-                const uint64_t lo = count * (uint64_t)i / (uint64_t)nt;
-                const uint64_t hi = count * (uint64_t)(i + 1) / (uint64_t)nt;
-                return cuzk_params_read_encoded(p, v, first + lo, hi - lo, dst + lo * pb, err);
+        cuzk_status st = CUZK_OK;
+        for (int i = 0; i < nt && st == CUZK_OK; i++)
+            if (e[i].status != CUZK_OK) {
+                st = e[i].status;
+                if (err) *err = e[i];
             }
-        return CUZK_OK;
+        free(e);
+        return st;
     }
 #else
     (void)threads;
@@ -334,6 +343,9 @@ static cuzk_status upload_encoded(gpu_key *k, enc_upload *u, cuzk__gpu_msm_bases
     const unsigned pb = g2 ? 192u : 96u;
     const uint64_t per = u->run_bytes / pb, none = UINT64_MAX;
     cuzk_status st;
+    if (per == 0) /* a staging size below one point (the test knob) */
+        return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "GPU: %s: runs of %zu bytes hold no point",
+                          what, u->run_bytes);
     if ((st = cuzk__gpu_msm_bases_alloc(out, g2 ? CUZK__GPU_MSM_G2 : CUZK__GPU_MSM_G1,
                                         (size_t)n)) != CUZK_OK ||
         (st = cuzk__gpu_upload(u->bad, &none, sizeof none)) != CUZK_OK)
@@ -380,13 +392,10 @@ static cuzk_status upload_deferred(gpu_key *k, const cuzk_params *p, cuzk_error 
              (st = cuzk__gpu_alloc(&u.enc[1], u.run_bytes)) != CUZK_OK ||
              (st = cuzk__gpu_alloc((void **)&u.bad, sizeof(uint64_t))) != CUZK_OK)
         gpu_fail(err, st, "allocating the upload buffers");
-    static const char *const what[5] = {"uploading vector h", "uploading vector l",
-                                        "uploading vector a", "uploading vector b_g1",
-                                        "uploading vector b_g2"};
     cuzk__gpu_msm_bases **dst[5] = {&k->h, &k->l, &k->a, &k->b1, &k->b2};
     const uint64_t n[5] = {p->h.n, p->l.n, p->a.n, p->b_g1.n, p->b_g2.n};
     for (int i = 0; st == CUZK_OK && i < 5; i++) /* cuzk_params_vec order */
-        st = upload_encoded(k, &u, dst[i], (cuzk_params_vec)i, n[i], what[i], err);
+        st = upload_encoded(k, &u, dst[i], (cuzk_params_vec)i, n[i], upload_what[i], err);
     /* every queued copy is done before its buffers go (also after a failure) */
     if (k->cq) {
         const cuzk_status sst = cuzk__gpu_copy_queue_sync(k->cq);
@@ -431,13 +440,11 @@ static cuzk_status gpu_prepare(cuzk_backend *be, cuzk_backend_key **out, const c
     }
     if (p->deferred) {
         if ((st = upload_deferred(k, p, err)) != CUZK_OK) goto fail;
-    } else if ((st = upload_g1(&k->h, p->h.p, p->h.n, "uploading vector h", err)) != CUZK_OK ||
-               (st = upload_g1(&k->l, p->l.p, p->l.n, "uploading vector l", err)) != CUZK_OK ||
-               (st = upload_g1(&k->a, p->a.p, p->a.n, "uploading vector a", err)) != CUZK_OK ||
-               (st = upload_g1(&k->b1, p->b_g1.p, p->b_g1.n, "uploading vector b_g1", err)) !=
-                   CUZK_OK ||
-               (st = upload_g2(&k->b2, p->b_g2.p, p->b_g2.n, "uploading vector b_g2", err)) !=
-                   CUZK_OK) {
+    } else if ((st = upload_g1(&k->h, p->h.p, p->h.n, upload_what[0], err)) != CUZK_OK ||
+               (st = upload_g1(&k->l, p->l.p, p->l.n, upload_what[1], err)) != CUZK_OK ||
+               (st = upload_g1(&k->a, p->a.p, p->a.n, upload_what[2], err)) != CUZK_OK ||
+               (st = upload_g1(&k->b1, p->b_g1.p, p->b_g1.n, upload_what[3], err)) != CUZK_OK ||
+               (st = upload_g2(&k->b2, p->b_g2.p, p->b_g2.n, upload_what[4], err)) != CUZK_OK) {
         goto fail;
     }
     if ((st = work_alloc(k, err)) != CUZK_OK) goto fail;

@@ -1643,26 +1643,6 @@ extern "C" void cuzk__gpu_msm_bases_free(cuzk__gpu_msm_bases *b) {
     free(b);
 }
 
-extern "C" cuzk_status cuzk__gpu_msm_bases_upload(cuzk__gpu_msm_bases **out,
-                                                  cuzk__gpu_msm_group group,
-                                                  const uint64_t *bases, size_t n) {
-    if (!out || !bases) return CUZK_ERR_INVALID_ARG;
-    cuzk_status st = handle_new(out, group, n);
-    if (st == CUZK_OK) {
-        cudaError_t err = cudaMemcpy((*out)->bases, bases, n * aff_bytes(group),
-                                     cudaMemcpyHostToDevice);
-        if (err != cudaSuccess) {
-            cuzk__gpu_record_error(err, "cudaMemcpy(bases)", __FILE__, __LINE__);
-            st = CUZK_ERR_GPU;
-        }
-    }
-    if (st != CUZK_OK && *out) {
-        cuzk__gpu_msm_bases_free(*out);
-        *out = nullptr;
-    }
-    return st;
-}
-
 extern "C" cuzk_status cuzk__gpu_msm_bases_alloc(cuzk__gpu_msm_bases **out,
                                                  cuzk__gpu_msm_group group, size_t n) {
     if (!out) return CUZK_ERR_INVALID_ARG;
@@ -1672,6 +1652,23 @@ extern "C" cuzk_status cuzk__gpu_msm_bases_alloc(cuzk__gpu_msm_bases **out,
         *out = nullptr;
     }
     return st;
+}
+
+extern "C" cuzk_status cuzk__gpu_msm_bases_upload(cuzk__gpu_msm_bases **out,
+                                                  cuzk__gpu_msm_group group,
+                                                  const uint64_t *bases, size_t n) {
+    if (!out || !bases) return CUZK_ERR_INVALID_ARG;
+    cuzk_status st = cuzk__gpu_msm_bases_alloc(out, group, n);
+    if (st != CUZK_OK) return st;
+    cudaError_t err =
+        cudaMemcpy((*out)->bases, bases, n * aff_bytes(group), cudaMemcpyHostToDevice);
+    if (err != cudaSuccess) {
+        cuzk__gpu_record_error(err, "cudaMemcpy(bases)", __FILE__, __LINE__);
+        cuzk__gpu_msm_bases_free(*out);
+        *out = nullptr;
+        return CUZK_ERR_GPU;
+    }
+    return CUZK_OK;
 }
 
 /* One thread a point: its encoding in 16-byte loads (records are 96 or 192

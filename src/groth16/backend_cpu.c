@@ -44,11 +44,7 @@ static cuzk_status cpu_prepare(cuzk_backend *be, cuzk_backend_key **out, const c
     cuzk__error_clear(err);
     cuzk_status st = cuzk_groth16_check_params(c, p, err);
     if (st != CUZK_OK) return st;
-    if (p->deferred) /* the points are still in the file (params.h, deferred points) */
-        return cuzk__fail(err, CUZK_ERR_INVALID_ARG,
-                          "%s: opened with deferred points, which only a GPU key reads; the CPU "
-                          "backend needs them decoded",
-                          p->path ? p->path : "(params)");
+    if ((st = cuzk_params_require_points(p, "the CPU backend", err)) != CUZK_OK) return st;
     cpu_key *k = calloc(1, sizeof(*k));
     if (k == NULL) return cuzk__fail(err, CUZK_ERR_NOMEM, "no memory for a backend key");
     if ((st = cuzk_ntt_domain_init(&k->dom, p->log_domain_size, CUZK_NTT_ROOT7)) != CUZK_OK) {

@@ -243,11 +243,7 @@ cuzk_status cuzk__groth16_prove_start_circuit_dom(cuzk_groth16_partial *out,
                                                      "witness");
     cuzk_status st = cuzk_groth16_check_params(c, p, err);
     if (st != CUZK_OK) return st;
-    if (p->deferred) /* the points are still in the file (params.h, deferred points) */
-        return cuzk__fail(err, CUZK_ERR_INVALID_ARG,
-                          "%s: opened with deferred points, which only a GPU key reads; the CPU "
-                          "prover needs them decoded",
-                          name_of(p->path, "(params)"));
+    if ((st = cuzk_params_require_points(p, "the CPU prover", err)) != CUZK_OK) return st;
     const char *wn = name_of(w->path, "(witness)");
     if (w->n_inputs != c->n_inputs || w->n_aux != c->n_aux)
         return cuzk__fail(err, CUZK_ERR_INVALID_ARG,

@@ -452,12 +452,15 @@ cuzk_status cuzk_params_open(cuzk_params *p, const char *path, unsigned flags, c
 }
 
 /* Where vector v lives: its location, point size and name. */
-static cuzk_status deferred_vec(const cuzk_params *p, cuzk_params_vec v, uint64_t first,
-                                uint64_t count, uint64_t *off, unsigned *bytes, unsigned *part,
-                                cuzk_error *err) {
-    if (p == NULL || !p->deferred || (unsigned)v > CUZK_PARAMS_VEC_B_G2)
+static cuzk_status deferred_vec(const char *who, const cuzk_params *p, cuzk_params_vec v,
+                                uint64_t first, uint64_t count, uint64_t *off, unsigned *bytes,
+                                unsigned *part, cuzk_error *err) {
+    if (p == NULL || !p->deferred)
         return cuzk__fail(err, CUZK_ERR_INVALID_ARG,
-                          "cuzk_params_read_encoded: parameters not opened with deferred points");
+                          "%s: parameters not opened with deferred points", who);
+    if ((unsigned)v > CUZK_PARAMS_VEC_B_G2)
+        return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "%s: %s: no vector %u", who, p->path,
+                          (unsigned)v);
     const uint64_t n[5] = {p->h.n, p->l.n, p->a.n, p->b_g1.n, p->b_g2.n};
     const uint64_t o[5] = {p->h.offset, p->l.offset, p->a.offset, p->b_g1.offset,
                            p->b_g2.offset};
@@ -476,7 +479,8 @@ cuzk_status cuzk_params_read_encoded(const cuzk_params *p, cuzk_params_vec v, ui
                                      uint64_t count, void *dst, cuzk_error *err) {
     uint64_t off = 0;
     unsigned bytes = 0, part = 0;
-    cuzk_status st = deferred_vec(p, v, first, count, &off, &bytes, &part, err);
+    cuzk_status st =
+        deferred_vec("cuzk_params_read_encoded", p, v, first, count, &off, &bytes, &part, err);
     if (st != CUZK_OK) return st;
     uint8_t *d = dst;
     uint64_t left = count * bytes;
@@ -499,7 +503,8 @@ cuzk_status cuzk_params_point_check(const cuzk_params *p, cuzk_params_vec v, uin
                                     cuzk_error *err) {
     uint64_t off = 0;
     unsigned bytes = 0, part = 0;
-    cuzk_status st = deferred_vec(p, v, index, 1, &off, &bytes, &part, err);
+    cuzk_status st =
+        deferred_vec("cuzk_params_point_check", p, v, index, 1, &off, &bytes, &part, err);
     if (st != CUZK_OK) return st;
     uint8_t enc[G2_BYTES];
     if ((st = cuzk_params_read_encoded(p, v, index, 1, enc, err)) != CUZK_OK) return st;
@@ -763,8 +768,19 @@ cuzk_status cuzk_params_vk_encode(uint8_t *out, size_t cap, const cuzk_params_vk
     return encode_common(out, cap, vk, NULL, false, err);
 }
 
+cuzk_status cuzk_params_require_points(const cuzk_params *p, const char *who, cuzk_error *err) {
+    if (p != NULL && p->deferred)
+        return cuzk__fail(err, CUZK_ERR_INVALID_ARG,
+                          "%s: opened with deferred points, which only a GPU key reads; %s "
+                          "needs them decoded",
+                          p->path ? p->path : "(params)", who);
+    return CUZK_OK;
+}
+
 cuzk_status cuzk_params_encode(uint8_t *out, size_t cap, const cuzk_params *p, unsigned flags,
                                cuzk_error *err) {
+    cuzk_status st = cuzk_params_require_points(p, "the encoder", err);
+    if (st != CUZK_OK) return st;
     return encode_common(out, cap, NULL, p, (flags & CUZK_PARAMS_PARALLEL) != 0, err);
 }
 
@@ -809,5 +825,7 @@ cuzk_status cuzk_params_vk_write(const char *path, const cuzk_params_vk *vk, cuz
 
 cuzk_status cuzk_params_write(const char *path, const cuzk_params *p, unsigned flags,
                               cuzk_error *err) {
+    cuzk_status st = cuzk_params_require_points(p, "the writer", err);
+    if (st != CUZK_OK) return st;
     return write_common(path, NULL, p, (flags & CUZK_PARAMS_PARALLEL) != 0, err);
 }

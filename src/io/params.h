@@ -67,8 +67,9 @@
  * run of a vector's zcash encodings (pread: a file shortened since open is an
  * I/O error, never a signal), and the reader decodes and checks them itself;
  * cuzk_params_point_check explains a point that reader refused, with the
- * message open would have given at CUZK_PARAMS_CHECK_CURVE. The CPU prover
- * refuses deferred parameters. The flag cannot be combined with the CHECK
+ * message open would have given at CUZK_PARAMS_CHECK_CURVE. The CPU prover,
+ * the encoder and the writer refuse deferred parameters
+ * (cuzk_params_require_points). The flag cannot be combined with the CHECK
  * flags (the checks move to the reader) nor used with cuzk_params_open_mem
  * (its buffer is only borrowed during the call).
  *
@@ -192,6 +193,11 @@ CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_params_read_encoded(const cuzk_params *
                                                              cuzk_params_vec v, uint64_t first,
                                                              uint64_t count, void *dst,
                                                              cuzk_error *err);
+/* CUZK_OK if p's vectors are decoded in memory; else ERR_INVALID_ARG with a
+ * message naming the file and who (e.g. "the CPU prover") needs them. */
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_params_require_points(const cuzk_params *p,
+                                                               const char *who,
+                                                               cuzk_error *err);
 /* Deferred parameters: decodes point index of vector v with the curve check
  * and returns what open would have said of it (CUZK_OK if nothing is wrong
  * with it; else the status, and a message naming the file, offset, vector and

@@ -13,7 +13,8 @@
  * Failures return CUZK_ERR_IO with a message naming path; by default the
  * message says which step failed (cannot stat / not a regular file / file too
  * large to map); CUZK__MAP_BRIEF reports those three as one "not a regular
- * file that can be mapped". On failure *m is zeroed and nothing stays open.
+ * file that can be mapped". On failure *m is zeroed (fd -1) and nothing stays
+ * open.
  *
  * CUZK__MAP_KEEP_FD is for readers that parse only a file's head in place and
  * read its bulk later through the descriptor (params.c's deferred points):

@@ -425,6 +425,58 @@ static unsigned mutate(uint8_t *enc, const group_ops *g, int g2) {
     return kind;
 }
 
+/*
+ * The canonical check at its edge, on points of the curve: x = 0 gives y^2 =
+ * b, so (0, y) and (0, p - y) are valid (b is a square in Fp, and in Fp2
+ * when the host's decompression finds a root), while the same points with a
+ * coordinate written as itself + p must be refused. Random points cannot
+ * test that: a coordinate moved to p.. is off the curve anyway. Returns the
+ * number of encodings written to enc, the *n_valid accepted ones first.
+ */
+static size_t edge_encodings(uint8_t (*enc)[192], size_t *n_valid, int g2) {
+    const size_t bytes = g2 ? 192 : 96, nf = bytes / 96; /* Fp's per coordinate */
+    uint8_t c[192];
+    memset(c, 0, sizeof c);
+    c[0] = 0x80; /* compressed x = 0, y the smaller root */
+    uint8_t pt[192];
+    const cuzk_status st = g2 ? cuzk_g2_from_zcash((cuzk_g2_aff *)pt, c, 96,
+                                                   CUZK_DECODE_NO_SUBGROUP_CHECK)
+                              : cuzk_g1_from_zcash((cuzk_g1_aff *)pt, c, 48,
+                                                   CUZK_DECODE_NO_SUBGROUP_CHECK);
+    *n_valid = 0;
+    if (st != CUZK_OK) return 0; /* no point with x = 0 */
+    size_t n = 0;
+    for (int neg = 0; neg < 2; neg++) {
+        uint8_t q[192];
+        if (neg)
+            g2 ? cuzk_g2_aff_neg((cuzk_g2_aff *)q, (const cuzk_g2_aff *)pt)
+               : cuzk_g1_aff_neg((cuzk_g1_aff *)q, (const cuzk_g1_aff *)pt);
+        else
+            memcpy(q, pt, bytes);
+        if (g2)
+            cuzk_g2_to_zcash_uncompressed(enc[n++], (const cuzk_g2_aff *)q);
+        else
+            cuzk_g1_to_zcash_uncompressed(enc[n++], (const cuzk_g1_aff *)q);
+    }
+    *n_valid = n;
+    /* each Fp of each valid encoding, one at a time, + p (below 2^381: stays unflagged) */
+    uint8_t pbe[48];
+    be_of_p(pbe);
+    for (size_t v = 0; v < 2; v++)
+        for (size_t f = 0; f < 2 * nf; f++) {
+            memcpy(enc[n], enc[v], bytes);
+            uint8_t *x = enc[n] + 48 * f;
+            unsigned carry = 0;
+            for (int i = 47; i >= 0; i--) {
+                const unsigned t = x[i] + pbe[i] + carry;
+                x[i] = (uint8_t)t;
+                carry = t >> 8;
+            }
+            if (carry == 0 && (x[0] & 0xe0) == 0) n++; /* else not a test of the value */
+        }
+    return n;
+}
+
 static void put_be32(FILE *f, uint32_t v) {
     const uint8_t b[4] = {(uint8_t)(v >> 24), (uint8_t)(v >> 16), (uint8_t)(v >> 8), (uint8_t)v};
     fwrite(b, 1, 4, f);
@@ -435,6 +487,19 @@ static void test_decode(void) {
     unsigned kinds[12] = {0};
     for (int i = 0; i < DEC_G1; i++) kinds[mutate(l_enc[i], &g1_OPS, 0)]++;
     for (int i = 0; i < DEC_G2; i++) kinds[mutate(b2_enc[i], &g2_OPS, 1)]++;
+    /* the canonical edge first in each vector (its verdicts checked below) */
+    uint8_t edge[12][192];
+    size_t edge_valid[2], edge_n[2];
+    for (int g2 = 0; g2 < 2; g2++) {
+        edge_n[g2] = edge_encodings(edge, &edge_valid[g2], g2);
+        for (size_t i = 0; i < edge_n[g2]; i++)
+            memcpy(g2 ? b2_enc[i] : l_enc[i], edge[i], g2 ? 192 : 96);
+    }
+    /* G1: (0, 2), (0, p - 2), and x + p of both, y + p of the first (p - 2 + p
+     * reaches the flag bits); the twist has no point with x = 0 (the norm of
+     * 4(1 + u) is 32, a non-square mod p), so G2's Fp checks rest on the
+     * random cases and on the same per-Fp code */
+    CHECK(edge_n[0] == 5 && edge_valid[0] == 2 && edge_n[1] == 0);
     /* the file: a valid vk head and IC, h and a one point each, l the G1
      * cases, b_g1 valid points, b_g2 the G2 cases (the shape rules hold) */
     char dir[] = "/tmp/cuzk_test_decode.XXXXXX", path[64];
@@ -472,13 +537,21 @@ static void test_decode(void) {
         const int ok = is2 ? cuzk_model_g2_decode(got, enc) : cuzk_model_g1_decode(got, enc);
         const cuzk_status ref = cuzk_params_point_check(
             &p, is2 ? CUZK_PARAMS_VEC_B_G2 : CUZK_PARAMS_VEC_L, (uint64_t)k, &e);
+        const size_t g = is2 ? 1 : 0;
+        if ((size_t)k < edge_n[g]) /* the edge: valid ones accepted, + p refused as such */
+            CHECK(((size_t)k < edge_valid[g]) == (ref == CUZK_OK) &&
+                  ((size_t)k < edge_valid[g] || ref == CUZK_ERR_NOT_CANONICAL));
         int same = ok == (ref == CUZK_OK);
         if (same && ok) {
             accepted++;
             if (is2)
-                CHECK_EQ_INT(cuzk_g2_from_zcash((cuzk_g2_aff *)want, enc, 192, 0), CUZK_OK);
+                CHECK_EQ_INT(cuzk_g2_from_zcash((cuzk_g2_aff *)want, enc, 192,
+                                                CUZK_DECODE_NO_SUBGROUP_CHECK),
+                             CUZK_OK);
             else
-                CHECK_EQ_INT(cuzk_g1_from_zcash((cuzk_g1_aff *)want, enc, 96, 0), CUZK_OK);
+                CHECK_EQ_INT(cuzk_g1_from_zcash((cuzk_g1_aff *)want, enc, 96,
+                                                CUZK_DECODE_NO_SUBGROUP_CHECK),
+                             CUZK_OK);
             same = memcmp(got, want, is2 ? 192 : 96) == 0;
         }
         if (!same) {
@@ -490,7 +563,8 @@ static void test_decode(void) {
     }
     printf("  %d G1 and %d G2 encodings (kinds:", DEC_G1, DEC_G2);
     for (int i = 0; i < 12; i++) printf(" %u", kinds[i]);
-    printf("), %zu accepted\n", accepted);
+    printf("), %zu accepted; canonical edge: G1 %zu (%zu valid), G2 %zu (%zu valid)\n", accepted,
+           edge_n[0], edge_valid[0], edge_n[1], edge_valid[1]);
     CHECK(bad == 0);
     CHECK(accepted > (DEC_G1 + DEC_G2) / 5 && accepted < (DEC_G1 + DEC_G2) / 2);
     cuzk_params_close(&p);

@@ -1423,6 +1423,18 @@ static void test_deferred(void) {
                 CUZK_ERR_INVALID_ARG, e, path, "reader");
     EXPECT_FAIL(cuzk_params_open_mem(&r, ref.p, ref.n, NAME, CUZK_PARAMS_DEFER_POINTS, &e),
                 CUZK_ERR_INVALID_ARG, e, NAME, "file");
+    EXPECT_FAIL(cuzk_params_read_encoded(&q, (cuzk_params_vec)5, 0, 1, enc2, &e),
+                CUZK_ERR_INVALID_ARG, e, "no vector 5", NULL);
+    /* nothing reads the missing points: the writer, the encoder refuse */
+    uint8_t *out = malloc(ref.n);
+    EXPECT_FAIL(cuzk_params_encode(out, ref.n, &q, 0, &e), CUZK_ERR_INVALID_ARG, e, path,
+                "the encoder");
+    free(out);
+    char wpath[512];
+    snprintf(wpath, sizeof(wpath), "%s/deferred_copy.params", tmpdir);
+    EXPECT_FAIL(cuzk_params_write(wpath, &q, 0, &e), CUZK_ERR_INVALID_ARG, e, "the writer", NULL);
+    CHECK(access(wpath, F_OK) != 0);
+    CHECK_EQ_INT(cuzk_params_require_points(&full, "x", &e), CUZK_OK);
     /* a bad point: open with deferred points does not see it, point_check
      * names it as a full open does */
     char bad_path[512];
