@@ -52,6 +52,16 @@ static void model_madd_seq(uint64_t *out, const uint64_t *pts, const uint8_t *ne
     to(out, acc);
 }
 
+template <class F>
+static int model_decode(uint64_t *out, const uint8_t *in) {
+    uint32_t w[sizeof(aff_pt<F>) / 4];
+    memcpy(w, in, sizeof w);
+    aff_pt<F> p;
+    const int ok = decode_point_be(p, w);
+    memcpy(out, &p, sizeof p);
+    return ok;
+}
+
 extern "C" {
 
 /* r = fn(a, b) or fn(a) on elements of type E given as host limbs: the
@@ -120,20 +130,10 @@ void cuzk_model_g2_madd_seq(uint64_t out[48], const uint64_t *pts, const uint8_t
 /* decode.cuh on one zcash encoding (the bytes as a little-endian GPU load
  * sees them): 1 if accepted, the point (host affine form) in out either way. */
 int cuzk_model_g1_decode(uint64_t out[12], const uint8_t in[96]) {
-    uint32_t w[24];
-    memcpy(w, in, sizeof w);
-    g1_aff p;
-    const int ok = decode_point_be(p, w);
-    memcpy(out, &p, sizeof p);
-    return ok;
+    return model_decode<fp_t>(out, in);
 }
 int cuzk_model_g2_decode(uint64_t out[24], const uint8_t in[192]) {
-    uint32_t w[48];
-    memcpy(w, in, sizeof w);
-    g2_aff p;
-    const int ok = decode_point_be(p, w);
-    memcpy(out, &p, sizeof p);
-    return ok;
+    return model_decode<fp2_t>(out, in);
 }
 
 } /* extern "C" */
