@@ -238,6 +238,8 @@ expect "corrupted H point, 3 partitions in 2 lanes: partition 0 named" 1 "partit
     "$cuzk" prove --backend cpu --lanes 2 --circuit circuit.cuzk --params bad.params \
     --witness w0.wit w1.wit w2.wit -o y.bin
 [ -e y.bin ] && bad "a proof was written with corrupted parameters (3 partitions)"
+expect "verify --params reads only the verifying key (a corrupted H point is not read)" 0 \
+    "3 partitions valid" "$cuzk" verify --params bad.params --inputs w0.wit w1.wit w2.wit proof.bin
 # on a GPU each key reads the vectors from the file and decodes them on its
 # device (deferred points), which checks the curve: the same point is refused
 # at key preparation, named, before any proof (exit 2)
