@@ -33,16 +33,15 @@ __device__ __forceinline__ uint32_t bswap32(uint32_t x) {
 #endif
 }
 
-/* The coordinate at words [s, s + 12) into r (plain, not yet Montgomery);
- * false if it is not below p. */
+/* The 48-byte coordinate whose words start at w into r (plain, not yet
+ * Montgomery); false if it is not below p. */
 __device__ __forceinline__ bool fp_from_be_words(fp_t &r, const uint32_t *w) {
 #pragma unroll
     for (int j = 0; j < fp_params::N; j++) r.v[j] = bswap32(w[fp_params::N - 1 - j]);
-    /* r < p: the borrow out of r - p */
-    uint32_t d = sub_cc(r.v[0], fp_params::mod(0));
+    /* r < p: the borrow out of r - p (the difference itself is not kept) */
+    (void)sub_cc(r.v[0], fp_params::mod(0));
 #pragma unroll
-    for (int j = 1; j < fp_params::N; j++) d = subc_cc(r.v[j], fp_params::mod(j));
-    (void)d;
+    for (int j = 1; j < fp_params::N; j++) (void)subc_cc(r.v[j], fp_params::mod(j));
     return subc(0, 0) != 0;
 }
 
@@ -63,8 +62,7 @@ __device__ __forceinline__ bool coord_from_be(fp_t &r, const uint32_t *w) {
     return true;
 }
 __device__ __forceinline__ bool coord_from_be(fp2_t &r, const uint32_t *w) {
-    const bool ok = coord_from_be(r.c1, w) & coord_from_be(r.c0, w + fp_params::N);
-    return ok;
+    return coord_from_be(r.c1, w) & coord_from_be(r.c0, w + fp_params::N);
 }
 
 /* b of the curve, Montgomery: 4, or 4 + 4u for the twist. */
