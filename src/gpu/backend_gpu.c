@@ -213,7 +213,7 @@ static cuzk_status upload_g2(cuzk__gpu_msm_bases **out, const cuzk_g2_aff *p, ui
  * with plain copies: a slower proof, not a failed one.
  */
 static void stage_alloc(gpu_key *k) {
-    if (k->stage_bytes != 0) return; /* made early for deferred parameters */
+    if (k->stage_bytes != 0) return; /* made early for the circuit's upload */
     size_t need = (size_t)k->n_vars * 32;
     if (k->zk != NULL && !k->host_abc_pinned && 3 * (size_t)k->n_dom * 32 > need)
         need = 3 * (size_t)k->n_dom * 32;
@@ -275,6 +275,14 @@ void cuzk__gpu_circuit_src_of(cuzk__gpu_circuit_src *src, const cuzk_circuit *c)
     src->a_aux = c->a_aux;
     src->b_inp = c->b_inp;
     src->b_aux = c->b_aux;
+}
+
+static cuzk_status upload_input(gpu_key *k, void *dst, const void *src, size_t bytes);
+
+/* The circuit's arrays through the key's staging buffers (gpu_circuit.h):
+ * they live in the circuit file's pageable mapping. */
+static cuzk_status staged_copy(void *ctx, void *dst, const void *src, size_t bytes) {
+    return upload_input(ctx, dst, src, bytes);
 }
 
 /* What each vector's upload is called in messages (cuzk_params_vec order). */
@@ -383,7 +391,6 @@ static cuzk_status upload_encoded(gpu_key *k, enc_upload *u, cuzk__gpu_msm_bases
 static cuzk_status upload_deferred(gpu_key *k, const cuzk_params *p, cuzk_error *err) {
     enc_upload u;
     memset(&u, 0, sizeof u);
-    stage_alloc(k);
     u.run_bytes = k->cq ? k->stage_bytes : (size_t)8 << 20;
     cuzk_status st = CUZK_OK;
     if ((k->cq == NULL && (u.host = malloc(u.run_bytes)) == NULL))
@@ -427,9 +434,12 @@ static cuzk_status gpu_prepare(cuzk_backend *be, cuzk_backend_key **out, const c
     if (c->n_aux > k->max_query) k->max_query = c->n_aux;
     if (k->n_h > k->max_query) k->max_query = k->n_h;
 
+    /* the staging buffers first: the circuit (8.9 GB at 2^27) and deferred
+     * vectors go through them */
+    stage_alloc(k);
     cuzk__gpu_circuit_src src;
     cuzk__gpu_circuit_src_of(&src, c);
-    if ((st = cuzk__gpu_circuit_upload(&k->gc, &src)) != CUZK_OK) {
+    if ((st = cuzk__gpu_circuit_upload(&k->gc, &src, staged_copy, k)) != CUZK_OK) {
         gpu_fail(err, st, "uploading the circuit");
         goto fail;
     }
@@ -524,7 +534,8 @@ fail:
 /* ---- one proof ------------------------------------------------------------------ */
 
 /*
- * Host -> device copy of a per-proof input (backend_gpu.h): one DMA from
+ * Host -> device copy of an input (a proof's witness, backend_gpu.h; the
+ * circuit's arrays at key preparation, staged_copy): one DMA from
  * page-locked memory; from pageable memory chunk i goes to staging buffer
  * i % 2 once the DMA of chunk i - 2 has read it, and its DMA is queued, so
  * the CPU copies one chunk while the device reads the previous one. After a

@@ -52,9 +52,16 @@ typedef struct {
     const uint32_t *b_vars; /* device: b_count variable indices */
 } cuzk__gpu_circuit_info;
 
-/* Uploads a circuit to the current device. */
+/* A host -> device copy the uploader may be given (backend_gpu.c passes its
+ * staged copy: pageable arrays through page-locked buffers on several
+ * threads, ~2x cudaMemcpy's rate from pageable memory). */
+typedef cuzk_status (*cuzk__gpu_copy_fn)(void *ctx, void *dst, const void *src, size_t bytes);
+
+/* Uploads a circuit to the current device; copy (NULL: cudaMemcpy) moves
+ * the arrays. */
 CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_circuit_upload(cuzk__gpu_circuit **out,
-                                                             const cuzk__gpu_circuit_src *src);
+                                                             const cuzk__gpu_circuit_src *src,
+                                                             cuzk__gpu_copy_fn copy, void *ctx);
 void cuzk__gpu_circuit_free(cuzk__gpu_circuit *g);
 const cuzk__gpu_circuit_info *cuzk__gpu_circuit_info_of(const cuzk__gpu_circuit *g);
 

@@ -180,29 +180,41 @@ static cuzk_status make_var_lists(const cuzk__gpu_circuit_src *s, uint32_t **a_o
     return CUZK_OK;
 }
 
+/* The caller's copy, or cudaMemcpy. */
+struct copier {
+    cuzk__gpu_copy_fn fn;
+    void *ctx;
+};
+
 template <class T>
-static cuzk_status upload(T **dst, const T *src, uint64_t n, uint64_t *bytes) {
+static cuzk_status upload(T **dst, const T *src, uint64_t n, uint64_t *bytes, const copier &c) {
     size_t sz = (size_t)(n ? n : 1) * sizeof(T);
     CUZK__CUDA_TRY(cudaMalloc((void **)dst, sz));
-    if (n) CUZK__CUDA_TRY(cudaMemcpy(*dst, src, (size_t)n * sizeof(T), cudaMemcpyHostToDevice));
+    if (n && c.fn) {
+        const cuzk_status st = c.fn(c.ctx, *dst, src, (size_t)n * sizeof(T));
+        if (st != CUZK_OK) return st;
+    } else if (n) {
+        CUZK__CUDA_TRY(cudaMemcpy(*dst, src, (size_t)n * sizeof(T), cudaMemcpyHostToDevice));
+    }
     *bytes += sz;
     return CUZK_OK;
 }
 
 static cuzk_status upload_body(cuzk__gpu_circuit *g, const cuzk__gpu_circuit_src *s,
-                               uint32_t *av, uint32_t *bv) {
+                               uint32_t *av, uint32_t *bv, const copier &c) {
     uint64_t bytes = 0;
     cuzk_status st;
     for (int m = 0; m < 3; m++) {
-        if ((st = upload(&g->row_ptr[m], s->row_ptr[m], s->n_constraints + 1, &bytes)) != CUZK_OK)
+        if ((st = upload(&g->row_ptr[m], s->row_ptr[m], s->n_constraints + 1, &bytes, c)) !=
+            CUZK_OK)
             return st;
-        if ((st = upload(&g->col[m], s->col[m], s->nnz[m], &bytes)) != CUZK_OK) return st;
-        if ((st = upload(&g->val[m], s->val[m], s->nnz[m], &bytes)) != CUZK_OK) return st;
+        if ((st = upload(&g->col[m], s->col[m], s->nnz[m], &bytes, c)) != CUZK_OK) return st;
+        if ((st = upload(&g->val[m], s->val[m], s->nnz[m], &bytes, c)) != CUZK_OK) return st;
     }
-    if ((st = upload(&g->values, (const fr_t *)s->values, s->n_values, &bytes)) != CUZK_OK)
+    if ((st = upload(&g->values, (const fr_t *)s->values, s->n_values, &bytes, c)) != CUZK_OK)
         return st;
-    if ((st = upload(&g->a_vars, av, g->info.a_count, &bytes)) != CUZK_OK) return st;
-    if ((st = upload(&g->b_vars, bv, g->info.b_count, &bytes)) != CUZK_OK) return st;
+    if ((st = upload(&g->a_vars, av, g->info.a_count, &bytes, c)) != CUZK_OK) return st;
+    if ((st = upload(&g->b_vars, bv, g->info.b_count, &bytes, c)) != CUZK_OK) return st;
     CUZK__CUDA_TRY(cudaMalloc((void **)&g->first_bad, sizeof(unsigned long long)));
     g->info.device_bytes = bytes + sizeof(unsigned long long);
     g->info.a_vars = g->a_vars;
@@ -225,7 +237,8 @@ extern "C" void cuzk__gpu_circuit_free(cuzk__gpu_circuit *g) {
 }
 
 extern "C" cuzk_status cuzk__gpu_circuit_upload(cuzk__gpu_circuit **out,
-                                                const cuzk__gpu_circuit_src *s) {
+                                                const cuzk__gpu_circuit_src *s,
+                                                cuzk__gpu_copy_fn copy, void *ctx) {
     if (!out || !s) return CUZK_ERR_INVALID_ARG;
     *out = NULL;
     /* Columns and variable lists are u32 on the device as on the host. */
@@ -238,7 +251,7 @@ extern "C" cuzk_status cuzk__gpu_circuit_upload(cuzk__gpu_circuit **out,
     g->info.domain_size = s->domain_size;
     uint32_t *av = NULL, *bv = NULL;
     cuzk_status st = make_var_lists(s, &av, &g->info.a_count, &bv, &g->info.b_count);
-    if (st == CUZK_OK) st = upload_body(g, s, av, bv);
+    if (st == CUZK_OK) st = upload_body(g, s, av, bv, copier{copy, ctx});
     free(av);
     free(bv);
     if (st != CUZK_OK) {

@@ -96,7 +96,7 @@ static void check_size(uint64_t nc, uint64_t ni, uint64_t na, unsigned max_row) 
     cuzk__gpu_circuit_src src;
     cuzk__gpu_circuit_src_of(&src, &c);
     cuzk__gpu_circuit *g = NULL;
-    CHECK_EQ_INT(cuzk__gpu_circuit_upload(&g, &src), CUZK_OK);
+    CHECK_EQ_INT(cuzk__gpu_circuit_upload(&g, &src, NULL, NULL), CUZK_OK);
     void *dw = NULL, *dabc = NULL;
     CHECK_EQ_INT(cuzk__gpu_alloc(&dw, nv * sizeof(cuzk_fr)), CUZK_OK);
     CHECK_EQ_INT(cuzk__gpu_alloc(&dabc, 3 * dom * sizeof(cuzk_fr)), CUZK_OK);
