@@ -293,8 +293,10 @@ static const char *const upload_what[5] = {"uploading vector h", "uploading vect
 /*
  * The vectors of deferred parameters (params.h): each is read from the file
  * in runs of the staging size into the key's page-locked buffers (slices on
- * the backend's threads, all cores by default: at 2^26 on the H200's host 4
- * threads take 2.1 s, 8 1.8 s, 16 1.6-1.7 s, ~14 GB/s; doc/perf.md),
+ * up to 8 of the backend's threads: on the 16-core H200 host 4 threads take
+ * 2.1 s at 2^26, 8 1.8 s, 16 1.6-1.7 s; on a 32-core two-GPU host all cores
+ * coincided with a prepare ~2x slower than 8 threads had been, so 8 until
+ * that is measured apart; doc/perf.md),
  * each run's DMA queued while the next one is read, and decoded and checked
  * on the device (decode.cuh) into the bases. The host never holds the
  * points; at 2^27 this replaces ~47 GiB of decoding into RAM at open and
@@ -312,7 +314,7 @@ static cuzk_status read_runs(const cuzk_params *p, cuzk_params_vec v, uint64_t f
                              uint64_t count, uint8_t *dst, unsigned pb, unsigned threads,
                              cuzk_error *err) {
 #ifdef CUZK_HAVE_OPENMP
-    enum { MAX_SLICES = 32 };
+    enum { MAX_SLICES = 8 }; /* see the comment above upload_deferred */
     int nt = threads ? (int)threads : omp_get_max_threads();
     if (nt > MAX_SLICES) nt = MAX_SLICES;
     if ((uint64_t)nt > count / 1024) nt = (int)(count / 1024); /* 96 KiB a slice at least */
