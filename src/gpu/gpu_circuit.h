@@ -54,7 +54,8 @@ typedef struct {
 
 /* A host -> device copy the uploader may be given (backend_gpu.c passes its
  * staged copy: pageable arrays through page-locked buffers on several
- * threads, ~2x cudaMemcpy's rate from pageable memory). */
+ * threads; key preparation at 2^26 took 0.5 s less than with cudaMemcpy from
+ * the circuit file's pageable mapping, doc/perf.md). */
 typedef cuzk_status (*cuzk__gpu_copy_fn)(void *ctx, void *dst, const void *src, size_t bytes);
 
 /* Uploads a circuit to the current device; copy (NULL: cudaMemcpy) moves
