@@ -45,14 +45,6 @@ __device__ __forceinline__ bool is_zero(const fe<P> &a) {
 }
 __device__ __forceinline__ bool is_zero(const fp2_t &a) { return is_zero(a.c0) && is_zero(a.c1); }
 
-/* a == b for canonical elements */
-template <class P>
-__device__ __forceinline__ bool fe_equal(const fe<P> &a, const fe<P> &b) {
-    uint32_t t = 0;
-#pragma unroll
-    for (int i = 0; i < P::N; i++) t |= a.v[i] ^ b.v[i];
-    return t == 0;
-}
 __device__ __forceinline__ bool fe_equal(const fp2_t &a, const fp2_t &b) {
     return fe_equal(a.c0, b.c0) && fe_equal(a.c1, b.c1);
 }

@@ -208,6 +208,15 @@ __device__ __forceinline__ void set_one(fe<P> &r) {
     for (int i = 0; i < P::N; i++) r.v[i] = P::one(i);
 }
 
+/* a == b for canonical elements */
+template <class P>
+__device__ __forceinline__ bool fe_equal(const fe<P> &a, const fe<P> &b) {
+    uint32_t t = 0;
+#pragma unroll
+    for (int i = 0; i < P::N; i++) t |= a.v[i] ^ b.v[i];
+    return t == 0;
+}
+
 /* r = t < m ? t : t - m, for t < 2m (N limbs). Constant-time select. */
 template <class P>
 __device__ __forceinline__ void reduce_once(fe<P> &r, const uint32_t (&t)[P::N]) {

@@ -63,13 +63,6 @@ static __device__ __forceinline__ bool fr_is_one(const fr_t &x) {
     return o == 0;
 }
 
-static __device__ __forceinline__ bool fr_eq(const fr_t &x, const fr_t &y) {
-    uint32_t o = 0;
-#pragma unroll
-    for (int i = 0; i < 8; i++) o |= x.v[i] ^ y.v[i];
-    return o == 0;
-}
-
 struct abc_args {
     const uint64_t *row_ptr[3];
     const uint32_t *col[3], *val[3];
@@ -117,7 +110,7 @@ static __global__ void check_kernel(const fr_t *a, const fr_t *b, const fr_t *c,
     for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
         fr_t p;
         mul(p, load_fr(&a[i]), load_fr(&b[i]));
-        if (!fr_eq(p, load_fr(&c[i]))) atomicMin(first_bad, (unsigned long long)i);
+        if (!fe_equal(p, load_fr(&c[i]))) atomicMin(first_bad, (unsigned long long)i);
     }
 }
 
