@@ -753,31 +753,153 @@ static __device__ __forceinline__ int ba_kind(const aff_pt<F> &a, const aff_pt<F
     return is_zero(d) ? BA_INF : BA_DBL;
 }
 
-/* One level: out[o] for o in [0, total_out), thread t the slots
+/* Asynchronous copies global -> shared (cp.async, sm_80+): in flight while
+ * the thread computes, and holding no registers. cg: cached in L2 only. */
+static __device__ __forceinline__ void cp_async16(void *smem, const void *gmem) {
+    const uint32_t sa = (uint32_t)__cvta_generic_to_shared(smem);
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(sa), "l"(gmem) : "memory");
+}
+template <class E>
+static __device__ __forceinline__ void cp_async(E *smem, const E *gmem) {
+    static_assert(sizeof(E) % 16 == 0, "element size");
+#pragma unroll
+    for (unsigned k = 0; k < sizeof(E) / 16; k++)
+        cp_async16(reinterpret_cast<uint4 *>(smem) + k, reinterpret_cast<const uint4 *>(gmem) + k);
+}
+static __device__ __forceinline__ void cp_async_commit() {
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+}
+static __device__ __forceinline__ void cp_async_wait_all() {
+    asm volatile("cp.async.wait_group 0;\n" ::: "memory");
+}
+
+/* Resident level blocks per SM that the registers must allow: G1's level
+ * kernel needs ~175 registers unbounded, 168 gives it 3 blocks (12 warps). */
+template <class F>
+constexpr int BA_MIN_BLOCKS = sizeof(F) <= 48 ? 3 : 1;
+
+/* A level thread's shared-memory slot: the next slot's inputs, loaded ahead
+ * (the forward pass uses a.x and b.x only). */
+template <class F>
+struct ba_stage {
+    aff_pt<F> a, b;
+    F pre;
+};
+
+/* The bin of a level thread's current slot, with its bounds in registers
+ * (reloaded only when the slot crosses into another bin). */
+struct ba_bin {
+    uint32_t g, out_lo, out_hi, in_lo, in_hi;
+};
+static __device__ __forceinline__ void ba_bin_load(ba_bin &b, const uint32_t *__restrict__ off_in,
+                                                   const uint32_t *__restrict__ off_out,
+                                                   uint32_t g) {
+    b.g = g;
+    b.out_lo = off_out[g];
+    b.out_hi = off_out[g + 1];
+    b.in_lo = off_in[g];
+    b.in_hi = off_in[g + 1];
+}
+/* Slot o's inputs ia and, when has_b, ia + 1; the bin moves forward (FWD)
+ * or back to o's. */
+template <bool FWD>
+static __device__ __forceinline__ void ba_slot(ba_bin &b, const uint32_t *__restrict__ off_in,
+                                               const uint32_t *__restrict__ off_out, uint32_t o,
+                                               uint32_t &ia, bool &has_b) {
+    if (FWD) {
+        while (o >= b.out_hi) ba_bin_load(b, off_in, off_out, b.g + 1);
+    } else {
+        while (o < b.out_lo) ba_bin_load(b, off_in, off_out, b.g - 1);
+    }
+    ia = b.in_lo + 2 * (o - b.out_lo);
+    has_b = ia + 1 < b.in_hi;
+}
+
+/* Queue the copy of input i's point (X_ONLY: its x) into *dst; *neg: its y
+ * is to be negated once it arrives (a negative digit, level 0). */
+template <class F, bool ENTRIES, bool X_ONLY>
+static __device__ __forceinline__ void ba_fetch(aff_pt<F> *dst, bool *neg,
+                                                const aff_pt<F> *bases, const uint32_t *vals,
+                                                const aff_pt<F> *in, uint32_t i) {
+    const aff_pt<F> *src = in + (ENTRIES ? 0 : i);
+    *neg = false;
+    if (ENTRIES) {
+        const uint32_t v = vals[i];
+        src = bases + (v & ~SIGN_BIT);
+        *neg = (v & SIGN_BIT) != 0;
+    }
+    if (X_ONLY)
+        cp_async(&dst->x, &src->x);
+    else
+        cp_async(dst, src);
+}
+/* The point a fetch brought (the y negated for a negative digit; (0, 0) stays). */
+template <class F>
+static __device__ __forceinline__ aff_pt<F> ba_arrived(const aff_pt<F> &s, bool neg) {
+    aff_pt<F> p = s;
+    if (neg) cuzk_gpu::neg(p.y, p.y);
+    return p;
+}
+
+/*
+ * One level: out[o] for o in [0, total_out), thread t the slots
  * [t slice, (t+1) slice). Bins [0, nbins) with offsets off_in (inputs) and
- * off_out (outputs), off_*[nbins] = the totals. */
+ * off_out (outputs), off_*[nbins] = the totals.
+ *
+ * Both passes queue the next slot's loads (cp.async into the thread's
+ * ba_stage in shared memory) before working on the current one. The first
+ * version waited on its loads (the chain offsets -> entry -> base) for half
+ * of its stall cycles and issued on 30% of the cycles (Nsight, 2026-11-30);
+ * loading ahead into registers cost a third of the warps (168 -> 232
+ * registers) and lost 5%. The bin bounds stay in registers. The forward
+ * pass needs only the x coordinates: both nonzero and different is an
+ * addition (what ba_kind decides for them); anything else (an odd last
+ * point, x = 0, equal x) loads the points and asks ba_kind, as the backward
+ * pass does.
+ */
 template <class F, bool ENTRIES>
-static __global__ void __launch_bounds__(HEAVY_THREADS)
+static __global__ void __launch_bounds__(HEAVY_THREADS, BA_MIN_BLOCKS<F>)
     ba_level_kernel(const aff_pt<F> *__restrict__ bases, const uint32_t *__restrict__ vals,
                     const aff_pt<F> *__restrict__ in, const uint32_t *__restrict__ off_in,
                     const uint32_t *__restrict__ off_out, uint32_t nbins, uint32_t total_out,
                     uint32_t slice, uint32_t nthreads, aff_pt<F> *__restrict__ out) {
+    extern __shared__ uint4 ba_smem[];
+    ba_stage<F> &sl = reinterpret_cast<ba_stage<F> *>(ba_smem)[threadIdx.x];
     const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= nthreads) return;
     const uint32_t o0 = (uint32_t)((uint64_t)t * slice); /* < total_out */
     const uint32_t o1 = (uint32_t)((uint64_t)o0 + slice < total_out ? o0 + slice : total_out);
     /* the bin of o0: the last g with off_out[g] <= o0 (off_out[nbins] > o0) */
-    uint32_t g = bin_of(off_out, 0, nbins, o0);
+    ba_bin bin;
+    ba_bin_load(bin, off_in, off_out, bin_of(off_out, 0, nbins, o0));
     F acc;
     set_one(acc);
+    uint32_t nia;
+    bool nhb, na_neg = false, nb_neg = false;
+    ba_slot<true>(bin, off_in, off_out, o0, nia, nhb);
+    ba_fetch<F, ENTRIES, true>(&sl.a, &na_neg, bases, vals, in, nia);
+    if (nhb) ba_fetch<F, ENTRIES, true>(&sl.b, &nb_neg, bases, vals, in, nia + 1);
+    cp_async_commit();
     for (uint32_t o = o0; o < o1; o++) {
-        while (off_out[g + 1] <= o) g++; /* invariant off_out[g] <= o < off_out[g + 1] */
-        const uint32_t ia = off_in[g] + 2 * (o - off_out[g]);
-        const bool has_b = ia + 1 < off_in[g + 1];
-        const aff_pt<F> a = ba_load<F, ENTRIES>(bases, vals, in, ia);
-        const aff_pt<F> b = has_b ? ba_load<F, ENTRIES>(bases, vals, in, ia + 1) : a;
+        const uint32_t ia = nia;
+        const bool has_b = nhb;
+        cp_async_wait_all();
+        const F ax = sl.a.x, bx = has_b ? sl.b.x : ax;
+        if (o + 1 < o1) { /* slot o + 1's loads, in flight during this slot's work */
+            ba_slot<true>(bin, off_in, off_out, o + 1, nia, nhb);
+            ba_fetch<F, ENTRIES, true>(&sl.a, &na_neg, bases, vals, in, nia);
+            if (nhb) ba_fetch<F, ENTRIES, true>(&sl.b, &nb_neg, bases, vals, in, nia + 1);
+            cp_async_commit();
+        }
         F d;
-        const int kind = ba_kind(a, b, has_b, d);
+        sub(d, bx, ax);
+        int kind = BA_ADD;
+        aff_pt<F> a, b;
+        if (!has_b || is_zero(ax) || is_zero(bx) || is_zero(d)) { /* rare: the points decide */
+            a = ba_load<F, ENTRIES>(bases, vals, in, ia);
+            b = has_b ? ba_load<F, ENTRIES>(bases, vals, in, ia + 1) : a;
+            kind = ba_kind(a, b, has_b, d);
+        }
         if (kind >= BA_ADD) {
             st16(&out[o].x, acc); /* prefix: product of the denominators before this one */
             fmul(acc, acc, d);
@@ -791,18 +913,31 @@ static __global__ void __launch_bounds__(HEAVY_THREADS)
         }
     }
     inv(acc, acc); /* 1 / (product of all denominators); nonzero: no factor is 0 */
+    /* the bin is o1 - 1's; the prefixes were written by this thread (above) */
+    ba_slot<false>(bin, off_in, off_out, o1 - 1, nia, nhb);
+    ba_fetch<F, ENTRIES, false>(&sl.a, &na_neg, bases, vals, in, nia);
+    if (nhb) ba_fetch<F, ENTRIES, false>(&sl.b, &nb_neg, bases, vals, in, nia + 1);
+    cp_async(&sl.pre, &out[o1 - 1].x);
+    cp_async_commit();
     for (uint32_t o = o1; o-- > o0;) {
-        while (off_out[g] > o) g--; /* from the bin of o + 1 down to the bin of o */
-        const uint32_t ia = off_in[g] + 2 * (o - off_out[g]);
-        const bool has_b = ia + 1 < off_in[g + 1];
-        const aff_pt<F> a = ba_load<F, ENTRIES>(bases, vals, in, ia);
-        const aff_pt<F> b = has_b ? ba_load<F, ENTRIES>(bases, vals, in, ia + 1) : a;
+        const bool has_b = nhb;
+        cp_async_wait_all();
+        const aff_pt<F> a = ba_arrived(sl.a, na_neg);
+        const aff_pt<F> b = has_b ? ba_arrived(sl.b, nb_neg) : a;
+        const F pre = sl.pre;
+        if (o > o0) { /* slot o - 1's loads */
+            ba_slot<false>(bin, off_in, off_out, o - 1, nia, nhb);
+            ba_fetch<F, ENTRIES, false>(&sl.a, &na_neg, bases, vals, in, nia);
+            if (nhb) ba_fetch<F, ENTRIES, false>(&sl.b, &nb_neg, bases, vals, in, nia + 1);
+            cp_async(&sl.pre, &out[o - 1].x);
+            cp_async_commit();
+        }
         F d;
         const int kind = ba_kind(a, b, has_b, d);
         if (kind < BA_ADD) continue; /* written in the forward pass */
         F id, num, l, t2;
-        fmul(id, acc, ld16(&out[o].x)); /* 1 / d */
-        fmul(acc, acc, d);              /* 1 / (product of the denominators before) */
+        fmul(id, acc, pre); /* 1 / d */
+        fmul(acc, acc, d);  /* 1 / (product of the denominators before) */
         if (kind == BA_ADD) {
             sub(num, b.y, a.y);
         } else {
@@ -820,6 +955,12 @@ static __global__ void __launch_bounds__(HEAVY_THREADS)
         sub(r.y, r.y, a.y);
         st16(out + o, r);
     }
+}
+
+/* Dynamic shared memory of a level block: one ba_stage per thread. */
+template <class F>
+static constexpr size_t ba_smem_bytes() {
+    return (size_t)HEAVY_THREADS * sizeof(ba_stage<F>);
 }
 
 /* cnt[g] = ceil(k/2) for the k = off_in[g+1] - off_in[g] points of bin g. */
@@ -1238,10 +1379,12 @@ static cuzk_status ba_accumulate(cuzk__gpu_msm_bases *b, const msm_plan &p,
             if (slice == 0) slice = 1;
             const uint32_t nt = (tout + slice - 1) / slice;
             if (lev == 0)
-                ba_level_kernel<F, true><<<grid(nt, HEAVY_THREADS), HEAVY_THREADS>>>(
+                ba_level_kernel<F, true><<<grid(nt, HEAVY_THREADS), HEAVY_THREADS,
+                                           ba_smem_bytes<F>()>>>(
                     bases, vals + e0, nullptr, oin, oout, nbg, tout, slice, nt, pout);
             else
-                ba_level_kernel<F, false><<<grid(nt, HEAVY_THREADS), HEAVY_THREADS>>>(
+                ba_level_kernel<F, false><<<grid(nt, HEAVY_THREADS), HEAVY_THREADS,
+                                            ba_smem_bytes<F>()>>>(
                     nullptr, nullptr, pin, oin, oout, nbg, tout, slice, nt, pout);
             CUZK__CUDA_TRY(cudaGetLastError());
             pin = pout;
@@ -1585,12 +1728,21 @@ static cudaError_t occupancy(int *acc, int *ba) {
             &a2, accumulate_kernel<F, typename for_field<F, mul_lazy_call>::type>, HEAVY_THREADS,
             0);
     if (a2 < a1) a1 = a2;
+    /* G2's slots take 60 KiB a block, past the 48 KiB a launch gets unasked */
+    if (e == cudaSuccess)
+        e = cudaFuncSetAttribute(ba_level_kernel<F, true>,
+                                 cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 (int)ba_smem_bytes<F>());
+    if (e == cudaSuccess)
+        e = cudaFuncSetAttribute(ba_level_kernel<F, false>,
+                                 cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 (int)ba_smem_bytes<F>());
     if (e == cudaSuccess)
         e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b0, ba_level_kernel<F, true>,
-                                                          HEAVY_THREADS, 0);
+                                                          HEAVY_THREADS, ba_smem_bytes<F>());
     if (e == cudaSuccess)
         e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b1, ba_level_kernel<F, false>,
-                                                          HEAVY_THREADS, 0);
+                                                          HEAVY_THREADS, ba_smem_bytes<F>());
     *acc = a0 < a1 ? a0 : a1;
     *ba = b0 < b1 ? b0 : b1;
     return e;

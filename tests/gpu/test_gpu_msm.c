@@ -747,7 +747,7 @@ static double bench_one(cuzk__gpu_msm_bases *h, const uint64_t *scalars, const u
     return t[BENCH_REPS / 2];
 }
 
-static void bench(int maxlog1, int maxlog2) {
+static void bench(int minlog, int maxlog1, int maxlog2) {
     char name[128];
     int sms = 0;
     if (cuzk__gpu_device_name(0, name, sizeof name, &sms) != CUZK_OK) return;
@@ -795,7 +795,7 @@ static void bench(int maxlog1, int maxlog2) {
             cuzk__gpu_msm_bases_free(h);
             continue;
         }
-        for (int lg = 16; lg <= top; lg++) {
+        for (int lg = minlog; lg <= top; lg++) {
             size_t n = (size_t)1 << lg;
             double md = bench_one(h, dk, NULL, n, 0);
             double mu = bench_one(h, (const uint64_t *)k, NULL, n, 0);
@@ -959,7 +959,7 @@ int main(int argc, char **argv) {
     cuzk_test_init(argc, argv);
     int need = cuzk_gpu_test_need_device();
     if (need != 0) return need;
-    int do_bench = 0, max1 = 27, max2 = 26, only_bench = 0, do_ab = 0, quick = 0;
+    int do_bench = 0, min1 = 16, max1 = 27, max2 = 26, only_bench = 0, do_ab = 0, quick = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--bench") == 0) do_bench = 1;
         if (strcmp(argv[i], "--ab") == 0) do_ab = 1;
@@ -971,6 +971,8 @@ int main(int argc, char **argv) {
             max1 = atoi(argv[i + 1]);
             max2 = max1 < 26 ? max1 : 26;
         }
+        /* --bench-min LOG: the bench table's first size (both groups) */
+        if (strcmp(argv[i], "--bench-min") == 0 && i + 1 < argc) min1 = atoi(argv[i + 1]);
         /* --bench-g2-max LOG after --bench-max: G2's top (below 16: no G2 rows) */
         if (strcmp(argv[i], "--bench-g2-max") == 0 && i + 1 < argc) max2 = atoi(argv[i + 1]);
     }
@@ -999,7 +1001,7 @@ int main(int argc, char **argv) {
         RUN_WANTED(test_g2_sort_cases);
         RUN_WANTED(test_g2_ba_cases);
     }
-    if (do_bench) bench(max1, max2);
+    if (do_bench) bench(min1 < 16 ? 16 : min1, max1, max2);
     if (do_ab) bench_ab(max1, max2);
     free(g1_bases);
     free(g2_bases);
