@@ -83,10 +83,11 @@ extern unsigned cuzk__gpu_msm_force_c;
  * measurements keep their meaning, and act as CUZK__GPU_MSM_VARIANT_AUTO.
  * CUZK__GPU_MSM_VARIANT_AUTO (the initial value): the environment variable
  * CUZK_GPU_MSM_VARIANT when it holds a valid number, else the group's
- * default: G1 variant 5 (the radix sort; batch-affine levels do not pay at
- * G1's arithmetic per byte), G2 variant 6 (both). Measured on the H200,
- * 2026-11-30 (doc/gpu-notes.md): G1 v5/v0 0.98x at 2^20, 0.90x at 2^26,
- * 0.84x at 2^27; G2 2^24 v4/v0 0.79x, v5/v0 0.97x.
+ * default: G1 variant 5 (the radix sort; G1's batch-affine levels issue at
+ * ~60% of the XYZZ kernel's rate, so they save no time: at 2^27 v6 872 ms
+ * against v5 814, session 10), G2 variant 6 (both). Measured on the H200,
+ * 2026-11-30 (doc/gpu-notes.md): G1 v5/v0 0.97x at 2^20, 0.87x at 2^26,
+ * 0.80x at 2^27; G2 2^24 v6/v0 0.75x, v5/v0 0.97x.
  */
 #define CUZK__GPU_MSM_VARIANTS 7 /* numbers below this; 1-3 removed */
 #define CUZK__GPU_MSM_VARIANT_AUTO 0xffffffffu
