@@ -131,6 +131,22 @@ extern unsigned cuzk__gpu_msm_madd;
  *                   groups that fit (default: CUZK_GPU_MSM_BA_BUDGET_MB
  *                   from the environment, else a quarter of the device)
  */
+/*
+ * How a batch-affine level hands its slots to threads (every slot is one
+ * pairwise addition; each thread runs one Montgomery chain over its slots):
+ *   THREAD  a contiguous run per thread (the measured layout; session 10:
+ *           each warp-wide load or store then touches 32 sectors)
+ *   WARP    a run per warp, lane l taking its slots l, l + 32, ...: the
+ *           warp's accesses to entries, offsets, results and later levels'
+ *           inputs cover adjacent slots (built in session 10, not yet run on
+ *           a GPU; the default until measured is THREAD)
+ * cuzk__gpu_msm_ba_layout 0 (the initial value) reads CUZK_GPU_MSM_BA_LAYOUT
+ * (1 or 2) from the environment, else the default. Same results either way.
+ */
+#define CUZK__GPU_MSM_BA_LAYOUT_THREAD 1
+#define CUZK__GPU_MSM_BA_LAYOUT_WARP 2
+#define CUZK__GPU_MSM_BA_LAYOUT_DEFAULT CUZK__GPU_MSM_BA_LAYOUT_THREAD
+extern unsigned cuzk__gpu_msm_ba_layout;
 extern uint64_t cuzk__gpu_msm_ba_min_pairs;
 extern unsigned cuzk__gpu_msm_ba_max_levels;
 extern unsigned cuzk__gpu_msm_ba_max_threads;

@@ -96,6 +96,7 @@ uint64_t cuzk__gpu_msm_ba_min_pairs = 0;
 unsigned cuzk__gpu_msm_ba_max_levels = 0;
 unsigned cuzk__gpu_msm_ba_max_threads = 0;
 size_t cuzk__gpu_msm_ba_budget = 0;
+unsigned cuzk__gpu_msm_ba_layout = 0;
 
 /* Pairs per resident thread a batch-affine level needs by default: the
  * inversion (~570M) over K additions costs 570/K M each; at K = 256 an
@@ -109,6 +110,15 @@ static uint64_t env_u64(const char *name, uint64_t dflt) {
     char *end = nullptr;
     const unsigned long long x = strtoull(e, &end, 10);
     return end && *end == 0 ? (uint64_t)x : dflt;
+}
+
+/* The level kernels' slot layout (gpu_msm.h: 0 reads CUZK_GPU_MSM_BA_LAYOUT). */
+static unsigned ba_layout(void) {
+    const unsigned l = cuzk__gpu_msm_ba_layout;
+    if (l == CUZK__GPU_MSM_BA_LAYOUT_THREAD || l == CUZK__GPU_MSM_BA_LAYOUT_WARP) return l;
+    const uint64_t e = env_u64("CUZK_GPU_MSM_BA_LAYOUT", CUZK__GPU_MSM_BA_LAYOUT_DEFAULT);
+    return e == CUZK__GPU_MSM_BA_LAYOUT_WARP ? CUZK__GPU_MSM_BA_LAYOUT_WARP
+                                             : CUZK__GPU_MSM_BA_LAYOUT_THREAD;
 }
 
 /* Is v an implemented variant (gpu_msm.h: 1-3 were removed)? */
@@ -842,9 +852,17 @@ static __device__ __forceinline__ aff_pt<F> ba_arrived(const aff_pt<F> &s, bool 
 }
 
 /*
- * One level: out[o] for o in [0, total_out), thread t the slots
- * [t slice, (t+1) slice). Bins [0, nbins) with offsets off_in (inputs) and
- * off_out (outputs), off_*[nbins] = the totals.
+ * One level: out[o] for o in [0, total_out). Bins [0, nbins) with offsets
+ * off_in (inputs) and off_out (outputs), off_*[nbins] = the totals. Each
+ * thread runs one Montgomery chain over up to `slice` slots, in one of two
+ * layouts (cuzk__gpu_msm_ba_layout):
+ *   THREAD (WARP false): thread t the run [t slice, (t+1) slice);
+ *   WARP: warp w the run [w 32 slice, (w+1) 32 slice), its lane l the slots
+ *     l, l + 32, ... of it: a warp-wide access to the entries, the offsets,
+ *     the results (and the inputs of later levels) then covers adjacent
+ *     slots, a few sectors, where in THREAD each lane touches its own (32
+ *     sectors per access; Nsight, session 10). The bases' gathers at level 0
+ *     are scattered either way.
  *
  * Both passes queue the next slot's loads (cp.async into the thread's
  * ba_stage in shared memory) before working on the current one. The first
@@ -857,7 +875,7 @@ static __device__ __forceinline__ aff_pt<F> ba_arrived(const aff_pt<F> &s, bool 
  * point, x = 0, equal x) loads the points and asks ba_kind, as the backward
  * pass does.
  */
-template <class F, bool ENTRIES>
+template <class F, bool ENTRIES, bool WARP>
 static __global__ void __launch_bounds__(HEAVY_THREADS, BA_MIN_BLOCKS<F>)
     ba_level_kernel(const aff_pt<F> *__restrict__ bases, const uint32_t *__restrict__ vals,
                     const aff_pt<F> *__restrict__ in, const uint32_t *__restrict__ off_in,
@@ -867,8 +885,20 @@ static __global__ void __launch_bounds__(HEAVY_THREADS, BA_MIN_BLOCKS<F>)
     ba_stage<F> &sl = reinterpret_cast<ba_stage<F> *>(ba_smem)[threadIdx.x];
     const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= nthreads) return;
-    const uint32_t o0 = (uint32_t)((uint64_t)t * slice); /* < total_out */
-    const uint32_t o1 = (uint32_t)((uint64_t)o0 + slice < total_out ? o0 + slice : total_out);
+    /* this thread's slots: o0, o0 + step, ... below o1 (o1 - 1 the last) */
+    constexpr uint32_t step = WARP ? 32 : 1;
+    uint32_t o0, o1;
+    if (WARP) {
+        const uint64_t wb = (uint64_t)(t / 32) * 32 * slice;
+        const uint64_t we = wb + 32ull * slice < total_out ? wb + 32ull * slice : total_out;
+        const uint64_t first = wb + t % 32;
+        if (first >= we) return; /* a short last run */
+        o0 = (uint32_t)first;
+        o1 = (uint32_t)(first + (we - 1 - first) / 32 * 32 + 1);
+    } else {
+        o0 = (uint32_t)((uint64_t)t * slice); /* < total_out */
+        o1 = (uint32_t)((uint64_t)o0 + slice < total_out ? o0 + slice : total_out);
+    }
     /* the bin of o0: the last g with off_out[g] <= o0 (off_out[nbins] > o0) */
     ba_bin bin;
     ba_bin_load(bin, off_in, off_out, bin_of(off_out, 0, nbins, o0));
@@ -880,13 +910,13 @@ static __global__ void __launch_bounds__(HEAVY_THREADS, BA_MIN_BLOCKS<F>)
     ba_fetch<F, ENTRIES, true>(&sl.a, &na_neg, bases, vals, in, nia);
     if (nhb) ba_fetch<F, ENTRIES, true>(&sl.b, &nb_neg, bases, vals, in, nia + 1);
     cp_async_commit();
-    for (uint32_t o = o0; o < o1; o++) {
+    for (uint32_t o = o0; o < o1; o += step) {
         const uint32_t ia = nia;
         const bool has_b = nhb;
         cp_async_wait_all();
         const F ax = sl.a.x, bx = has_b ? sl.b.x : ax;
-        if (o + 1 < o1) { /* slot o + 1's loads, in flight during this slot's work */
-            ba_slot<true>(bin, off_in, off_out, o + 1, nia, nhb);
+        if (o + step < o1) { /* the next slot's loads, in flight during this slot's work */
+            ba_slot<true>(bin, off_in, off_out, o + step, nia, nhb);
             ba_fetch<F, ENTRIES, true>(&sl.a, &na_neg, bases, vals, in, nia);
             if (nhb) ba_fetch<F, ENTRIES, true>(&sl.b, &nb_neg, bases, vals, in, nia + 1);
             cp_async_commit();
@@ -919,17 +949,18 @@ static __global__ void __launch_bounds__(HEAVY_THREADS, BA_MIN_BLOCKS<F>)
     if (nhb) ba_fetch<F, ENTRIES, false>(&sl.b, &nb_neg, bases, vals, in, nia + 1);
     cp_async(&sl.pre, &out[o1 - 1].x);
     cp_async_commit();
-    for (uint32_t o = o1; o-- > o0;) {
+    for (uint32_t o = o1 - 1 + step; o > o0 + step - 1;) {
+        o -= step;
         const bool has_b = nhb;
         cp_async_wait_all();
         const aff_pt<F> a = ba_arrived(sl.a, na_neg);
         const aff_pt<F> b = has_b ? ba_arrived(sl.b, nb_neg) : a;
         const F pre = sl.pre;
-        if (o > o0) { /* slot o - 1's loads */
-            ba_slot<false>(bin, off_in, off_out, o - 1, nia, nhb);
+        if (o > o0) { /* the previous slot's loads */
+            ba_slot<false>(bin, off_in, off_out, o - step, nia, nhb);
             ba_fetch<F, ENTRIES, false>(&sl.a, &na_neg, bases, vals, in, nia);
             if (nhb) ba_fetch<F, ENTRIES, false>(&sl.b, &nb_neg, bases, vals, in, nia + 1);
-            cp_async(&sl.pre, &out[o - 1].x);
+            cp_async(&sl.pre, &out[o - step].x);
             cp_async_commit();
         }
         F d;
@@ -1347,6 +1378,7 @@ static cuzk_status ba_accumulate(cuzk__gpu_msm_bases *b, const msm_plan &p,
     CUZK__CUDA_TRY(cudaMemcpy2D(ew, sizeof(uint32_t), a.start, (size_t)p.nb * sizeof(uint32_t),
                                 sizeof(uint32_t), p.nwin + 1, cudaMemcpyDeviceToHost));
     const uint64_t res = p.ba_resident;
+    const bool warp = ba_layout() == CUZK__GPU_MSM_BA_LAYOUT_WARP;
     const uint64_t min_pairs =
         cuzk__gpu_msm_ba_min_pairs
             ? cuzk__gpu_msm_ba_min_pairs
@@ -1375,16 +1407,24 @@ static cuzk_status ba_accumulate(cuzk__gpu_msm_bases *b, const msm_plan &p,
             const uint32_t pairs = tin - tout;
             if (pairs == 0 || pairs < min_pairs) break;
             if (tout > (pout == pta ? p.ba_acap : p.ba_bcap)) return area_too_small();
-            uint32_t slice = (uint32_t)((tout + res - 1) / res);
+            /* the slots per thread; WARP: whole warps, a run of 32 slice slots each */
+            const uint64_t unit = warp ? 32 : 1, units = res / unit ? res / unit : 1;
+            uint32_t slice = (uint32_t)((tout + unit * units - 1) / (unit * units));
             if (slice == 0) slice = 1;
-            const uint32_t nt = (tout + slice - 1) / slice;
-            if (lev == 0)
-                ba_level_kernel<F, true><<<grid(nt, HEAVY_THREADS), HEAVY_THREADS,
-                                           ba_smem_bytes<F>()>>>(
+            const uint32_t nt = (uint32_t)((tout + unit * slice - 1) / (unit * slice) * unit);
+            const size_t sm = ba_smem_bytes<F>();
+            const dim3 gr = grid(nt, HEAVY_THREADS);
+            if (lev == 0 && warp)
+                ba_level_kernel<F, true, true><<<gr, HEAVY_THREADS, sm>>>(
                     bases, vals + e0, nullptr, oin, oout, nbg, tout, slice, nt, pout);
+            else if (lev == 0)
+                ba_level_kernel<F, true, false><<<gr, HEAVY_THREADS, sm>>>(
+                    bases, vals + e0, nullptr, oin, oout, nbg, tout, slice, nt, pout);
+            else if (warp)
+                ba_level_kernel<F, false, true><<<gr, HEAVY_THREADS, sm>>>(
+                    nullptr, nullptr, pin, oin, oout, nbg, tout, slice, nt, pout);
             else
-                ba_level_kernel<F, false><<<grid(nt, HEAVY_THREADS), HEAVY_THREADS,
-                                            ba_smem_bytes<F>()>>>(
+                ba_level_kernel<F, false, false><<<gr, HEAVY_THREADS, sm>>>(
                     nullptr, nullptr, pin, oin, oout, nbg, tout, slice, nt, pout);
             CUZK__CUDA_TRY(cudaGetLastError());
             pin = pout;
@@ -1717,7 +1757,7 @@ static size_t aff_bytes(cuzk__gpu_msm_group g) {
  * batch-affine level kernels (*ba). */
 template <class F>
 static cudaError_t occupancy(int *acc, int *ba) {
-    int a0 = 0, a1 = 0, a2 = 0, b0 = 0, b1 = 0;
+    int a0 = 0, a1 = 0, a2 = 0;
     cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
         &a0, accumulate_kernel<F, mul_call>, HEAVY_THREADS, 0);
     if (e == cudaSuccess)
@@ -1728,23 +1768,23 @@ static cudaError_t occupancy(int *acc, int *ba) {
             &a2, accumulate_kernel<F, typename for_field<F, mul_lazy_call>::type>, HEAVY_THREADS,
             0);
     if (a2 < a1) a1 = a2;
-    /* G2's slots take 60 KiB a block, past the 48 KiB a launch gets unasked */
-    if (e == cudaSuccess)
-        e = cudaFuncSetAttribute(ba_level_kernel<F, true>,
-                                 cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                 (int)ba_smem_bytes<F>());
-    if (e == cudaSuccess)
-        e = cudaFuncSetAttribute(ba_level_kernel<F, false>,
-                                 cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                 (int)ba_smem_bytes<F>());
-    if (e == cudaSuccess)
-        e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b0, ba_level_kernel<F, true>,
-                                                          HEAVY_THREADS, ba_smem_bytes<F>());
-    if (e == cudaSuccess)
-        e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b1, ba_level_kernel<F, false>,
-                                                          HEAVY_THREADS, ba_smem_bytes<F>());
+    /* G2's slots take 60 KiB a block, past the 48 KiB a launch gets unasked;
+     * the layouts share one occupancy (the same code around the slot walk) */
+    const int smem = (int)ba_smem_bytes<F>();
+    const void *lk[4] = {(const void *)ba_level_kernel<F, true, false>,
+                         (const void *)ba_level_kernel<F, false, false>,
+                         (const void *)ba_level_kernel<F, true, true>,
+                         (const void *)ba_level_kernel<F, false, true>};
+    int bmin = 0;
+    for (int k = 0; k < 4 && e == cudaSuccess; k++) {
+        int bk = 0;
+        e = cudaFuncSetAttribute(lk[k], cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+        if (e == cudaSuccess)
+            e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&bk, lk[k], HEAVY_THREADS, smem);
+        if (k == 0 || bk < bmin) bmin = bk;
+    }
     *acc = a0 < a1 ? a0 : a1;
-    *ba = b0 < b1 ? b0 : b1;
+    *ba = bmin;
     return e;
 }
 
