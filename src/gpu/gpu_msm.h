@@ -126,7 +126,8 @@ extern unsigned cuzk__gpu_msm_madd;
  *                   (default: resident threads x CUZK_GPU_MSM_BA_MIN_BATCH
  *                   from the environment, else 256 pairs per thread)
  *   ba_max_levels   at most this many affine levels per window group
- *   ba_max_threads  at most this many threads per affine level
+ *   ba_max_threads  at most this many threads per affine level (the warp
+ *                   layout below rounds it down to whole warps, one at least)
  *   ba_budget       bytes for the level buffers; windows are processed in
  *                   groups that fit (default: CUZK_GPU_MSM_BA_BUDGET_MB
  *                   from the environment, else a quarter of the device)
