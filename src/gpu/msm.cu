@@ -1458,8 +1458,9 @@ static cuzk_status ba_accumulate(cuzk__gpu_msm_bases *b, const msm_plan &p,
         if (verbose)
             fprintf(stderr,
                     "msm batch-affine windows [%u, %u): %u entries, %u affine levels, %u points "
-                    "left for XYZZ (%llu threads per level, min pairs %llu)\n",
-                    j0, j1, eg, lev, tin, (unsigned long long)res, (unsigned long long)min_pairs);
+                    "left for XYZZ (%llu resident threads, %s layout, min pairs %llu)\n",
+                    j0, j1, eg, lev, tin, (unsigned long long)res, warp ? "warp" : "thread",
+                    (unsigned long long)min_pairs);
     }
     return CUZK_OK;
 }
