@@ -735,20 +735,6 @@ static __global__ void __launch_bounds__(HEAVY_THREADS)
 
 enum { BA_A = 0, BA_B, BA_INF, BA_ADD, BA_DBL }; /* what a level slot does */
 
-/* Input i of a level: entry i (a base, negated for a negative digit) at
- * level 0, else point i of the previous level. */
-template <class F, bool ENTRIES>
-static __device__ __forceinline__ aff_pt<F> ba_load(const aff_pt<F> *bases, const uint32_t *vals,
-                                                    const aff_pt<F> *in, uint32_t i) {
-    if (ENTRIES) {
-        const uint32_t v = vals[i];
-        aff_pt<F> p = ld16(bases + (v & ~SIGN_BIT));
-        if (v & SIGN_BIT) neg(p.y, p.y); /* (0, 0) stays (0, 0) */
-        return p;
-    }
-    return ld16(in + i);
-}
-
 /* The slot's kind; d = the denominator for BA_ADD / BA_DBL. A point with
  * y = 0 has order 2 (not in G1, G2): doubling it gives infinity, as on the CPU. */
 template <class F>
@@ -825,30 +811,60 @@ static __device__ __forceinline__ void ba_slot(ba_bin &b, const uint32_t *__rest
     has_b = ia + 1 < b.in_hi;
 }
 
-/* Queue the copy of input i's point (X_ONLY: its x) into *dst; *neg: its y
- * is to be negated once it arrives (a negative digit, level 0). */
-template <class F, bool ENTRIES, bool X_ONLY>
-static __device__ __forceinline__ void ba_fetch(aff_pt<F> *dst, bool *neg,
-                                                const aff_pt<F> *bases, const uint32_t *vals,
-                                                const aff_pt<F> *in, uint32_t i) {
-    const aff_pt<F> *src = in + (ENTRIES ? 0 : i);
+/* Input i of a level: entry i's base at level 0 (*neg: its y is to be
+ * negated, a negative digit), else point i of the previous level. */
+template <class F, bool ENTRIES>
+static __device__ __forceinline__ const aff_pt<F> *ba_src(const aff_pt<F> *bases,
+                                                          const uint32_t *vals,
+                                                          const aff_pt<F> *in, uint32_t i,
+                                                          bool *neg) {
     *neg = false;
-    if (ENTRIES) {
-        const uint32_t v = vals[i];
-        src = bases + (v & ~SIGN_BIT);
-        *neg = (v & SIGN_BIT) != 0;
-    }
-    if (X_ONLY)
-        cp_async(&dst->x, &src->x);
-    else
-        cp_async(dst, src);
+    if (!ENTRIES) return in + i;
+    const uint32_t v = vals[i];
+    *neg = (v & SIGN_BIT) != 0;
+    return bases + (v & ~SIGN_BIT);
 }
-/* The point a fetch brought (the y negated for a negative digit; (0, 0) stays). */
+/* A point as loaded or copied, with its digit's sign applied ((0, 0) stays). */
 template <class F>
 static __device__ __forceinline__ aff_pt<F> ba_arrived(const aff_pt<F> &s, bool neg) {
     aff_pt<F> p = s;
     if (neg) cuzk_gpu::neg(p.y, p.y);
     return p;
+}
+/* Input i, loaded now (the forward pass's rare cases). */
+template <class F, bool ENTRIES>
+static __device__ __forceinline__ aff_pt<F> ba_load(const aff_pt<F> *bases, const uint32_t *vals,
+                                                    const aff_pt<F> *in, uint32_t i) {
+    bool neg;
+    const aff_pt<F> *src = ba_src<F, ENTRIES>(bases, vals, in, i, &neg);
+    return ba_arrived(ld16(src), neg);
+}
+/* Queue the copy of input i (X_ONLY: its x) into *dst; *neg as ba_src's. */
+template <class F, bool ENTRIES, bool X_ONLY>
+static __device__ __forceinline__ void ba_fetch(aff_pt<F> *dst, bool *neg,
+                                                const aff_pt<F> *bases, const uint32_t *vals,
+                                                const aff_pt<F> *in, uint32_t i) {
+    const aff_pt<F> *src = ba_src<F, ENTRIES>(bases, vals, in, i, neg);
+    if (X_ONLY)
+        cp_async(&dst->x, &src->x);
+    else
+        cp_async(dst, src);
+}
+
+/* Slot o's inputs queued into the stage (its bin walked to, FWD or back);
+ * returns its first input's index, *has_b whether the second is in the bin. */
+template <class F, bool ENTRIES, bool FWD, bool X_ONLY>
+static __device__ __forceinline__ uint32_t ba_queue(ba_stage<F> &sl, ba_bin &bin,
+                                                    const uint32_t *__restrict__ off_in,
+                                                    const uint32_t *__restrict__ off_out,
+                                                    uint32_t o, const aff_pt<F> *bases,
+                                                    const uint32_t *vals, const aff_pt<F> *in,
+                                                    bool &has_b, bool &a_neg, bool &b_neg) {
+    uint32_t ia;
+    ba_slot<FWD>(bin, off_in, off_out, o, ia, has_b);
+    ba_fetch<F, ENTRIES, X_ONLY>(&sl.a, &a_neg, bases, vals, in, ia);
+    if (has_b) ba_fetch<F, ENTRIES, X_ONLY>(&sl.b, &b_neg, bases, vals, in, ia + 1);
+    return ia;
 }
 
 /*
@@ -904,11 +920,9 @@ static __global__ void __launch_bounds__(HEAVY_THREADS, BA_MIN_BLOCKS<F>)
     ba_bin_load(bin, off_in, off_out, bin_of(off_out, 0, nbins, o0));
     F acc;
     set_one(acc);
-    uint32_t nia;
     bool nhb, na_neg = false, nb_neg = false;
-    ba_slot<true>(bin, off_in, off_out, o0, nia, nhb);
-    ba_fetch<F, ENTRIES, true>(&sl.a, &na_neg, bases, vals, in, nia);
-    if (nhb) ba_fetch<F, ENTRIES, true>(&sl.b, &nb_neg, bases, vals, in, nia + 1);
+    uint32_t nia = ba_queue<F, ENTRIES, true, true>(sl, bin, off_in, off_out, o0, bases, vals,
+                                                    in, nhb, na_neg, nb_neg);
     cp_async_commit();
     for (uint32_t o = o0; o < o1; o += step) {
         const uint32_t ia = nia;
@@ -916,9 +930,8 @@ static __global__ void __launch_bounds__(HEAVY_THREADS, BA_MIN_BLOCKS<F>)
         cp_async_wait_all();
         const F ax = sl.a.x, bx = has_b ? sl.b.x : ax;
         if (o + step < o1) { /* the next slot's loads, in flight during this slot's work */
-            ba_slot<true>(bin, off_in, off_out, o + step, nia, nhb);
-            ba_fetch<F, ENTRIES, true>(&sl.a, &na_neg, bases, vals, in, nia);
-            if (nhb) ba_fetch<F, ENTRIES, true>(&sl.b, &nb_neg, bases, vals, in, nia + 1);
+            nia = ba_queue<F, ENTRIES, true, true>(sl, bin, off_in, off_out, o + step, bases, vals,
+                                                   in, nhb, na_neg, nb_neg);
             cp_async_commit();
         }
         F d;
@@ -944,9 +957,8 @@ static __global__ void __launch_bounds__(HEAVY_THREADS, BA_MIN_BLOCKS<F>)
     }
     inv(acc, acc); /* 1 / (product of all denominators); nonzero: no factor is 0 */
     /* the bin is o1 - 1's; the prefixes were written by this thread (above) */
-    ba_slot<false>(bin, off_in, off_out, o1 - 1, nia, nhb);
-    ba_fetch<F, ENTRIES, false>(&sl.a, &na_neg, bases, vals, in, nia);
-    if (nhb) ba_fetch<F, ENTRIES, false>(&sl.b, &nb_neg, bases, vals, in, nia + 1);
+    ba_queue<F, ENTRIES, false, false>(sl, bin, off_in, off_out, o1 - 1, bases, vals, in, nhb,
+                                       na_neg, nb_neg);
     cp_async(&sl.pre, &out[o1 - 1].x);
     cp_async_commit();
     for (uint32_t o = o1 - 1 + step; o > o0 + step - 1;) {
@@ -957,9 +969,8 @@ static __global__ void __launch_bounds__(HEAVY_THREADS, BA_MIN_BLOCKS<F>)
         const aff_pt<F> b = has_b ? ba_arrived(sl.b, nb_neg) : a;
         const F pre = sl.pre;
         if (o > o0) { /* the previous slot's loads */
-            ba_slot<false>(bin, off_in, off_out, o - step, nia, nhb);
-            ba_fetch<F, ENTRIES, false>(&sl.a, &na_neg, bases, vals, in, nia);
-            if (nhb) ba_fetch<F, ENTRIES, false>(&sl.b, &nb_neg, bases, vals, in, nia + 1);
+            ba_queue<F, ENTRIES, false, false>(sl, bin, off_in, off_out, o - step, bases, vals,
+                                               in, nhb, na_neg, nb_neg);
             cp_async(&sl.pre, &out[o - step].x);
             cp_async_commit();
         }
