@@ -145,7 +145,7 @@ static int bench_circuit(int argc, char **argv) {
                 (wall_ms() - t0) / 1e3, tm.g1, tm.g2, ops != &cuzk_backend_cpu ? "GPU" : "CPU");
     } else if (cuzk_params_open(&p, params_path,
                                 CUZK_PARAMS_PARALLEL |
-                                    (ops != &cuzk_backend_cpu ? CUZK_PARAMS_DEFER_POINTS : 0),
+                                    (ops->reads_deferred_points ? CUZK_PARAMS_DEFER_POINTS : 0),
                                 &err) != CUZK_OK) { /* a GPU key decodes the points itself */
         goto fail;
     }

@@ -1007,6 +1007,7 @@ static void gpu_release_key(cuzk_backend *be, cuzk_backend_key *key) {
 
 const cuzk_backend_ops cuzk_backend_gpu = {
     .name = "gpu",
+    .reads_deferred_points = 1,
     .open = gpu_open,
     .close = gpu_close,
     .prepare = gpu_prepare,

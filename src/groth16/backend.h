@@ -81,6 +81,10 @@ typedef struct {
 
 struct cuzk_backend_ops {
     const char *name; /* "cpu", "cuda" */
+    /* prepare takes parameters opened with CUZK_PARAMS_DEFER_POINTS: it
+     * reads and decodes the vectors itself (the GPU key, on its device);
+     * callers open them so for such a backend, and the host never holds them */
+    int reads_deferred_points;
     /* Sets up be->impl for be->threads / be->device. */
     cuzk_status (*open)(cuzk_backend *be, cuzk_error *err);
     void (*close)(cuzk_backend *be);

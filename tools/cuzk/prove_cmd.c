@@ -478,7 +478,7 @@ int cuzk__cmd_prove(int argc, char **argv) {
     /* a GPU key reads the five vectors from the file itself and decodes them
      * on the device (params.h, deferred points): the host never holds them */
     const unsigned pflags =
-        CUZK_PARAMS_PARALLEL | (ops != &cuzk_backend_cpu ? CUZK_PARAMS_DEFER_POINTS : 0);
+        CUZK_PARAMS_PARALLEL | (ops->reads_deferred_points ? CUZK_PARAMS_DEFER_POINTS : 0);
     if (cuzk_params_open(&p, params_path, pflags, &err) != CUZK_OK) goto out;
     const double open_ms = now_ms() - t;
     if (verify && cuzk_groth16_vk_from_params(&vk, &p.vk, &err) != CUZK_OK) goto out;
