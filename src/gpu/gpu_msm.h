@@ -83,15 +83,15 @@ extern unsigned cuzk__gpu_msm_force_c;
  * measurements keep their meaning, and act as CUZK__GPU_MSM_VARIANT_AUTO.
  * CUZK__GPU_MSM_VARIANT_AUTO (the initial value): the environment variable
  * CUZK_GPU_MSM_VARIANT when it holds a valid number, else the group's
- * default: G1 variant 5 (the radix sort; G1's batch-affine levels issue at
- * ~60% of the XYZZ kernel's rate, so they save no time: at 2^27 v6 872 ms
- * against v5 814, session 10), G2 variant 6 (both). Measured on the H200,
- * 2026-11-30 (doc/gpu-notes.md): G1 v5/v0 0.97x at 2^20, 0.87x at 2^26,
- * 0.80x at 2^27; G2 2^24 v6/v0 0.75x, v5/v0 0.97x.
+ * default: variant 6 for both groups. G1's levels lost to variant 5 in the
+ * per-thread layout (2^27 v6 872 ms against v5 814, session 10) and win in
+ * the warp layout (760 against 812.5). Measured on the H200, 2026-11-30
+ * (doc/perf.md, session 11), v6 (warp layout) / v0: G1 0.97x at 2^20,
+ * 0.85x at 2^24, 0.81x at 2^26, 0.75x at 2^27; G2 2^24 0.73x.
  */
 #define CUZK__GPU_MSM_VARIANTS 7 /* numbers below this; 1-3 removed */
 #define CUZK__GPU_MSM_VARIANT_AUTO 0xffffffffu
-#define CUZK__GPU_MSM_DEFAULT_VARIANT_G1 5
+#define CUZK__GPU_MSM_DEFAULT_VARIANT_G1 6
 #define CUZK__GPU_MSM_DEFAULT_VARIANT_G2 6
 extern unsigned cuzk__gpu_msm_variant;
 
@@ -139,14 +139,14 @@ extern unsigned cuzk__gpu_msm_madd;
  *           each warp-wide load or store then touches 32 sectors)
  *   WARP    a run per warp, lane l taking its slots l, l + 32, ...: the
  *           warp's accesses to entries, offsets, results and later levels'
- *           inputs cover adjacent slots (built in session 10, not yet run on
- *           a GPU; the default until measured is THREAD)
+ *           inputs cover adjacent slots (the default: G1 v6 2^27 872 ->
+ *           760 ms, G2 2^24 328 -> 323 on the H200, session 11)
  * cuzk__gpu_msm_ba_layout 0 (the initial value) reads CUZK_GPU_MSM_BA_LAYOUT
  * (1 or 2) from the environment, else the default. Same results either way.
  */
 #define CUZK__GPU_MSM_BA_LAYOUT_THREAD 1
 #define CUZK__GPU_MSM_BA_LAYOUT_WARP 2
-#define CUZK__GPU_MSM_BA_LAYOUT_DEFAULT CUZK__GPU_MSM_BA_LAYOUT_THREAD
+#define CUZK__GPU_MSM_BA_LAYOUT_DEFAULT CUZK__GPU_MSM_BA_LAYOUT_WARP
 extern unsigned cuzk__gpu_msm_ba_layout;
 extern uint64_t cuzk__gpu_msm_ba_min_pairs;
 extern unsigned cuzk__gpu_msm_ba_max_levels;
