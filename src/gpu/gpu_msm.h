@@ -126,28 +126,12 @@ extern unsigned cuzk__gpu_msm_madd;
  *                   (default: resident threads x CUZK_GPU_MSM_BA_MIN_BATCH
  *                   from the environment, else 256 pairs per thread)
  *   ba_max_levels   at most this many affine levels per window group
- *   ba_max_threads  at most this many threads per affine level (the warp
- *                   layout below rounds it down to whole warps, one at least)
+ *   ba_max_threads  at most this many threads per affine level (rounded
+ *                   down to whole warps, one at least)
  *   ba_budget       bytes for the level buffers; windows are processed in
  *                   groups that fit (default: CUZK_GPU_MSM_BA_BUDGET_MB
  *                   from the environment, else a quarter of the device)
  */
-/*
- * How a batch-affine level hands its slots to threads (every slot is one
- * pairwise addition; each thread runs one Montgomery chain over its slots):
- *   THREAD  a contiguous run per thread (the measured layout; session 10:
- *           each warp-wide load or store then touches 32 sectors)
- *   WARP    a run per warp, lane l taking its slots l, l + 32, ...: the
- *           warp's accesses to entries, offsets, results and later levels'
- *           inputs cover adjacent slots (the default: G1 v6 2^27 872 ->
- *           760 ms, G2 2^24 328 -> 323 on the H200, session 11)
- * cuzk__gpu_msm_ba_layout 0 (the initial value) reads CUZK_GPU_MSM_BA_LAYOUT
- * (1 or 2) from the environment, else the default. Same results either way.
- */
-#define CUZK__GPU_MSM_BA_LAYOUT_THREAD 1
-#define CUZK__GPU_MSM_BA_LAYOUT_WARP 2
-#define CUZK__GPU_MSM_BA_LAYOUT_DEFAULT CUZK__GPU_MSM_BA_LAYOUT_WARP
-extern unsigned cuzk__gpu_msm_ba_layout;
 extern uint64_t cuzk__gpu_msm_ba_min_pairs;
 extern unsigned cuzk__gpu_msm_ba_max_levels;
 extern unsigned cuzk__gpu_msm_ba_max_threads;

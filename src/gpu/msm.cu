@@ -96,7 +96,6 @@ uint64_t cuzk__gpu_msm_ba_min_pairs = 0;
 unsigned cuzk__gpu_msm_ba_max_levels = 0;
 unsigned cuzk__gpu_msm_ba_max_threads = 0;
 size_t cuzk__gpu_msm_ba_budget = 0;
-unsigned cuzk__gpu_msm_ba_layout = 0;
 
 /* Pairs per resident thread a batch-affine level needs by default: the
  * inversion (~570M) over K additions costs 570/K M each; at K = 256 an
@@ -110,15 +109,6 @@ static uint64_t env_u64(const char *name, uint64_t dflt) {
     char *end = nullptr;
     const unsigned long long x = strtoull(e, &end, 10);
     return end && *end == 0 ? (uint64_t)x : dflt;
-}
-
-/* The level kernels' slot layout (gpu_msm.h: 0 reads CUZK_GPU_MSM_BA_LAYOUT). */
-static unsigned ba_layout(void) {
-    const unsigned l = cuzk__gpu_msm_ba_layout;
-    if (l == CUZK__GPU_MSM_BA_LAYOUT_THREAD || l == CUZK__GPU_MSM_BA_LAYOUT_WARP) return l;
-    const uint64_t e = env_u64("CUZK_GPU_MSM_BA_LAYOUT", CUZK__GPU_MSM_BA_LAYOUT_DEFAULT);
-    return e == CUZK__GPU_MSM_BA_LAYOUT_WARP ? CUZK__GPU_MSM_BA_LAYOUT_WARP
-                                             : CUZK__GPU_MSM_BA_LAYOUT_THREAD;
 }
 
 /* Is v an implemented variant (gpu_msm.h: 1-3 were removed)? */
@@ -870,15 +860,14 @@ static __device__ __forceinline__ uint32_t ba_queue(ba_stage<F> &sl, ba_bin &bin
 /*
  * One level: out[o] for o in [0, total_out). Bins [0, nbins) with offsets
  * off_in (inputs) and off_out (outputs), off_*[nbins] = the totals. Each
- * thread runs one Montgomery chain over up to `slice` slots, in one of two
- * layouts (cuzk__gpu_msm_ba_layout):
- *   THREAD (WARP false): thread t the run [t slice, (t+1) slice);
- *   WARP: warp w the run [w 32 slice, (w+1) 32 slice), its lane l the slots
- *     l, l + 32, ... of it: a warp-wide access to the entries, the offsets,
- *     the results (and the inputs of later levels) then covers adjacent
- *     slots, a few sectors, where in THREAD each lane touches its own (32
- *     sectors per access; Nsight, session 10). The bases' gathers at level 0
- *     are scattered either way.
+ * thread runs one Montgomery chain over up to `slice` slots: warp w takes
+ * the run [w 32 slice, (w+1) 32 slice), its lane l the slots l, l + 32, ...
+ * of it, so that a warp-wide access to the entries, the offsets, the
+ * results (and the inputs of later levels) covers adjacent slots, a few
+ * sectors. A contiguous run per thread touched 32 sectors per access
+ * (Nsight, session 10) and was slower: G1 2^27 872 against 760 ms, G2 2^24
+ * 328 against 323 (H200, session 11). The bases' gathers at level 0 are
+ * scattered either way.
  *
  * Both passes queue the next slot's loads (cp.async into the thread's
  * ba_stage in shared memory) before working on the current one. The first
@@ -891,7 +880,7 @@ static __device__ __forceinline__ uint32_t ba_queue(ba_stage<F> &sl, ba_bin &bin
  * point, x = 0, equal x) loads the points and asks ba_kind, as the backward
  * pass does.
  */
-template <class F, bool ENTRIES, bool WARP>
+template <class F, bool ENTRIES>
 static __global__ void __launch_bounds__(HEAVY_THREADS, BA_MIN_BLOCKS<F>)
     ba_level_kernel(const aff_pt<F> *__restrict__ bases, const uint32_t *__restrict__ vals,
                     const aff_pt<F> *__restrict__ in, const uint32_t *__restrict__ off_in,
@@ -902,19 +891,12 @@ static __global__ void __launch_bounds__(HEAVY_THREADS, BA_MIN_BLOCKS<F>)
     const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= nthreads) return;
     /* this thread's slots: o0, o0 + step, ... below o1 (o1 - 1 the last) */
-    constexpr uint32_t step = WARP ? 32 : 1;
-    uint32_t o0, o1;
-    if (WARP) {
-        const uint64_t wb = (uint64_t)(t / 32) * 32 * slice;
-        const uint64_t we = wb + 32ull * slice < total_out ? wb + 32ull * slice : total_out;
-        const uint64_t first = wb + t % 32;
-        if (first >= we) return; /* a short last run */
-        o0 = (uint32_t)first;
-        o1 = (uint32_t)(first + (we - 1 - first) / 32 * 32 + 1);
-    } else {
-        o0 = (uint32_t)((uint64_t)t * slice); /* < total_out */
-        o1 = (uint32_t)((uint64_t)o0 + slice < total_out ? o0 + slice : total_out);
-    }
+    constexpr uint32_t step = 32;
+    const uint64_t wb = (uint64_t)(t / 32) * 32 * slice;
+    const uint64_t we = wb + 32ull * slice < total_out ? wb + 32ull * slice : total_out;
+    const uint64_t first = wb + t % 32;
+    if (first >= we) return; /* a short last run */
+    const uint32_t o0 = (uint32_t)first, o1 = (uint32_t)(first + (we - 1 - first) / 32 * 32 + 1);
     /* the bin of o0: the last g with off_out[g] <= o0 (off_out[nbins] > o0) */
     ba_bin bin;
     ba_bin_load(bin, off_in, off_out, bin_of(off_out, 0, nbins, o0));
@@ -1389,7 +1371,6 @@ static cuzk_status ba_accumulate(cuzk__gpu_msm_bases *b, const msm_plan &p,
     CUZK__CUDA_TRY(cudaMemcpy2D(ew, sizeof(uint32_t), a.start, (size_t)p.nb * sizeof(uint32_t),
                                 sizeof(uint32_t), p.nwin + 1, cudaMemcpyDeviceToHost));
     const uint64_t res = p.ba_resident;
-    const bool warp = ba_layout() == CUZK__GPU_MSM_BA_LAYOUT_WARP;
     const uint64_t min_pairs =
         cuzk__gpu_msm_ba_min_pairs
             ? cuzk__gpu_msm_ba_min_pairs
@@ -1418,24 +1399,18 @@ static cuzk_status ba_accumulate(cuzk__gpu_msm_bases *b, const msm_plan &p,
             const uint32_t pairs = tin - tout;
             if (pairs == 0 || pairs < min_pairs) break;
             if (tout > (pout == pta ? p.ba_acap : p.ba_bcap)) return area_too_small();
-            /* the slots per thread; WARP: whole warps, a run of 32 slice slots each */
-            const uint64_t unit = warp ? 32 : 1, units = res / unit ? res / unit : 1;
-            uint32_t slice = (uint32_t)((tout + unit * units - 1) / (unit * units));
+            /* whole warps, a run of 32 slice slots each */
+            const uint64_t warps = res / 32 ? res / 32 : 1;
+            uint32_t slice = (uint32_t)((tout + 32 * warps - 1) / (32 * warps));
             if (slice == 0) slice = 1;
-            const uint32_t nt = (uint32_t)((tout + unit * slice - 1) / (unit * slice) * unit);
+            const uint32_t nt = (uint32_t)((tout + 32ull * slice - 1) / (32ull * slice) * 32);
             const size_t sm = ba_smem_bytes<F>();
             const dim3 gr = grid(nt, HEAVY_THREADS);
-            if (lev == 0 && warp)
-                ba_level_kernel<F, true, true><<<gr, HEAVY_THREADS, sm>>>(
+            if (lev == 0)
+                ba_level_kernel<F, true><<<gr, HEAVY_THREADS, sm>>>(
                     bases, vals + e0, nullptr, oin, oout, nbg, tout, slice, nt, pout);
-            else if (lev == 0)
-                ba_level_kernel<F, true, false><<<gr, HEAVY_THREADS, sm>>>(
-                    bases, vals + e0, nullptr, oin, oout, nbg, tout, slice, nt, pout);
-            else if (warp)
-                ba_level_kernel<F, false, true><<<gr, HEAVY_THREADS, sm>>>(
-                    nullptr, nullptr, pin, oin, oout, nbg, tout, slice, nt, pout);
             else
-                ba_level_kernel<F, false, false><<<gr, HEAVY_THREADS, sm>>>(
+                ba_level_kernel<F, false><<<gr, HEAVY_THREADS, sm>>>(
                     nullptr, nullptr, pin, oin, oout, nbg, tout, slice, nt, pout);
             CUZK__CUDA_TRY(cudaGetLastError());
             pin = pout;
@@ -1469,8 +1444,8 @@ static cuzk_status ba_accumulate(cuzk__gpu_msm_bases *b, const msm_plan &p,
         if (verbose)
             fprintf(stderr,
                     "msm batch-affine windows [%u, %u): %u entries, %u affine levels, %u points "
-                    "left for XYZZ (%llu resident threads, %s layout, min pairs %llu)\n",
-                    j0, j1, eg, lev, tin, (unsigned long long)res, warp ? "warp" : "thread",
+                    "left for XYZZ (%llu resident threads, min pairs %llu)\n",
+                    j0, j1, eg, lev, tin, (unsigned long long)res,
                     (unsigned long long)min_pairs);
     }
     return CUZK_OK;
@@ -1781,14 +1756,12 @@ static cudaError_t occupancy(int *acc, int *ba) {
             0);
     if (a2 < a1) a1 = a2;
     /* G2's slots take 60 KiB a block, past the 48 KiB a launch gets unasked;
-     * the layouts share one occupancy (the same code around the slot walk) */
+     * both level kernels share one occupancy */
     const int smem = (int)ba_smem_bytes<F>();
-    const void *lk[4] = {(const void *)ba_level_kernel<F, true, false>,
-                         (const void *)ba_level_kernel<F, false, false>,
-                         (const void *)ba_level_kernel<F, true, true>,
-                         (const void *)ba_level_kernel<F, false, true>};
+    const void *lk[2] = {(const void *)ba_level_kernel<F, true>,
+                         (const void *)ba_level_kernel<F, false>};
     int bmin = 0;
-    for (int k = 0; k < 4 && e == cudaSuccess; k++) {
+    for (int k = 0; k < 2 && e == cudaSuccess; k++) {
         int bk = 0;
         e = cudaFuncSetAttribute(lk[k], cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
         if (e == cudaSuccess)

@@ -156,36 +156,28 @@ typedef struct {
     uint64_t min_pairs;
     unsigned max_levels, max_threads;
     size_t budget;
-    unsigned layout; /* cuzk__gpu_msm_ba_layout */
     const char *name;
 } msm_cfg;
 /* the G1 multiplier the MSM uses by default (gpu_msm.h); every other one
  * has rows of its own below */
 #define MADD_D CUZK__GPU_MSM_DEFAULT_MADD
-/* the level layouts, named (not 0, which would follow CUZK_GPU_MSM_BA_LAYOUT) */
-#define LT CUZK__GPU_MSM_BA_LAYOUT_THREAD
-#define LW CUZK__GPU_MSM_BA_LAYOUT_WARP
 static const msm_cfg msm_cfgs[] = {
-    {0, MADD_D, 0, 0, 0, 0, LT, "v0"},
-    {5, MADD_D, 0, 0, 0, 0, LT, "v5"},
-    {4, MADD_D, 0, 0, 0, 0, LT, "v4"},
-    {6, MADD_D, 0, 0, 0, 0, LT, "v6"},
-    {5, 0, 0, 0, 0, 0, LT, "v5, G1 one call per product"},
-    {5, 1, 0, 0, 0, 0, LT, "v5, G1 products in pairs"},
-    {5, 2, 0, 0, 0, 0, LT, "v5, G1 lazy accumulators"},
-    {6, 2, 1, 0, 250, 0, LT, "v6 all levels, 250 threads, G1 lazy accumulators"},
-    {6, MADD_D, 1, 0, 250, 0, LT, "v6 all levels, 250 threads"},
-    {4, MADD_D, 1, 0, 0, 0, LT, "v4 all levels"},
-    {4, MADD_D, 1, 0, 250, 0, LT, "v4 all levels, 250 threads"},
-    {4, MADD_D, 1, 1, 0, 1, LT, "v4 one level, one window per group"},
-    {4, MADD_D, 1, 2, 250, 1, LT, "v4 two levels, 250 threads, one window per group"},
-    {4, MADD_D, 1, 0, 0, 1, LT, "v4 all levels, one window per group"},
-    {4, MADD_D, 3, 0, 0, 0, LT, "v4 levels while >= 3 pairs"},
-    {6, MADD_D, 1, 0, 0, 0, LW, "v6 all levels, warp layout"},
-    {6, MADD_D, 1, 0, 250, 0, LW, "v6 all levels, 250 threads, warp layout"},
-    {4, MADD_D, 1, 2, 250, 1, LW,
-     "v4 two levels, 250 threads, one window per group, warp layout"},
-    {4, MADD_D, 3, 0, 0, 0, LW, "v4 levels while >= 3 pairs, warp layout"},
+    {0, MADD_D, 0, 0, 0, 0, "v0"},
+    {5, MADD_D, 0, 0, 0, 0, "v5"},
+    {4, MADD_D, 0, 0, 0, 0, "v4"},
+    {6, MADD_D, 0, 0, 0, 0, "v6"},
+    {5, 0, 0, 0, 0, 0, "v5, G1 one call per product"},
+    {5, 1, 0, 0, 0, 0, "v5, G1 products in pairs"},
+    {5, 2, 0, 0, 0, 0, "v5, G1 lazy accumulators"},
+    {6, 2, 1, 0, 250, 0, "v6 all levels, 250 threads, G1 lazy accumulators"},
+    {6, MADD_D, 1, 0, 250, 0, "v6 all levels, 250 threads"},
+    {6, MADD_D, 1, 0, 0, 0, "v6 all levels"},
+    {4, MADD_D, 1, 0, 0, 0, "v4 all levels"},
+    {4, MADD_D, 1, 0, 250, 0, "v4 all levels, 250 threads"},
+    {4, MADD_D, 1, 1, 0, 1, "v4 one level, one window per group"},
+    {4, MADD_D, 1, 2, 250, 1, "v4 two levels, 250 threads, one window per group"},
+    {4, MADD_D, 1, 0, 0, 1, "v4 all levels, one window per group"},
+    {4, MADD_D, 3, 0, 0, 0, "v4 levels while >= 3 pairs"},
 };
 #define MSM_NCFG (sizeof msm_cfgs / sizeof msm_cfgs[0])
 /* How many of msm_cfgs a comparison runs: all, except in the sort cases,
@@ -201,11 +193,10 @@ static void msm_cfg_set(const msm_cfg *c) {
     cuzk__gpu_msm_ba_max_levels = c->max_levels;
     cuzk__gpu_msm_ba_max_threads = c->max_threads;
     cuzk__gpu_msm_ba_budget = c->budget;
-    cuzk__gpu_msm_ba_layout = c->layout;
 }
 static void msm_cfg_reset(void) {
     static const msm_cfg dflt = {CUZK__GPU_MSM_VARIANT_AUTO, CUZK__GPU_MSM_VARIANT_AUTO, 0, 0, 0, 0,
-                                 0, "default"};
+                                 "default"};
     msm_cfg_set(&dflt);
 }
 
@@ -849,13 +840,9 @@ static double ab_one(cuzk__gpu_msm_bases *h, const uint64_t *dk, size_t n) {
 
 static void bench_ab(int maxlog1, int maxlog2) {
     static const int logs1[] = {20, 24, 26, 27}, logs2[] = {20, 24};
-    /* (variant, multiplier, level layout); the multipliers are G1's only */
-    static const unsigned vs[][3] = {{0, MADD_D, LT},
-                                     {4, MADD_D, LT},
-                                     {5, MADD_D, LT},
-                                     {6, MADD_D, LT},
-                                     {5, MADD_D == 2 ? 0 : 2, LT},
-                                     {6, MADD_D, LW}};
+    /* (variant, multiplier); the multipliers are G1's only */
+    static const unsigned vs[][2] = {
+        {0, MADD_D}, {4, MADD_D}, {5, MADD_D}, {6, MADD_D}, {5, MADD_D == 2 ? 0 : 2}};
     char rows[16][400];
     int nrows = 0;
     int top1 = maxlog1 < 27 ? maxlog1 : 27, top2 = maxlog2 < 24 ? maxlog2 : 24;
@@ -897,7 +884,6 @@ static void bench_ab(int maxlog1, int maxlog2) {
             for (unsigned i = 0; i < nv; i++) {
                 cuzk__gpu_msm_variant = vs[i][0];
                 cuzk__gpu_msm_madd = vs[i][1];
-                cuzk__gpu_msm_ba_layout = vs[i][2];
                 cv[i] = cuzk__gpu_msm_window_bits(n);
                 ms[i] = ab_one(h, dk, n);
                 /* the variants must agree (the tests compare them with the CPU) */
@@ -921,7 +907,6 @@ static void bench_ab(int maxlog1, int maxlog2) {
             for (unsigned i = 0; i < nv; i++) {
                 cuzk__gpu_msm_variant = vs[i][0];
                 cuzk__gpu_msm_madd = vs[i][1];
-                cuzk__gpu_msm_ba_layout = vs[i][2];
                 if (cuzk__gpu_msm(h, out, dk, n, NULL) != CUZK_OK) printf("  profile run failed\n");
             }
             cuzk__gpu_msm_profile = 0;
@@ -932,9 +917,8 @@ static void bench_ab(int maxlog1, int maxlog2) {
                     o += snprintf(rows[nrows] + o, sizeof rows[0] - (size_t)o, " %9.2f (c=%2u)",
                                   ms[i], cv[i]);
                 for (unsigned i = 1; i < nv && o < (int)sizeof rows[0]; i++)
-                    o += snprintf(rows[nrows] + o, sizeof rows[0] - (size_t)o, "  v%u.%u%s/v0 %.2fx",
+                    o += snprintf(rows[nrows] + o, sizeof rows[0] - (size_t)o, "  v%u.%u/v0 %.2fx",
                                   vs[i][0], vs[i][1],
-                                  vs[i][2] == LW ? "w" : "",
                                   ms[0] > 0 ? ms[i] / ms[0] : 0.0);
                 if (o < (int)sizeof rows[0] && !same)
                     snprintf(rows[nrows] + o, sizeof rows[0] - (size_t)o, "  RESULTS DIFFER");
@@ -952,9 +936,8 @@ static void bench_ab(int maxlog1, int maxlog2) {
     if (cuzk__gpu_device_name(0, name, sizeof name, &sms) != CUZK_OK) name[0] = 0;
     printf("\nA/B on %s (%d SMs), device scalars, resident bases, median of %d, ms:\n", name, sms,
            AB_REPS);
-    printf("grp log2n %16s %16s %16s %16s %16s %16s\n", "v0 (atomics)", "v4 (batch-aff)",
-           "v5 (radix)", "v6 (radix+aff)", MADD_D == 2 ? "v5 mul by call" : "v5 lazy accum",
-           "v6 warp layout");
+    printf("grp log2n %16s %16s %16s %16s %16s\n", "v0 (atomics)", "v4 (batch-aff)", "v5 (radix)",
+           "v6 (radix+aff)", MADD_D == 2 ? "v5 mul by call" : "v5 lazy accum");
     for (int r = 0; r < nrows; r++) printf("%s\n", rows[r]);
 }
 
