@@ -233,6 +233,18 @@ static void stage_alloc(gpu_key *k) {
     k->stage[0] = k->stage[1] = NULL;
 }
 
+/*
+ * The byte budget of a key's MSM level buffers (gpu_msm.h, variant 4's
+ * levels; the MSM's own default is a quarter of the device). At 2^27 on the
+ * H200 (141 GB) a quarter lets the H and L MSMs process three windows per
+ * group (~29 GB of levels): the fastest MSM (H 762 ms), but the device then
+ * lacks room for the next witness's staging slot, so every proof uploads its
+ * own witness (spmv 101 ms instead of 20). Two windows per group fit beside
+ * it: partition 1399.6 -> 1332.6 ms (H 775 ms; one window: 1363.8; session
+ * 11, doc/perf.md). 20000 MiB is the budget measured.
+ */
+#define GPU_KEY_LEVEL_BUDGET ((size_t)20000 << 20)
+
 /* The work area: witness (plain and Montgomery), a, b, c, one gathered
  * query, the classification bitmaps and the staging buffers. */
 static cuzk_status work_alloc(gpu_key *k, cuzk_error *err) {
@@ -243,6 +255,10 @@ static cuzk_status work_alloc(gpu_key *k, cuzk_error *err) {
     cuzk__gpu_msm_bases *all[4] = {k->l, k->a, k->b1, k->b2};
     for (int i = 0; i < 4; i++)
         if (k->h != NULL && all[i] != NULL) cuzk__gpu_msm_bases_share_work(all[i], k->h);
+    /* the MSMs' affine levels get at most GPU_KEY_LEVEL_BUDGET: more takes
+     * the room of the next witness's staging slot (stage_setup) */
+    cuzk__gpu_msm_bases_cap_level_budget(k->h, GPU_KEY_LEVEL_BUDGET);
+    for (int i = 0; i < 4; i++) cuzk__gpu_msm_bases_cap_level_budget(all[i], GPU_KEY_LEVEL_BUDGET);
     /* the bitmaps stay on the device: the classification writes them and the
      * batch-add and masked MSM read them there (host copies cost ~10 ms of
      * round trips per classification at 2^27) */

@@ -192,6 +192,11 @@ void cuzk__gpu_msm_bases_free(cuzk__gpu_msm_bases *b);
  * Handles that share an area must not run calls concurrently. */
 void cuzk__gpu_msm_bases_share_work(cuzk__gpu_msm_bases *b, cuzk__gpu_msm_bases *with);
 
+/* Lowers the handle's budget for variant 4's level buffers to at most
+ * bytes (0 leaves it): a caller that keeps other large buffers on the device
+ * gives the levels less room (cuzk__gpu_msm_ba_budget still overrides). */
+void cuzk__gpu_msm_bases_cap_level_budget(cuzk__gpu_msm_bases *b, size_t bytes);
+
 /* Scalars on the device (benchmarks, callers that keep them there). */
 CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_msm_scalars_upload(uint64_t **dev,
                                                                  const uint64_t *scalars,

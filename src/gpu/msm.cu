@@ -1813,6 +1813,10 @@ extern "C" void cuzk__gpu_msm_bases_share_work(cuzk__gpu_msm_bases *b,
     b->work->refs++;
 }
 
+extern "C" void cuzk__gpu_msm_bases_cap_level_budget(cuzk__gpu_msm_bases *b, size_t bytes) {
+    if (b && bytes != 0 && bytes < b->ba_budget) b->ba_budget = bytes;
+}
+
 extern "C" void cuzk__gpu_msm_bases_free(cuzk__gpu_msm_bases *b) {
     if (!b) return;
     if (b->bases) (void)cudaFree(b->bases);
