@@ -83,11 +83,12 @@ extern unsigned cuzk__gpu_msm_force_c;
  * measurements keep their meaning, and act as CUZK__GPU_MSM_VARIANT_AUTO.
  * CUZK__GPU_MSM_VARIANT_AUTO (the initial value): the environment variable
  * CUZK_GPU_MSM_VARIANT when it holds a valid number, else the group's
- * default: variant 6 for both groups. G1's levels lost to variant 5 in the
- * per-thread layout (2^27 v6 872 ms against v5 814, session 10) and win in
- * the warp layout (760 against 812.5). Measured on the H200, 2026-11-30
- * (doc/perf.md, session 11), v6 (warp layout) / v0: G1 0.97x at 2^20,
- * 0.85x at 2^24, 0.81x at 2^26, 0.75x at 2^27; G2 2^24 0.73x.
+ * default: variant 6 for both groups. G1's levels lost to variant 5 while
+ * each level thread took a contiguous run of slots (2^27 v6 872 ms against
+ * v5 814, session 10) and win since a warp's lanes take adjacent slots (760
+ * against 812.5). Measured on the H200, 2026-11-30 (doc/perf.md, session
+ * 11), v6 / v0: G1 0.97x at 2^20, 0.85x at 2^24, 0.81x at 2^26, 0.75x at
+ * 2^27; G2 2^24 0.73x.
  */
 #define CUZK__GPU_MSM_VARIANTS 7 /* numbers below this; 1-3 removed */
 #define CUZK__GPU_MSM_VARIANT_AUTO 0xffffffffu
