@@ -241,7 +241,8 @@ static void stage_alloc(gpu_key *k) {
  * lacks room for the next witness's staging slot, so every proof uploads its
  * own witness (spmv 101 ms instead of 20). Two windows per group fit beside
  * it: partition 1399.6 -> 1332.6 ms (H 775 ms; one window: 1363.8; session
- * 11, doc/perf.md). 20000 MiB is the budget measured.
+ * 11, doc/perf.md). 20000 MiB is the budget measured; CUZK_GPU_MSM_BA_BUDGET_MB,
+ * when set, still decides (gpu_msm.h).
  */
 #define GPU_KEY_LEVEL_BUDGET ((size_t)20000 << 20)
 

@@ -131,7 +131,9 @@ extern unsigned cuzk__gpu_msm_madd;
  *                   down to whole warps, one at least)
  *   ba_budget       bytes for the level buffers; windows are processed in
  *                   groups that fit (default: CUZK_GPU_MSM_BA_BUDGET_MB
- *                   from the environment, else a quarter of the device)
+ *                   from the environment, else a quarter of the device,
+ *                   which a caller may lower per handle:
+ *                   cuzk__gpu_msm_bases_cap_level_budget)
  */
 extern uint64_t cuzk__gpu_msm_ba_min_pairs;
 extern unsigned cuzk__gpu_msm_ba_max_levels;
@@ -195,7 +197,8 @@ void cuzk__gpu_msm_bases_share_work(cuzk__gpu_msm_bases *b, cuzk__gpu_msm_bases 
 
 /* Lowers the handle's budget for variant 4's level buffers to at most
  * bytes (0 leaves it): a caller that keeps other large buffers on the device
- * gives the levels less room (cuzk__gpu_msm_ba_budget still overrides). */
+ * gives the levels less room. A budget set by CUZK_GPU_MSM_BA_BUDGET_MB is
+ * left as set (tuning), and cuzk__gpu_msm_ba_budget overrides either. */
 void cuzk__gpu_msm_bases_cap_level_budget(cuzk__gpu_msm_bases *b, size_t bytes);
 
 /* Scalars on the device (benchmarks, callers that keep them there). */

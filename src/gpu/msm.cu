@@ -890,7 +890,9 @@ static __global__ void __launch_bounds__(HEAVY_THREADS, BA_MIN_BLOCKS<F>)
     ba_stage<F> &sl = reinterpret_cast<ba_stage<F> *>(ba_smem)[threadIdx.x];
     const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= nthreads) return;
-    /* this thread's slots: o0, o0 + step, ... below o1 (o1 - 1 the last) */
+    /* this thread's slots: o0, o0 + step, ... below o1 (o1 - 1 the last);
+     * total_out <= (entries + bins) / 2 with entries < 2^32 (msm_dev_body), so
+     * o + step and o1 - 1 + step stay below 2^32 */
     constexpr uint32_t step = 32;
     const uint64_t wb = (uint64_t)(t / 32) * 32 * slice;
     const uint64_t we = wb + 32ull * slice < total_out ? wb + 32ull * slice : total_out;
@@ -1023,6 +1025,7 @@ struct cuzk__gpu_msm_bases {
     int heavy_blocks; /* resident blocks per SM of accumulate_kernel (every variant) */
     int ba_blocks;    /* resident blocks per SM of the batch-affine level kernels */
     size_t ba_budget; /* default byte budget of the level buffers (variant 4) */
+    bool ba_budget_env; /* ba_budget came from CUZK_GPU_MSM_BA_BUDGET_MB: no cap lowers it */
 };
 
 static size_t align_up(size_t x) { return (x + 255) & ~(size_t)255; }
@@ -1801,6 +1804,7 @@ static cuzk_status handle_new(cuzk__gpu_msm_bases **out, cuzk__gpu_msm_group gro
     size_t mem_free = 0, mem_total = 0;
     CUZK__CUDA_TRY(cudaMemGetInfo(&mem_free, &mem_total));
     b->ba_budget = (size_t)env_u64("CUZK_GPU_MSM_BA_BUDGET_MB", mem_total / 4 >> 20) << 20;
+    b->ba_budget_env = env_u64("CUZK_GPU_MSM_BA_BUDGET_MB", 0) != 0;
     CUZK__CUDA_TRY(cudaMalloc(&b->bases, n * aff_bytes(group)));
     return CUZK_OK;
 }
@@ -1814,7 +1818,7 @@ extern "C" void cuzk__gpu_msm_bases_share_work(cuzk__gpu_msm_bases *b,
 }
 
 extern "C" void cuzk__gpu_msm_bases_cap_level_budget(cuzk__gpu_msm_bases *b, size_t bytes) {
-    if (b && bytes != 0 && bytes < b->ba_budget) b->ba_budget = bytes;
+    if (b && !b->ba_budget_env && bytes != 0 && bytes < b->ba_budget) b->ba_budget = bytes;
 }
 
 extern "C" void cuzk__gpu_msm_bases_free(cuzk__gpu_msm_bases *b) {
