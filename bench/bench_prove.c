@@ -12,7 +12,9 @@
  *     i mod the number given), after one warm-up proof. Each proof's witness
  *     is announced (cuzk_backend_stage) before the previous proof starts, so
  *     a GPU copies it beside that proof as a pipeline would (--no-stage: each
- *     proof uploads its own). Stage times use the
+ *     proof uploads its own); the header counts the proofs that found their
+ *     witness pre-staged (a GPU without the room turns staging off). Stage
+ *     times use the
  *     reference system's names (cuzk_groth16_stage_times), min and median
  *     over all N x R proofs; seconds per proof = wall time of a repetition
  *     / N (median over repetitions). Proofs are not verified (the prover's
@@ -128,7 +130,7 @@ static int bench_circuit(int argc, char **argv) {
                                          "finish_ms",   "total_ms"};
     double(*v)[MAX_PROOFS] = malloc(sizeof(double[NSTAGES][MAX_PROOFS]));
     double per_proof[MAX_REPS];
-    int rc = 2, n_done = 0;
+    int rc = 2, n_done = 0, n_staged = 0; /* timed proofs; of them, found pre-staged */
     if (w == NULL || v == NULL) {
         fprintf(stderr, "cuzk bench prove: out of memory\n");
         goto out;
@@ -183,6 +185,7 @@ static int bench_circuit(int argc, char **argv) {
                                            t->finish_ms,    t->total_ms};
                 for (int q = 0; q < NSTAGES; q++) v[q][n_done] = x[q];
                 n_done++;
+                n_staged += job->witness_staged != 0;
             }
             cuzk_backend_release_job(&be, job);
             job = NULL;
@@ -194,22 +197,24 @@ static int bench_circuit(int argc, char **argv) {
     if (json) {
         printf("{\"bench\": \"prove\", \"circuit\": \"%s\", \"params\": \"%s\", \"backend\": "
                "\"%s\", \"constraints\": %llu, \"n_vars\": %llu, \"domain_log\": %u, "
-               "\"threads\": %u, \"partitions\": %d, \"reps\": %d, \"staged\": %s",
+               "\"threads\": %u, \"partitions\": %d, \"reps\": %d, \"staged\": %s, "
+               "\"staged_proofs\": %d",
                circuit_path, params_path ? params_path : "(development setup in memory)",
                be.ops->name, (unsigned long long)c.n_constraints,
                (unsigned long long)cuzk_circuit_n_vars(&c), c.domain_log, threads, parts, reps,
-               stage ? "true" : "false");
+               stage ? "true" : "false", n_staged);
         for (int q = 0; q < NSTAGES; q++)
             printf(", \"%s\": {\"min\": %.3f, \"median\": %.3f}", names[q],
                    cuzk_bench_min(v[q], n_done), median_of(v[q], n_done));
         printf(", \"seconds_per_proof\": %.4f}\n", sec);
     } else {
         printf("cuzk bench prove: %s (%llu constraints, %llu variables, domain 2^%u), backend "
-               "%s, %s threads, %d partition%s x %d reps + warm-up, witnesses %s\n",
+               "%s, %s threads, %d partition%s x %d reps + warm-up, witnesses %s (found "
+               "pre-staged by %d of %d timed proofs)\n",
                circuit_path, (unsigned long long)c.n_constraints,
                (unsigned long long)cuzk_circuit_n_vars(&c), c.domain_log, be.ops->name,
                threads ? "explicit" : "all", parts, parts == 1 ? "" : "s", reps,
-               stage ? "pre-staged one proof ahead" : "uploaded by each proof");
+               stage ? "announced one proof ahead" : "uploaded by each proof", n_staged, n_done);
         printf("%-14s %12s %12s\n", "stage", "min ms", "median ms");
         for (int q = 0; q < NSTAGES; q++)
             printf("%-14s %12.3f %12.3f\n", names[q], cuzk_bench_min(v[q], n_done),

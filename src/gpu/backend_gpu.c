@@ -933,6 +933,7 @@ static cuzk_status prove_locked(gpu_key *k, gpu_job *j, const cuzk_witness *w, c
     const double t_take = now_ms();
     const int staged = stage_take(k, w);
     const double take_ms = now_ms() - t_take;
+    j->base.witness_staged = staged;
     if ((st = cuzk__gpu_set_device(k->device)) != CUZK_OK)
         return gpu_fail(err, st, "selecting the device");
     st = k->zk ? stage_h_zkey(k, w, staged, t, err) : stage_h_bellman(k, w, staged, t, err);

@@ -73,10 +73,14 @@ typedef struct {
     unsigned log_domain;
 } cuzk_backend_key;
 
-/* Common header of a job. t is complete after prove_finish. */
+/* Common header of a job. t is complete after prove_finish. witness_staged:
+ * 1 when the proof found its witness already copied beside an earlier proof
+ * (cuzk_backend_stage), 0 when it loaded the witness itself (no staging, or
+ * staging off: a GPU turns it off when the device lacks the room). */
 typedef struct {
     const cuzk_backend_ops *ops;
     cuzk_groth16_stage_times t;
+    int witness_staged;
 } cuzk_backend_job;
 
 struct cuzk_backend_ops {

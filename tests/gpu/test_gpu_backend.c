@@ -96,12 +96,16 @@ static void check_uploads(const cuzk__gpu_backend_upload_counts *before, uint64_
 }
 
 /* One proof through a backend with the given r, s. */
+/* the witness_staged of prove_with's last job (-1: it had none) */
+static int last_witness_staged = -1;
 static cuzk_status prove_with(cuzk_backend *be, cuzk_backend_key *key, const cuzk_witness *w,
                               const uint64_t r[4], const uint64_t s[4], cuzk_groth16_proof *pf,
                               cuzk_groth16_stage_times *t, cuzk_error *err) {
     cuzk_backend_job *job = NULL;
+    last_witness_staged = -1;
     cuzk_status st = cuzk_backend_prove_start(be, &job, key, w, err);
     if (st != CUZK_OK) return st;
+    last_witness_staged = job->witness_staged;
     st = cuzk_backend_prove_finish(be, pf, job, r, s, err);
     if (t) *t = *cuzk_backend_job_times(job);
     cuzk_backend_release_job(be, job);
@@ -417,10 +421,12 @@ static void test_bellman_prestaged(void) {
         rand_scalar(s4);
         cuzk_groth16_proof pc, pg;
         CHECK_EQ_INT(prove_with(cpu, kc, &w[i], r, s4, &pc, NULL, &err), CUZK_OK);
+        CHECK_EQ_INT(last_witness_staged, 0); /* the CPU backend stages nothing */
         const cuzk__gpu_backend_upload_counts before = cuzk__gpu_backend_uploads;
         cuzk_status st = prove_with(gpu, kg, &w[i], r, s4, &pg, NULL, &err);
         if (st != CUZK_OK) printf("gpu prove: %s\n", err.msg);
         CHECK_EQ_INT(st, CUZK_OK);
+        CHECK_EQ_INT(last_witness_staged, steps[si].hit); /* the job says what the counters do */
         const cuzk__gpu_backend_upload_counts *now = &cuzk__gpu_backend_uploads;
         const uint64_t hits = now->staged_witness - before.staged_witness;
         if ((int)hits != steps[si].hit)

@@ -260,6 +260,19 @@ if [ "$n_checks" -eq 3 ] && [ -s v.bin ]; then
 else
     bad "--verbose: $n_checks self-check lines for 3 partitions | $(tail -2 "$work/verbose")"
 fi
+# each partition line says where its witness came from: the CPU stages none
+"$cuzk" prove --verbose --backend cpu --circuit circuit.cuzk --params k.params \
+    --witness w0.wit w1.wit w2.wit -o vc.bin >/dev/null 2>"$work/vcpu"
+n_loaded=$(grep -c "; witness loaded by the proof" "$work/vcpu")
+[ "$n_loaded" -eq 3 ] && ok "--verbose, CPU: every witness loaded by its proof" ||
+    bad "--verbose, CPU: $n_loaded of 3 partitions say 'witness loaded by the proof'"
+if [ "${gpu_ok:-0}" = 1 ]; then # one GPU lane: partitions 1 and 2 find theirs pre-staged
+    "$cuzk" prove --verbose --backend gpu --device 0 --circuit circuit.cuzk --params k.params \
+        --witness w0.wit w1.wit w2.wit -o vg.bin >/dev/null 2>"$work/vgpu"
+    n_staged=$(grep -c "; witness pre-staged" "$work/vgpu")
+    [ "$n_staged" -eq 2 ] && ok "--verbose, one GPU lane: 2 of 3 witnesses pre-staged" ||
+        bad "--verbose, one GPU lane: $n_staged of 3 witnesses pre-staged, want 2"
+fi
 
 # ---- setup and gen-circuit refusals ----
 expect "setup: output folder missing" 2 "folder nodir" \
@@ -298,6 +311,9 @@ expect "import: -w without a .wtns" 2 "usage" "$cuzk" import "$sample/circuit.r1
 expect "bench prove --circuit" 0 "seconds_per_proof" \
     "$cuzk" bench prove --circuit circuit.cuzk --params k.params --witness w0.wit w1.wit \
     --partitions 2 --reps 1 --json
+expect "bench prove, CPU: no proof finds its witness pre-staged" 0 '"staged_proofs": 0' \
+    "$cuzk" bench prove --backend cpu --circuit circuit.cuzk --params k.params --witness w0.wit \
+    --reps 1 --json
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -323,10 +323,11 @@ static void lane_prove(prove_lane *L) {
             fprintf(stderr,
                     "cuzk prove: partition %zu (%s)%s: total %.1f ms: spmv %.1f, check %.1f, "
                     "ntt %.1f, msm_h %.1f, prep %.1f, batch_add %.1f, tail_msm %.1f, "
-                    "b_g2_msm %.1f, finish %.1f\n",
+                    "b_g2_msm %.1f, finish %.1f; witness %s\n",
                     i, sh->wpaths[i], L->where, tm->total_ms, tm->spmv_ms, tm->check_ms,
                     tm->ntt_ms, tm->msm_h_ms, tm->prep_ms, tm->batch_add_ms, tm->tail_msm_ms,
-                    tm->b_g2_msm_ms, tm->finish_ms);
+                    tm->b_g2_msm_ms, tm->finish_ms,
+                    job->witness_staged ? "pre-staged" : "loaded by the proof");
         }
         cuzk_backend_release_job(&be, job);
         job = NULL;
