@@ -1939,6 +1939,59 @@ extern "C" cuzk_status cuzk__gpu_msm_bases_download(const cuzk__gpu_msm_bases *b
     return CUZK_OK;
 }
 
+/* Random gathers: reads bases chosen by a hash of (seed, i), the first
+ * words16 x 16 bytes of each, every lane independent (the level kernels'
+ * level-0 pattern at full occupancy). The loads are kept by a sink that is
+ * written only if their xor has an impossible value. */
+static __global__ void gather_kernel(const uint4 *__restrict__ bases, size_t stride16, size_t n,
+                                     uint64_t reads, unsigned words16, uint64_t seed,
+                                     uint4 *sink) {
+    uint4 acc = make_uint4(0, 0, 0, 0);
+    const uint64_t step = (uint64_t)gridDim.x * blockDim.x;
+    for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < reads; i += step) {
+        uint64_t h = seed + i * 0x9e3779b97f4a7c15ull; /* splitmix64 */
+        h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ull;
+        h = (h ^ (h >> 27)) * 0x94d049bb133111ebull;
+        h ^= h >> 31;
+        const uint4 *p = bases + (h % n) * stride16;
+        for (unsigned w = 0; w < words16; w++) {
+            const uint4 v = __ldcg(p + w);
+            acc.x ^= v.x, acc.y ^= v.y, acc.z ^= v.z, acc.w ^= v.w;
+        }
+    }
+    if (acc.x == 0x9e3779b9u && acc.y == acc.x && acc.z == acc.x && acc.w == acc.x) *sink = acc;
+}
+
+extern "C" cuzk_status cuzk__gpu_msm_gather_bench(const cuzk__gpu_msm_bases *b, uint64_t reads,
+                                                  unsigned bytes, uint64_t seed, double *ms) {
+    const size_t psz = b ? aff_bytes(b->group) : 0;
+    if (!b || !ms || reads == 0 || bytes == 0 || bytes % 16 != 0 || bytes > psz)
+        return CUZK_ERR_INVALID_ARG;
+    void *sink = nullptr;
+    cudaEvent_t ev[2] = {nullptr, nullptr};
+    cuzk_status st = CUZK_ERR_GPU;
+    float t = 0;
+    if (cudaMalloc(&sink, sizeof(uint4)) == cudaSuccess &&
+        cudaEventCreate(&ev[0]) == cudaSuccess && cudaEventCreate(&ev[1]) == cudaSuccess) {
+        const unsigned threads = 256, blocks = (unsigned)b->sms * 8;
+        gather_kernel<<<blocks, threads>>>(static_cast<const uint4 *>(b->bases), psz / 16, b->n,
+                                           reads, bytes / 16, seed, static_cast<uint4 *>(sink));
+        (void)cudaEventRecord(ev[0]);
+        gather_kernel<<<blocks, threads>>>(static_cast<const uint4 *>(b->bases), psz / 16, b->n,
+                                           reads, bytes / 16, seed + 1, static_cast<uint4 *>(sink));
+        (void)cudaEventRecord(ev[1]);
+        if (cudaEventSynchronize(ev[1]) == cudaSuccess && cudaGetLastError() == cudaSuccess &&
+            cudaEventElapsedTime(&t, ev[0], ev[1]) == cudaSuccess)
+            st = CUZK_OK;
+    }
+    if (st != CUZK_OK) cuzk__gpu_record_error(cudaGetLastError(), "gather bench", __FILE__, __LINE__);
+    for (int i = 0; i < 2; i++)
+        if (ev[i]) (void)cudaEventDestroy(ev[i]);
+    if (sink) (void)cudaFree(sink);
+    *ms = t;
+    return st;
+}
+
 extern "C" cuzk_status cuzk__gpu_msm_scalars_upload(uint64_t **dev, const uint64_t *scalars,
                                                     size_t n) {
     if (!dev || !scalars || n == 0) return CUZK_ERR_INVALID_ARG;

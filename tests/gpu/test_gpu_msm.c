@@ -37,6 +37,8 @@
  * --ab: variants 0, 4, 5, 6 and G1's other multiplier against each other, with
  * per-phase profiles
  * (bench_ab).
+ * --gather: random gathers of half or whole bases from device-made tables of
+ * 2^24-2^27 points, the level kernels' level-0 pattern (bench_gather).
  * --bench: median of 5 timed MSMs (after a warm-up) with bases resident and
  * scalars on the device, and with the scalar upload, G1 2^16..2^27 and G2
  * 2^16..2^26 (--bench-max LOG lowers the top; --bench-g2-max LOG after it sets G2's
@@ -941,6 +943,54 @@ static void bench_ab(int maxlog1, int maxlog2) {
     for (int r = 0; r < nrows; r++) printf("%s\n", rows[r]);
 }
 
+/*
+ * --gather: the memory system under the level kernels' level-0 loads (random
+ * bases, the x coordinate or the whole point, every lane independent) on
+ * device-made bases of several sizes: GB/s of the bytes asked for, and of
+ * whole 32-byte sectors.
+ */
+static void bench_gather(void) {
+    static const int logs[] = {24, 26, 27};
+    char rows[16][128];
+    int nrows = 0;
+    for (int g = 1; g <= 2; g++) {
+        const size_t psz = g == 1 ? 96 : 192;
+        const uint64_t *table = g == 1 ? (const uint64_t *)(g1_bases + 16)
+                                       : (const uint64_t *)(g2_bases + 16);
+        for (size_t li = 0; li < sizeof logs / sizeof logs[0]; li++) {
+            const int lg = logs[li];
+            if (g == 2 && lg > 26) break;
+            cuzk__gpu_msm_bases *h = NULL;
+            if (cuzk__gpu_msm_bases_random(&h, g == 1 ? CUZK__GPU_MSM_G1 : CUZK__GPU_MSM_G2,
+                                           table, 16, (size_t)1 << lg, 7) != CUZK_OK) {
+                printf("  %s 2^%d bases: %s\n", g == 1 ? "G1" : "G2", lg, cuzk__gpu_last_error());
+                continue;
+            }
+            for (unsigned half = 0; half < 2; half++) {
+                const unsigned bytes = (unsigned)(half ? psz : psz / 2);
+                const uint64_t reads = (uint64_t)1 << 28;
+                double ms = 0;
+                CHECK(cuzk__gpu_msm_gather_bench(h, reads, bytes, 11, &ms) == CUZK_OK);
+                /* sectors touched: the point starts on a 32-byte boundary (96 | 32) */
+                const double sect = (double)((bytes + 31) / 32 * 32);
+                if (nrows < 16 && ms > 0)
+                    snprintf(rows[nrows++], sizeof rows[0],
+                             "%-3s %5d %6u %10.2f %12.0f %12.0f %10.2f", g == 1 ? "G1" : "G2",
+                             lg, bytes, ms, reads * (double)bytes / ms / 1e6,
+                             reads * sect / ms / 1e6, reads / ms / 1e6);
+            }
+            cuzk__gpu_msm_bases_free(h);
+        }
+    }
+    char name[128];
+    int sms = 0;
+    if (cuzk__gpu_device_name(0, name, sizeof name, &sms) != CUZK_OK) name[0] = 0;
+    printf("\nRandom gathers on %s (%d SMs), 2^28 reads of the first B bytes of a random base:\n",
+           name, sms);
+    printf("grp log2n      B         ms   GB/s asked GB/s sectors  Greads/s\n");
+    for (int r = 0; r < nrows; r++) printf("%s\n", rows[r]);
+}
+
 /* --only S: only the tests whose name contains one of the comma-separated S */
 static const char *only_tests;
 static int wanted(const char *name) {
@@ -963,9 +1013,11 @@ int main(int argc, char **argv) {
     int need = cuzk_gpu_test_need_device();
     if (need != 0) return need;
     int do_bench = 0, min1 = 16, max1 = 27, max2 = 26, only_bench = 0, do_ab = 0, quick = 0;
+    int do_gather = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--bench") == 0) do_bench = 1;
         if (strcmp(argv[i], "--ab") == 0) do_ab = 1;
+        if (strcmp(argv[i], "--gather") == 0) do_gather = 1;
         if (strcmp(argv[i], "--bench-only") == 0) do_bench = only_bench = 1;
         /* --quick: only the sort and batch-affine edge cases (a short device call) */
         if (strcmp(argv[i], "--quick") == 0) quick = 1;
@@ -979,7 +1031,7 @@ int main(int argc, char **argv) {
         /* --bench-g2-max LOG after --bench-max: G2's top (below 16: no G2 rows) */
         if (strcmp(argv[i], "--bench-g2-max") == 0 && i + 1 < argc) max2 = atoi(argv[i + 1]);
     }
-    if (only_bench || (do_ab && !do_bench)) { /* bases for the device tables only */
+    if (only_bench || do_gather || (do_ab && !do_bench)) { /* bases for the device tables only */
         CHECK(g1_make_bases(64));
         CHECK(g2_make_bases(64));
     } else if (quick) {
@@ -1006,6 +1058,7 @@ int main(int argc, char **argv) {
     }
     if (do_bench) bench(min1 < 16 ? 16 : min1, max1, max2);
     if (do_ab) bench_ab(max1, max2);
+    if (do_gather) bench_gather();
     free(g1_bases);
     free(g2_bases);
     return cuzk_test_finish();
