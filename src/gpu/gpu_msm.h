@@ -183,11 +183,14 @@ CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_msm_bases_random(cuzk__gpu_msm_bas
 
 /* Benchmark of the memory system under the level kernels' level-0 loads:
  * `reads` bases chosen at random, the first `bytes` (a multiple of 16, at
- * most a point) of each, all lanes independent; *ms is the device time of
- * one such pass after a warm-up pass. */
+ * most a point) of each; mode 0: each lane reads its own bases into
+ * registers, 1: a warp's lanes read 32 bases together (a base's 16-byte
+ * pieces in adjacent lanes), 2 and 3: as 0 and 1 by cp.async into shared
+ * memory; *ms is the device time of one such pass after a warm-up pass. */
 CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_msm_gather_bench(const cuzk__gpu_msm_bases *b,
                                                                uint64_t reads, unsigned bytes,
-                                                               uint64_t seed, double *ms);
+                                                               unsigned mode, uint64_t seed,
+                                                               double *ms);
 
 /* Copies bases [0, n) back to the host (tests). */
 CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_msm_bases_download(const cuzk__gpu_msm_bases *b,

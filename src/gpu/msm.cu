@@ -829,31 +829,70 @@ static __device__ __forceinline__ aff_pt<F> ba_load(const aff_pt<F> *bases, cons
     const aff_pt<F> *src = ba_src<F, ENTRIES>(bases, vals, in, i, &neg);
     return ba_arrived(ld16(src), neg);
 }
-/* Queue the copy of input i (X_ONLY: its x) into *dst; *neg as ba_src's. */
-template <class F, bool ENTRIES, bool X_ONLY>
-static __device__ __forceinline__ void ba_fetch(aff_pt<F> *dst, bool *neg,
-                                                const aff_pt<F> *bases, const uint32_t *vals,
-                                                const aff_pt<F> *in, uint32_t i) {
-    const aff_pt<F> *src = ba_src<F, ENTRIES>(bases, vals, in, i, neg);
-    if (X_ONLY)
-        cp_async(&dst->x, &src->x);
-    else
-        cp_async(dst, src);
+/* Input i's index in its source (the bases at level 0, else the previous
+ * level's points); *neg as ba_src's. */
+template <bool ENTRIES>
+static __device__ __forceinline__ uint32_t ba_index(const uint32_t *vals, uint32_t i, bool *neg) {
+    if (!ENTRIES) {
+        *neg = false;
+        return i;
+    }
+    const uint32_t v = vals[i];
+    *neg = (v & SIGN_BIT) != 0;
+    return v & ~SIGN_BIT;
 }
 
-/* Slot o's inputs queued into the stage (its bin walked to, FWD or back);
- * returns its first input's index, *has_b whether the second is in the bin. */
+/* No input: an index no source reaches (inputs and bases < 2^32 - 1). */
+static constexpr uint32_t BA_NONE = 0xffffffffu;
+
+/*
+ * The warp's copies of its 32 lanes' inputs into their stages: lane q's a
+ * (index ia in src, or BA_NONE: none) into ws[q].a, its b (ib) into ws[q].b,
+ * X_ONLY their x coordinates. The lanes copy together, 16 bytes each per
+ * access, a point's pieces in adjacent lanes. Each lane copying its own
+ * points (16 bytes at a time, 32 scattered points per access) reached 7.3 G
+ * points of 96 bytes per second from random bases on the H200, together 21.2
+ * (test_gpu_msm --gather, session 12): the memory system is bound by the
+ * requests it tracks, not by the bytes. Every lane of the warp must call this.
+ */
+template <class F, bool X_ONLY>
+static __device__ __forceinline__ void ba_fetch_warp(ba_stage<F> *ws, const aff_pt<F> *src,
+                                                     uint32_t ia, uint32_t ib) {
+    constexpr unsigned W = (X_ONLY ? sizeof(F) : sizeof(aff_pt<F>)) / 16; /* pieces per point */
+    /* read here, not hoisted: the (q, piece) pairs of every access kept live
+     * across the slot loop would cost ~2 W registers (spills in G1's level) */
+    unsigned lane;
+    asm volatile("mov.u32 %0, %%laneid;" : "=r"(lane));
+#pragma unroll
+    for (unsigned h = 0; h < 2; h++) {
+#pragma unroll
+        for (unsigned k = 0; k < W; k++) {
+            const unsigned w = 32 * k + lane, q = w / W, piece = w % W; /* q: the lane served */
+            const uint32_t idx = __shfl_sync(0xffffffffu, h ? ib : ia, q);
+            if (idx != BA_NONE)
+                cp_async16(reinterpret_cast<uint4 *>(h ? &ws[q].b : &ws[q].a) + piece,
+                           reinterpret_cast<const uint4 *>(src + idx) + piece);
+        }
+    }
+}
+
+/* Slot o's inputs queued into the warp's stages (its bin walked to, FWD or
+ * back), for the lanes that are active; returns its first input's index,
+ * has_b whether the second is in the bin. Every lane of the warp calls it. */
 template <class F, bool ENTRIES, bool FWD, bool X_ONLY>
-static __device__ __forceinline__ uint32_t ba_queue(ba_stage<F> &sl, ba_bin &bin,
-                                                    const uint32_t *__restrict__ off_in,
-                                                    const uint32_t *__restrict__ off_out,
-                                                    uint32_t o, const aff_pt<F> *bases,
-                                                    const uint32_t *vals, const aff_pt<F> *in,
-                                                    bool &has_b, bool &a_neg, bool &b_neg) {
-    uint32_t ia;
-    ba_slot<FWD>(bin, off_in, off_out, o, ia, has_b);
-    ba_fetch<F, ENTRIES, X_ONLY>(&sl.a, &a_neg, bases, vals, in, ia);
-    if (has_b) ba_fetch<F, ENTRIES, X_ONLY>(&sl.b, &b_neg, bases, vals, in, ia + 1);
+static __device__ __forceinline__ uint32_t
+ba_queue_warp(ba_stage<F> *ws, ba_bin &bin, const uint32_t *__restrict__ off_in,
+              const uint32_t *__restrict__ off_out, uint32_t o, bool active,
+              const aff_pt<F> *bases, const uint32_t *vals, const aff_pt<F> *in, bool &has_b,
+              bool &a_neg, bool &b_neg) {
+    uint32_t ia = 0, sa = BA_NONE, sb = BA_NONE;
+    has_b = false;
+    if (active) {
+        ba_slot<FWD>(bin, off_in, off_out, o, ia, has_b);
+        sa = ba_index<ENTRIES>(vals, ia, &a_neg);
+        if (has_b) sb = ba_index<ENTRIES>(vals, ia + 1, &b_neg);
+    }
+    ba_fetch_warp<F, X_ONLY>(ws, ENTRIES ? bases : in, sa, sb);
     return ia;
 }
 
@@ -866,19 +905,20 @@ static __device__ __forceinline__ uint32_t ba_queue(ba_stage<F> &sl, ba_bin &bin
  * results (and the inputs of later levels) covers adjacent slots, a few
  * sectors. A contiguous run per thread touched 32 sectors per access
  * (Nsight, session 10) and was slower: G1 2^27 872 against 760 ms, G2 2^24
- * 328 against 323 (H200, session 11). The bases' gathers at level 0 are
- * scattered either way.
+ * 328 against 323 (H200, session 11).
  *
- * Both passes queue the next slot's loads (cp.async into the thread's
- * ba_stage in shared memory) before working on the current one. The first
- * version waited on its loads (the chain offsets -> entry -> base) for half
- * of its stall cycles and issued on 30% of the cycles (Nsight, 2026-11-30);
+ * Both passes queue the next slot's loads (cp.async into the lanes' stages
+ * in shared memory) before working on the current one. The first version
+ * waited on its loads (the chain offsets -> entry -> base) for half of its
+ * stall cycles and issued on 30% of the cycles (Nsight, 2026-11-30);
  * loading ahead into registers cost a third of the warps (168 -> 232
- * registers) and lost 5%. The bin bounds stay in registers. The forward
- * pass needs only the x coordinates: both nonzero and different is an
- * addition (what ba_kind decides for them); anything else (an odd last
- * point, x = 0, equal x) loads the points and asks ba_kind, as the backward
- * pass does.
+ * registers) and lost 5%. The warp copies its lanes' points together
+ * (ba_fetch_warp), so the lanes step through their slots in lockstep: a lane
+ * with one slot fewer (the last run's) idles through the last step. The bin
+ * bounds stay in registers. The forward pass needs only the x coordinates:
+ * both nonzero and different is an addition (what ba_kind decides for them);
+ * anything else (an odd last point, x = 0, equal x) loads the points and
+ * asks ba_kind, as the backward pass does.
  */
 template <class F, bool ENTRIES>
 static __global__ void __launch_bounds__(HEAVY_THREADS, BA_MIN_BLOCKS<F>)
@@ -887,37 +927,43 @@ static __global__ void __launch_bounds__(HEAVY_THREADS, BA_MIN_BLOCKS<F>)
                     const uint32_t *__restrict__ off_out, uint32_t nbins, uint32_t total_out,
                     uint32_t slice, uint32_t nthreads, aff_pt<F> *__restrict__ out) {
     extern __shared__ uint4 ba_smem[];
-    ba_stage<F> &sl = reinterpret_cast<ba_stage<F> *>(ba_smem)[threadIdx.x];
     const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
-    if (t >= nthreads) return;
-    /* this thread's slots: o0, o0 + step, ... below o1 (o1 - 1 the last);
-     * total_out <= (entries + bins) / 2 with entries < 2^32 (msm_dev_body), so
-     * o + step and o1 - 1 + step stay below 2^32 */
-    constexpr uint32_t step = 32;
+    if (t >= nthreads) return; /* whole warps: nthreads is a multiple of 32 */
+    const unsigned lane = threadIdx.x % 32;
+    ba_stage<F> *ws = reinterpret_cast<ba_stage<F> *>(ba_smem) + (threadIdx.x - lane);
+    ba_stage<F> &sl = ws[lane];
+    /* this lane's slots: o0 + 32 j for j < cnt; total_out <= (entries + bins) / 2
+     * with entries < 2^32 (msm_dev_body), so no slot index wraps */
     const uint64_t wb = (uint64_t)(t / 32) * 32 * slice;
     const uint64_t we = wb + 32ull * slice < total_out ? wb + 32ull * slice : total_out;
-    const uint64_t first = wb + t % 32;
-    if (first >= we) return; /* a short last run */
-    const uint32_t o0 = (uint32_t)first, o1 = (uint32_t)(first + (we - 1 - first) / 32 * 32 + 1);
+    if (wb >= we) return; /* the whole warp: no slot */
+    const uint64_t first = wb + lane;
+    const uint32_t o0 = (uint32_t)first;
+    const uint32_t cnt = first < we ? (uint32_t)((we - 1 - first) / 32 + 1) : 0;
+    const uint32_t steps = __shfl_sync(0xffffffffu, cnt, 0); /* lane 0's: the most */
     /* the bin of o0: the last g with off_out[g] <= o0 (off_out[nbins] > o0) */
-    ba_bin bin;
-    ba_bin_load(bin, off_in, off_out, bin_of(off_out, 0, nbins, o0));
+    ba_bin bin = {0, 0, 0, 0, 0};
+    if (cnt) ba_bin_load(bin, off_in, off_out, bin_of(off_out, 0, nbins, o0));
     F acc;
     set_one(acc);
     bool nhb, na_neg = false, nb_neg = false;
-    uint32_t nia = ba_queue<F, ENTRIES, true, true>(sl, bin, off_in, off_out, o0, bases, vals,
-                                                    in, nhb, na_neg, nb_neg);
+    uint32_t nia = ba_queue_warp<F, ENTRIES, true, true>(ws, bin, off_in, off_out, o0, cnt > 0,
+                                                         bases, vals, in, nhb, na_neg, nb_neg);
     cp_async_commit();
-    for (uint32_t o = o0; o < o1; o += step) {
-        const uint32_t ia = nia;
+    for (uint32_t j = 0; j < steps; j++) {
+        const uint32_t o = o0 + 32 * j, ia = nia;
         const bool has_b = nhb;
         cp_async_wait_all();
+        __syncwarp(); /* every lane's copies into the stages have landed */
         const F ax = sl.a.x, bx = has_b ? sl.b.x : ax;
-        if (o + step < o1) { /* the next slot's loads, in flight during this slot's work */
-            nia = ba_queue<F, ENTRIES, true, true>(sl, bin, off_in, off_out, o + step, bases, vals,
-                                                   in, nhb, na_neg, nb_neg);
+        __syncwarp(); /* every lane has read its stage */
+        if (j + 1 < steps) { /* the next slot's loads, in flight during this slot's work */
+            nia = ba_queue_warp<F, ENTRIES, true, true>(ws, bin, off_in, off_out, o + 32,
+                                                        j + 1 < cnt, bases, vals, in, nhb, na_neg,
+                                                        nb_neg);
             cp_async_commit();
         }
+        if (j >= cnt) continue;
         F d;
         sub(d, bx, ax);
         int kind = BA_ADD;
@@ -940,46 +986,56 @@ static __global__ void __launch_bounds__(HEAVY_THREADS, BA_MIN_BLOCKS<F>)
         }
     }
     inv(acc, acc); /* 1 / (product of all denominators); nonzero: no factor is 0 */
-    /* the bin is o1 - 1's; the prefixes were written by this thread (above) */
-    ba_queue<F, ENTRIES, false, false>(sl, bin, off_in, off_out, o1 - 1, bases, vals, in, nhb,
-                                       na_neg, nb_neg);
-    cp_async(&sl.pre, &out[o1 - 1].x);
+    /* backward from the last step; the bin is the lane's last slot's, and the
+     * prefixes were written by this lane (above) */
+    uint32_t j = steps - 1;
+    ba_queue_warp<F, ENTRIES, false, false>(ws, bin, off_in, off_out, o0 + 32 * j, j < cnt, bases,
+                                            vals, in, nhb, na_neg, nb_neg);
+    if (j < cnt) cp_async(&sl.pre, &out[o0 + 32 * j].x);
     cp_async_commit();
-    for (uint32_t o = o1 - 1 + step; o > o0 + step - 1;) {
-        o -= step;
+    for (;; j--) {
+        const uint32_t o = o0 + 32 * j;
         const bool has_b = nhb;
         cp_async_wait_all();
+        __syncwarp();
         const aff_pt<F> a = ba_arrived(sl.a, na_neg);
         const aff_pt<F> b = has_b ? ba_arrived(sl.b, nb_neg) : a;
         const F pre = sl.pre;
-        if (o > o0) { /* the previous slot's loads */
-            ba_queue<F, ENTRIES, false, false>(sl, bin, off_in, off_out, o - step, bases, vals,
-                                               in, nhb, na_neg, nb_neg);
-            cp_async(&sl.pre, &out[o - step].x);
+        __syncwarp();
+        if (j > 0) { /* the previous slot's loads */
+            ba_queue_warp<F, ENTRIES, false, false>(ws, bin, off_in, off_out, o - 32, j - 1 < cnt,
+                                                    bases, vals, in, nhb, na_neg, nb_neg);
+            /* per lane: copying the prefixes together (adjacent slots, not scattered)
+             * was 1% slower (session 12) */
+            if (j - 1 < cnt) cp_async(&sl.pre, &out[o - 32].x);
             cp_async_commit();
         }
-        F d;
-        const int kind = ba_kind(a, b, has_b, d);
-        if (kind < BA_ADD) continue; /* written in the forward pass */
-        F id, num, l, t2;
-        fmul(id, acc, pre); /* 1 / d */
-        fmul(acc, acc, d);  /* 1 / (product of the denominators before) */
-        if (kind == BA_ADD) {
-            sub(num, b.y, a.y);
-        } else {
-            fsqr(t2, a.x);
-            add(num, t2, t2);
-            add(num, num, t2);
+        if (j < cnt) {
+            F d;
+            const int kind = ba_kind(a, b, has_b, d);
+            if (kind >= BA_ADD) { /* the others were written in the forward pass */
+                F id, num, l, t2;
+                fmul(id, acc, pre); /* 1 / d */
+                fmul(acc, acc, d);  /* 1 / (product of the denominators before) */
+                if (kind == BA_ADD) {
+                    sub(num, b.y, a.y);
+                } else {
+                    fsqr(t2, a.x);
+                    add(num, t2, t2);
+                    add(num, num, t2);
+                }
+                fmul(l, num, id);
+                aff_pt<F> r;
+                fsqr(r.x, l);
+                sub(r.x, r.x, a.x);
+                sub(r.x, r.x, b.x);
+                sub(t2, a.x, r.x);
+                fmul(r.y, l, t2);
+                sub(r.y, r.y, a.y);
+                st16(out + o, r);
+            }
         }
-        fmul(l, num, id);
-        aff_pt<F> r;
-        fsqr(r.x, l);
-        sub(r.x, r.x, a.x);
-        sub(r.x, r.x, b.x);
-        sub(t2, a.x, r.x);
-        fmul(r.y, l, t2);
-        sub(r.y, r.y, a.y);
-        st16(out + o, r);
+        if (j == 0) break;
     }
 }
 
@@ -1940,22 +1996,48 @@ extern "C" cuzk_status cuzk__gpu_msm_bases_download(const cuzk__gpu_msm_bases *b
 }
 
 /* Random gathers: reads bases chosen by a hash of (seed, i), the first
- * words16 x 16 bytes of each, every lane independent (the level kernels'
- * level-0 pattern at full occupancy). The loads are kept by a sink that is
- * written only if their xor has an impossible value. */
+ * words16 x 16 bytes of each (the level kernels' level-0 pattern). Per lane
+ * (COOP false), each lane reads its own bases 16 bytes at a time, as the
+ * level kernels do; cooperative (COOP true), the warp reads 32 bases at once
+ * and lane l of its k-th access takes piece (32 k + l) % words16 of base
+ * (32 k + l) / words16, so a base's pieces are adjacent lanes of one access.
+ * ASYNC: cp.async into shared memory (what the level kernels use) instead of
+ * loads into registers. What arrives is kept by a sink written only if its
+ * xor has an impossible value. */
+static __device__ __forceinline__ uint64_t gather_pick(uint64_t seed, uint64_t i, size_t n) {
+    uint64_t h = seed + i * 0x9e3779b97f4a7c15ull; /* splitmix64 */
+    h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ull;
+    h = (h ^ (h >> 27)) * 0x94d049bb133111ebull;
+    h ^= h >> 31;
+    return h % n;
+}
+template <bool COOP, bool ASYNC>
 static __global__ void gather_kernel(const uint4 *__restrict__ bases, size_t stride16, size_t n,
                                      uint64_t reads, unsigned words16, uint64_t seed,
                                      uint4 *sink) {
+    extern __shared__ uint4 gather_smem[]; /* ASYNC: words16 pieces per thread */
     uint4 acc = make_uint4(0, 0, 0, 0);
+    const unsigned lane = threadIdx.x % 32;
     const uint64_t step = (uint64_t)gridDim.x * blockDim.x;
-    for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < reads; i += step) {
-        uint64_t h = seed + i * 0x9e3779b97f4a7c15ull; /* splitmix64 */
-        h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ull;
-        h = (h ^ (h >> 27)) * 0x94d049bb133111ebull;
-        h ^= h >> 31;
-        const uint4 *p = bases + (h % n) * stride16;
-        for (unsigned w = 0; w < words16; w++) {
-            const uint4 v = __ldcg(p + w);
+    /* i: this lane's read (per lane) or its warp's first read + lane (COOP) */
+    for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i - lane < reads;
+         i += step) {
+        for (unsigned k = 0; k < words16; k++) {
+            const unsigned w = 32 * k + lane;
+            const uint64_t r = COOP ? i - lane + w / words16 : i;
+            if (r >= reads) continue;
+            const uint4 *p = bases + gather_pick(seed, r, n) * stride16 + (COOP ? w % words16 : k);
+            if (ASYNC) {
+                cp_async16(&gather_smem[threadIdx.x * words16 + k], p);
+            } else {
+                const uint4 v = __ldcg(p);
+                acc.x ^= v.x, acc.y ^= v.y, acc.z ^= v.z, acc.w ^= v.w;
+            }
+        }
+        if (ASYNC) {
+            cp_async_commit();
+            cp_async_wait_all();
+            const uint4 v = gather_smem[threadIdx.x * words16];
             acc.x ^= v.x, acc.y ^= v.y, acc.z ^= v.z, acc.w ^= v.w;
         }
     }
@@ -1963,9 +2045,10 @@ static __global__ void gather_kernel(const uint4 *__restrict__ bases, size_t str
 }
 
 extern "C" cuzk_status cuzk__gpu_msm_gather_bench(const cuzk__gpu_msm_bases *b, uint64_t reads,
-                                                  unsigned bytes, uint64_t seed, double *ms) {
+                                                  unsigned bytes, unsigned mode, uint64_t seed,
+                                                  double *ms) {
     const size_t psz = b ? aff_bytes(b->group) : 0;
-    if (!b || !ms || reads == 0 || bytes == 0 || bytes % 16 != 0 || bytes > psz)
+    if (!b || !ms || reads == 0 || bytes == 0 || bytes % 16 != 0 || bytes > psz || mode > 3)
         return CUZK_ERR_INVALID_ARG;
     void *sink = nullptr;
     cudaEvent_t ev[2] = {nullptr, nullptr};
@@ -1973,12 +2056,19 @@ extern "C" cuzk_status cuzk__gpu_msm_gather_bench(const cuzk__gpu_msm_bases *b, 
     float t = 0;
     if (cudaMalloc(&sink, sizeof(uint4)) == cudaSuccess &&
         cudaEventCreate(&ev[0]) == cudaSuccess && cudaEventCreate(&ev[1]) == cudaSuccess) {
-        const unsigned threads = 256, blocks = (unsigned)b->sms * 8;
-        gather_kernel<<<blocks, threads>>>(static_cast<const uint4 *>(b->bases), psz / 16, b->n,
-                                           reads, bytes / 16, seed, static_cast<uint4 *>(sink));
+        /* 1024 threads per SM in every mode (the async ones' 256 x words16 x 16 bytes of
+         * shared memory per block allow four blocks) */
+        const unsigned threads = 256, blocks = (unsigned)b->sms * 4, w16 = bytes / 16;
+        const size_t smem = mode >= 2 ? (size_t)threads * w16 * 16 : 0;
+        auto k = mode == 0 ? gather_kernel<false, false>
+                 : mode == 1 ? gather_kernel<true, false>
+                 : mode == 2 ? gather_kernel<false, true>
+                             : gather_kernel<true, true>;
+        const uint4 *base = static_cast<const uint4 *>(b->bases);
+        uint4 *snk = static_cast<uint4 *>(sink);
+        k<<<blocks, threads, smem>>>(base, psz / 16, b->n, reads, w16, seed, snk);
         (void)cudaEventRecord(ev[0]);
-        gather_kernel<<<blocks, threads>>>(static_cast<const uint4 *>(b->bases), psz / 16, b->n,
-                                           reads, bytes / 16, seed + 1, static_cast<uint4 *>(sink));
+        k<<<blocks, threads, smem>>>(base, psz / 16, b->n, reads, w16, seed + 1, snk);
         (void)cudaEventRecord(ev[1]);
         if (cudaEventSynchronize(ev[1]) == cudaSuccess && cudaGetLastError() == cudaSuccess &&
             cudaEventElapsedTime(&t, ev[0], ev[1]) == cudaSuccess)

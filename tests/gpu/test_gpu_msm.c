@@ -38,7 +38,8 @@
  * per-phase profiles
  * (bench_ab).
  * --gather: random gathers of half or whole bases from device-made tables of
- * 2^24-2^27 points, the level kernels' level-0 pattern (bench_gather).
+ * 2^24-2^27 points, each lane its own bases or the warp's lanes together,
+ * by loads or cp.async: the level kernels' level-0 pattern (bench_gather).
  * --bench: median of 5 timed MSMs (after a warm-up) with bases resident and
  * scalars on the device, and with the scalar upload, G1 2^16..2^27 and G2
  * 2^16..2^26 (--bench-max LOG lowers the top; --bench-g2-max LOG after it sets G2's
@@ -951,7 +952,8 @@ static void bench_ab(int maxlog1, int maxlog2) {
  */
 static void bench_gather(void) {
     static const int logs[] = {24, 26, 27};
-    char rows[16][128];
+    static const char *const modes[] = {"lane", "warp", "lane-async", "warp-async"};
+    char rows[48][128];
     int nrows = 0;
     for (int g = 1; g <= 2; g++) {
         const size_t psz = g == 1 ? 96 : 192;
@@ -966,19 +968,21 @@ static void bench_gather(void) {
                 printf("  %s 2^%d bases: %s\n", g == 1 ? "G1" : "G2", lg, cuzk__gpu_last_error());
                 continue;
             }
-            for (unsigned half = 0; half < 2; half++) {
-                const unsigned bytes = (unsigned)(half ? psz : psz / 2);
-                const uint64_t reads = (uint64_t)1 << 28;
-                double ms = 0;
-                CHECK(cuzk__gpu_msm_gather_bench(h, reads, bytes, 11, &ms) == CUZK_OK);
-                /* sectors touched: the point starts on a 32-byte boundary (96 | 32) */
-                const double sect = (double)((bytes + 31) / 32 * 32);
-                if (nrows < 16 && ms > 0)
-                    snprintf(rows[nrows++], sizeof rows[0],
-                             "%-3s %5d %6u %10.2f %12.0f %12.0f %10.2f", g == 1 ? "G1" : "G2",
-                             lg, bytes, ms, reads * (double)bytes / ms / 1e6,
-                             reads * sect / ms / 1e6, reads / ms / 1e6);
-            }
+            for (unsigned mode = 0; mode < 4; mode++)
+                for (unsigned half = 0; half < 2; half++) {
+                    const unsigned bytes = (unsigned)(half ? psz : psz / 2);
+                    const uint64_t reads = (uint64_t)1 << 28;
+                    double ms = 0;
+                    CHECK(cuzk__gpu_msm_gather_bench(h, reads, bytes, mode, 11, &ms) == CUZK_OK);
+                    /* sectors touched: the point starts on a 32-byte boundary (96 | 32) */
+                    const double sect = (double)((bytes + 31) / 32 * 32);
+                    if (nrows < 48 && ms > 0)
+                        snprintf(rows[nrows++], sizeof rows[0],
+                                 "%-3s %5d %-10s %4u %9.2f %11.0f %12.0f %9.2f",
+                                 g == 1 ? "G1" : "G2", lg, modes[mode], bytes, ms,
+                                 reads * (double)bytes / ms / 1e6, reads * sect / ms / 1e6,
+                                 reads / ms / 1e6);
+                }
             cuzk__gpu_msm_bases_free(h);
         }
     }
@@ -987,7 +991,7 @@ static void bench_gather(void) {
     if (cuzk__gpu_device_name(0, name, sizeof name, &sms) != CUZK_OK) name[0] = 0;
     printf("\nRandom gathers on %s (%d SMs), 2^28 reads of the first B bytes of a random base:\n",
            name, sms);
-    printf("grp log2n      B         ms   GB/s asked GB/s sectors  Greads/s\n");
+    printf("grp log2n mode          B        ms  GB/s asked GB/s sectors  Greads/s\n");
     for (int r = 0; r < nrows; r++) printf("%s\n", rows[r]);
 }
 
