@@ -162,6 +162,7 @@ struct grp_g2 {
 /* ---- kernels ------------------------------------------------------------------- */
 
 static constexpr unsigned HEAVY_THREADS = 128; /* curve kernels: many registers */
+static_assert(HEAVY_THREADS % 32 == 0, "whole warps: the level kernels step warp-wide");
 static constexpr unsigned LIGHT_THREADS = 256;
 static constexpr uint32_t SIGN_BIT = 0x80000000u;
 /* Pairs per thread in the combine levels. */
@@ -764,8 +765,9 @@ static __device__ __forceinline__ void cp_async_wait_all() {
 template <class F>
 constexpr int BA_MIN_BLOCKS = sizeof(F) <= 48 ? 3 : 1;
 
-/* A level thread's shared-memory slot: the next slot's inputs, loaded ahead
- * (the forward pass uses a.x and b.x only). */
+/* A level thread's shared-memory slot: its next slot's inputs, copied ahead
+ * by its warp (ba_fetch_warp; the forward pass uses a.x and b.x only), and
+ * the prefix, copied by the thread itself. */
 template <class F>
 struct ba_stage {
     aff_pt<F> a, b;
@@ -801,19 +803,29 @@ static __device__ __forceinline__ void ba_slot(ba_bin &b, const uint32_t *__rest
     has_b = ia + 1 < b.in_hi;
 }
 
-/* Input i of a level: entry i's base at level 0 (*neg: its y is to be
- * negated, a negative digit), else point i of the previous level. */
+/* Input i's index in its source (the bases at level 0, else the previous
+ * level's points); *neg: its y is to be negated (a negative digit). */
+template <bool ENTRIES>
+static __device__ __forceinline__ uint32_t ba_index(const uint32_t *vals, uint32_t i, bool *neg) {
+    if (!ENTRIES) {
+        *neg = false;
+        return i;
+    }
+    const uint32_t v = vals[i];
+    *neg = (v & SIGN_BIT) != 0;
+    return v & ~SIGN_BIT;
+}
+
+/* Input i of a level: entry i's base at level 0, else point i of the
+ * previous level; *neg as ba_index's. */
 template <class F, bool ENTRIES>
 static __device__ __forceinline__ const aff_pt<F> *ba_src(const aff_pt<F> *bases,
                                                           const uint32_t *vals,
                                                           const aff_pt<F> *in, uint32_t i,
                                                           bool *neg) {
-    *neg = false;
-    if (!ENTRIES) return in + i;
-    const uint32_t v = vals[i];
-    *neg = (v & SIGN_BIT) != 0;
-    return bases + (v & ~SIGN_BIT);
+    return (ENTRIES ? bases : in) + ba_index<ENTRIES>(vals, i, neg);
 }
+
 /* A point as loaded or copied, with its digit's sign applied ((0, 0) stays). */
 template <class F>
 static __device__ __forceinline__ aff_pt<F> ba_arrived(const aff_pt<F> &s, bool neg) {
@@ -829,19 +841,6 @@ static __device__ __forceinline__ aff_pt<F> ba_load(const aff_pt<F> *bases, cons
     const aff_pt<F> *src = ba_src<F, ENTRIES>(bases, vals, in, i, &neg);
     return ba_arrived(ld16(src), neg);
 }
-/* Input i's index in its source (the bases at level 0, else the previous
- * level's points); *neg as ba_src's. */
-template <bool ENTRIES>
-static __device__ __forceinline__ uint32_t ba_index(const uint32_t *vals, uint32_t i, bool *neg) {
-    if (!ENTRIES) {
-        *neg = false;
-        return i;
-    }
-    const uint32_t v = vals[i];
-    *neg = (v & SIGN_BIT) != 0;
-    return v & ~SIGN_BIT;
-}
-
 /* No input: an index no source reaches (inputs and bases < 2^32 - 1). */
 static constexpr uint32_t BA_NONE = 0xffffffffu;
 
@@ -849,7 +848,8 @@ static constexpr uint32_t BA_NONE = 0xffffffffu;
  * The warp's copies of its 32 lanes' inputs into their stages: lane q's a
  * (index ia in src, or BA_NONE: none) into ws[q].a, its b (ib) into ws[q].b,
  * X_ONLY their x coordinates. The lanes copy together, 16 bytes each per
- * access, a point's pieces in adjacent lanes. Each lane copying its own
+ * access, a point's pieces in adjacent lanes (a point may straddle two
+ * accesses). Each lane copying its own
  * points (16 bytes at a time, 32 scattered points per access) reached 7.3 G
  * points of 96 bytes per second from random bases on the H200, together 21.2
  * (test_gpu_msm --gather, session 12): the memory system is bound by the
@@ -914,7 +914,8 @@ ba_queue_warp(ba_stage<F> *ws, ba_bin &bin, const uint32_t *__restrict__ off_in,
  * loading ahead into registers cost a third of the warps (168 -> 232
  * registers) and lost 5%. The warp copies its lanes' points together
  * (ba_fetch_warp), so the lanes step through their slots in lockstep: a lane
- * with one slot fewer (the last run's) idles through the last step. The bin
+ * with one slot fewer idles through the last step, and in a last run
+ * shorter than 32 slots the lanes without one idle through every step. The bin
  * bounds stay in registers. The forward pass needs only the x coordinates:
  * both nonzero and different is an addition (what ba_kind decides for them);
  * anything else (an odd last point, x = 0, equal x) loads the points and
@@ -936,7 +937,7 @@ static __global__ void __launch_bounds__(HEAVY_THREADS, BA_MIN_BLOCKS<F>)
      * with entries < 2^32 (msm_dev_body), so no slot index wraps */
     const uint64_t wb = (uint64_t)(t / 32) * 32 * slice;
     const uint64_t we = wb + 32ull * slice < total_out ? wb + 32ull * slice : total_out;
-    if (wb >= we) return; /* the whole warp: no slot */
+    if (wb >= we) return; /* the whole warp: no slot (defensive: the launch sizes nthreads) */
     const uint64_t first = wb + lane;
     const uint32_t o0 = (uint32_t)first;
     const uint32_t cnt = first < we ? (uint32_t)((we - 1 - first) / 32 + 1) : 0;
@@ -1998,9 +1999,12 @@ extern "C" cuzk_status cuzk__gpu_msm_bases_download(const cuzk__gpu_msm_bases *b
 /* Random gathers: reads bases chosen by a hash of (seed, i), the first
  * words16 x 16 bytes of each (the level kernels' level-0 pattern). Per lane
  * (COOP false), each lane reads its own bases 16 bytes at a time, as the
- * level kernels do; cooperative (COOP true), the warp reads 32 bases at once
- * and lane l of its k-th access takes piece (32 k + l) % words16 of base
- * (32 k + l) / words16, so a base's pieces are adjacent lanes of one access.
+ * level kernels did before session 12; cooperative (COOP true), the warp
+ * reads 32 bases at once and lane l of its k-th access takes piece
+ * (32 k + l) % words16 of base (32 k + l) / words16, a base's pieces in
+ * adjacent lanes (straddling two accesses at most). Each lane hashes the
+ * base of every piece it reads (ba_fetch_warp shuffles one index per lane
+ * instead), which if anything slows the cooperative mode.
  * ASYNC: cp.async into shared memory (what the level kernels use) instead of
  * loads into registers. What arrives is kept by a sink written only if its
  * xor has an impossible value. */

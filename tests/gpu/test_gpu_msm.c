@@ -946,9 +946,9 @@ static void bench_ab(int maxlog1, int maxlog2) {
 
 /*
  * --gather: the memory system under the level kernels' level-0 loads (random
- * bases, the x coordinate or the whole point, every lane independent) on
- * device-made bases of several sizes: GB/s of the bytes asked for, and of
- * whole 32-byte sectors.
+ * bases, the x coordinate or the whole point; each lane its own bases or
+ * the warp's lanes together, by loads or cp.async) on device-made bases of
+ * several sizes: GB/s of the bytes asked for, and of whole 32-byte sectors.
  */
 static void bench_gather(void) {
     static const int logs[] = {24, 26, 27};
