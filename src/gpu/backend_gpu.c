@@ -242,7 +242,8 @@ static void stage_alloc(gpu_key *k) {
  * own witness (spmv 101 ms instead of 20). Two windows per group fit beside
  * it: partition 1399.6 -> 1332.6 ms (H 775 ms; one window: 1363.8; session
  * 11, doc/perf.md). 20000 MiB is the budget measured; CUZK_GPU_MSM_BA_BUDGET_MB,
- * when set, still decides (gpu_msm.h).
+ * when set, still decides (gpu_msm.h). Where even this leaves too little
+ * room (a smaller card, other sizes), stage_setup lowers it further.
  */
 #define GPU_KEY_LEVEL_BUDGET ((size_t)20000 << 20)
 
@@ -656,14 +657,30 @@ static void stage_stop(gpu_key *k) {
  * After a proof, under the key's lock, once stage has been called: the slot
  * (a second witness buffer), its staging buffers and stream, and the worker.
  * Only with room to spare (twice the slot free after it, so the next
- * proofs' MSM areas may still grow); otherwise staging stays off for the
- * key and every proof uploads its witness itself.
+ * proofs' MSM areas may still grow). Short of it, the MSMs' level buffers
+ * give back what is missing where a smaller level budget can (fewer windows
+ * per group: a slower MSM, but at 2^27 an unstaged witness costs ~80 ms a
+ * proof, more than a window group less, doc/perf.md session 11); otherwise
+ * staging stays off for the key and every proof uploads its witness itself.
  */
 static void stage_setup(gpu_key *k) {
     const size_t bytes = (size_t)k->n_vars * 32;
     size_t free_b = 0, total_b = 0;
     const size_t chunk = k->stage_bytes ? k->stage_bytes : ((size_t)8 << 20);
     k->st_stage_bytes = chunk; /* before the worker starts: it may copy at once */
+    if ((cuzk__gpu_backend_pin_fail & CUZK__GPU_PIN_FAIL_STAGE) == 0 && k->h != NULL &&
+        cuzk__gpu_mem_info(&free_b, &total_b) == CUZK_OK && free_b < 3 * bytes) {
+        cuzk__gpu_msm_bases *hs[5];
+        unsigned nh = 0;
+        cuzk__gpu_msm_bases *const all[5] = {k->h, k->l, k->a, k->b1, k->b2};
+        for (int i = 0; i < 5; i++)
+            if (all[i] != NULL) hs[nh++] = all[i];
+        size_t released = 0;
+        if (cuzk__gpu_msm_bases_fit_work(hs, nh, free_b, 3 * bytes, &released) == CUZK_OK &&
+            released > 0)
+            count_uploads(&cuzk__gpu_backend_uploads.level_fits, 1);
+    }
+    /* (again: the fit has changed what is free) */
     if (cuzk__gpu_mem_info(&free_b, &total_b) != CUZK_OK || free_b < 3 * bytes ||
         (cuzk__gpu_backend_pin_fail & CUZK__GPU_PIN_FAIL_STAGE) != 0 ||
         cuzk__gpu_alloc(&k->w_slot, bytes) != CUZK_OK ||

@@ -14,7 +14,9 @@
  * with staging chunks of 4000 bytes, so field elements straddle chunks and
  * both buffers are refilled many times), straight from a page-locked
  * witness, and the plain copies left when prepare's page-locked allocations
- * are made to fail.
+ * are made to fail. Pre-staging: announced witnesses found in the slot, and
+ * the slot made by lowering the MSMs' level budget when device memory is
+ * held back so that it would not fit.
  * Exits 77 without a device unless CUZK_GPU_REQUIRED=1.
  */
 #include <fcntl.h>
@@ -455,6 +457,74 @@ static void test_bellman_prestaged(void) {
 /* The sample snarkjs key: a, b, c and the witness uploaded per proof.
  * Knobs as set by the caller; expected per proof: pinned and pageable
  * uploads, staged chunks (staged_any: at least one; staged: exactly). */
+/* Holds device memory until *free_left bytes are free (chunks of at most
+ * 4 GiB, into held[0..*nheld)); *free_left: what is then free. */
+static void hold_device(void **held, unsigned *nheld, unsigned max, size_t *free_left) {
+    size_t fr = 0, tot = 0;
+    *nheld = 0;
+    CHECK_EQ_INT(cuzk__gpu_mem_info(&fr, &tot), CUZK_OK);
+    while (fr > *free_left && *nheld < max) {
+        size_t take = fr - *free_left;
+        if (take > ((size_t)4 << 30)) take = (size_t)4 << 30;
+        if (cuzk__gpu_alloc(&held[*nheld], take) != CUZK_OK) break;
+        (*nheld)++;
+        CHECK_EQ_INT(cuzk__gpu_mem_info(&fr, &tot), CUZK_OK);
+    }
+    *free_left = fr;
+}
+
+/* Too little room for the staging slot beside the MSMs' work area: the
+ * key's level budget is lowered (stage_setup, cuzk__gpu_msm_bases_fit_work),
+ * the slot made, the next witness staged; every proof equals the CPU's. */
+static void test_bellman_staging_fits(void) {
+    cuzk_error err;
+    keys_fixture f;
+    keys_open(&f, CUZK_GEN_POREP, 18); /* a slot of several of cudaMalloc's 2 MiB pages */
+    cuzk_backend *cpu = &f.cpu, *gpu = &f.gpu;
+    enum { NW = 3 };
+    cuzk_witness w[NW];
+    for (unsigned i = 0; i < NW; i++) CHECK_EQ_INT(cuzk_gen_witness(f.g, i, &w[i], &err), CUZK_OK);
+    void *held[64];
+    unsigned nheld = 0;
+    const size_t slot = (size_t)cuzk_witness_n_vars(&w[0]) * 32;
+    /* proofs: w0 unannounced (the work area made at its full size), then
+     * w2 with w1 announced (the slot is wanted after it; a slot short), w1
+     * (staged), w0 again (under the lowered budget) */
+    static const struct {
+        int announce, squeeze, hit;
+        unsigned prove;
+    } steps[] = {{-1, 0, 0, 0}, {1, 1, 0, 2}, {-1, 0, 1, 1}, {-1, 0, 0, 0}};
+    for (size_t si = 0; si < sizeof steps / sizeof steps[0] && f.kg; si++) {
+        const uint64_t fits = cuzk__gpu_backend_uploads.level_fits;
+        if (steps[si].squeeze) {
+            size_t left = 2 * slot;
+            hold_device(held, &nheld, 64, &left);
+            printf("  held %u blocks: %zu bytes free for a slot of %zu\n", nheld, left, slot);
+            CHECK(left < 3 * slot); /* else stage_setup would not be short */
+        }
+        if (steps[si].announce >= 0)
+            CHECK_EQ_INT(cuzk_backend_stage(gpu, f.kg, &w[steps[si].announce], &err), CUZK_OK);
+        const unsigned i = steps[si].prove;
+        uint64_t r[4], s4[4];
+        rand_scalar(r);
+        rand_scalar(s4);
+        cuzk_groth16_proof pc, pg;
+        CHECK_EQ_INT(prove_with(cpu, f.kc, &w[i], r, s4, &pc, NULL, &err), CUZK_OK);
+        cuzk_status st = prove_with(gpu, f.kg, &w[i], r, s4, &pg, NULL, &err);
+        if (st != CUZK_OK) printf("gpu prove: %s\n", err.msg);
+        CHECK_EQ_INT(st, CUZK_OK);
+        CHECK_EQ_INT(last_witness_staged, steps[si].hit);
+        CHECK_EQ_INT(cuzk__gpu_backend_uploads.level_fits - fits, (uint64_t)steps[si].squeeze);
+        uint8_t bc[CUZK_PROOF192_BYTES], bg[CUZK_PROOF192_BYTES];
+        cuzk_proof192_encode(bc, &pc);
+        cuzk_proof192_encode(bg, &pg);
+        CHECK_MEM(bg, bc, sizeof bc);
+    }
+    for (unsigned i = 0; i < nheld; i++) cuzk__gpu_free(held[i]);
+    for (unsigned i = 0; i < NW; i++) cuzk_witness_close(&w[i]);
+    keys_close(&f);
+}
+
 static void zkey_sample_case(uint64_t pinned, uint64_t pageable, int staged_any, int exact) {
     const char *src = getenv("CUZK_SOURCE_DIR");
     char kp[1024], wp[1024];
@@ -532,5 +602,6 @@ int main(int argc, char **argv) {
     RUN(test_bellman_deferred);
     RUN(test_bellman_deferred_bad_points);
     RUN(test_bellman_prestaged);
+    RUN(test_bellman_staging_fits);
     return cuzk_test_finish();
 }
