@@ -84,6 +84,7 @@ typedef struct {
     int st_thread_on, st_quit;
     int st_wanted;                /* stage was called: make the slot after a proof */
     int st_off;                   /* no room for the slot: staging does nothing */
+    int st_fitted;                /* stage_setup lowered the MSMs' level budget once */
     const cuzk_witness *st_q[STAGE_QUEUE]; /* announced, not yet copied, oldest first */
     unsigned st_nq;
     const cuzk_witness *st_have;  /* in w_slot (being copied or done) */
@@ -653,51 +654,77 @@ static void stage_stop(gpu_key *k) {
     k->st_thread_on = 0;
 }
 
+/* Staging stays off for the key: what stage_setup made is released. */
+static void stage_off(gpu_key *k) {
+    cuzk__gpu_copy_queue_free(k->st_cq);
+    cuzk__gpu_host_free(k->st_stage[0]);
+    cuzk__gpu_host_free(k->st_stage[1]);
+    cuzk__gpu_free(k->w_slot);
+    k->st_cq = NULL;
+    k->st_stage[0] = k->st_stage[1] = k->w_slot = NULL;
+    pthread_mutex_lock(&k->st_mu);
+    k->st_off = 1;
+    k->st_nq = 0;
+    pthread_mutex_unlock(&k->st_mu);
+}
+
 /*
  * After a proof, under the key's lock, once stage has been called: the slot
  * (a second witness buffer), its staging buffers and stream, and the worker.
  * Only with room to spare (twice the slot free after it, so the next
- * proofs' MSM areas may still grow). Short of it, the MSMs' level buffers
- * give back what is missing where a smaller level budget can (fewer windows
- * per group: a slower MSM, but at 2^27 an unstaged witness costs ~80 ms a
- * proof, more than a window group less, doc/perf.md session 11); otherwise
- * staging stays off for the key and every proof uploads its witness itself.
+ * proofs' MSM areas may still grow); otherwise staging stays off for the
+ * key and every proof uploads its witness itself. Short of room the first
+ * time, the MSMs' level buffers give back what is missing if a smaller
+ * level budget can (fewer windows per group: a slower MSM, but at 2^27 an
+ * unstaged witness costs ~80 ms a proof, more than a window group less,
+ * doc/perf.md session 11); the next proof's MSMs then reserve their area
+ * under it, and this runs again after that proof to see whether the room
+ * is there.
  */
 static void stage_setup(gpu_key *k) {
     const size_t bytes = (size_t)k->n_vars * 32;
-    size_t free_b = 0, total_b = 0;
     const size_t chunk = k->stage_bytes ? k->stage_bytes : ((size_t)8 << 20);
     k->st_stage_bytes = chunk; /* before the worker starts: it may copy at once */
-    if ((cuzk__gpu_backend_pin_fail & CUZK__GPU_PIN_FAIL_STAGE) == 0 && k->h != NULL &&
-        cuzk__gpu_mem_info(&free_b, &total_b) == CUZK_OK && free_b < 3 * bytes) {
-        cuzk__gpu_msm_bases *hs[5];
-        unsigned nh = 0;
-        cuzk__gpu_msm_bases *const all[5] = {k->h, k->l, k->a, k->b1, k->b2};
-        for (int i = 0; i < 5; i++)
-            if (all[i] != NULL) hs[nh++] = all[i];
-        size_t released = 0;
-        if (cuzk__gpu_msm_bases_fit_work(hs, nh, free_b, 3 * bytes, &released) == CUZK_OK &&
-            released > 0)
-            count_uploads(&cuzk__gpu_backend_uploads.level_fits, 1);
+    /* the host side first: without it no budget is worth lowering */
+    if (k->st_cq == NULL &&
+        ((cuzk__gpu_backend_pin_fail & CUZK__GPU_PIN_FAIL_STAGE) != 0 ||
+         cuzk__gpu_copy_queue_create_beside(&k->st_cq, 2) != CUZK_OK ||
+         cuzk__gpu_host_alloc(&k->st_stage[0], chunk) != CUZK_OK ||
+         cuzk__gpu_host_alloc(&k->st_stage[1], chunk) != CUZK_OK)) {
+        stage_off(k);
+        return;
     }
-    /* (again: the fit has changed what is free) */
-    if (cuzk__gpu_mem_info(&free_b, &total_b) != CUZK_OK || free_b < 3 * bytes ||
-        (cuzk__gpu_backend_pin_fail & CUZK__GPU_PIN_FAIL_STAGE) != 0 ||
-        cuzk__gpu_alloc(&k->w_slot, bytes) != CUZK_OK ||
-        cuzk__gpu_copy_queue_create_beside(&k->st_cq, 2) != CUZK_OK ||
-        cuzk__gpu_host_alloc(&k->st_stage[0], chunk) != CUZK_OK ||
-        cuzk__gpu_host_alloc(&k->st_stage[1], chunk) != CUZK_OK ||
+    size_t free_b = 0, total_b = 0;
+    if (cuzk__gpu_mem_info(&free_b, &total_b) != CUZK_OK) {
+        stage_off(k);
+        return;
+    }
+    if (free_b < 3 * bytes) {
+        int lowered = 0;
+        if (!k->st_fitted && k->h != NULL) {
+            cuzk__gpu_msm_bases *hs[5];
+            unsigned serves[5], nh = 0;
+            cuzk__gpu_msm_bases *const all[5] = {k->h, k->l, k->a, k->b1, k->b2};
+            for (int i = 0; i < 5; i++)
+                if (all[i] != NULL) {
+                    serves[nh] = i == 0 ? CUZK__GPU_MSM_SERVES_MSM : CUZK__GPU_MSM_SERVES_MASKED;
+                    hs[nh++] = all[i];
+                }
+            k->st_fitted = 1;
+            if (cuzk__gpu_msm_bases_fit_work(hs, serves, nh, free_b, 3 * bytes, &lowered) !=
+                CUZK_OK)
+                lowered = 0;
+        }
+        if (lowered) {
+            count_uploads(&cuzk__gpu_backend_uploads.level_fits, 1);
+            return; /* still wanted: again after the next proof */
+        }
+        stage_off(k);
+        return;
+    }
+    if (cuzk__gpu_alloc(&k->w_slot, bytes) != CUZK_OK ||
         pthread_create(&k->st_thread, NULL, stage_worker, k) != 0) {
-        cuzk__gpu_copy_queue_free(k->st_cq);
-        cuzk__gpu_host_free(k->st_stage[0]);
-        cuzk__gpu_host_free(k->st_stage[1]);
-        cuzk__gpu_free(k->w_slot);
-        k->st_cq = NULL;
-        k->st_stage[0] = k->st_stage[1] = k->w_slot = NULL;
-        pthread_mutex_lock(&k->st_mu);
-        k->st_off = 1;
-        k->st_nq = 0;
-        pthread_mutex_unlock(&k->st_mu);
+        stage_off(k);
         return;
     }
     pthread_mutex_lock(&k->st_mu);

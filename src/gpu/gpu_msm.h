@@ -212,17 +212,24 @@ void cuzk__gpu_msm_bases_share_work(cuzk__gpu_msm_bases *b, cuzk__gpu_msm_bases 
  * left as set (tuning), and cuzk__gpu_msm_ba_budget overrides either. */
 void cuzk__gpu_msm_bases_cap_level_budget(cuzk__gpu_msm_bases *b, size_t bytes);
 
-/* Makes room beside the MSMs: the handles hs[0..nh) share one work area
- * and `free_now` bytes of the device are free; if fewer than `room`, their
- * level budgets are lowered to the largest that makes the work area (as any
- * call with scalars and bitmaps on the device needs it) at least the
- * difference smaller, and the area is reserved again at that size now.
- * *released: the bytes given back (0: no budget makes the room, or a
- * budget set by CUZK_GPU_MSM_BA_BUDGET_MB or cuzk__gpu_msm_ba_budget
- * decides). The handles' calls must not run meanwhile. */
+/* What a handle serves, for cuzk__gpu_msm_bases_fit_work's estimate. */
+#define CUZK__GPU_MSM_SERVES_MSM 1u    /* MSMs of scalars on the device */
+#define CUZK__GPU_MSM_SERVES_MASKED 2u /* masked MSMs and batch-adds, bitmaps on the device */
+
+/* Room beside the MSMs for a caller that needs `room` bytes free, with
+ * `free_now` free: the handles hs[0..nh) share one work area, handle i
+ * serving the calls serves[i]. If short, their level budgets are lowered
+ * to the largest under which the area is estimated smaller by what is
+ * missing, and the area is freed (the next call reserves it at its new
+ * size): *lowered = 1. Else 0: nothing was short, no budget makes the
+ * room, or a budget set by CUZK_GPU_MSM_BA_BUDGET_MB or
+ * cuzk__gpu_msm_ba_budget decides. An estimate (masked calls on fewer
+ * points can take more): the caller checks the room again after the calls
+ * have run. The handles' calls must not run meanwhile. */
 CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_msm_bases_fit_work(cuzk__gpu_msm_bases *const *hs,
+                                                                 const unsigned *serves,
                                                                  unsigned nh, size_t free_now,
-                                                                 size_t room, size_t *released);
+                                                                 size_t room, int *lowered);
 
 /* Scalars on the device (benchmarks, callers that keep them there). */
 CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_msm_scalars_upload(uint64_t **dev,

@@ -1879,31 +1879,33 @@ extern "C" void cuzk__gpu_msm_bases_cap_level_budget(cuzk__gpu_msm_bases *b, siz
 }
 
 /*
- * The work area any call on b needs with its level budget at `budget`
- * (0 on failure), for callers that keep scalars and bitmaps on the device:
- * the largest of an MSM of all b->n points, a masked one planned for all of
- * them, a batch-add, and the classified path (its two bitmaps and counts in
- * front). A bound: a call on fewer points, or a mask's fewer points, needs
- * less.
+ * An estimate of the work area the calls `serves` (CUZK__GPU_MSM_SERVES_*)
+ * on b need with its level budget at `budget` (0 on failure): an MSM of all
+ * b->n points, a masked one planned for all of them and a batch-add, with
+ * scalars and bitmaps on the device. An estimate, not a bound: a masked
+ * call on fewer points may take a larger window group under the same
+ * budget, so callers check the room again after the calls have run.
  */
-static size_t area_at(const cuzk__gpu_msm_bases *b, size_t budget) {
+static size_t area_estimate(const cuzk__gpu_msm_bases *b, size_t budget, unsigned serves) {
     cuzk__gpu_msm_bases t = *b; /* plan_make reads the budget from the handle */
     t.ba_budget = budget;
-    const size_t n = b->n, words = (n + 63) / 64;
+    const size_t n = b->n;
     size_t plain = 0, masked = 0;
-    if (msm_rest_bytes(&t, n, false, n, &plain) != CUZK_OK ||
-        msm_rest_bytes(&t, n, true, n, &masked) != CUZK_OK)
+    if ((serves & CUZK__GPU_MSM_SERVES_MSM) && msm_rest_bytes(&t, n, false, n, &plain) != CUZK_OK)
         return 0;
-    const size_t badd = batch_add_rest_bytes(&t, n);
-    const size_t cls = align_up(2 * words * 8) + align_up(64) + (masked > badd ? masked : badd);
-    return plain > cls ? plain : cls;
+    if (serves & CUZK__GPU_MSM_SERVES_MASKED) {
+        if (msm_rest_bytes(&t, n, true, n, &masked) != CUZK_OK) return 0;
+        const size_t badd = batch_add_rest_bytes(&t, n);
+        if (badd > masked) masked = badd;
+    }
+    return plain > masked ? plain : masked;
 }
 
-extern "C" cuzk_status cuzk__gpu_msm_bases_fit_work(cuzk__gpu_msm_bases *const *hs, unsigned nh,
-                                                    size_t free_now, size_t room,
-                                                    size_t *released) {
-    if (!released || !hs || nh == 0 || nh > 8) return CUZK_ERR_INVALID_ARG;
-    *released = 0;
+extern "C" cuzk_status cuzk__gpu_msm_bases_fit_work(cuzk__gpu_msm_bases *const *hs,
+                                                    const unsigned *serves, unsigned nh,
+                                                    size_t free_now, size_t room, int *lowered) {
+    if (!lowered || !hs || !serves || nh == 0 || nh > 8) return CUZK_ERR_INVALID_ARG;
+    *lowered = 0;
     for (unsigned i = 0; i < nh; i++)
         if (!hs[i] || hs[i]->work != hs[0]->work) return CUZK_ERR_INVALID_ARG;
     if (free_now >= room) return CUZK_OK;
@@ -1924,36 +1926,32 @@ extern "C" cuzk_status cuzk__gpu_msm_bases_fit_work(cuzk__gpu_msm_bases *const *
             if (lv < hs[i]->ba_budget) cand[nc++] = lv;
         }
     }
-    /* the largest that leaves room: the area shrinks by at least what is
+    /* the largest whose estimate is smaller than the area now by what is
      * missing, and a page more (cudaMalloc rounds to 2 MiB pages) */
     const size_t have = hs[0]->work->bytes, missing = room - free_now + ((size_t)2 << 20);
-    size_t best = 0, best_area = 0;
+    size_t best = 0;
     for (unsigned c = 0; c < nc; c++) {
         if (cand[c] <= best) continue;
         size_t area = 0;
         for (unsigned i = 0; i < nh; i++) {
-            const size_t a = area_at(hs[i], cand[c] < hs[i]->ba_budget ? cand[c] : hs[i]->ba_budget);
-            if (a == 0) {
+            const size_t own = hs[i]->ba_budget;
+            const size_t a = area_estimate(hs[i], cand[c] < own ? cand[c] : own, serves[i]);
+            if (a == 0 && serves[i] != 0) {
                 area = SIZE_MAX;
                 break;
             }
             if (a > area) area = a;
         }
-        if (area <= have && have - area >= missing) {
-            best = cand[c];
-            best_area = area;
-        }
+        if (area <= have && have - area >= missing) best = cand[c];
     }
     if (best == 0) return CUZK_OK; /* no budget makes the room: the caller goes without */
     for (unsigned i = 0; i < nh; i++) cuzk__gpu_msm_bases_cap_level_budget(hs[i], best);
-    /* the area at its new size now, so that what the caller allocates next
-     * cannot take the MSMs' room */
-    msm_work *w = hs[0]->work;
+    msm_work *w = hs[0]->work; /* reserved again by the next call, at its new size */
     if (w->p) (void)cudaFree(w->p);
     w->p = nullptr;
     w->bytes = 0;
-    *released = have - best_area;
-    return ws_reserve(hs[0], best_area);
+    *lowered = 1;
+    return CUZK_OK;
 }
 
 extern "C" void cuzk__gpu_msm_bases_free(cuzk__gpu_msm_bases *b) {
