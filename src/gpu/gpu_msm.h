@@ -219,7 +219,7 @@ void cuzk__gpu_msm_bases_cap_level_budget(cuzk__gpu_msm_bases *b, size_t bytes);
 /* Room beside the MSMs for a caller that needs `room` bytes free, with
  * `free_now` free: the handles hs[0..nh) share one work area, handle i
  * serving the calls serves[i]. If short, their level budgets are lowered
- * to the largest under which the area is estimated smaller by what is
+ * to the largest under which the area's estimate falls by what is
  * missing, and the area is freed (the next call reserves it at its new
  * size): *lowered = 1. Else 0: nothing was short, no budget makes the
  * room, or a budget set by CUZK_GPU_MSM_BA_BUDGET_MB or

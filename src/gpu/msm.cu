@@ -1926,23 +1926,29 @@ extern "C" cuzk_status cuzk__gpu_msm_bases_fit_work(cuzk__gpu_msm_bases *const *
             if (lv < hs[i]->ba_budget) cand[nc++] = lv;
         }
     }
-    /* the largest whose estimate is smaller than the area now by what is
-     * missing, and a page more (cudaMalloc rounds to 2 MiB pages) */
-    const size_t have = hs[0]->work->bytes, missing = room - free_now + ((size_t)2 << 20);
-    size_t best = 0;
-    for (unsigned c = 0; c < nc; c++) {
-        if (cand[c] <= best) continue;
+    /* the estimated area under budget cap (SIZE_MAX: each handle's own);
+     * SIZE_MAX when a plan fails */
+    auto area_under = [&](size_t cap) -> size_t {
         size_t area = 0;
         for (unsigned i = 0; i < nh; i++) {
             const size_t own = hs[i]->ba_budget;
-            const size_t a = area_estimate(hs[i], cand[c] < own ? cand[c] : own, serves[i]);
-            if (a == 0 && serves[i] != 0) {
-                area = SIZE_MAX;
-                break;
-            }
+            const size_t a = area_estimate(hs[i], cap < own ? cap : own, serves[i]);
+            if (a == 0 && serves[i] != 0) return SIZE_MAX;
             if (a > area) area = a;
         }
-        if (area <= have && have - area >= missing) best = cand[c];
+        return area;
+    };
+    /* the largest budget under which the estimate falls by what is missing,
+     * and a page more (cudaMalloc rounds to 2 MiB pages): the estimate's
+     * fall, not its level against the area reserved now, so that what it
+     * leaves out (it is not a bound) cancels */
+    const size_t now = area_under(SIZE_MAX), missing = room - free_now + ((size_t)2 << 20);
+    if (now == SIZE_MAX) return CUZK_OK;
+    size_t best = 0;
+    for (unsigned c = 0; c < nc; c++) {
+        if (cand[c] <= best) continue;
+        const size_t area = area_under(cand[c]);
+        if (area <= now && now - area >= missing) best = cand[c];
     }
     if (best == 0) return CUZK_OK; /* no budget makes the room: the caller goes without */
     for (unsigned i = 0; i < nh; i++) cuzk__gpu_msm_bases_cap_level_budget(hs[i], best);
