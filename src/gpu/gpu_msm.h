@@ -223,9 +223,10 @@ void cuzk__gpu_msm_bases_cap_level_budget(cuzk__gpu_msm_bases *b, size_t bytes);
  * missing, and the area is freed (the next call reserves it at its new
  * size): *lowered = 1. Else 0: nothing was short, no budget makes the
  * room, or a budget set by CUZK_GPU_MSM_BA_BUDGET_MB or
- * cuzk__gpu_msm_ba_budget decides. An estimate (masked calls on fewer
- * points can take more): the caller checks the room again after the calls
- * have run. The handles' calls must not run meanwhile. */
+ * cuzk__gpu_msm_ba_budget decides. An estimate (masked calls are taken at
+ * the most points one has had on the handle; another may differ): the
+ * caller checks the room again after the calls have run. The handles'
+ * calls must not run meanwhile. */
 CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_msm_bases_fit_work(cuzk__gpu_msm_bases *const *hs,
                                                                  const unsigned *serves,
                                                                  unsigned nh, size_t free_now,

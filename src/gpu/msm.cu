@@ -1083,6 +1083,7 @@ struct cuzk__gpu_msm_bases {
     int ba_blocks;    /* resident blocks per SM of the batch-affine level kernels */
     size_t ba_budget; /* default byte budget of the level buffers (variant 4) */
     bool ba_budget_env; /* ba_budget came from CUZK_GPU_MSM_BA_BUDGET_MB: no cap lowers it */
+    size_t masked_npts; /* the most points a masked MSM on the handle had (fit_work's estimate) */
 };
 
 static size_t align_up(size_t x) { return (x + 255) & ~(size_t)255; }
@@ -1881,20 +1882,23 @@ extern "C" void cuzk__gpu_msm_bases_cap_level_budget(cuzk__gpu_msm_bases *b, siz
 /*
  * An estimate of the work area the calls `serves` (CUZK__GPU_MSM_SERVES_*)
  * on b need with its level budget at `budget` (0 on failure): an MSM of all
- * b->n points, a masked one planned for all of them and a batch-add, with
- * scalars and bitmaps on the device. An estimate, not a bound: a masked
- * call on fewer points may take a larger window group under the same
- * budget, so callers check the room again after the calls have run.
+ * b->n points, a masked one of as many points as the most a masked call on
+ * b has had (all n before any), and a batch-add, with scalars and bitmaps on
+ * the device. An estimate, not a bound: the next masked call may have more
+ * points, or fewer and a larger window group under the same budget, so
+ * callers check the room again after the calls have run. (Planned for all
+ * n, a proof's sparse tails looked like the largest calls: at 2^18 the G2
+ * handle's, whose real calls have few points and small levels.)
  */
 static size_t area_estimate(const cuzk__gpu_msm_bases *b, size_t budget, unsigned serves) {
     cuzk__gpu_msm_bases t = *b; /* plan_make reads the budget from the handle */
     t.ba_budget = budget;
-    const size_t n = b->n;
+    const size_t n = b->n, npts = b->masked_npts ? b->masked_npts : n;
     size_t plain = 0, masked = 0;
     if ((serves & CUZK__GPU_MSM_SERVES_MSM) && msm_rest_bytes(&t, n, false, n, &plain) != CUZK_OK)
         return 0;
     if (serves & CUZK__GPU_MSM_SERVES_MASKED) {
-        if (msm_rest_bytes(&t, n, true, n, &masked) != CUZK_OK) return 0;
+        if (msm_rest_bytes(&t, n, true, npts, &masked) != CUZK_OK) return 0;
         const size_t badd = batch_add_rest_bytes(&t, n);
         if (badd > masked) masked = badd;
     }
@@ -2268,6 +2272,7 @@ extern "C" cuzk_status cuzk__gpu_msm(cuzk__gpu_msm_bases *b, uint64_t *result,
         st = device_popcount(b, mask, n, &npts);
     else if (mask)
         npts = cuzk__msm_popcount(mask, n);
+    if (st == CUZK_OK && mask && npts > b->masked_npts) b->masked_npts = npts;
     if (st == CUZK_OK) st = msm_rest_bytes(b, n, mask != nullptr, npts, &rest);
     if (st == CUZK_OK) st = stage_inputs(b, &ds, scalars, &dm, mask, n, rest, &off);
     if (st != CUZK_OK) return st;
