@@ -1916,20 +1916,25 @@ extern "C" cuzk_status cuzk__gpu_msm_bases_fit_work(cuzk__gpu_msm_bases *const *
     for (unsigned i = 0; i < nh; i++) /* a budget set for tuning decides */
         if (cuzk__gpu_msm_ba_budget || hs[i]->ba_budget_env) return CUZK_OK;
     /* the budgets where a handle's window groups change size, below its own:
-     * each group size's level bytes (plan_make's own loop picks the largest
-     * group that fits the budget) */
-    size_t cand[8 * 256];
+     * each group size's level bytes in the plans area_estimate makes
+     * (plan_make's own loop picks the largest group that fits the budget) */
+    size_t cand[2 * 8 * 256];
     unsigned nc = 0;
-    for (unsigned i = 0; i < nh; i++) {
-        cuzk__gpu_msm_bases t = *hs[i];
-        t.ba_budget = SIZE_MAX;
-        msm_plan p;
-        if (plan_make(p, &t, t.n, false, t.n) != CUZK_OK || !p.ba) continue;
-        for (unsigned gw = 1; gw <= p.nwin && nc < sizeof cand / sizeof cand[0]; gw++) {
-            const size_t lv = ba_point_bytes(p, p.npts, gw);
-            if (lv < hs[i]->ba_budget) cand[nc++] = lv;
+    for (unsigned i = 0; i < nh; i++)
+        for (unsigned kind = 0; kind < 2; kind++) {
+            const bool masked = kind == 1;
+            if (!(serves[i] & (masked ? CUZK__GPU_MSM_SERVES_MASKED : CUZK__GPU_MSM_SERVES_MSM)))
+                continue;
+            cuzk__gpu_msm_bases t = *hs[i];
+            t.ba_budget = SIZE_MAX;
+            const size_t npts = masked && t.masked_npts ? t.masked_npts : t.n;
+            msm_plan p;
+            if (plan_make(p, &t, t.n, masked, npts) != CUZK_OK || !p.ba) continue;
+            for (unsigned gw = 1; gw <= p.nwin && nc < sizeof cand / sizeof cand[0]; gw++) {
+                const size_t lv = ba_point_bytes(p, p.npts, gw);
+                if (lv < hs[i]->ba_budget) cand[nc++] = lv;
+            }
         }
-    }
     /* the estimated area under budget cap (SIZE_MAX: each handle's own);
      * SIZE_MAX when a plan fails */
     auto area_under = [&](size_t cap) -> size_t {
