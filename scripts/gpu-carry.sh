@@ -15,8 +15,9 @@ build=${1:-build-lead}
 out=build-carry
 gen=()
 command -v ninja > /dev/null && gen=(-G Ninja)
+mkdir -p "$build"
 cmake -S . -B "$build" "${gen[@]}" -DCUZK_CUDA=ON -DCUZK_WERROR=ON -DCMAKE_BUILD_TYPE=Release \
-  > "$build.configure.log" 2>&1 || { cat "$build.configure.log"; exit 1; }
+  > "$build/configure.log" 2>&1 || { cat "$build/configure.log"; exit 1; }
 cmake --build "$build" -j"$(nproc)" --target cuzk test_prove_circuit \
   test_gpu_ff test_gpu_ntt test_gpu_msm test_gpu_spmv test_gpu_setup test_gpu_backend
 rm -rf "$out"
