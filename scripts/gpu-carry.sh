@@ -12,7 +12,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build-lead}
-out=build-carry
+out="build-carry"
 gen=()
 command -v ninja > /dev/null && gen=(-G Ninja)
 mkdir -p "$build"
@@ -32,4 +32,4 @@ if [ -n "$bad" ]; then
   echo "$bad" >&2
   exit 1
 fi
-echo "gpu-carry: $(ls "$out" | wc -l) binaries, $(du -sh "$out" | cut -f1) in $out/ (carry it: it is ignored)"
+echo "gpu-carry: $(find "$out" -type f | wc -l) binaries, $(du -sh "$out" | cut -f1) in $out/ (carry it: it is ignored)"

@@ -12,18 +12,18 @@
 #
 # With no argument: tests and cli. A short summary is printed last.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 bin=build-carry
 [ -x "$bin/cuzk" ] || { echo "gpu-run-carried: no $bin/cuzk (run scripts/gpu-carry.sh first)" >&2; exit 2; }
 export CUZK_GPU_REQUIRED=1 CUZK_SOURCE_DIR=$PWD
 summary=()
-run() { # name, limit in seconds, command...
-  local name=$1 limit=$2
-  shift 2
+run() { # name, limit in seconds, lines of its output to show, command...
+  local name=$1 limit=$2 lines=$3
+  shift 3
   local t0=$SECONDS
   timeout "$limit" "$@" > "/tmp/carried.$name.log" 2>&1
   local rc=$?
-  tail -n 4 "/tmp/carried.$name.log"
+  tail -n "$lines" "/tmp/carried.$name.log"
   summary+=("$(printf '%-22s rc %-3d %4ds' "$name" "$rc" $((SECONDS - t0)))")
 }
 nvidia-smi --query-gpu=name,clocks.max.sm,memory.total,driver_version --format=csv,noheader || true
@@ -35,11 +35,11 @@ while [ $# -gt 0 ]; do
       name=$(basename "$t")
       args=()
       [ "$name" = test_gpu_msm ] && [ "${CUZK_CARRY_FULL:-0}" != 1 ] && args=(--quick)
-      run "$name" 580 "$t" "${args[@]}"
+      run "$name" 580 4 "$t" "${args[@]}"
     done
     ;;
   cli)
-    run check_prove_cli 400 bash tests/interop/check_prove_cli.sh "$bin/cuzk" "$bin/test_prove_circuit"
+    run check_prove_cli 400 4 bash tests/interop/check_prove_cli.sh "$bin/cuzk" "$bin/test_prove_circuit"
     ;;
   partition)
     log=${2:?partition needs LOG}
@@ -49,10 +49,9 @@ while [ $# -gt 0 ]; do
       -o "$dir" > /dev/null
     nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -lms 250 > "$dir/mem" &
     smi=$!
-    run "partition_2^$log" 580 "$bin/cuzk" bench prove --circuit "$dir/circuit.cuzk" \
+    run "partition_2^$log" 580 14 "$bin/cuzk" bench prove --circuit "$dir/circuit.cuzk" \
       --backend gpu --setup-seed 2a --witness "$dir/w0.wit" --reps 3
     kill "$smi" 2> /dev/null
-    cat "/tmp/carried.partition_2^$log.log" | tail -n 14
     echo "peak device memory: $(sort -n "$dir/mem" | tail -n 1) MiB"
     rm -rf "$dir"
     ;;
