@@ -84,7 +84,7 @@ typedef struct {
     int st_thread_on, st_quit;
     int st_wanted;                /* stage was called: make the slot after a proof */
     int st_off;                   /* no room for the slot: staging does nothing */
-    int st_fitted;                /* stage_setup lowered the MSMs' level budget once */
+    int st_fitted;                /* stage_setup fitted the MSMs' work area (once) */
     const cuzk_witness *st_q[STAGE_QUEUE]; /* announced, not yet copied, oldest first */
     unsigned st_nq;
     const cuzk_witness *st_have;  /* in w_slot (being copied or done) */
@@ -700,7 +700,7 @@ static void stage_setup(gpu_key *k) {
         return;
     }
     if (free_b < 3 * bytes) {
-        int lowered = 0;
+        int freed = 0;
         if (!k->st_fitted && k->h != NULL) {
             cuzk__gpu_msm_bases *hs[5];
             unsigned serves[5], nh = 0;
@@ -711,11 +711,11 @@ static void stage_setup(gpu_key *k) {
                     hs[nh++] = all[i];
                 }
             k->st_fitted = 1;
-            if (cuzk__gpu_msm_bases_fit_work(hs, serves, nh, free_b, 3 * bytes, &lowered) !=
+            if (cuzk__gpu_msm_bases_fit_work(hs, serves, nh, free_b, 3 * bytes, &freed) !=
                 CUZK_OK)
-                lowered = 0;
+                freed = 0;
         }
-        if (lowered) {
+        if (freed) {
             count_uploads(&cuzk__gpu_backend_uploads.level_fits, 1);
             return; /* still wanted: again after the next proof */
         }

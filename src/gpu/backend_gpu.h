@@ -74,7 +74,8 @@ typedef struct {
     uint64_t pageable;      /* plain copies from pageable memory (no staging buffers) */
     uint64_t staged_witness;   /* proofs whose witness was pre-staged (cuzk_backend_stage) */
     uint64_t unstaged_witness; /* proofs that uploaded their witness themselves */
-    uint64_t level_fits; /* keys whose MSM level budget was lowered to make room for the slot */
+    uint64_t level_fits; /* keys whose MSM work area was fitted (level budget lowered where
+                          * needed) to make room for the slot */
 } cuzk__gpu_backend_upload_counts;
 extern cuzk__gpu_backend_upload_counts cuzk__gpu_backend_uploads;
 

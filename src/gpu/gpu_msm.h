@@ -217,20 +217,21 @@ void cuzk__gpu_msm_bases_cap_level_budget(cuzk__gpu_msm_bases *b, size_t bytes);
 #define CUZK__GPU_MSM_SERVES_MASKED 2u /* masked MSMs and batch-adds, bitmaps on the device */
 
 /* Room beside the MSMs for a caller that needs `room` bytes free, with
- * `free_now` free: the handles hs[0..nh) share one work area, handle i
- * serving the calls serves[i]. If short, their level budgets are lowered
- * to the largest under which the area's estimate falls by what is
- * missing, and the area is freed (the next call reserves it at its new
- * size): *lowered = 1. Else 0: nothing was short, no budget makes the
- * room, or a budget set by CUZK_GPU_MSM_BA_BUDGET_MB or
- * cuzk__gpu_msm_ba_budget decides. An estimate (masked calls are taken at
- * the most points one has had on the handle; another may differ): the
- * caller checks the room again after the calls have run. The handles'
- * calls must not run meanwhile. */
+ * `free_now` free: the handles hs[0..nh) (nh <= 8) share one work area,
+ * handle i serving the calls serves[i]. If short, the area is freed (the
+ * next call reserves it again at its new size) and *freed = 1: as it is,
+ * when it is larger than the calls are estimated to need by what is
+ * missing; else with the handles' level budgets lowered to the largest
+ * under which the estimate falls by what is missing. *freed = 0: nothing
+ * was short, no budget makes the room, or a budget set by
+ * CUZK_GPU_MSM_BA_BUDGET_MB or cuzk__gpu_msm_ba_budget decides. An
+ * estimate (masked calls are taken at the most points one has had on the
+ * handle; another may differ): the caller checks the room again after the
+ * calls have run. The handles' calls must not run meanwhile. */
 CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_msm_bases_fit_work(cuzk__gpu_msm_bases *const *hs,
                                                                  const unsigned *serves,
                                                                  unsigned nh, size_t free_now,
-                                                                 size_t room, int *lowered);
+                                                                 size_t room, int *freed);
 
 /* Scalars on the device (benchmarks, callers that keep them there). */
 CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_msm_scalars_upload(uint64_t **dev,

@@ -1883,8 +1883,8 @@ extern "C" void cuzk__gpu_msm_bases_cap_level_budget(cuzk__gpu_msm_bases *b, siz
  * An estimate of the work area the calls `serves` (CUZK__GPU_MSM_SERVES_*)
  * on b need with its level budget at `budget` (0 on failure): an MSM of all
  * b->n points, a masked one of as many points as the most a masked call on
- * b has had (all n before any), and a batch-add, with scalars and bitmaps on
- * the device. An estimate, not a bound: the next masked call may have more
+ * b has had (none if none has run), and a batch-add, with scalars and
+ * bitmaps on the device. An estimate, not a bound: the next masked call may have more
  * points, or fewer and a larger window group under the same budget, so
  * callers check the room again after the calls have run. (Planned for all
  * n, a proof's sparse tails looked like the largest calls: at 2^18 the G2
@@ -1893,23 +1893,24 @@ extern "C" void cuzk__gpu_msm_bases_cap_level_budget(cuzk__gpu_msm_bases *b, siz
 static size_t area_estimate(const cuzk__gpu_msm_bases *b, size_t budget, unsigned serves) {
     cuzk__gpu_msm_bases t = *b; /* plan_make reads the budget from the handle */
     t.ba_budget = budget;
-    const size_t n = b->n, npts = b->masked_npts ? b->masked_npts : n;
+    const size_t n = b->n;
     size_t plain = 0, masked = 0;
     if ((serves & CUZK__GPU_MSM_SERVES_MSM) && msm_rest_bytes(&t, n, false, n, &plain) != CUZK_OK)
         return 0;
     if (serves & CUZK__GPU_MSM_SERVES_MASKED) {
-        if (msm_rest_bytes(&t, n, true, npts, &masked) != CUZK_OK) return 0;
-        const size_t badd = batch_add_rest_bytes(&t, n);
-        if (badd > masked) masked = badd;
+        masked = batch_add_rest_bytes(&t, n);
+        size_t m = 0; /* none yet (no scalar other than 0 and 1 so far): the batch-add's */
+        if (b->masked_npts && msm_rest_bytes(&t, n, true, b->masked_npts, &m) != CUZK_OK) return 0;
+        if (m > masked) masked = m;
     }
     return plain > masked ? plain : masked;
 }
 
 extern "C" cuzk_status cuzk__gpu_msm_bases_fit_work(cuzk__gpu_msm_bases *const *hs,
                                                     const unsigned *serves, unsigned nh,
-                                                    size_t free_now, size_t room, int *lowered) {
-    if (!lowered || !hs || !serves || nh == 0 || nh > 8) return CUZK_ERR_INVALID_ARG;
-    *lowered = 0;
+                                                    size_t free_now, size_t room, int *freed) {
+    if (!freed || !hs || !serves || nh == 0 || nh > 8) return CUZK_ERR_INVALID_ARG;
+    *freed = 0;
     for (unsigned i = 0; i < nh; i++)
         if (!hs[i] || hs[i]->work != hs[0]->work) return CUZK_ERR_INVALID_ARG;
     if (free_now >= room) return CUZK_OK;
@@ -1927,7 +1928,8 @@ extern "C" cuzk_status cuzk__gpu_msm_bases_fit_work(cuzk__gpu_msm_bases *const *
                 continue;
             cuzk__gpu_msm_bases t = *hs[i];
             t.ba_budget = SIZE_MAX;
-            const size_t npts = masked && t.masked_npts ? t.masked_npts : t.n;
+            const size_t npts = masked ? t.masked_npts : t.n;
+            if (npts == 0) continue;
             msm_plan p;
             if (plan_make(p, &t, t.n, masked, npts) != CUZK_OK || !p.ba) continue;
             for (unsigned gw = 1; gw <= p.nwin && nc < sizeof cand / sizeof cand[0]; gw++) {
@@ -1953,19 +1955,22 @@ extern "C" cuzk_status cuzk__gpu_msm_bases_fit_work(cuzk__gpu_msm_bases *const *
      * leaves out (it is not a bound) cancels */
     const size_t now = area_under(SIZE_MAX), missing = room - free_now + ((size_t)2 << 20);
     if (now == SIZE_MAX) return CUZK_OK;
-    size_t best = 0;
-    for (unsigned c = 0; c < nc; c++) {
-        if (cand[c] <= best) continue;
-        const size_t area = area_under(cand[c]);
-        if (area <= now && now - area >= missing) best = cand[c];
+    msm_work *w = hs[0]->work;
+    size_t best = SIZE_MAX; /* the area reserved is larger than the calls need: no budget falls */
+    if (w->bytes < now || w->bytes - now < missing) {
+        best = 0;
+        for (unsigned c = 0; c < nc; c++) {
+            if (cand[c] <= best) continue;
+            const size_t area = area_under(cand[c]);
+            if (area <= now && now - area >= missing) best = cand[c];
+        }
+        if (best == 0) return CUZK_OK; /* no budget makes the room: the caller goes without */
+        for (unsigned i = 0; i < nh; i++) cuzk__gpu_msm_bases_cap_level_budget(hs[i], best);
     }
-    if (best == 0) return CUZK_OK; /* no budget makes the room: the caller goes without */
-    for (unsigned i = 0; i < nh; i++) cuzk__gpu_msm_bases_cap_level_budget(hs[i], best);
-    msm_work *w = hs[0]->work; /* reserved again by the next call, at its new size */
-    if (w->p) (void)cudaFree(w->p);
+    if (w->p) (void)cudaFree(w->p); /* reserved again by the next call, at its new size */
     w->p = nullptr;
     w->bytes = 0;
-    *lowered = 1;
+    *freed = 1;
     return CUZK_OK;
 }
 
