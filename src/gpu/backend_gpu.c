@@ -674,12 +674,11 @@ static void stage_off(gpu_key *k) {
  * Only with room to spare (twice the slot free after it, so the next
  * proofs' MSM areas may still grow); otherwise staging stays off for the
  * key and every proof uploads its witness itself. Short of room the first
- * time, the MSMs' level buffers give back what is missing if a smaller
- * level budget can (fewer windows per group: a slower MSM, but at 2^27 an
- * unstaged witness costs ~80 ms a proof, more than a window group less,
- * doc/perf.md session 11); the next proof's MSMs then reserve their area
- * under it, and this runs again after that proof to see whether the room
- * is there.
+ * time, the MSMs' work area is freed to be reserved smaller by the next
+ * proof, its level budget lowered where that is what makes the room (fewer
+ * windows per group: a slower MSM, but at 2^27 an unstaged witness costs
+ * ~80 ms a proof, more than a window group less, doc/perf.md session 11);
+ * this runs again after that proof to see whether the room is there.
  */
 static void stage_setup(gpu_key *k) {
     const size_t bytes = (size_t)k->n_vars * 32;
