@@ -111,6 +111,20 @@ CUZK__PTX3(madc_hi, "madc.hi.u32")       /* hi(a*b) + c + carry */
 #undef CUZK__PTX3
 #endif /* CUZK_GPU_HOST_MODEL */
 
+/* ---- pseudo-random words (test and benchmark data) ------------------------------ */
+
+/* splitmix64's output function (the caller steps the state by
+ * 0x9e3779b97f4a7c15) */
+__device__ __forceinline__ uint64_t splitmix64_out(uint64_t x) {
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+}
+/* A pseudo-random word of key x: one splitmix64 step from x. */
+__device__ __forceinline__ uint32_t mix32(uint64_t x) {
+    return (uint32_t)splitmix64_out(x + 0x9e3779b97f4a7c15ULL);
+}
+
 /* ---- product algorithm per field (compile time) ---------------------------- */
 
 /*

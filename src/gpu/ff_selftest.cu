@@ -130,19 +130,13 @@ static cuzk_status elementwise(uint64_t *out, const uint64_t *a, const uint64_t 
 
 /* ---- throughput ----------------------------------------------------------- */
 
-/* Pseudo-random reduced elements: a splitmix-style hash of (seed, index,
- * limb), with the top limb masked below the modulus's top limb. */
-static __device__ __forceinline__ uint32_t hash32(uint64_t x) {
-    x += 0x9e3779b97f4a7c15ULL;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-    return (uint32_t)(x ^ (x >> 31));
-}
+/* Pseudo-random reduced elements: mix32 (ff.cuh) of (seed, index, limb),
+ * with the top limb masked below the modulus's top limb. */
 
 template <class P>
 static __device__ __forceinline__ void fill_one(fe<P> &r, uint64_t key) {
 #pragma unroll
-    for (int j = 0; j < P::N; j++) r.v[j] = hash32(key * 64 + (uint64_t)j);
+    for (int j = 0; j < P::N; j++) r.v[j] = mix32(key * 64 + (uint64_t)j);
     r.v[P::N - 1] &= P::mod(P::N - 1) >> 1; /* < top limb of m, so r < m */
 }
 static __device__ __forceinline__ void fill_one(fp2_t &r, uint64_t key) {

@@ -647,12 +647,6 @@ static __global__ void classify_kernel(const uint64_t *scalars, uint32_t n, uint
  * normalizes them with one inversion (Montgomery's trick on ZZ ZZZ:
  * 1/ZZ = ZZZ / (ZZ ZZZ), 1/ZZZ = ZZ / (ZZ ZZZ)). */
 static constexpr unsigned RANDOM_RUN = 32;
-static __device__ __forceinline__ uint32_t mix32(uint64_t x) {
-    x += 0x9e3779b97f4a7c15ULL;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-    return (uint32_t)(x ^ (x >> 31));
-}
 template <class F>
 static __global__ void __launch_bounds__(HEAVY_THREADS)
     random_bases_kernel(const aff_pt<F> *table, uint32_t ntable, uint32_t n, uint64_t seed,
@@ -2105,11 +2099,7 @@ extern "C" cuzk_status cuzk__gpu_msm_bases_download(const cuzk__gpu_msm_bases *b
  * loads into registers. What arrives is kept by a sink written only if its
  * xor has an impossible value. */
 static __device__ __forceinline__ uint64_t gather_pick(uint64_t seed, uint64_t i, size_t n) {
-    uint64_t h = seed + i * 0x9e3779b97f4a7c15ull; /* splitmix64 */
-    h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ull;
-    h = (h ^ (h >> 27)) * 0x94d049bb133111ebull;
-    h ^= h >> 31;
-    return h % n;
+    return splitmix64_out(seed + i * 0x9e3779b97f4a7c15ull) % n; /* splitmix64's i-th word */
 }
 template <bool COOP, bool ASYNC>
 static __global__ void gather_kernel(const uint4 *__restrict__ bases, size_t stride16, size_t n,

@@ -679,14 +679,7 @@ static __global__ void abc_kernel(fr_t *a, const fr_t *b, const fr_t *c, const f
     }
 }
 
-/* Pseudo-random reduced elements for the benchmark (splitmix-style hash). */
-static __device__ __forceinline__ uint32_t mix32(uint64_t x) {
-    x += 0x9e3779b97f4a7c15ULL;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-    return (uint32_t)(x ^ (x >> 31));
-}
-
+/* Pseudo-random reduced elements for the benchmark (mix32, ff.cuh). */
 static __global__ void fill_kernel(fr_t *out, size_t n, uint64_t seed) {
     const size_t stride = (size_t)gridDim.x * blockDim.x;
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
