@@ -248,20 +248,30 @@ static void stage_alloc(gpu_key *k) {
  */
 #define GPU_KEY_LEVEL_BUDGET ((size_t)20000 << 20)
 
+/* The key's MSM handles that exist, H first, into hs; returns how many. */
+static unsigned key_msms(const gpu_key *k, cuzk__gpu_msm_bases *hs[5]) {
+    cuzk__gpu_msm_bases *const all[5] = {k->h, k->l, k->a, k->b1, k->b2};
+    unsigned nh = 0;
+    for (int i = 0; i < 5; i++)
+        if (all[i] != NULL) hs[nh++] = all[i];
+    return nh;
+}
+
 /* The work area: witness (plain and Montgomery), a, b, c, one gathered
  * query, the classification bitmaps and the staging buffers. */
 static cuzk_status work_alloc(gpu_key *k, cuzk_error *err) {
     size_t fr = 32;
     cuzk_status st;
     /* the key's MSMs run one after another: one MSM work area for all
-     * (at 2^27 one area is ~30 GB; five side by side do not fit) */
-    cuzk__gpu_msm_bases *all[4] = {k->l, k->a, k->b1, k->b2};
-    for (int i = 0; i < 4; i++)
-        if (k->h != NULL && all[i] != NULL) cuzk__gpu_msm_bases_share_work(all[i], k->h);
-    /* the MSMs' affine levels get at most GPU_KEY_LEVEL_BUDGET: more takes
-     * the room of the next witness's staging slot (stage_setup) */
-    cuzk__gpu_msm_bases_cap_level_budget(k->h, GPU_KEY_LEVEL_BUDGET);
-    for (int i = 0; i < 4; i++) cuzk__gpu_msm_bases_cap_level_budget(all[i], GPU_KEY_LEVEL_BUDGET);
+     * (at 2^27 one area is ~30 GB; five side by side do not fit); their
+     * affine levels get at most GPU_KEY_LEVEL_BUDGET: more takes the room of
+     * the next witness's staging slot (stage_setup) */
+    cuzk__gpu_msm_bases *hs[5];
+    const unsigned nh = key_msms(k, hs);
+    for (unsigned i = 0; i < nh; i++) {
+        if (k->h != NULL) cuzk__gpu_msm_bases_share_work(hs[i], k->h); /* H's own: no-op */
+        cuzk__gpu_msm_bases_cap_level_budget(hs[i], GPU_KEY_LEVEL_BUDGET);
+    }
     /* the bitmaps stay on the device: the classification writes them and the
      * batch-add and masked MSM read them there (host copies cost ~10 ms of
      * round trips per classification at 2^27) */
@@ -702,13 +712,10 @@ static void stage_setup(gpu_key *k) {
         int freed = 0;
         if (!k->st_fitted && k->h != NULL) {
             cuzk__gpu_msm_bases *hs[5];
-            unsigned serves[5], nh = 0;
-            cuzk__gpu_msm_bases *const all[5] = {k->h, k->l, k->a, k->b1, k->b2};
-            for (int i = 0; i < 5; i++)
-                if (all[i] != NULL) {
-                    serves[nh] = i == 0 ? CUZK__GPU_MSM_SERVES_MSM : CUZK__GPU_MSM_SERVES_MASKED;
-                    hs[nh++] = all[i];
-                }
+            unsigned serves[5];
+            const unsigned nh = key_msms(k, hs);
+            for (unsigned i = 0; i < nh; i++) /* H unmasked; the others classified */
+                serves[i] = hs[i] == k->h ? CUZK__GPU_MSM_SERVES_MSM : CUZK__GPU_MSM_SERVES_MASKED;
             k->st_fitted = 1;
             if (cuzk__gpu_msm_bases_fit_work(hs, serves, nh, free_b, 3 * bytes, &freed) !=
                 CUZK_OK)
