@@ -1900,6 +1900,11 @@ static size_t area_estimate(const cuzk__gpu_msm_bases *b, size_t budget, unsigne
     return plain > masked ? plain : masked;
 }
 
+static int size_desc(const void *a, const void *b) {
+    const size_t x = *static_cast<const size_t *>(a), y = *static_cast<const size_t *>(b);
+    return x < y ? 1 : x > y ? -1 : 0;
+}
+
 extern "C" cuzk_status cuzk__gpu_msm_bases_fit_work(cuzk__gpu_msm_bases *const *hs,
                                                     const unsigned *serves, unsigned nh,
                                                     size_t free_now, size_t room, int *freed) {
@@ -1952,9 +1957,9 @@ extern "C" cuzk_status cuzk__gpu_msm_bases_fit_work(cuzk__gpu_msm_bases *const *
     msm_work *w = hs[0]->work;
     size_t best = SIZE_MAX; /* the area reserved is larger than the calls need: no budget falls */
     if (w->bytes < now || w->bytes - now < missing) {
-        best = 0;
-        for (unsigned c = 0; c < nc; c++) {
-            if (cand[c] <= best) continue;
+        best = 0; /* the first that does, largest first (the estimate falls with the budget) */
+        qsort(cand, nc, sizeof cand[0], size_desc);
+        for (unsigned c = 0; c < nc && best == 0; c++) {
             const size_t area = area_under(cand[c]);
             if (area <= now && now - area >= missing) best = cand[c];
         }
