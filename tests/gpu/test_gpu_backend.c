@@ -362,6 +362,29 @@ static void test_bellman_deferred_bad_points(void) {
     keys_close(&f);
 }
 
+/* w proved on both of f's keys with the same fresh r, s: the CPU stages
+ * nothing and the proof bytes agree. Returns the GPU's status
+ * (last_witness_staged is then the GPU job's). */
+static cuzk_status prove_both(keys_fixture *f, const cuzk_witness *w) {
+    cuzk_error err;
+    uint64_t r[4], s4[4];
+    rand_scalar(r);
+    rand_scalar(s4);
+    cuzk_groth16_proof pc, pg;
+    CHECK_EQ_INT(prove_with(&f->cpu, f->kc, w, r, s4, &pc, NULL, &err), CUZK_OK);
+    CHECK_EQ_INT(last_witness_staged, 0); /* the CPU backend stages nothing */
+    cuzk_status st = prove_with(&f->gpu, f->kg, w, r, s4, &pg, NULL, &err);
+    if (st != CUZK_OK) printf("gpu prove: %s\n", err.msg);
+    CHECK_EQ_INT(st, CUZK_OK);
+    if (st == CUZK_OK) {
+        uint8_t bc[CUZK_PROOF192_BYTES], bg[CUZK_PROOF192_BYTES];
+        cuzk_proof192_encode(bc, &pc);
+        cuzk_proof192_encode(bg, &pg);
+        CHECK_MEM(bg, bc, sizeof bc);
+    }
+    return st;
+}
+
 /*
  * Pre-staging (cuzk_backend_stage): announced witnesses are copied beside
  * the running proof and taken by the next proof of the same witness; every
@@ -378,8 +401,8 @@ static void test_bellman_prestaged(void) {
     keys_fixture f;
     keys_open(&f, CUZK_GEN_POREP, 12);
     cuzk_gen *g = f.g;
-    cuzk_backend_key *kc = f.kc, *kg = f.kg;
-    cuzk_backend *cpu = &f.cpu, *gpu = &f.gpu;
+    cuzk_backend_key *kg = f.kg;
+    cuzk_backend *gpu = &f.gpu;
     enum { NW = 4 };
     cuzk_witness w[NW];
     for (unsigned i = 0; i < NW; i++) CHECK_EQ_INT(cuzk_gen_witness(g, i, &w[i], &err), CUZK_OK);
@@ -417,17 +440,8 @@ static void test_bellman_prestaged(void) {
                 CHECK_EQ_INT(cuzk_backend_stage(gpu, kg, &w[ann[a]], &err), CUZK_OK);
             if (ann[a] == -2) CHECK_EQ_INT(cuzk_backend_stage(gpu, kg, NULL, &err), CUZK_OK);
         }
-        const unsigned i = steps[si].prove;
-        uint64_t r[4], s4[4];
-        rand_scalar(r);
-        rand_scalar(s4);
-        cuzk_groth16_proof pc, pg;
-        CHECK_EQ_INT(prove_with(cpu, kc, &w[i], r, s4, &pc, NULL, &err), CUZK_OK);
-        CHECK_EQ_INT(last_witness_staged, 0); /* the CPU backend stages nothing */
         const cuzk__gpu_backend_upload_counts before = cuzk__gpu_backend_uploads;
-        cuzk_status st = prove_with(gpu, kg, &w[i], r, s4, &pg, NULL, &err);
-        if (st != CUZK_OK) printf("gpu prove: %s\n", err.msg);
-        CHECK_EQ_INT(st, CUZK_OK);
+        prove_both(&f, &w[steps[si].prove]);
         CHECK_EQ_INT(last_witness_staged, steps[si].hit); /* the job says what the counters do */
         const cuzk__gpu_backend_upload_counts *now = &cuzk__gpu_backend_uploads;
         const uint64_t hits = now->staged_witness - before.staged_witness;
@@ -435,10 +449,6 @@ static void test_bellman_prestaged(void) {
             printf("  step %zu: %llu staged hits\n", si, (unsigned long long)hits);
         CHECK_EQ_INT(hits, steps[si].hit);
         CHECK_EQ_INT(now->unstaged_witness - before.unstaged_witness, !steps[si].hit);
-        uint8_t bc[CUZK_PROOF192_BYTES], bg[CUZK_PROOF192_BYTES];
-        cuzk_proof192_encode(bc, &pc);
-        cuzk_proof192_encode(bg, &pg);
-        CHECK_MEM(bg, bc, sizeof bc);
     }
     /* a witness of another shape is refused by name */
     cuzk_witness bad = w[0];
@@ -454,26 +464,25 @@ static void test_bellman_prestaged(void) {
     keys_close(&f);
 }
 
+static size_t device_free(void) {
+    size_t fr = 0, tot = 0;
+    CHECK_EQ_INT(cuzk__gpu_mem_info(&fr, &tot), CUZK_OK);
+    return fr;
+}
+
 /* Holds device memory until *free_left bytes are free (chunks of at most
  * 4 GiB, into held[0..*nheld)); *free_left: what is then free. */
 static void hold_device(void **held, unsigned *nheld, unsigned max, size_t *free_left) {
-    size_t fr = 0, tot = 0;
+    size_t fr = device_free();
     *nheld = 0;
-    CHECK_EQ_INT(cuzk__gpu_mem_info(&fr, &tot), CUZK_OK);
     while (fr > *free_left && *nheld < max) {
         size_t take = fr - *free_left;
         if (take > ((size_t)4 << 30)) take = (size_t)4 << 30;
         if (cuzk__gpu_alloc(&held[*nheld], take) != CUZK_OK) break;
         (*nheld)++;
-        CHECK_EQ_INT(cuzk__gpu_mem_info(&fr, &tot), CUZK_OK);
+        fr = device_free();
     }
     *free_left = fr;
-}
-
-static size_t device_free(void) {
-    size_t fr = 0, tot = 0;
-    CHECK_EQ_INT(cuzk__gpu_mem_info(&fr, &tot), CUZK_OK);
-    return fr;
 }
 
 /*
@@ -495,7 +504,7 @@ static void test_bellman_staging_fits(void) {
     cuzk_error err;
     keys_fixture f;
     keys_open(&f, CUZK_GEN_POREP, 18); /* a slot of several of cudaMalloc's 2 MiB pages */
-    cuzk_backend *cpu = &f.cpu, *gpu = &f.gpu;
+    cuzk_backend *gpu = &f.gpu;
     enum { NW = 3 };
     /* three copies of one partition's witness (separate buffers): the same
      * classification counts in every proof, so the MSMs' plans and the area
@@ -524,21 +533,9 @@ static void test_bellman_staging_fits(void) {
         }
         if (steps[si].announce >= 0)
             CHECK_EQ_INT(cuzk_backend_stage(gpu, f.kg, &w[steps[si].announce], &err), CUZK_OK);
-        const unsigned i = steps[si].prove;
-        uint64_t r[4], s4[4];
-        rand_scalar(r);
-        rand_scalar(s4);
-        cuzk_groth16_proof pc, pg;
-        CHECK_EQ_INT(prove_with(cpu, f.kc, &w[i], r, s4, &pc, NULL, &err), CUZK_OK);
-        cuzk_status st = prove_with(gpu, f.kg, &w[i], r, s4, &pg, NULL, &err);
-        if (st != CUZK_OK) printf("gpu prove: %s\n", err.msg);
-        CHECK_EQ_INT(st, CUZK_OK);
+        prove_both(&f, &w[steps[si].prove]);
         CHECK_EQ_INT(last_witness_staged, steps[si].hit);
         CHECK_EQ_INT(cuzk__gpu_backend_uploads.level_fits - fits, (uint64_t)steps[si].fit);
-        uint8_t bc[CUZK_PROOF192_BYTES], bg[CUZK_PROOF192_BYTES];
-        cuzk_proof192_encode(bc, &pc);
-        cuzk_proof192_encode(bg, &pg);
-        CHECK_MEM(bg, bc, sizeof bc);
         /* the area did not grow back once the slot was made (within two pages:
          * the driver may still load a module lazily) */
         const size_t fr = device_free();
