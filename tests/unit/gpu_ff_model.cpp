@@ -95,6 +95,10 @@ MODEL_OP1(fp_sqr_lazy, fp_t, sqr_lazy)
 MODEL_OP2(fp_add_lazy, fp_t, add_lazy)
 MODEL_OP2(fp_sub_lazy, fp_t, sub_lazy)
 MODEL_OP1(fp_reduce_lazy, fp_t, reduce_lazy)
+/* the inversions (ec.cuh inv: Fermat), which the batch-affine levels and
+ * the XYZZ-to-affine conversions share out among their batches */
+MODEL_OP1(fp_inv, fp_t, inv)
+MODEL_OP1(fp2_inv, fp2_t, inv)
 int cuzk_model_fr_is_zero_lazy(const uint64_t a[4]) { return is_zero_lazy(from<fr_t>(a)); }
 int cuzk_model_fp_is_zero_lazy(const uint64_t a[6]) { return is_zero_lazy(from<fp_t>(a)); }
 

@@ -4,8 +4,9 @@
  * (tests/unit/gpu_ff_model.cpp), against the CPU field code, bit for bit.
  * Every multiplier the kernels use: Fr mul, sqr and mul_pair; Fp mul, sqr,
  * mul_pair, sqr_pair; Fp2 mul and sqr; the lazy forms of Fr (the NTT's
- * butterflies) and Fp (G1's mixed additions), values in [0, 2m); and the
- * MSM's mixed addition (ec.cuh) with eager and lazy coordinates. Inputs: all pairs of edge values,
+ * butterflies) and Fp (G1's mixed additions), values in [0, 2m); the Fp and
+ * Fp2 inversions; and the MSM's mixed addition (ec.cuh) with eager and lazy
+ * coordinates. Inputs: all pairs of edge values,
  * carry-heavy values (limbs of 0, 1, 2^32-1, the modulus's limbs) and
  * uniform ones. tests/gpu/test_gpu_ff.c checks the compiled kernels on a GPU;
  * this one runs everywhere, CI included, and takes seconds.
@@ -44,6 +45,8 @@ void cuzk_model_fp_mul(uint64_t r[6], const uint64_t a[6], const uint64_t b[6]);
 void cuzk_model_fp_sqr(uint64_t r[6], const uint64_t a[6]);
 void cuzk_model_fp_mul_pair(uint64_t r[12], const uint64_t a[12], const uint64_t b[12]);
 void cuzk_model_fp_sqr_pair(uint64_t r[12], const uint64_t a[12]);
+void cuzk_model_fp_inv(uint64_t r[6], const uint64_t a[6]);
+void cuzk_model_fp2_inv(uint64_t r[12], const uint64_t a[12]);
 void cuzk_model_fp2_mul(uint64_t r[12], const uint64_t a[12], const uint64_t b[12]);
 void cuzk_model_fp2_sqr(uint64_t r[12], const uint64_t a[12]);
 int cuzk_model_g1_decode(uint64_t out[12], const uint8_t in[96]);
@@ -357,6 +360,27 @@ static void check_madd(const group_ops *g, size_t rounds) {
     CHECK(doublings > 0 && cancels > 0);
 }
 
+/* The inversions (ec.cuh inv: Fermat) against the CPU's: Fp on the edge
+ * values and random ones, 0 giving 0; Fp2 on pairs of them. */
+static void test_inv(void) {
+    uint64_t edges[MAX_COORDS][6];
+    const size_t ne = edge_coords(edges, FP.m, FP.one, FP.n);
+    const size_t count = ne * ne + 1000 * cuzk_test_iters_scale;
+    size_t bad = 0;
+    for (size_t k = 0; k < count && bad < 4; k++) {
+        uint64_t a[12], b[12], got[12], want[12];
+        pick(a, b, &FP, k, edges, ne);
+        pick(a + 6, b + 6, &FP, (k * 5 + 1) % count, edges, ne);
+        cuzk_model_fp_inv(got, a);
+        cuzk_fp_inv((cuzk_fp *)want, (const cuzk_fp *)a);
+        if (memcmp(got, want, 48) != 0) bad++, report("fp inv", k, a, a, got, want, 6);
+        cuzk_model_fp2_inv(got, a);
+        cuzk_fp2_inv((cuzk_fp2 *)want, (const cuzk_fp2 *)a);
+        if (memcmp(got, want, 96) != 0) bad++, report("fp2 inv", k, a, a, got, want, 12);
+    }
+    CHECK(bad == 0);
+}
+
 static void test_g1_madd(void) { check_madd(&g1_OPS, 400 * cuzk_test_iters_scale); }
 static void test_g2_madd(void) { check_madd(&g2_OPS, 150 * cuzk_test_iters_scale); }
 
@@ -579,6 +603,7 @@ int main(int argc, char **argv) {
     RUN(test_fp);
     RUN(test_fp_lazy);
     RUN(test_fp2);
+    RUN(test_inv);
     RUN(test_g1_madd);
     RUN(test_g2_madd);
     RUN(test_decode);
