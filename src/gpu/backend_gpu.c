@@ -26,6 +26,7 @@ typedef unsigned long long ull;
 
 size_t cuzk__gpu_backend_stage_bytes = (size_t)32 << 20;
 unsigned cuzk__gpu_backend_pin_fail = 0;
+int cuzk__gpu_backend_room_fail = 0;
 cuzk__gpu_backend_upload_counts cuzk__gpu_backend_uploads;
 
 static void count_uploads(uint64_t *counter, uint64_t n) {
@@ -85,6 +86,7 @@ typedef struct {
     int st_wanted;                /* stage was called: make the slot after a proof */
     int st_off;                   /* no room for the slot: staging does nothing */
     int st_fitted;                /* stage_setup fitted the MSMs' work area (once) */
+    size_t st_budgets[5];         /* the level budgets before the fit (key_msms's order) */
     const cuzk_witness *st_q[STAGE_QUEUE]; /* announced, not yet copied, oldest first */
     unsigned st_nq;
     const cuzk_witness *st_have;  /* in w_slot (being copied or done) */
@@ -688,7 +690,8 @@ static void stage_off(gpu_key *k) {
  * proof, its level budget lowered where that is what makes the room (fewer
  * windows per group: a slower MSM, but at 2^27 an unstaged witness costs
  * ~80 ms a proof, more than a window group less, doc/perf.md session 11);
- * this runs again after that proof to see whether the room is there.
+ * this runs again after that proof to see whether the room is there, and
+ * if it is not, staging goes off and the budgets are put back.
  */
 static void stage_setup(gpu_key *k) {
     const size_t bytes = (size_t)k->n_vars * 32;
@@ -708,22 +711,32 @@ static void stage_setup(gpu_key *k) {
         stage_off(k);
         return;
     }
+    if (k->st_fitted && cuzk__gpu_backend_room_fail) free_b = 0;
     if (free_b < 3 * bytes) {
-        int freed = 0;
-        if (!k->st_fitted && k->h != NULL) {
-            cuzk__gpu_msm_bases *hs[5];
+        cuzk__gpu_msm_bases *hs[5];
+        const unsigned nh = k->h != NULL ? key_msms(k, hs) : 0;
+        if (!k->st_fitted && nh > 0) {
             unsigned serves[5];
-            const unsigned nh = key_msms(k, hs);
-            for (unsigned i = 0; i < nh; i++) /* H unmasked; the others classified */
+            int freed = 0;
+            for (unsigned i = 0; i < nh; i++) { /* H unmasked; the others classified */
                 serves[i] = hs[i] == k->h ? CUZK__GPU_MSM_SERVES_MSM : CUZK__GPU_MSM_SERVES_MASKED;
+                k->st_budgets[i] = cuzk__gpu_msm_bases_level_budget(hs[i]);
+            }
             k->st_fitted = 1;
             if (cuzk__gpu_msm_bases_fit_work(hs, serves, nh, free_b, 3 * bytes, &freed) !=
                 CUZK_OK)
                 freed = 0;
-        }
-        if (freed) {
-            count_uploads(&cuzk__gpu_backend_uploads.level_fits, 1);
-            return; /* still wanted: again after the next proof */
+            if (freed) {
+                count_uploads(&cuzk__gpu_backend_uploads.level_fits, 1);
+                return; /* still wanted: again after the next proof */
+            }
+        } else if (k->st_fitted && nh > 0) {
+            /* the look after the fit: the room is still not there (another
+             * allocation took it, or the estimate was short), so the MSMs
+             * get back the budgets that the slot was to pay for */
+            for (unsigned i = 0; i < nh; i++)
+                cuzk__gpu_msm_bases_restore_level_budget(hs[i], k->st_budgets[i]);
+            count_uploads(&cuzk__gpu_backend_uploads.level_restores, 1);
         }
         stage_off(k);
         return;

@@ -62,12 +62,16 @@ int cuzk__backend_gpu_devices(void);
  *                                  allocations of prepare fail as if the host
  *                                  had none left (the fallback paths); the
  *                                  STAGE bit also keeps pre-staging off
+ *   cuzk__gpu_backend_room_fail    nonzero: the look after a level fit finds no
+ *                                  room for the staging slot, as if another
+ *                                  allocation had taken it (the budgets' way back)
  * and the paths taken, counted by every proof (atomic additions).
  */
 #define CUZK__GPU_PIN_FAIL_STAGE 1u /* the staging buffers */
 #define CUZK__GPU_PIN_FAIL_ABC 2u   /* the host a, b, c of snarkjs keys */
 extern size_t cuzk__gpu_backend_stage_bytes;
 extern unsigned cuzk__gpu_backend_pin_fail;
+extern int cuzk__gpu_backend_room_fail;
 typedef struct {
     uint64_t staged_chunks; /* chunks sent through the staging buffers */
     uint64_t pinned;        /* uploads straight from page-locked memory */
@@ -76,6 +80,7 @@ typedef struct {
     uint64_t unstaged_witness; /* proofs that uploaded their witness themselves */
     uint64_t level_fits; /* keys whose MSM work area was fitted (level budget lowered where
                           * needed) to make room for the slot */
+    uint64_t level_restores; /* fits that did not make the room: the budgets put back */
 } cuzk__gpu_backend_upload_counts;
 extern cuzk__gpu_backend_upload_counts cuzk__gpu_backend_uploads;
 

@@ -212,6 +212,13 @@ void cuzk__gpu_msm_bases_share_work(cuzk__gpu_msm_bases *b, cuzk__gpu_msm_bases 
  * left as set (tuning), and cuzk__gpu_msm_ba_budget overrides either. */
 void cuzk__gpu_msm_bases_cap_level_budget(cuzk__gpu_msm_bases *b, size_t bytes);
 
+/* The handle's level budget as it stands (bytes), and a budget put back:
+ * b's budget becomes `bytes` (one read before a cap or a fit lowered it),
+ * for a caller whose reason to lower it went away. A budget set by
+ * CUZK_GPU_MSM_BA_BUDGET_MB is left as set. */
+size_t cuzk__gpu_msm_bases_level_budget(const cuzk__gpu_msm_bases *b);
+void cuzk__gpu_msm_bases_restore_level_budget(cuzk__gpu_msm_bases *b, size_t bytes);
+
 /* What a handle serves, for cuzk__gpu_msm_bases_fit_work's estimate. */
 #define CUZK__GPU_MSM_SERVES_MSM 1u    /* MSMs of scalars on the device */
 #define CUZK__GPU_MSM_SERVES_MASKED 2u /* masked MSMs and batch-adds, bitmaps on the device */

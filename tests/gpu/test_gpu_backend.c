@@ -549,6 +549,76 @@ static void test_bellman_staging_fits(void) {
     keys_close(&f);
 }
 
+/*
+ * A fit that does not make the room: as test_bellman_staging_fits up to the
+ * fit, then the look after the next proof finds no room (forced, as if
+ * another allocation had taken it: cuzk__gpu_backend_room_fail). Staging
+ * goes off for the key, the level budgets are put back, and the MSMs'
+ * area grows back on the proof after (by at least what the fit was to
+ * free: half a slot); nothing announced later is staged, and every proof
+ * equals the CPU's.
+ */
+static void test_bellman_staging_fit_undone(void) {
+    const char *v = getenv("CUZK_GPU_MSM_VARIANT");
+    if (getenv("CUZK_GPU_MSM_BA_BUDGET_MB") || (v && strcmp(v, "4") && strcmp(v, "6"))) {
+        printf("  skipped: CUZK_GPU_MSM_BA_BUDGET_MB or CUZK_GPU_MSM_VARIANT is set\n");
+        return;
+    }
+    cuzk_error err;
+    keys_fixture f;
+    keys_open(&f, CUZK_GEN_POREP, 18);
+    cuzk_backend *gpu = &f.gpu;
+    enum { NW = 3 };
+    cuzk_witness w[NW];
+    for (unsigned i = 0; i < NW; i++) CHECK_EQ_INT(cuzk_gen_witness(f.g, 0, &w[i], &err), CUZK_OK);
+    void *held[64];
+    unsigned nheld = 0;
+    const size_t slot = (size_t)cuzk_witness_n_vars(&w[0]) * 32;
+    size_t free_fitted = 0, free_small = 0;
+    /* w0 unannounced; w2 with w1 announced, squeezed to 2.5 slots (the fit);
+     * w0 with the look forced to fail (budgets back, staging off); w1
+     * announced again (nothing staged: the area grows back); w0 */
+    static const struct {
+        int announce, squeeze, fit, restore, room_fail;
+        unsigned prove;
+    } steps[] = {{-1, 0, 0, 0, 0, 0},
+                 {1, 1, 1, 0, 0, 2},
+                 {-1, 0, 0, 1, 1, 0},
+                 {1, 0, 0, 0, 0, 1},
+                 {-1, 0, 0, 0, 0, 0}};
+    for (size_t si = 0; si < sizeof steps / sizeof steps[0] && f.kg; si++) {
+        const uint64_t fits = cuzk__gpu_backend_uploads.level_fits;
+        const uint64_t restores = cuzk__gpu_backend_uploads.level_restores;
+        if (steps[si].squeeze) {
+            size_t left = 2 * slot + slot / 2;
+            hold_device(held, &nheld, 64, &left);
+            CHECK(left < 3 * slot);
+        }
+        if (steps[si].announce >= 0)
+            CHECK_EQ_INT(cuzk_backend_stage(gpu, f.kg, &w[steps[si].announce], &err), CUZK_OK);
+        cuzk__gpu_backend_room_fail = steps[si].room_fail;
+        prove_both(&f, &w[steps[si].prove]);
+        cuzk__gpu_backend_room_fail = 0;
+        CHECK_EQ_INT(last_witness_staged, 0);
+        CHECK_EQ_INT(cuzk__gpu_backend_uploads.level_fits - fits, (uint64_t)steps[si].fit);
+        CHECK_EQ_INT(cuzk__gpu_backend_uploads.level_restores - restores,
+                     (uint64_t)steps[si].restore);
+        const size_t fr = device_free();
+        if (si == 1) free_fitted = fr; /* the area freed by the fit */
+        if (si == 2) free_small = fr;  /* reserved again under the lowered budgets */
+        if (si == 3) {
+            printf("  free: %zu after the fit, %zu with the smaller area, %zu with the budgets"
+                   " back (slot %zu)\n",
+                   free_fitted, free_small, fr, slot);
+            CHECK(free_small < free_fitted);
+            CHECK(fr + slot / 2 <= free_small); /* grew back by what the fit was to free */
+        }
+    }
+    for (unsigned i = 0; i < nheld; i++) cuzk__gpu_free(held[i]);
+    for (unsigned i = 0; i < NW; i++) cuzk_witness_close(&w[i]);
+    keys_close(&f);
+}
+
 /* The sample snarkjs key: a, b, c and the witness uploaded per proof.
  * Knobs as set by the caller; expected per proof: pinned and pageable
  * uploads, staged chunks (staged_any: at least one; staged: exactly). */
@@ -630,5 +700,6 @@ int main(int argc, char **argv) {
     RUN(test_bellman_deferred_bad_points);
     RUN(test_bellman_prestaged);
     RUN(test_bellman_staging_fits);
+    RUN(test_bellman_staging_fit_undone);
     return cuzk_test_finish();
 }
