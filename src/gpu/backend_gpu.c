@@ -85,8 +85,9 @@ typedef struct {
     int st_thread_on, st_quit;
     int st_wanted;                /* stage was called: make the slot after a proof */
     int st_off;                   /* no room for the slot: staging does nothing */
-    int st_fitted;                /* stage_setup fitted the MSMs' work area (once) */
+    int st_fitted;                /* stage_setup tried a fit (1), which freed the area (2) */
     size_t st_budgets[5];         /* the level budgets before the fit (key_msms's order) */
+    size_t st_area;               /* the MSMs' work area before the fit, bytes */
     const cuzk_witness *st_q[STAGE_QUEUE]; /* announced, not yet copied, oldest first */
     unsigned st_nq;
     const cuzk_witness *st_have;  /* in w_slot (being copied or done) */
@@ -680,6 +681,26 @@ static void stage_off(gpu_key *k) {
     pthread_mutex_unlock(&k->st_mu);
 }
 
+/* Staging goes off after a level fit that did not make the room: the MSMs
+ * get back the budgets that the slot was to pay for, when the device has
+ * room for their area to grow back to its size before the fit (else the
+ * next proof's MSMs could not reserve it: the smaller area stays). */
+static void stage_give_up(gpu_key *k) {
+    cuzk__gpu_msm_bases *hs[5];
+    const unsigned nh = k->h != NULL ? key_msms(k, hs) : 0;
+    size_t free_b = 0, total_b = 0;
+    if (k->st_fitted == 2 && nh > 0 && cuzk__gpu_mem_info(&free_b, &total_b) == CUZK_OK) {
+        const size_t now = cuzk__gpu_msm_bases_work_bytes(k->h);
+        const size_t grow = k->st_area > now ? k->st_area - now : 0;
+        if (grow + ((size_t)2 << 20) <= free_b) {
+            for (unsigned i = 0; i < nh; i++)
+                cuzk__gpu_msm_bases_restore_level_budget(hs[i], k->st_budgets[i]);
+            count_uploads(&cuzk__gpu_backend_uploads.level_restores, 1);
+        }
+    }
+    stage_off(k);
+}
+
 /*
  * After a proof, under the key's lock, once stage has been called: the slot
  * (a second witness buffer), its staging buffers and stream, and the worker.
@@ -708,10 +729,12 @@ static void stage_setup(gpu_key *k) {
     }
     size_t free_b = 0, total_b = 0;
     if (cuzk__gpu_mem_info(&free_b, &total_b) != CUZK_OK) {
-        stage_off(k);
+        stage_give_up(k);
         return;
     }
-    if (k->st_fitted && cuzk__gpu_backend_room_fail) free_b = 0;
+    /* the look after a fit: the room may still not be there (another
+     * allocation took it, or the estimate was short) */
+    if (k->st_fitted == 2 && cuzk__gpu_backend_room_fail) free_b = 0;
     if (free_b < 3 * bytes) {
         cuzk__gpu_msm_bases *hs[5];
         const unsigned nh = k->h != NULL ? key_msms(k, hs) : 0;
@@ -722,28 +745,25 @@ static void stage_setup(gpu_key *k) {
                 serves[i] = hs[i] == k->h ? CUZK__GPU_MSM_SERVES_MSM : CUZK__GPU_MSM_SERVES_MASKED;
                 k->st_budgets[i] = cuzk__gpu_msm_bases_level_budget(hs[i]);
             }
+            k->st_area = cuzk__gpu_msm_bases_work_bytes(k->h);
             k->st_fitted = 1;
             if (cuzk__gpu_msm_bases_fit_work(hs, serves, nh, free_b, 3 * bytes, &freed) !=
                 CUZK_OK)
                 freed = 0;
             if (freed) {
+                k->st_fitted = 2; /* budgets (maybe) lowered: undone if this does not help */
                 count_uploads(&cuzk__gpu_backend_uploads.level_fits, 1);
                 return; /* still wanted: again after the next proof */
             }
-        } else if (k->st_fitted && nh > 0) {
-            /* the look after the fit: the room is still not there (another
-             * allocation took it, or the estimate was short), so the MSMs
-             * get back the budgets that the slot was to pay for */
-            for (unsigned i = 0; i < nh; i++)
-                cuzk__gpu_msm_bases_restore_level_budget(hs[i], k->st_budgets[i]);
-            count_uploads(&cuzk__gpu_backend_uploads.level_restores, 1);
         }
-        stage_off(k);
+        stage_give_up(k);
         return;
     }
     if (cuzk__gpu_alloc(&k->w_slot, bytes) != CUZK_OK ||
         pthread_create(&k->st_thread, NULL, stage_worker, k) != 0) {
-        stage_off(k);
+        cuzk__gpu_free(k->w_slot); /* stage_off frees it too; NULL after */
+        k->w_slot = NULL;
+        stage_give_up(k);
         return;
     }
     pthread_mutex_lock(&k->st_mu);

@@ -80,7 +80,8 @@ typedef struct {
     uint64_t unstaged_witness; /* proofs that uploaded their witness themselves */
     uint64_t level_fits; /* keys whose MSM work area was fitted (level budget lowered where
                           * needed) to make room for the slot */
-    uint64_t level_restores; /* fits that did not make the room: the budgets put back */
+    uint64_t level_restores; /* fits that did not make the room, undone: the budgets as
+                              * before (if the area's growth back fits) */
 } cuzk__gpu_backend_upload_counts;
 extern cuzk__gpu_backend_upload_counts cuzk__gpu_backend_uploads;
 

@@ -213,10 +213,13 @@ void cuzk__gpu_msm_bases_share_work(cuzk__gpu_msm_bases *b, cuzk__gpu_msm_bases 
 void cuzk__gpu_msm_bases_cap_level_budget(cuzk__gpu_msm_bases *b, size_t bytes);
 
 /* The handle's level budget as it stands (bytes), and a budget put back:
- * b's budget becomes `bytes` (one read before a cap or a fit lowered it),
- * for a caller whose reason to lower it went away. A budget set by
- * CUZK_GPU_MSM_BA_BUDGET_MB is left as set. */
+ * b's budget becomes `bytes` (one read before a cap or a fit lowered it;
+ * nothing checks that it is), for a caller whose reason to lower it went
+ * away. A budget set by CUZK_GPU_MSM_BA_BUDGET_MB is left as set. The next
+ * call reserves its work area at the new size: the caller makes sure the
+ * growth fits (cuzk__gpu_msm_bases_work_bytes: the area reserved now). */
 size_t cuzk__gpu_msm_bases_level_budget(const cuzk__gpu_msm_bases *b);
+size_t cuzk__gpu_msm_bases_work_bytes(const cuzk__gpu_msm_bases *b);
 void cuzk__gpu_msm_bases_restore_level_budget(cuzk__gpu_msm_bases *b, size_t bytes);
 
 /* What a handle serves, for cuzk__gpu_msm_bases_fit_work's estimate. */

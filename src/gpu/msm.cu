@@ -1872,6 +1872,9 @@ extern "C" void cuzk__gpu_msm_bases_share_work(cuzk__gpu_msm_bases *b,
 extern "C" void cuzk__gpu_msm_bases_cap_level_budget(cuzk__gpu_msm_bases *b, size_t bytes) {
     if (b && !b->ba_budget_env && bytes != 0 && bytes < b->ba_budget) b->ba_budget = bytes;
 }
+extern "C" size_t cuzk__gpu_msm_bases_work_bytes(const cuzk__gpu_msm_bases *b) {
+    return b && b->work ? b->work->bytes : 0;
+}
 extern "C" size_t cuzk__gpu_msm_bases_level_budget(const cuzk__gpu_msm_bases *b) {
     return b ? b->ba_budget : 0;
 }

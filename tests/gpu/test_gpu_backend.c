@@ -485,6 +485,47 @@ static void hold_device(void **held, unsigned *nheld, unsigned max, size_t *free
     *free_left = fr;
 }
 
+/* The two fit tests' fixture: a porep 2^18 key (a slot of several of
+ * cudaMalloc's 2 MiB pages) and three copies of one partition's witness
+ * (separate buffers: the same classification counts in every proof, so the
+ * MSMs' plans and the area they reserve do not change from one proof to the
+ * next by themselves). 0 when skipped: a budget set for tuning decides (the
+ * fit leaves it), and variants without batch-affine levels have none. */
+enum { FIT_NW = 3 };
+typedef struct {
+    keys_fixture f;
+    cuzk_witness w[FIT_NW];
+    void *held[64];
+    unsigned nheld;
+    size_t slot;
+} fit_fixture;
+static int fit_open(fit_fixture *x) {
+    const char *v = getenv("CUZK_GPU_MSM_VARIANT");
+    if (getenv("CUZK_GPU_MSM_BA_BUDGET_MB") || (v && strcmp(v, "4") && strcmp(v, "6"))) {
+        printf("  skipped: CUZK_GPU_MSM_BA_BUDGET_MB or CUZK_GPU_MSM_VARIANT is set\n");
+        return 0;
+    }
+    cuzk_error err;
+    keys_open(&x->f, CUZK_GEN_POREP, 18);
+    for (unsigned i = 0; i < FIT_NW; i++)
+        CHECK_EQ_INT(cuzk_gen_witness(x->f.g, 0, &x->w[i], &err), CUZK_OK);
+    x->nheld = 0;
+    x->slot = (size_t)cuzk_witness_n_vars(&x->w[0]) * 32;
+    return 1;
+}
+/* Device memory held back until 2.5 slots are free (stage_setup short). */
+static void fit_squeeze(fit_fixture *x) {
+    size_t left = 2 * x->slot + x->slot / 2;
+    hold_device(x->held, &x->nheld, 64, &left);
+    printf("  held %u blocks: %zu bytes free for a slot of %zu\n", x->nheld, left, x->slot);
+    CHECK(left < 3 * x->slot); /* else stage_setup would not be short */
+}
+static void fit_close(fit_fixture *x) {
+    for (unsigned i = 0; i < x->nheld; i++) cuzk__gpu_free(x->held[i]);
+    for (unsigned i = 0; i < FIT_NW; i++) cuzk_witness_close(&x->w[i]);
+    keys_close(&x->f);
+}
+
 /*
  * Too little room for the staging slot beside the MSMs' work area: after
  * the proof that wants the slot, stage_setup lowers the key's level budget
@@ -494,26 +535,9 @@ static void hold_device(void **held, unsigned *nheld, unsigned max, size_t *free
  * and every proof equals the CPU's.
  */
 static void test_bellman_staging_fits(void) {
-    /* a budget set for tuning decides (the fit leaves it), and variants
-     * without batch-affine levels have no budget to lower */
-    const char *v = getenv("CUZK_GPU_MSM_VARIANT");
-    if (getenv("CUZK_GPU_MSM_BA_BUDGET_MB") || (v && strcmp(v, "4") && strcmp(v, "6"))) {
-        printf("  skipped: CUZK_GPU_MSM_BA_BUDGET_MB or CUZK_GPU_MSM_VARIANT is set\n");
-        return;
-    }
+    fit_fixture x;
+    if (!fit_open(&x)) return;
     cuzk_error err;
-    keys_fixture f;
-    keys_open(&f, CUZK_GEN_POREP, 18); /* a slot of several of cudaMalloc's 2 MiB pages */
-    cuzk_backend *gpu = &f.gpu;
-    enum { NW = 3 };
-    /* three copies of one partition's witness (separate buffers): the same
-     * classification counts in every proof, so the MSMs' plans and the area
-     * they reserve do not change from one proof to the next by themselves */
-    cuzk_witness w[NW];
-    for (unsigned i = 0; i < NW; i++) CHECK_EQ_INT(cuzk_gen_witness(f.g, 0, &w[i], &err), CUZK_OK);
-    void *held[64];
-    unsigned nheld = 0;
-    const size_t slot = (size_t)cuzk_witness_n_vars(&w[0]) * 32;
     size_t after_slot = 0;
     /* w0 unannounced (the work area at its full size); w2 with w1 announced
      * and device memory held back to 2.5 slots (the fit after it); w0 (the
@@ -523,17 +547,13 @@ static void test_bellman_staging_fits(void) {
         unsigned prove;
     } steps[] = {{-1, 0, 0, 0, 0}, {1, 1, 1, 0, 2}, {-1, 0, 0, 0, 0}, {-1, 0, 0, 1, 1},
                  {-1, 0, 0, 0, 0}};
-    for (size_t si = 0; si < sizeof steps / sizeof steps[0] && f.kg; si++) {
+    for (size_t si = 0; si < sizeof steps / sizeof steps[0] && x.f.kg; si++) {
         const uint64_t fits = cuzk__gpu_backend_uploads.level_fits;
-        if (steps[si].squeeze) {
-            size_t left = 2 * slot + slot / 2;
-            hold_device(held, &nheld, 64, &left);
-            printf("  held %u blocks: %zu bytes free for a slot of %zu\n", nheld, left, slot);
-            CHECK(left < 3 * slot); /* else stage_setup would not be short */
-        }
+        if (steps[si].squeeze) fit_squeeze(&x);
         if (steps[si].announce >= 0)
-            CHECK_EQ_INT(cuzk_backend_stage(gpu, f.kg, &w[steps[si].announce], &err), CUZK_OK);
-        prove_both(&f, &w[steps[si].prove]);
+            CHECK_EQ_INT(cuzk_backend_stage(&x.f.gpu, x.f.kg, &x.w[steps[si].announce], &err),
+                         CUZK_OK);
+        prove_both(&x.f, &x.w[steps[si].prove]);
         CHECK_EQ_INT(last_witness_staged, steps[si].hit);
         CHECK_EQ_INT(cuzk__gpu_backend_uploads.level_fits - fits, (uint64_t)steps[si].fit);
         /* the area did not grow back once the slot was made (within two pages:
@@ -544,60 +564,40 @@ static void test_bellman_staging_fits(void) {
             printf("  step %zu: %zu bytes free, %zu after the slot\n", si, fr, after_slot);
         if (si > 2) CHECK(fr + ((size_t)4 << 20) >= after_slot);
     }
-    for (unsigned i = 0; i < nheld; i++) cuzk__gpu_free(held[i]);
-    for (unsigned i = 0; i < NW; i++) cuzk_witness_close(&w[i]);
-    keys_close(&f);
+    fit_close(&x);
 }
 
 /*
  * A fit that does not make the room: as test_bellman_staging_fits up to the
  * fit, then the look after the next proof finds no room (forced, as if
  * another allocation had taken it: cuzk__gpu_backend_room_fail). Staging
- * goes off for the key, the level budgets are put back, and the MSMs'
- * area grows back on the proof after (by at least what the fit was to
- * free: half a slot); nothing announced later is staged, and every proof
- * equals the CPU's.
+ * goes off for the key, the level budgets are put back, and the MSMs' area
+ * grows back on the proof after (by at least half a slot: the fit lowered
+ * it by at least what was missing, 3 slots less the 2.5 free); a witness
+ * announced after that is not staged, and every proof equals the CPU's.
  */
 static void test_bellman_staging_fit_undone(void) {
-    const char *v = getenv("CUZK_GPU_MSM_VARIANT");
-    if (getenv("CUZK_GPU_MSM_BA_BUDGET_MB") || (v && strcmp(v, "4") && strcmp(v, "6"))) {
-        printf("  skipped: CUZK_GPU_MSM_BA_BUDGET_MB or CUZK_GPU_MSM_VARIANT is set\n");
-        return;
-    }
+    fit_fixture x;
+    if (!fit_open(&x)) return;
     cuzk_error err;
-    keys_fixture f;
-    keys_open(&f, CUZK_GEN_POREP, 18);
-    cuzk_backend *gpu = &f.gpu;
-    enum { NW = 3 };
-    cuzk_witness w[NW];
-    for (unsigned i = 0; i < NW; i++) CHECK_EQ_INT(cuzk_gen_witness(f.g, 0, &w[i], &err), CUZK_OK);
-    void *held[64];
-    unsigned nheld = 0;
-    const size_t slot = (size_t)cuzk_witness_n_vars(&w[0]) * 32;
     size_t free_fitted = 0, free_small = 0;
     /* w0 unannounced; w2 with w1 announced, squeezed to 2.5 slots (the fit);
-     * w0 with the look forced to fail (budgets back, staging off); w1
-     * announced again (nothing staged: the area grows back); w0 */
+     * w0 with the look forced to fail (budgets back, staging off); w0 with w1
+     * announced again (the area grows back); w1 (not staged); w0 */
     static const struct {
         int announce, squeeze, fit, restore, room_fail;
         unsigned prove;
-    } steps[] = {{-1, 0, 0, 0, 0, 0},
-                 {1, 1, 1, 0, 0, 2},
-                 {-1, 0, 0, 1, 1, 0},
-                 {1, 0, 0, 0, 0, 1},
-                 {-1, 0, 0, 0, 0, 0}};
-    for (size_t si = 0; si < sizeof steps / sizeof steps[0] && f.kg; si++) {
+    } steps[] = {{-1, 0, 0, 0, 0, 0}, {1, 1, 1, 0, 0, 2}, {-1, 0, 0, 1, 1, 0},
+                 {1, 0, 0, 0, 0, 0},  {-1, 0, 0, 0, 0, 1}, {-1, 0, 0, 0, 0, 0}};
+    for (size_t si = 0; si < sizeof steps / sizeof steps[0] && x.f.kg; si++) {
         const uint64_t fits = cuzk__gpu_backend_uploads.level_fits;
         const uint64_t restores = cuzk__gpu_backend_uploads.level_restores;
-        if (steps[si].squeeze) {
-            size_t left = 2 * slot + slot / 2;
-            hold_device(held, &nheld, 64, &left);
-            CHECK(left < 3 * slot);
-        }
+        if (steps[si].squeeze) fit_squeeze(&x);
         if (steps[si].announce >= 0)
-            CHECK_EQ_INT(cuzk_backend_stage(gpu, f.kg, &w[steps[si].announce], &err), CUZK_OK);
+            CHECK_EQ_INT(cuzk_backend_stage(&x.f.gpu, x.f.kg, &x.w[steps[si].announce], &err),
+                         CUZK_OK);
         cuzk__gpu_backend_room_fail = steps[si].room_fail;
-        prove_both(&f, &w[steps[si].prove]);
+        prove_both(&x.f, &x.w[steps[si].prove]);
         cuzk__gpu_backend_room_fail = 0;
         CHECK_EQ_INT(last_witness_staged, 0);
         CHECK_EQ_INT(cuzk__gpu_backend_uploads.level_fits - fits, (uint64_t)steps[si].fit);
@@ -609,14 +609,11 @@ static void test_bellman_staging_fit_undone(void) {
         if (si == 3) {
             printf("  free: %zu after the fit, %zu with the smaller area, %zu with the budgets"
                    " back (slot %zu)\n",
-                   free_fitted, free_small, fr, slot);
-            CHECK(free_small < free_fitted);
-            CHECK(fr + slot / 2 <= free_small); /* grew back by what the fit was to free */
+                   free_fitted, free_small, fr, x.slot);
+            CHECK(fr + x.slot / 2 <= free_small);
         }
     }
-    for (unsigned i = 0; i < nheld; i++) cuzk__gpu_free(held[i]);
-    for (unsigned i = 0; i < NW; i++) cuzk_witness_close(&w[i]);
-    keys_close(&f);
+    fit_close(&x);
 }
 
 /* The sample snarkjs key: a, b, c and the witness uploaded per proof.
