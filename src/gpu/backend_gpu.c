@@ -712,7 +712,7 @@ static void stage_give_up(gpu_key *k) {
  * windows per group: a slower MSM, but at 2^27 an unstaged witness costs
  * ~80 ms a proof, more than a window group less, doc/perf.md session 11);
  * this runs again after that proof to see whether the room is there, and
- * if it is not, staging goes off and the budgets are put back.
+ * if it is not, staging goes off and the budgets are put back (stage_give_up).
  */
 static void stage_setup(gpu_key *k) {
     const size_t bytes = (size_t)k->n_vars * 32;
