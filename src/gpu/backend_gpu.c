@@ -684,7 +684,8 @@ static void stage_off(gpu_key *k) {
 /* Staging goes off after a level fit that did not make the room: the MSMs
  * get back the budgets that the slot was to pay for, when the device has
  * room for their area to grow back to its size before the fit (else the
- * next proof's MSMs could not reserve it: the smaller area stays). */
+ * next proof's MSMs could not reserve it: the smaller area stays, as it
+ * does when the device's free memory cannot be read). */
 static void stage_give_up(gpu_key *k) {
     cuzk__gpu_msm_bases *hs[5];
     const unsigned nh = k->h != NULL ? key_msms(k, hs) : 0;
