@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+"""sass-census.py: where a kernel's executed instructions go, per opcode, per
+called function and per basic block, from two files made on the GPU machine:
+
+  ncu --section InstructionStats --print-details all \\
+      --print-metric-instances details -k regex:KERNEL -c 1 BINARY ARGS > ncu.txt
+  cuobjdump -sass BINARY > dump.sass
+
+  scripts/sass-census.py --ncu ncu.txt --sass dump.sass --function 'ba_level_kernel.*Lb1E'
+
+ncu's "Instructions Executed" metric, printed per instance, gives the warp
+instructions executed at every PC of the profiled kernel; cuobjdump's listing
+gives the instruction at every offset of the kernel's section, which also holds
+the out-of-line functions it calls (their CALL.REL targets split the section).
+Joined, they are a dynamic census (doc/gpu-notes.md, session 13).
+"""
+import argparse
+import collections
+import re
+import sys
+
+PC = re.compile(r"(0x[0-9a-f]+): ([0-9,]+)")
+INS = re.compile(r"\s+/\*([0-9a-f]{4,6})\*/\s+(.*?)\s*;")
+CALL = re.compile(r"CALL\.REL(?:\.NOINC)?\s+(0x[0-9a-f]+)")
+
+
+def executed_per_pc(path):
+    """{offset from the kernel's first PC: warp instructions} of the first
+    'Instructions Executed' block of an ncu details print."""
+    text = open(path, errors="replace").read()
+    at = text.find("Instructions Executed")
+    if at < 0:
+        sys.exit(f"{path}: no 'Instructions Executed' block (need --print-metric-instances details)")
+    end = text.find("Avg. Executed Instructions", at)
+    pcs = [(int(a, 16), int(b.replace(",", ""))) for a, b in PC.findall(text[at:end])]
+    if not pcs:
+        sys.exit(f"{path}: the 'Instructions Executed' block lists no PCs")
+    base = min(p for p, _ in pcs)
+    return {p - base: c for p, c in pcs}
+
+
+def section(path, pattern):
+    """[(offset, instruction text)] of the one function whose name matches."""
+    lines = open(path, errors="replace").read().split("\n")
+    heads = [i for i, l in enumerate(lines) if "Function :" in l]
+    found = [(a, b) for a, b in zip(heads, heads[1:] + [len(lines)])
+             if re.search(pattern, lines[a].split()[-1])]
+    if len(found) != 1:
+        names = [lines[a].split()[-1] for a, _ in found]
+        sys.exit(f"{path}: {len(found)} functions match {pattern!r}: {names[:8]}")
+    a, b = found[0]
+    out = []
+    for l in lines[a:b]:
+        m = INS.match(l)
+        if m:
+            out.append((int(m.group(1), 16), m.group(2)))
+    return lines[a].split()[-1], out
+
+
+def opcode(text):
+    t = re.sub(r"^@!?U?P\w+\s+", "", text)  # a predicate guard
+    return t.split()[0].split(".")[0]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--ncu", required=True)
+    ap.add_argument("--sass", required=True)
+    ap.add_argument("--function", required=True, help="regex naming the kernel in the SASS dump")
+    ap.add_argument("--top", type=int, default=12)
+    args = ap.parse_args()
+    cnt = executed_per_pc(args.ncu)
+    name, ins = section(args.sass, args.function)
+    total = sum(cnt.get(o, 0) for o, _ in ins)
+    if total == 0:
+        sys.exit("no executed instruction falls on the section: another kernel was profiled?")
+    starts = sorted({int(m.group(1), 16) for _, t in ins for m in [CALL.search(t)] if m})
+
+    def region(o):
+        r = "kernel"
+        for s in starts:
+            if o >= s:
+                r = f"callee@{s:#x}"
+        return r
+
+    regions = collections.Counter()
+    region_ops = collections.defaultdict(collections.Counter)
+    ops = collections.Counter()
+    calls = collections.Counter()
+    for o, t in ins:
+        c = cnt.get(o, 0)
+        r = region(o)
+        regions[r] += c
+        region_ops[r][opcode(t)] += c
+        ops[opcode(t)] += c
+        m = CALL.search(t)
+        if m:
+            calls[f"callee@{int(m.group(1), 16):#x}"] += c
+    print(f"{name}\n{total:,} warp instructions executed, {len(ins)} in the section")
+    print("\nby opcode:")
+    for op, c in ops.most_common(args.top):
+        print(f"  {op:10s} {c:16,d} {100 * c / total:5.1f}%")
+    print("\nby region (the kernel's own code, then each called function):")
+    for r, c in sorted(regions.items(), key=lambda x: -x[1]):
+        per = f", {c / calls[r]:.0f} per call ({calls[r]:,} calls)" if calls[r] else ""
+        mix = ", ".join(f"{o} {n / c * 100:.0f}%" for o, n in region_ops[r].most_common(5)) if c else ""
+        print(f"  {r:16s} {c:16,d} {100 * c / total:5.1f}%{per}\n      {mix}")
+    # basic blocks of the kernel's own code: runs of consecutive equal counts
+    blocks, cur = [], None
+    for o, t in ins:
+        if region(o) != "kernel":
+            break
+        c = cnt.get(o, 0)
+        if cur and cur[2] == c:
+            cur[1], cur[3] = o, cur[3] + 1
+        else:
+            if cur:
+                blocks.append(cur)
+            cur = [o, o, c, 1]
+    if cur:
+        blocks.append(cur)
+    own = regions["kernel"] or 1
+    print(f"\nhottest blocks of the kernel's own code ({own:,} warp instructions):")
+    for a, b, c, n in sorted(blocks, key=lambda x: -x[2] * x[3])[: args.top]:
+        if c:
+            print(f"  {a:#07x}-{b:#07x} {n:4d} instructions x {c:12,d} = {100 * c * n / own:5.1f}%")
+
+
+if __name__ == "__main__":
+    main()
