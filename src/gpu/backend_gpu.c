@@ -85,7 +85,7 @@ typedef struct {
     int st_thread_on, st_quit;
     int st_wanted;                /* stage was called: make the slot after a proof */
     int st_off;                   /* no room for the slot: staging does nothing */
-    int st_fitted;                /* stage_setup tried a fit (1), which freed the area (2) */
+    int st_fitted;                /* a fit freed the MSMs' area (budgets lowered where needed) */
     size_t st_budgets[5];         /* the level budgets before the fit (key_msms's order) */
     size_t st_area;               /* the MSMs' work area before the fit, bytes */
     const cuzk_witness *st_q[STAGE_QUEUE]; /* announced, not yet copied, oldest first */
@@ -690,7 +690,7 @@ static void stage_give_up(gpu_key *k) {
     cuzk__gpu_msm_bases *hs[5];
     const unsigned nh = k->h != NULL ? key_msms(k, hs) : 0;
     size_t free_b = 0, total_b = 0;
-    if (k->st_fitted == 2 && nh > 0 && cuzk__gpu_mem_info(&free_b, &total_b) == CUZK_OK) {
+    if (k->st_fitted && nh > 0 && cuzk__gpu_mem_info(&free_b, &total_b) == CUZK_OK) {
         const size_t now = cuzk__gpu_msm_bases_work_bytes(k->h);
         const size_t grow = k->st_area > now ? k->st_area - now : 0;
         if (grow + ((size_t)2 << 20) <= free_b) {
@@ -735,7 +735,7 @@ static void stage_setup(gpu_key *k) {
     }
     /* the look after a fit: the room may still not be there (another
      * allocation took it, or the estimate was short) */
-    if (k->st_fitted == 2 && cuzk__gpu_backend_room_fail) free_b = 0;
+    if (k->st_fitted && cuzk__gpu_backend_room_fail) free_b = 0;
     if (free_b < 3 * bytes) {
         cuzk__gpu_msm_bases *hs[5];
         const unsigned nh = k->h != NULL ? key_msms(k, hs) : 0;
@@ -747,12 +747,11 @@ static void stage_setup(gpu_key *k) {
                 k->st_budgets[i] = cuzk__gpu_msm_bases_level_budget(hs[i]);
             }
             k->st_area = cuzk__gpu_msm_bases_work_bytes(k->h);
-            k->st_fitted = 1;
             if (cuzk__gpu_msm_bases_fit_work(hs, serves, nh, free_b, 3 * bytes, &freed) !=
                 CUZK_OK)
                 freed = 0;
-            if (freed) {
-                k->st_fitted = 2; /* budgets (maybe) lowered: undone if this does not help */
+            if (freed) { /* a fit that does not help is undone: stage_give_up */
+                k->st_fitted = 1;
                 count_uploads(&cuzk__gpu_backend_uploads.level_fits, 1);
                 return; /* still wanted: again after the next proof */
             }
