@@ -132,7 +132,6 @@ static cuzk_status elementwise(uint64_t *out, const uint64_t *a, const uint64_t 
 
 /* Pseudo-random reduced elements: mix32 (ff.cuh) of (seed, index, limb),
  * with the top limb masked below the modulus's top limb. */
-
 template <class P>
 static __device__ __forceinline__ void fill_one(fe<P> &r, uint64_t key) {
 #pragma unroll
