@@ -58,6 +58,8 @@ extern "C" cuzk_status cuzk__gpu_upload(void *dst, const void *src, size_t bytes
 }
 
 extern "C" cuzk_status cuzk__gpu_download(void *dst, const void *src, size_t bytes) {
+    /* the wait outside the copy: msm.cu's d2h says why */
+    if (bytes) CUZK__CUDA_TRY(cudaStreamSynchronize(0));
     if (bytes) CUZK__CUDA_TRY(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost));
     return CUZK_OK;
 }

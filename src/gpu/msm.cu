@@ -1080,6 +1080,18 @@ struct cuzk__gpu_msm_bases {
     size_t masked_npts; /* the most points a masked MSM on the handle had (fit_work's estimate) */
 };
 
+/* A synchronous read of device results on the legacy stream: waits for the
+ * stream's kernels first, then copies. A cudaMemcpy to pageable memory that
+ * has to wait for kernels stalls the CUDA calls of the process's other
+ * threads meanwhile (a key's vector loader beside the proof was held up for
+ * each kernel it waited for; doc/lessons.md); a stream synchronization
+ * does not, and the copy after it finds nothing to wait for. */
+static cudaError_t d2h(void *dst, const void *src, size_t bytes) {
+    const cudaError_t e = cudaStreamSynchronize(0);
+    if (e != cudaSuccess) return e;
+    return cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost);
+}
+
 static size_t align_up(size_t x) { return (x + 255) & ~(size_t)255; }
 
 /* Grows the work area to at least bytes (contents are not kept). */
@@ -1423,6 +1435,7 @@ static cuzk_status ba_accumulate(cuzk__gpu_msm_bases *b, const msm_plan &p,
     A *pta = reinterpret_cast<A *>(a.ba_pta), *ptb = reinterpret_cast<A *>(a.ba_ptb);
     /* ew[j] = start[j nb], the first entry of window j; ew[nwin] = total */
     uint32_t ew[257];
+    CUZK__CUDA_TRY(cudaStreamSynchronize(0)); /* the wait outside the copy: d2h */
     CUZK__CUDA_TRY(cudaMemcpy2D(ew, sizeof(uint32_t), a.start, (size_t)p.nb * sizeof(uint32_t),
                                 sizeof(uint32_t), p.nwin + 1, cudaMemcpyDeviceToHost));
     const uint64_t res = p.ba_resident;
@@ -1450,7 +1463,7 @@ static cuzk_status ba_accumulate(cuzk__gpu_msm_bases *b, const msm_plan &p,
             cuzk_status st = excl_scan(a.ba_cnt, nbg, a.tsum, oout, oout);
             if (st != CUZK_OK) return st;
             uint32_t tout = 0;
-            CUZK__CUDA_TRY(cudaMemcpy(&tout, oout + nbg, sizeof tout, cudaMemcpyDeviceToHost));
+            CUZK__CUDA_TRY(d2h(&tout, oout + nbg, sizeof tout));
             const uint32_t pairs = tin - tout;
             if (pairs == 0 || pairs < min_pairs) break;
             if (tout > (pout == pta ? p.ba_acap : p.ba_bcap)) return area_too_small();
@@ -1541,7 +1554,7 @@ static cuzk_status sort_by_atomics(const msm_plan &p, const uint64_t *d_scalars,
     cuzk_status sst = excl_scan(cnt, nbins, a.tsum, start, cursor);
     if (sst != CUZK_OK) return sst;
     uint32_t hdr[2];
-    CUZK__CUDA_TRY(cudaMemcpy(hdr, start + nbins, 8, cudaMemcpyDeviceToHost));
+    CUZK__CUDA_TRY(d2h(hdr, start + nbins, 8));
     prof_mark(prof, "count+scan");
     *total = hdr[0];
     *range = hdr[1] != 0;
@@ -1574,7 +1587,7 @@ static cuzk_status sort_by_radix(const msm_plan &p, const uint64_t *d_scalars, s
                                                                            nbins, a.start);
     CUZK__CUDA_TRY(cudaGetLastError());
     uint32_t hdr[2];
-    CUZK__CUDA_TRY(cudaMemcpy(hdr, a.start + nbins, 8, cudaMemcpyDeviceToHost));
+    CUZK__CUDA_TRY(d2h(hdr, a.start + nbins, 8));
     *vals = sv.Current();
     *total = hdr[0];
     *range = hdr[1] != 0;
@@ -1654,7 +1667,7 @@ static cuzk_status msm_dev_body(cuzk__gpu_msm_bases *b, uint64_t *result,
     if (st != CUZK_OK) return st;
     uint64_t *host_w = static_cast<uint64_t *>(malloc((size_t)nwin * G::XYZZ_WORDS * 8));
     if (!host_w) return CUZK_ERR_NOMEM;
-    cudaError_t err = cudaMemcpy(host_w, wsum, nwin * sizeof(X), cudaMemcpyDeviceToHost);
+    cudaError_t err = d2h(host_w, wsum, nwin * sizeof(X));
     if (err != cudaSuccess) {
         free(host_w);
         cuzk__gpu_record_error(err, "cudaMemcpy(wsum, ...)", __FILE__, __LINE__);
@@ -1783,7 +1796,7 @@ static cuzk_status batch_add_dev(cuzk__gpu_msm_bases *b, uint64_t *result, size_
     st = combine_levels<F>(ka, pa, kb, pb, nt, out);
     if (st != CUZK_OK) return st;
     uint64_t w[G::XYZZ_WORDS];
-    CUZK__CUDA_TRY(cudaMemcpy(w, out, sizeof(X), cudaMemcpyDeviceToHost));
+    CUZK__CUDA_TRY(d2h(w, out, sizeof(X)));
     G::xyzz_to_jac(result, w);
     return CUZK_OK;
 }
@@ -2096,7 +2109,7 @@ extern "C" cuzk_status cuzk__gpu_msm_bases_download(const cuzk__gpu_msm_bases *b
                                                     uint64_t *bases, size_t n) {
     if (!b || (n && !bases) || n > b->n) return CUZK_ERR_INVALID_ARG;
     if (n == 0) return CUZK_OK;
-    CUZK__CUDA_TRY(cudaMemcpy(bases, b->bases, n * aff_bytes(b->group), cudaMemcpyDeviceToHost));
+    CUZK__CUDA_TRY(d2h(bases, b->bases, n * aff_bytes(b->group)));
     return CUZK_OK;
 }
 
@@ -2233,7 +2246,7 @@ static cuzk_status device_popcount(cuzk__gpu_msm_bases *b, const uint64_t *d_bit
     popcount_kernel<<<grid((n + 63) / 64, LIGHT_THREADS), LIGHT_THREADS>>>(d_bitmap, (uint32_t)n,
                                                                             d);
     CUZK__CUDA_TRY(cudaGetLastError());
-    CUZK__CUDA_TRY(cudaMemcpy(&h, d, sizeof h, cudaMemcpyDeviceToHost));
+    CUZK__CUDA_TRY(d2h(&h, d, sizeof h));
     *count = (size_t)h;
     return CUZK_OK;
 }
@@ -2326,7 +2339,7 @@ static cuzk_status classify_dev(uint64_t *const d_bits[3], unsigned long long *d
         d_scalars, (uint32_t)n, (uint32_t)(2 * words), hw[0], hw[1], hw[2], d_counts);
     CUZK__CUDA_TRY(cudaGetLastError());
     unsigned long long h[3];
-    CUZK__CUDA_TRY(cudaMemcpy(h, d_counts, sizeof h, cudaMemcpyDeviceToHost));
+    CUZK__CUDA_TRY(d2h(h, d_counts, sizeof h));
     counts->zero = (size_t)h[0];
     counts->one = (size_t)h[1];
     counts->other = (size_t)h[2];
@@ -2369,7 +2382,7 @@ static cuzk_status classify_body(void **mem, uint64_t *zero, uint64_t *one, uint
     for (int k = 0; k < 3; k++)
         if (on_host[k])
             CUZK__CUDA_TRY(
-                cudaMemcpy(outs[k], d_bits[k], words * 8, cudaMemcpyDeviceToHost));
+                d2h(outs[k], d_bits[k], words * 8));
     if (counts) *counts = c;
     return CUZK_OK;
 }
