@@ -9,6 +9,11 @@
 #   partition LOG    a porep partition at 2^LOG: gen-circuit, then bench prove
 #                    --backend gpu --reps 3 (setup from a seed, on the GPU), with
 #                    the peak device memory sampled by nvidia-smi
+#   oneshot LOG N    the whole `cuzk prove` command at 2^LOG with N partitions:
+#                    gen-circuit, setup --backend gpu, then prove --verbose twice
+#                    (opening, key preparation and every partition's stages; the
+#                    disk needs ~0.45 KB a constraint plus 32 B a variable a witness);
+#                    ONESHOT_BINS="cuzk_old cuzk" alternates binaries of build-carry/
 #
 # With no argument: tests and cli. A short summary is printed last.
 set -uo pipefail
@@ -20,11 +25,13 @@ summary=()
 run() { # name, limit in seconds, lines of its output to show, command...
   local name=$1 limit=$2 lines=$3
   shift 3
-  local t0=$SECONDS
+  local t0 ms
+  t0=$(date +%s%N)
   timeout "$limit" "$@" > "/tmp/carried.$name.log" 2>&1
   local rc=$?
+  ms=$((($(date +%s%N) - t0) / 1000000))
   tail -n "$lines" "/tmp/carried.$name.log"
-  summary+=("$(printf '%-22s rc %-3d %4ds' "$name" "$rc" $((SECONDS - t0)))")
+  summary+=("$(printf '%-26s rc %-3d %8d ms' "$name" "$rc" "$ms")")
 }
 nvidia-smi --query-gpu=name,clocks.max.sm,memory.total,driver_version --format=csv,noheader || true
 [ $# -eq 0 ] && set -- tests cli
@@ -53,6 +60,35 @@ while [ $# -gt 0 ]; do
       --backend gpu --setup-seed 2a --witness "$dir/w0.wit" --reps 3
     kill "$smi" 2> /dev/null
     echo "peak device memory: $(sort -n "$dir/mem" | tail -n 1) MiB"
+    rm -rf "$dir"
+    ;;
+  oneshot)
+    log=${2:?oneshot needs LOG}
+    parts=${3:?oneshot needs N}
+    shift 2
+    dir=$(mktemp -d)
+    need=$(((1 << log) * 45 / 100000 + parts * (1 << log) * 32 / 1000000)) # MB, roughly
+    have=$(df -Pm "$dir" | awk 'NR == 2 {print $4}')
+    if [ "$have" -lt "$need" ]; then
+      echo "oneshot 2^$log x $parts: needs ~$need MB of disk, $have free: skipped"
+      summary+=("oneshot_2^${log}x$parts skipped (disk)")
+      rmdir "$dir"
+      shift
+      continue
+    fi
+    "$bin/cuzk" gen-circuit --profile porep --log-constraints "$log" --partitions "$parts" \
+      --seed 42 -o "$dir" > /dev/null
+    run "setup_2^$log" 580 2 "$bin/cuzk" setup "$dir/circuit.cuzk" -o "$dir/k.params" \
+      --seed 2a --backend gpu
+    ws=()
+    for ((i = 0; i < parts; i++)); do ws+=("$dir/w$i.wit"); done
+    for round in 1 2; do
+      for b in ${ONESHOT_BINS:-cuzk}; do
+        run "oneshot_2^${log}x${parts}_${b}_r$round" 580 $((parts + 8)) \
+          "$bin/$b" prove --backend gpu --verbose --circuit "$dir/circuit.cuzk" \
+          --params "$dir/k.params" --witness "${ws[@]}" -o "$dir/proof.bin"
+      done
+    done
     rm -rf "$dir"
     ;;
   *)

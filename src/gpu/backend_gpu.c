@@ -97,6 +97,22 @@ typedef struct {
     cuzk__gpu_copy_queue *st_cq;  /* non-blocking stream: beside the kernels */
     void *st_stage[2];
     size_t st_stage_bytes;
+    /* the vectors of deferred parameters, copied by a thread of their own
+     * beside the key's first proofs (vector_loader) and decoded by the first
+     * proof that needs each (vectors_wait); ld_mu/ld_cv guard ld_copied,
+     * ld_st and ld_err; ld_decoded is the lock's. Keys without deferred
+     * vectors start with 5 copied and decoded. */
+    pthread_mutex_t ld_mu;
+    pthread_cond_t ld_cv;
+    pthread_t ld_thread;
+    int ld_thread_on;
+    int ld_quit;              /* stop copying (atomic): release_key, or a failure */
+    unsigned ld_copied;       /* vectors [0, ld_copied) of cuzk_params_vec are copied */
+    unsigned ld_decoded;      /* ... and [0, ld_decoded) decoded and checked */
+    cuzk_status ld_st;        /* the load's failure (CUZK_OK: none so far) */
+    cuzk_error ld_err;
+    uint64_t *ld_bad;         /* device: a decode's first refused point */
+    struct enc_upload *ld_up; /* the loader's buffers, freed by loader_reap */
     /* proof constants */
     cuzk_g1_aff alpha1, beta1, delta1;
     cuzk_g2_aff beta2, delta2;
@@ -129,10 +145,12 @@ static cuzk_status gpu_open(cuzk_backend *be, cuzk_error *err) {
 static void gpu_close(cuzk_backend *be) { be->impl = NULL; }
 
 static void stage_stop(gpu_key *k);
+static void loader_reap(gpu_key *k, int quit);
 
 static void key_free(gpu_key *k) {
     if (k == NULL) return;
-    stage_stop(k); /* its copy may be writing w_slot */
+    loader_reap(k, 1); /* it may be writing the bases */
+    stage_stop(k);     /* its copy may be writing w_slot */
     /* best effort: on failure the frees below still release what they can */
     cuzk_status st = cuzk__gpu_set_device(k->device);
     (void)st;
@@ -160,6 +178,9 @@ static void key_free(gpu_key *k) {
         free(k->host_abc);
     cuzk__gpu_free(k->bm_one);
     cuzk__gpu_free(k->bm_other);
+    cuzk__gpu_free(k->ld_bad);
+    pthread_cond_destroy(&k->ld_cv);
+    pthread_mutex_destroy(&k->ld_mu);
     pthread_cond_destroy(&k->st_cv);
     pthread_mutex_destroy(&k->st_mu);
     pthread_mutex_destroy(&k->lock);
@@ -169,21 +190,21 @@ static void key_free(gpu_key *k) {
 static gpu_key *key_new(cuzk_backend *be) {
     gpu_key *k = calloc(1, sizeof(*k));
     if (k == NULL) return NULL;
-    if (pthread_mutex_init(&k->lock, NULL) != 0) {
+    int made = 0; /* how many of the five below exist */
+    if (pthread_mutex_init(&k->lock, NULL) == 0) made = 1;
+    if (made == 1 && pthread_mutex_init(&k->st_mu, NULL) == 0) made = 2;
+    if (made == 2 && pthread_cond_init(&k->st_cv, NULL) == 0) made = 3;
+    if (made == 3 && pthread_mutex_init(&k->ld_mu, NULL) == 0) made = 4;
+    if (made == 4 && pthread_cond_init(&k->ld_cv, NULL) == 0) made = 5;
+    if (made < 5) {
+        if (made > 3) pthread_mutex_destroy(&k->ld_mu);
+        if (made > 2) pthread_cond_destroy(&k->st_cv);
+        if (made > 1) pthread_mutex_destroy(&k->st_mu);
+        if (made > 0) pthread_mutex_destroy(&k->lock);
         free(k);
         return NULL;
     }
-    if (pthread_mutex_init(&k->st_mu, NULL) != 0) {
-        pthread_mutex_destroy(&k->lock);
-        free(k);
-        return NULL;
-    }
-    if (pthread_cond_init(&k->st_cv, NULL) != 0) {
-        pthread_mutex_destroy(&k->st_mu);
-        pthread_mutex_destroy(&k->lock);
-        free(k);
-        return NULL;
-    }
+    k->ld_copied = k->ld_decoded = 5; /* nothing to load unless prepare starts a loader */
     k->device = be->device;
     k->threads = be->threads;
     k->base.ops = &cuzk_backend_gpu;
@@ -324,21 +345,32 @@ static const char *const upload_what[5] = {"uploading vector h", "uploading vect
 
 /*
  * The vectors of deferred parameters (params.h): each is read from the file
- * in runs of the staging size into the key's page-locked buffers (slices on
- * up to 8 of the backend's threads: on the 16-core H200 host 4 threads take
- * 2.1 s at 2^26, 8 1.8 s, 16 1.6-1.7 s; on a 32-core two-GPU host all cores
+ * in runs of the staging size into page-locked buffers (slices on up to 8
+ * of the backend's threads: on the 16-core H200 host 4 threads take 2.1 s
+ * at 2^26, 8 1.8 s, 16 1.6-1.7 s; on a 32-core two-GPU host all cores
  * coincided with a prepare ~2x slower than 8 threads had been, so 8 until
- * that is measured apart; doc/perf.md),
- * each run's DMA queued while the next one is read, and decoded and checked
- * on the device (decode.cuh) into the bases. The host never holds the
- * points; at 2^27 this replaces ~47 GiB of decoding into RAM at open and
- * the upload of that (doc/perf.md, session 9). Without page-locked buffers
- * (refused by the host) the runs go through one pageable buffer, slower.
+ * that is measured apart; doc/perf.md), each run's DMA queued while the next
+ * one is read, straight into the bases' memory (an encoding has the size of
+ * the decoded point, 96 or 192 bytes); then the whole vector is decoded and
+ * checked there on the device (decode.cuh). The host never holds the
+ * points; at 2^27 this replaces ~47 GiB of decoding into RAM at open and the
+ * upload of that (doc/perf.md, session 9).
+ *
+ * A thread of the key's own copies (vector_loader), h first, with its own
+ * page-locked buffers, on a stream beside the proofs' (a beside copy queue),
+ * so that the key's first proof computes its a, b, c and H, and its H MSM,
+ * while the later vectors load (at 2^27 the one-shot `cuzk prove` of a
+ * partition takes 4.1 s instead of 4.7; doc/perf.md session 14). The
+ * copies wait for no kernel (see msm.cu's d2h for what stalled them); each vector
+ * is decoded by whoever first needs it (vectors_wait: the proof about to run
+ * its MSM, or prepare), in that caller's stream order. Without page-locked
+ * memory (refused by the host) the runs go through one pageable buffer, in
+ * prepare itself: slower, and nothing overlaps.
  */
-typedef struct {
-    void *enc[2];        /* device: two runs of encodings */
-    uint64_t *bad;       /* device: the first refused point's index */
-    void *host;          /* pageable fallback buffer (no staging) */
+typedef struct enc_upload {
+    cuzk__gpu_copy_queue *cq; /* beside stream (NULL: the pageable way) */
+    void *stage[2];           /* page-locked runs, with cq */
+    void *host;               /* one pageable run, without */
     size_t run_bytes;
 } enc_upload;
 
@@ -346,7 +378,7 @@ static cuzk_status read_runs(const cuzk_params *p, cuzk_params_vec v, uint64_t f
                              uint64_t count, uint8_t *dst, unsigned pb, unsigned threads,
                              cuzk_error *err) {
 #ifdef CUZK_HAVE_OPENMP
-    enum { MAX_SLICES = 8 }; /* see the comment above upload_deferred */
+    enum { MAX_SLICES = 8 }; /* see the comment above enc_upload */
     int nt = threads ? (int)threads : omp_get_max_threads();
     if (nt > MAX_SLICES) nt = MAX_SLICES;
     if ((uint64_t)nt > count / 1024) nt = (int)(count / 1024); /* 96 KiB a slice at least */
@@ -377,80 +409,212 @@ static cuzk_status read_runs(const cuzk_params *p, cuzk_params_vec v, uint64_t f
     return cuzk_params_read_encoded(p, v, first, count, dst, err);
 }
 
-static cuzk_status upload_encoded(gpu_key *k, enc_upload *u, cuzk__gpu_msm_bases **out,
-                                  cuzk_params_vec v, uint64_t n, const char *what,
-                                  cuzk_error *err) {
+/* Frees what loader_open made (after its queued copies are done). */
+static void loader_close(enc_upload *u) {
+    if (u == NULL) return;
+    cuzk__gpu_copy_queue_free(u->cq); /* first: it waits for what reads the buffers */
+    cuzk__gpu_host_free(u->stage[0]);
+    cuzk__gpu_host_free(u->stage[1]);
+    free(u->host);
+    free(u);
+}
+
+/* The loader's buffers: page-locked runs of the key's staging size on a
+ * beside queue, or (page-locked memory refused, or the key has none) one
+ * pageable run of 8 MiB. */
+static cuzk_status loader_open(gpu_key *k, enc_upload **out, cuzk_error *err) {
+    enc_upload *u = calloc(1, sizeof(*u));
+    *out = u;
+    if (u == NULL) return cuzk__fail(err, CUZK_ERR_NOMEM, "no memory for an upload buffer");
+    u->run_bytes = k->cq ? k->stage_bytes : (size_t)8 << 20;
+    if (k->cq != NULL && cuzk__gpu_copy_queue_create_beside(&u->cq, 2) == CUZK_OK &&
+        cuzk__gpu_host_alloc(&u->stage[0], u->run_bytes) == CUZK_OK &&
+        cuzk__gpu_host_alloc(&u->stage[1], u->run_bytes) == CUZK_OK)
+        return CUZK_OK;
+    cuzk__gpu_copy_queue_free(u->cq);
+    cuzk__gpu_host_free(u->stage[0]);
+    cuzk__gpu_host_free(u->stage[1]);
+    u->cq = NULL;
+    u->stage[0] = u->stage[1] = NULL;
+    u->run_bytes = (size_t)8 << 20;
+    if ((u->host = malloc(u->run_bytes)) == NULL)
+        return cuzk__fail(err, CUZK_ERR_NOMEM, "no memory for an upload buffer");
+    return CUZK_OK;
+}
+
+/* Vector v's encodings (n points) into the memory of handle b (allocated by
+ * prepare), every copy done on return. */
+static cuzk_status copy_encoded(gpu_key *k, enc_upload *u, cuzk__gpu_msm_bases *b,
+                                cuzk_params_vec v, uint64_t n, cuzk_error *err) {
+    const char *what = upload_what[v];
     if (n == 0) return CUZK_OK;
-    const int g2 = v == CUZK_PARAMS_VEC_B_G2;
-    const unsigned pb = g2 ? 192u : 96u;
-    const uint64_t per = u->run_bytes / pb, none = UINT64_MAX;
+    const unsigned pb = v == CUZK_PARAMS_VEC_B_G2 ? 192u : 96u;
+    const uint64_t per = u->run_bytes / pb;
+    uint8_t *dst = cuzk__gpu_msm_bases_at(b, 0);
     cuzk_status st;
     if (per == 0) /* a staging size below one point (the test knob) */
         return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "GPU: %s: runs of %zu bytes hold no point",
                           what, u->run_bytes);
-    if ((st = cuzk__gpu_msm_bases_alloc(out, g2 ? CUZK__GPU_MSM_G2 : CUZK__GPU_MSM_G1,
-                                        (size_t)n)) != CUZK_OK ||
-        (st = cuzk__gpu_upload(u->bad, &none, sizeof none)) != CUZK_OK)
-        return gpu_fail(err, st, what);
     uint64_t runs = 0;
     for (uint64_t first = 0; first < n; first += per, runs++) {
+        if (__atomic_load_n(&k->ld_quit, __ATOMIC_RELAXED))
+            return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "GPU: %s: the key was released", what);
         const unsigned slot = (unsigned)(runs & 1);
         const uint64_t cnt = n - first < per ? n - first : per;
-        uint8_t *host = k->cq ? k->stage[slot] : u->host;
+        uint8_t *host = u->cq ? u->stage[slot] : u->host;
         /* the buffer's previous DMA must be done before it is refilled */
-        if (k->cq && (st = cuzk__gpu_copy_queue_wait(k->cq, slot)) != CUZK_OK)
+        if (u->cq && (st = cuzk__gpu_copy_queue_wait(u->cq, slot)) != CUZK_OK)
             return gpu_fail(err, st, what);
         if ((st = read_runs(k->p, v, first, cnt, host, pb, k->threads, err)) != CUZK_OK)
             return st;
-        st = k->cq ? cuzk__gpu_copy_queue_upload(k->cq, slot, u->enc[slot], host, cnt * pb)
-                   : cuzk__gpu_upload(u->enc[slot], host, cnt * pb);
-        /* on the legacy stream: after this copy, before the copy that reuses enc[slot] */
-        if (st == CUZK_OK)
-            st = cuzk__gpu_msm_bases_decode(*out, (size_t)first, (size_t)cnt, u->enc[slot],
-                                            u->bad);
+        st = u->cq ? cuzk__gpu_copy_queue_upload(u->cq, slot, dst + first * pb, host, cnt * pb)
+                   : cuzk__gpu_upload(dst + first * pb, host, cnt * pb);
         if (st != CUZK_OK) return gpu_fail(err, st, what);
     }
-    count_uploads(&cuzk__gpu_backend_uploads.staged_chunks, k->cq ? runs : 0);
+    if (u->cq && (st = cuzk__gpu_copy_queue_sync(u->cq)) != CUZK_OK)
+        return gpu_fail(err, st, what);
+    count_uploads(&cuzk__gpu_backend_uploads.staged_chunks, u->cq ? runs : 0);
+    return CUZK_OK;
+}
+
+/* The loader's failure, or a decode's: every later wait returns it, and the
+ * loader stops (ld_mu not held). */
+static void load_failed(gpu_key *k, cuzk_status st, const cuzk_error *e) {
+    __atomic_store_n(&k->ld_quit, 1, __ATOMIC_RELAXED);
+    pthread_mutex_lock(&k->ld_mu);
+    if (k->ld_st == CUZK_OK) {
+        k->ld_st = st;
+        k->ld_err = *e;
+    }
+    pthread_cond_broadcast(&k->ld_cv);
+    pthread_mutex_unlock(&k->ld_mu);
+}
+
+/* Copies the five vectors in order, publishing each as it is on the device
+ * (or the first failure, after which nothing more is copied). */
+static void load_vectors(gpu_key *k) {
+    cuzk__gpu_msm_bases *const dst[5] = {k->h, k->l, k->a, k->b1, k->b2};
+    const cuzk_params *p = k->p;
+    const uint64_t n[5] = {p->h.n, p->l.n, p->a.n, p->b_g1.n, p->b_g2.n};
+    cuzk_error e;
+    cuzk__error_clear(&e);
+    cuzk_status st = cuzk__gpu_set_device(k->device);
+    if (st != CUZK_OK) gpu_fail(&e, st, "selecting the device");
+    for (unsigned i = 0; i < 5 && st == CUZK_OK; i++) {
+        if ((st = copy_encoded(k, k->ld_up, dst[i], (cuzk_params_vec)i, n[i], &e)) != CUZK_OK)
+            break;
+        pthread_mutex_lock(&k->ld_mu);
+        k->ld_copied = i + 1;
+        pthread_cond_broadcast(&k->ld_cv);
+        pthread_mutex_unlock(&k->ld_mu);
+    }
+    if (st != CUZK_OK) load_failed(k, st, &e);
+}
+
+static void *vector_loader(void *arg) {
+    load_vectors(arg);
+    return NULL;
+}
+
+/* Vector v, copied, decoded and checked in place (the legacy stream: in
+ * order with the calling proof); a refused point is named by the host's
+ * reader (the same message as at open). */
+static cuzk_status decode_vector(gpu_key *k, cuzk_params_vec v, cuzk_error *err) {
+    cuzk__gpu_msm_bases *const hs[5] = {k->h, k->l, k->a, k->b1, k->b2};
+    const char *what = upload_what[v];
+    if (hs[v] == NULL) return CUZK_OK; /* no points */
+    const uint64_t none = UINT64_MAX;
     uint64_t bad = none;
-    if ((st = cuzk__gpu_download(&bad, u->bad, sizeof bad)) != CUZK_OK)
+    const size_t n = cuzk__gpu_msm_bases_count(hs[v]);
+    cuzk_status st;
+    if ((st = cuzk__gpu_upload(k->ld_bad, &none, sizeof none)) != CUZK_OK ||
+        (st = cuzk__gpu_msm_bases_decode(hs[v], 0, n, cuzk__gpu_msm_bases_at(hs[v], 0),
+                                         k->ld_bad)) != CUZK_OK ||
+        (st = cuzk__gpu_download(&bad, k->ld_bad, sizeof bad)) != CUZK_OK)
         return gpu_fail(err, st, what);
     if (bad == none) return CUZK_OK;
-    /* the host's reader says why (the same message as at open) */
     if ((st = cuzk_params_point_check(k->p, v, bad, err)) != CUZK_OK) return st;
     return cuzk__fail(err, CUZK_ERR_GPU, "GPU: %s: point %llu refused on the device, which the "
                                          "host reader accepts",
                       what, (ull)bad);
 }
 
-static cuzk_status upload_deferred(gpu_key *k, const cuzk_params *p, cuzk_error *err) {
-    enc_upload u;
-    memset(&u, 0, sizeof u);
-    u.run_bytes = k->cq ? k->stage_bytes : (size_t)8 << 20;
-    cuzk_status st = CUZK_OK;
-    if ((k->cq == NULL && (u.host = malloc(u.run_bytes)) == NULL))
-        st = cuzk__fail(err, CUZK_ERR_NOMEM, "no memory for an upload buffer");
-    else if ((st = cuzk__gpu_alloc(&u.enc[0], u.run_bytes)) != CUZK_OK ||
-             (st = cuzk__gpu_alloc(&u.enc[1], u.run_bytes)) != CUZK_OK ||
-             (st = cuzk__gpu_alloc((void **)&u.bad, sizeof(uint64_t))) != CUZK_OK)
-        gpu_fail(err, st, "allocating the upload buffers");
-    cuzk__gpu_msm_bases **dst[5] = {&k->h, &k->l, &k->a, &k->b1, &k->b2};
-    const uint64_t n[5] = {p->h.n, p->l.n, p->a.n, p->b_g1.n, p->b_g2.n};
-    for (int i = 0; st == CUZK_OK && i < 5; i++) /* cuzk_params_vec order */
-        st = upload_encoded(k, &u, dst[i], (cuzk_params_vec)i, n[i], upload_what[i], err);
-    /* every queued copy is done before its buffers go (also after a failure) */
-    if (k->cq) {
-        const cuzk_status sst = cuzk__gpu_copy_queue_sync(k->cq);
-        if (st == CUZK_OK && sst != CUZK_OK) st = gpu_fail(err, sst, "uploading the vectors");
+/* Vectors [0, upto) of cuzk_params_vec ready on the device: waits for the
+ * loader's copies and decodes those not yet decoded (the caller holds the
+ * key's lock, or owns the key in prepare). A failure (the loader's or a
+ * decode's) is every later call's too. */
+static cuzk_status vectors_wait(gpu_key *k, unsigned upto, cuzk_error *err) {
+    pthread_mutex_lock(&k->ld_mu);
+    while (k->ld_copied < upto && k->ld_st == CUZK_OK) pthread_cond_wait(&k->ld_cv, &k->ld_mu);
+    cuzk_status st = k->ld_st;
+    if (st != CUZK_OK && err != NULL) *err = k->ld_err;
+    pthread_mutex_unlock(&k->ld_mu);
+    if (st != CUZK_OK) return st;
+    for (; k->ld_decoded < upto; k->ld_decoded++) {
+        cuzk_error e;
+        cuzk__error_clear(&e);
+        if ((st = decode_vector(k, (cuzk_params_vec)k->ld_decoded, &e)) != CUZK_OK) {
+            load_failed(k, st, &e);
+            if (err != NULL) *err = e;
+            return st;
+        }
     }
-    cuzk__gpu_free(u.enc[0]);
-    cuzk__gpu_free(u.enc[1]);
-    cuzk__gpu_free(u.bad);
-    free(u.host);
-    return st;
+    return CUZK_OK;
 }
 
-static cuzk_status gpu_prepare(cuzk_backend *be, cuzk_backend_key **out, const cuzk_circuit *c,
-                               const cuzk_params *p, cuzk_error *err) {
+/* Once the loader has finished (or, quit, after it stops at its next run):
+ * joins it and frees its buffers. Not on the loader's way out: freeing
+ * page-locked memory waits for the device, and a proof's kernels would hold
+ * up its last vector. No-op without a loader or while it still copies. */
+static void loader_reap(gpu_key *k, int quit) {
+    if (quit) __atomic_store_n(&k->ld_quit, 1, __ATOMIC_RELAXED);
+    if (k->ld_thread_on) {
+        pthread_mutex_lock(&k->ld_mu);
+        const int done = k->ld_copied == 5 || k->ld_st != CUZK_OK;
+        pthread_mutex_unlock(&k->ld_mu);
+        if (!done && !quit) return;
+        (void)pthread_join(k->ld_thread, NULL);
+        k->ld_thread_on = 0;
+    }
+    loader_close(k->ld_up);
+    k->ld_up = NULL;
+}
+
+/* The handles of the five deferred vectors, not yet filled: made before the
+ * work area, so that it and the memory plan see them as when uploaded. */
+static cuzk_status bases_alloc_deferred(gpu_key *k, const cuzk_params *p, cuzk_error *err) {
+    cuzk__gpu_msm_bases **dst[5] = {&k->h, &k->l, &k->a, &k->b1, &k->b2};
+    const uint64_t n[5] = {p->h.n, p->l.n, p->a.n, p->b_g1.n, p->b_g2.n};
+    for (unsigned i = 0; i < 5; i++) {
+        const cuzk__gpu_msm_group g =
+            i == CUZK_PARAMS_VEC_B_G2 ? CUZK__GPU_MSM_G2 : CUZK__GPU_MSM_G1;
+        cuzk_status st;
+        if (n[i] != 0 && (st = cuzk__gpu_msm_bases_alloc(dst[i], g, (size_t)n[i])) != CUZK_OK)
+            return gpu_fail(err, st, upload_what[i]);
+    }
+    return CUZK_OK;
+}
+
+/* The loader's buffers, then its thread (in line, in prepare, without
+ * page-locked buffers or a thread); the load's status is vectors_wait's. */
+static cuzk_status loader_start(gpu_key *k, cuzk_error *err) {
+    cuzk_status st;
+    if ((st = cuzk__gpu_alloc((void **)&k->ld_bad, sizeof(uint64_t))) != CUZK_OK)
+        return gpu_fail(err, st, "allocating the decode's flag");
+    if ((st = loader_open(k, &k->ld_up, err)) != CUZK_OK) return st;
+    k->ld_copied = k->ld_decoded = 0;
+    if (k->ld_up->cq != NULL && pthread_create(&k->ld_thread, NULL, vector_loader, k) == 0) {
+        k->ld_thread_on = 1;
+        return CUZK_OK;
+    }
+    load_vectors(k);
+    return CUZK_OK;
+}
+
+/* prepare (early 0) or prepare_early (1: returns once h is on the device,
+ * the other deferred vectors loading beside the first proofs). */
+static cuzk_status prepare_with(cuzk_backend *be, cuzk_backend_key **out, const cuzk_circuit *c,
+                                const cuzk_params *p, int early, cuzk_error *err) {
     cuzk__error_clear(err);
     cuzk_status st = cuzk_groth16_check_params(c, p, err);
     if (st != CUZK_OK) return st;
@@ -468,8 +632,8 @@ static cuzk_status gpu_prepare(cuzk_backend *be, cuzk_backend_key **out, const c
     if (c->n_aux > k->max_query) k->max_query = c->n_aux;
     if (k->n_h > k->max_query) k->max_query = k->n_h;
 
-    /* the staging buffers first: the circuit (8.9 GB at 2^27) and deferred
-     * vectors go through them */
+    /* the staging buffers first: the circuit (8.9 GB at 2^27) goes through
+     * them, and the loader's runs take their size */
     stage_alloc(k);
     cuzk__gpu_circuit_src src;
     cuzk__gpu_circuit_src_of(&src, c);
@@ -483,7 +647,7 @@ static cuzk_status gpu_prepare(cuzk_backend *be, cuzk_backend_key **out, const c
         goto fail;
     }
     if (p->deferred) {
-        if ((st = upload_deferred(k, p, err)) != CUZK_OK) goto fail;
+        if ((st = bases_alloc_deferred(k, p, err)) != CUZK_OK) goto fail;
     } else if ((st = upload_g1(&k->h, p->h.p, p->h.n, upload_what[0], err)) != CUZK_OK ||
                (st = upload_g1(&k->l, p->l.p, p->l.n, upload_what[1], err)) != CUZK_OK ||
                (st = upload_g1(&k->a, p->a.p, p->a.n, upload_what[2], err)) != CUZK_OK ||
@@ -501,10 +665,39 @@ static cuzk_status gpu_prepare(cuzk_backend *be, cuzk_backend_key **out, const c
     k->base.n_aux = c->n_aux;
     k->base.n_public = c->n_inputs - 1;
     k->base.log_domain = p->log_domain_size;
+    if (p->deferred) {
+        if ((st = loader_start(k, err)) != CUZK_OK ||
+            (st = vectors_wait(k, early ? 1 : 5, err)) != CUZK_OK)
+            goto fail;
+        loader_reap(k, 0); /* frees its buffers if it is done */
+    }
     *out = &k->base;
     return CUZK_OK;
 fail:
     key_free(k);
+    return st;
+}
+
+static cuzk_status gpu_prepare(cuzk_backend *be, cuzk_backend_key **out, const cuzk_circuit *c,
+                               const cuzk_params *p, cuzk_error *err) {
+    return prepare_with(be, out, c, p, 0, err);
+}
+
+static cuzk_status gpu_prepare_early(cuzk_backend *be, cuzk_backend_key **out,
+                                     const cuzk_circuit *c, const cuzk_params *p,
+                                     cuzk_error *err) {
+    return prepare_with(be, out, c, p, 1, err);
+}
+
+/* The whole key: its loader's status (its buffers freed once it is done). */
+static cuzk_status gpu_key_wait(cuzk_backend *be, cuzk_backend_key *key, cuzk_error *err) {
+    (void)be;
+    cuzk__error_clear(err);
+    gpu_key *k = (gpu_key *)key;
+    pthread_mutex_lock(&k->lock); /* the decodes and loader_reap are the proofs' too */
+    const cuzk_status st = vectors_wait(k, 5, err);
+    loader_reap(k, 0);
+    pthread_mutex_unlock(&k->lock);
     return st;
 }
 
@@ -1006,6 +1199,17 @@ static cuzk_status stage_h_zkey(gpu_key *k, const cuzk_witness *w, int staged,
     return CUZK_OK;
 }
 
+/* Vector v (and those before it) on the device: a key from prepare_early
+ * may still be loading it, or have it to decode (key_wait counts both). */
+static cuzk_status vector_need(gpu_key *k, cuzk_params_vec v, cuzk_groth16_stage_times *t,
+                               cuzk_error *err) {
+    if (k->ld_decoded > (unsigned)v) return CUZK_OK;
+    const double t0 = now_ms();
+    const cuzk_status st = vectors_wait(k, 1 + (unsigned)v, err);
+    t->key_wait_ms += now_ms() - t0;
+    return st;
+}
+
 static cuzk_status prove_locked(gpu_key *k, gpu_job *j, const cuzk_witness *w, cuzk_error *err) {
     cuzk_groth16_stage_times *t = &j->base.t;
     cuzk_groth16_partial *out = &j->part;
@@ -1025,8 +1229,9 @@ static cuzk_status prove_locked(gpu_key *k, gpu_job *j, const cuzk_witness *w, c
 
     /* H: N - 1 (bellman) or N (snarkjs) random scalars, no split */
     cuzk_g1_jac msm_h, msm_l;
-    double t0 = now_ms();
     cuzk_g1_jac_set_inf(&msm_h); /* a domain of 1 has no h points */
+    if ((st = vector_need(k, CUZK_PARAMS_VEC_H, t, err)) != CUZK_OK) return st;
+    double t0 = now_ms();
     if (k->n_h != 0 &&
         (st = cuzk__gpu_msm(k->h, (uint64_t *)&msm_h, k->abc, (size_t)k->n_h, NULL)) != CUZK_OK)
         return gpu_fail(err, st, "H MSM");
@@ -1034,7 +1239,8 @@ static cuzk_status prove_locked(gpu_key *k, gpu_job *j, const cuzk_witness *w, c
 
     const uint64_t *wp = k->w_plain;
     /* L (bellman) or C (snarkjs): the aux / private variables in place */
-    if ((st = split_msm(k, k->l, 0, (uint64_t *)&msm_l, wp + 4 * k->l_first,
+    if ((st = vector_need(k, CUZK_PARAMS_VEC_L, t, err)) != CUZK_OK ||
+        (st = split_msm(k, k->l, 0, (uint64_t *)&msm_l, wp + 4 * k->l_first,
                         k->n_vars - k->l_first, t, err)) != CUZK_OK)
         return st;
     if (k->c != NULL) {
@@ -1044,7 +1250,8 @@ static cuzk_status prove_locked(gpu_key *k, gpu_job *j, const cuzk_witness *w, c
             CUZK_OK)
             return gpu_fail(err, st, "gathering A's scalars");
         t->prep_ms += now_ms() - t0;
-        if ((st = split_msm(k, k->a, 0, (uint64_t *)&out->msm_a, k->gath, info->a_count, t,
+        if ((st = vector_need(k, CUZK_PARAMS_VEC_A, t, err)) != CUZK_OK ||
+            (st = split_msm(k, k->a, 0, (uint64_t *)&out->msm_a, k->gath, info->a_count, t,
                             err)) != CUZK_OK)
             return st;
         t0 = now_ms();
@@ -1052,7 +1259,9 @@ static cuzk_status prove_locked(gpu_key *k, gpu_job *j, const cuzk_witness *w, c
             CUZK_OK)
             return gpu_fail(err, st, "gathering B's scalars");
         t->prep_ms += now_ms() - t0;
-        if ((st = b_msms(k, out, k->gath, info->b_count, t, err)) != CUZK_OK) return st;
+        if ((st = vector_need(k, CUZK_PARAMS_VEC_B_G2, t, err)) != CUZK_OK ||
+            (st = b_msms(k, out, k->gath, info->b_count, t, err)) != CUZK_OK)
+            return st;
     } else { /* snarkjs: A, B1, B2 over every variable */
         if ((st = split_msm(k, k->a, 0, (uint64_t *)&out->msm_a, wp, k->n_vars, t, err)) !=
                 CUZK_OK ||
@@ -1084,6 +1293,7 @@ static cuzk_status gpu_prove_start(cuzk_backend *be, cuzk_backend_job **out,
     const double t0 = now_ms();
     pthread_mutex_lock(&k->lock);
     cuzk_status st = prove_locked(k, j, w, err);
+    loader_reap(k, 0); /* its buffers go once it is done, before the staging's look */
     if (st == CUZK_OK && !k->st_thread_on && !k->st_off) {
         pthread_mutex_lock(&k->st_mu);
         const int wanted = k->st_wanted;
@@ -1112,6 +1322,8 @@ const cuzk_backend_ops cuzk_backend_gpu = {
     .open = gpu_open,
     .close = gpu_close,
     .prepare = gpu_prepare,
+    .prepare_early = gpu_prepare_early,
+    .key_wait = gpu_key_wait,
     .prepare_zkey = gpu_prepare_zkey,
     .prove_start = gpu_prove_start,
     .stage = gpu_stage,

@@ -152,10 +152,12 @@ CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_msm_bases_upload(cuzk__gpu_msm_bas
 
 /*
  * Bases that arrive encoded (params.h, deferred points): a handle for n bases
- * of the group whose memory is not yet filled, then, per run, the zcash
- * encodings of bases [first, first + count) decoded from device memory
- * (96 bytes a point, 192 for G2, the file's bytes as they are) on the legacy
- * default stream (so after copies of a blocking stream, e.g. a copy queue's).
+ * of the group whose memory is not yet filled, then the zcash encodings of
+ * bases [first, first + count) decoded from device memory (96 bytes a point,
+ * 192 for G2, the file's bytes as they are: the size of a decoded point, so
+ * encoded may be the bases' own memory, cuzk__gpu_msm_bases_at(b, first),
+ * decoded in place) on the legacy default stream (so after copies of a
+ * blocking stream, e.g. a copy queue's).
  * A point that params.c's reader would refuse at CUZK_PARAMS_CHECK_CURVE
  * (decode.cuh) lowers *first_bad (device memory, which the caller sets to
  * UINT64_MAX first) to its index in the vector; the call itself fails only
@@ -164,6 +166,9 @@ CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_msm_bases_upload(cuzk__gpu_msm_bas
 CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_msm_bases_alloc(cuzk__gpu_msm_bases **out,
                                                               cuzk__gpu_msm_group group,
                                                               size_t n);
+/* Device address of base i (i <= n: the end too), and the count n. */
+void *cuzk__gpu_msm_bases_at(cuzk__gpu_msm_bases *b, size_t i);
+size_t cuzk__gpu_msm_bases_count(const cuzk__gpu_msm_bases *b);
 CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_msm_bases_decode(cuzk__gpu_msm_bases *b,
                                                                size_t first, size_t count,
                                                                const void *encoded,

@@ -2030,8 +2030,15 @@ extern "C" cuzk_status cuzk__gpu_msm_bases_upload(cuzk__gpu_msm_bases **out,
     return CUZK_OK;
 }
 
+extern "C" void *cuzk__gpu_msm_bases_at(cuzk__gpu_msm_bases *b, size_t i) {
+    return b ? static_cast<uint8_t *>(b->bases) + i * aff_bytes(b->group) : nullptr;
+}
+
+extern "C" size_t cuzk__gpu_msm_bases_count(const cuzk__gpu_msm_bases *b) { return b ? b->n : 0; }
+
 /* One thread a point: its encoding in 16-byte loads (records are 96 or 192
- * bytes, the buffer 256-aligned), decoded into the handle's bases. */
+ * bytes, 16-aligned), decoded into the handle's bases; enc may be out itself
+ * (a thread reads its whole record before it writes the point there). */
 template <class F>
 static __global__ void decode_kernel(aff_pt<F> *out, const uint4 *enc, size_t n,
                                      unsigned long long first,

@@ -96,6 +96,10 @@ struct cuzk_backend_ops {
      * cuzk_groth16_check_params). */
     cuzk_status (*prepare)(cuzk_backend *be, cuzk_backend_key **out, const cuzk_circuit *c,
                            const cuzk_params *p, cuzk_error *err);
+    /* Optional (NULL: prepare; see cuzk_backend_prepare_early), with key_wait. */
+    cuzk_status (*prepare_early)(cuzk_backend *be, cuzk_backend_key **out,
+                                 const cuzk_circuit *c, const cuzk_params *p, cuzk_error *err);
+    cuzk_status (*key_wait)(cuzk_backend *be, cuzk_backend_key *key, cuzk_error *err);
     /* A key for a snarkjs .zkey; NULL when the backend has none. Its jobs
      * take a witness whose n_inputs + n_aux equals the key's nVars (the
      * split is ignored; cuzk_witness_from_values makes one from a .wtns). */
@@ -163,6 +167,33 @@ static inline cuzk_status cuzk_backend_prepare(cuzk_backend *be, cuzk_backend_ke
                                                cuzk_error *err) {
     *out = NULL;
     return be->ops->prepare(be, out, c, p, err);
+}
+
+/*
+ * prepare, returning as soon as proofs can start. A backend that reads the
+ * parameters' vectors itself (reads_deferred_points; the GPU) returns once
+ * the first one (h) is loaded and loads the others beside the key's first
+ * proofs, each of which waits for the vectors it needs (its key_wait_ms):
+ * at 2^27 the first proof computes a, b, c, H and the H MSM while the 34 GB
+ * of the other four load. A vector that fails to load fails every later
+ * prove_start of the key with the message prepare would have given, and
+ * cuzk_backend_key_wait. c and p stay borrowed as for prepare. Backends
+ * without it: prepare (the key is whole on return).
+ */
+static inline cuzk_status cuzk_backend_prepare_early(cuzk_backend *be, cuzk_backend_key **out,
+                                                     const cuzk_circuit *c,
+                                                     const cuzk_params *p, cuzk_error *err) {
+    *out = NULL;
+    if (be->ops->prepare_early == NULL) return be->ops->prepare(be, out, c, p, err);
+    return be->ops->prepare_early(be, out, c, p, err);
+}
+
+/* Waits until key is whole (at once for a key from prepare); CUZK_OK, or the
+ * load's failure (the key then proves nothing: release it). */
+static inline cuzk_status cuzk_backend_key_wait(cuzk_backend *be, cuzk_backend_key *key,
+                                                cuzk_error *err) {
+    if (be->ops->key_wait == NULL) return CUZK_OK;
+    return be->ops->key_wait(be, key, err);
 }
 
 static inline cuzk_status cuzk_backend_prepare_zkey(cuzk_backend *be, cuzk_backend_key **out,

@@ -129,6 +129,9 @@ typedef struct {
 /* Nonzero: the GPU key reads its parameters from a file opened with
  * deferred points (params.h) and decodes them on the device. */
 static int keys_deferred;
+/* With keys_deferred: the GPU key from cuzk_backend_prepare_early (its later
+ * vectors load beside the first proof). */
+static int keys_early;
 
 /* p written to a file of this process and opened with deferred points. */
 static void write_deferred(cuzk_params *pd, char path[64], const cuzk_params *p) {
@@ -152,7 +155,9 @@ static void keys_open(keys_fixture *f, cuzk_gen_profile profile, unsigned log_k)
     CHECK_EQ_INT(cuzk_backend_open(&f->gpu, &cuzk_backend_gpu, 0, 0, &err), CUZK_OK);
     CHECK_EQ_INT(cuzk_backend_prepare(&f->cpu, &f->kc, f->c, &f->p, &err), CUZK_OK);
     cuzk_status st =
-        cuzk_backend_prepare(&f->gpu, &f->kg, f->c, keys_deferred ? &f->pd : &f->p, &err);
+        keys_deferred && keys_early
+            ? cuzk_backend_prepare_early(&f->gpu, &f->kg, f->c, &f->pd, &err)
+            : cuzk_backend_prepare(&f->gpu, &f->kg, f->c, keys_deferred ? &f->pd : &f->p, &err);
     if (st != CUZK_OK) printf("prepare: %s\n", err.msg);
     CHECK_EQ_INT(st, CUZK_OK);
 }
@@ -204,10 +209,17 @@ static void bellman_case(cuzk_gen_profile profile, unsigned log_k, unsigned part
         if (st != CUZK_OK) printf("gpu prove: %s\n", err.msg);
         CHECK_EQ_INT(st, CUZK_OK);
         const uint64_t wbytes = cuzk_witness_n_vars(&w) * 32;
+        /* (an early key's loader adds its runs to the staged chunks meanwhile) */
         check_uploads(&before, path == UP_PINNED, path == UP_PAGEABLE, path == UP_STAGED,
-                      path == UP_STAGED && cuzk__gpu_backend_stage_bytes < ((size_t)1 << 20)
+                      path == UP_STAGED && cuzk__gpu_backend_stage_bytes < ((size_t)1 << 20) &&
+                              !keys_early
                           ? chunks_of(wbytes)
                           : 0);
+        if (keys_early && part == 0) { /* the proof needed every vector: the key is whole */
+            CHECK_EQ_INT(cuzk_backend_key_wait(gpu, kg, &err), CUZK_OK);
+        } else {
+            CHECK(tg.key_wait_ms == 0.0);
+        }
         uint8_t bc[CUZK_PROOF192_BYTES], bg[CUZK_PROOF192_BYTES];
         cuzk_proof192_encode(bc, &pc);
         cuzk_proof192_encode(bg, &pg);
@@ -217,10 +229,10 @@ static void bellman_case(cuzk_gen_profile profile, unsigned log_k, unsigned part
                                          (size_t)w.n_inputs - 1, &pg, &err),
                      CUZK_OK);
         printf("  %s 2^%u partition %u: cpu %.1f ms, gpu %.1f ms (spmv %.2f ntt %.2f msm_h %.2f "
-               "batch %.2f tail %.2f g2 %.2f)\n",
+               "batch %.2f tail %.2f g2 %.2f key_wait %.2f)\n",
                cuzk_gen_profile_name(profile), log_k, part, tc.total_ms, tg.total_ms,
                tg.spmv_ms, tg.ntt_ms, tg.msm_h_ms, tg.batch_add_ms, tg.tail_msm_ms,
-               tg.b_g2_msm_ms);
+               tg.b_g2_msm_ms, tg.key_wait_ms);
 
         if (part == 0) { /* a broken witness: both refuse it at the same constraint */
             uint64_t *v = (uint64_t *)w.values;
@@ -295,6 +307,28 @@ static void test_bellman_deferred(void) {
     keys_deferred = 0;
 }
 
+/*
+ * The same from keys of cuzk_backend_prepare_early: the first proof starts
+ * while the vectors after h load (waiting for each one its MSMs need), and
+ * equals the CPU's; after it the key is whole (key_wait), and later proofs
+ * wait for nothing. In runs of the default size, in runs of 4000 bytes (so
+ * the loading takes thousands of runs beside the proof), and without
+ * page-locked memory (then prepare_early loads everything itself).
+ */
+static void test_bellman_deferred_early(void) {
+    keys_deferred = keys_early = 1;
+    bellman_case(CUZK_GEN_POREP, 14, 2, UP_STAGED);
+    bellman_case(CUZK_GEN_DENSE, 10, 1, UP_STAGED);
+    const size_t saved = cuzk__gpu_backend_stage_bytes;
+    cuzk__gpu_backend_stage_bytes = 4000;
+    bellman_case(CUZK_GEN_POREP, 13, 2, UP_STAGED);
+    cuzk__gpu_backend_stage_bytes = saved;
+    cuzk__gpu_backend_pin_fail = CUZK__GPU_PIN_FAIL_STAGE;
+    bellman_case(CUZK_GEN_POREP, 11, 1, UP_PAGEABLE);
+    cuzk__gpu_backend_pin_fail = 0;
+    keys_deferred = keys_early = 0;
+}
+
 /* Overwrites point index of a vector in the file (len bytes at byte at). */
 static void spoil(const char *path, uint64_t off, const uint8_t *bytes, size_t len) {
     const int fd = open(path, O_WRONLY);
@@ -305,7 +339,9 @@ static void spoil(const char *path, uint64_t off, const uint8_t *bytes, size_t l
  * A bad point in deferred parameters: the GPU key refuses it at prepare with
  * the host reader's message (vector, index, reason), the lowest bad index of
  * the vector when there are several (in different runs); the CPU backend
- * refuses deferred parameters outright.
+ * refuses deferred parameters outright. A key of prepare_early refuses a
+ * bad h point the same way; one in a later vector fails every proof and
+ * key_wait with that message instead.
  */
 static void test_bellman_deferred_bad_points(void) {
     cuzk_error err;
@@ -355,6 +391,30 @@ static void test_bellman_deferred_bad_points(void) {
         }
         CHECK_EQ_INT(cuzk_backend_prepare(&f.cpu, &k, f.c, &pd, &err), CUZK_ERR_INVALID_ARG);
         CHECK(strstr(err.msg, "deferred") != NULL);
+        k = NULL;
+        const cuzk_status se = cuzk_backend_prepare_early(&f.gpu, &k, f.c, &pd, &e2);
+        if (cases[c].vec == CUZK_PARAMS_VEC_H) {
+            CHECK_EQ_INT(se, cases[c].want);
+            CHECK(k == NULL);
+            CHECK(strstr(e2.msg, cases[c].says) != NULL);
+        } else {
+            CHECK_EQ_INT(se, CUZK_OK);
+            cuzk_witness w;
+            CHECK_EQ_INT(cuzk_gen_witness(f.g, 0, &w, &err), CUZK_OK);
+            for (int t = 0; t < 3 && k != NULL; t++) { /* two proofs, then key_wait */
+                cuzk_backend_job *job = NULL;
+                const cuzk_status sp = t < 2 ? cuzk_backend_prove_start(&f.gpu, &job, k, &w, &e2)
+                                             : cuzk_backend_key_wait(&f.gpu, k, &e2);
+                CHECK_EQ_INT(sp, cases[c].want);
+                CHECK(job == NULL);
+                if (strstr(e2.msg, cases[c].says) == NULL) {
+                    CHECK(!"an early key's proofs name the point");
+                    printf("  message: %s\n", e2.msg);
+                }
+            }
+            cuzk_witness_close(&w);
+            cuzk_backend_release_key(&f.gpu, k);
+        }
         cuzk_params_close(&pd);
         unlink(path);
     }
@@ -383,6 +443,39 @@ static cuzk_status prove_both(keys_fixture *f, const cuzk_witness *w) {
         CHECK_MEM(bg, bc, sizeof bc);
     }
     return st;
+}
+
+/*
+ * A key of prepare_early released while its vectors load (runs of 4000
+ * bytes: ~1,900 of them at 2^14): the release stops the loader at its next
+ * run and frees everything; a key prepared afterwards proves as the CPU.
+ */
+static void test_bellman_early_release(void) {
+    keys_deferred = 1;
+    keys_fixture f;
+    keys_open(&f, CUZK_GEN_POREP, 14);
+    const size_t saved = cuzk__gpu_backend_stage_bytes;
+    cuzk__gpu_backend_stage_bytes = 4000;
+    cuzk_error err;
+    size_t free0 = 0, free1 = 0, total = 0;
+    CHECK_EQ_INT(cuzk__gpu_mem_info(&free0, &total), CUZK_OK);
+    for (int round = 0; round < 2; round++) {
+        const uint64_t runs0 = cuzk__gpu_backend_uploads.staged_chunks;
+        cuzk_backend_key *k = NULL;
+        CHECK_EQ_INT(cuzk_backend_prepare_early(&f.gpu, &k, f.c, &f.pd, &err), CUZK_OK);
+        cuzk_backend_release_key(&f.gpu, k);
+        printf("  round %d: %llu runs loaded before the release\n", round,
+               (unsigned long long)(cuzk__gpu_backend_uploads.staged_chunks - runs0));
+    }
+    CHECK_EQ_INT(cuzk__gpu_mem_info(&free1, &total), CUZK_OK);
+    CHECK(free1 + ((size_t)8 << 20) >= free0); /* nothing left behind (the pool may keep a little) */
+    cuzk__gpu_backend_stage_bytes = saved;
+    cuzk_witness w;
+    CHECK_EQ_INT(cuzk_gen_witness(f.g, 1, &w, &err), CUZK_OK);
+    CHECK_EQ_INT(prove_both(&f, &w), CUZK_OK);
+    cuzk_witness_close(&w);
+    keys_close(&f);
+    keys_deferred = 0;
 }
 
 /*
@@ -695,7 +788,9 @@ int main(int argc, char **argv) {
     RUN(test_bellman_pinned_witness);
     RUN(test_bellman_no_staging);
     RUN(test_bellman_deferred);
+    RUN(test_bellman_deferred_early);
     RUN(test_bellman_deferred_bad_points);
+    RUN(test_bellman_early_release);
     RUN(test_bellman_prestaged);
     RUN(test_bellman_staging_fits);
     RUN(test_bellman_staging_fit_undone);

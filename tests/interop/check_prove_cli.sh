@@ -251,6 +251,25 @@ if [ "${gpu_ok:-0}" = 1 ]; then
         "$cuzk" prove --backend gpu --devices 0,0 --circuit circuit.cuzk --params bad.params \
         --witness w0.wit w1.wit w2.wit -o y.bin
     [ -e y.bin ] && bad "a proof was written with corrupted parameters (GPU)"
+    # the last vector (B_G2) loads beside the first proof (prepare_early):
+    # a bad point there fails that proof with the same message, nothing written
+    cp k.params bad2.params
+    python3 - <<'PY'
+import struct
+b = bytearray(open('bad2.params', 'rb').read())
+pos = 864
+for size in (96, 96, 96, 96, 96):  # ic, h, l, a, b_g1
+    n = struct.unpack('>I', b[pos:pos + 4])[0]
+    pos += 4 + n * size
+pos += 4  # b_g2's count, then its first point
+b[pos + 191] ^= 1  # y's lowest byte: off the curve
+open('bad2.params', 'wb').write(b)
+PY
+    expect "corrupted B_G2 point on a GPU (loaded beside the first proof): refused, named" 2 \
+        "vector b_g2 point 0" \
+        "$cuzk" prove --backend gpu --circuit circuit.cuzk --params bad2.params \
+        --witness w0.wit w1.wit -o y.bin
+    [ -e y.bin ] && bad "a proof was written with a corrupted B_G2 point (GPU)"
 fi
 "$cuzk" prove --verbose --circuit circuit.cuzk --params k.params --witness w0.wit w1.wit w2.wit \
     -o v.bin >/dev/null 2>"$work/verbose"

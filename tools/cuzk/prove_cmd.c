@@ -275,7 +275,7 @@ static void lane_prove(prove_lane *L) {
     pthread_mutex_lock(&L->prepare_owner->prepare_mu);
     L->stopped = atomic_load(&sh->stop);
     const cuzk_status pst =
-        L->stopped ? CUZK_OK : cuzk_backend_prepare(&be, &key, sh->c, sh->p, err);
+        L->stopped ? CUZK_OK : cuzk_backend_prepare_early(&be, &key, sh->c, sh->p, err);
     pthread_mutex_unlock(&L->prepare_owner->prepare_mu);
     if (L->stopped || pst != CUZK_OK) goto out;
     if (key == NULL) {
@@ -323,10 +323,10 @@ static void lane_prove(prove_lane *L) {
             fprintf(stderr,
                     "cuzk prove: partition %zu (%s)%s: total %.1f ms: spmv %.1f, check %.1f, "
                     "ntt %.1f, msm_h %.1f, prep %.1f, batch_add %.1f, tail_msm %.1f, "
-                    "b_g2_msm %.1f, finish %.1f; witness %s\n",
+                    "b_g2_msm %.1f, key_wait %.1f, finish %.1f; witness %s\n",
                     i, sh->wpaths[i], L->where, tm->total_ms, tm->spmv_ms, tm->check_ms,
                     tm->ntt_ms, tm->msm_h_ms, tm->prep_ms, tm->batch_add_ms, tm->tail_msm_ms,
-                    tm->b_g2_msm_ms, tm->finish_ms,
+                    tm->b_g2_msm_ms, tm->key_wait_ms, tm->finish_ms,
                     job->witness_staged ? "pre-staged" : "loaded by the proof");
         }
         cuzk_backend_release_job(&be, job);
