@@ -149,11 +149,11 @@ static void loader_reap(gpu_key *k, int quit);
 
 static void key_free(gpu_key *k) {
     if (k == NULL) return;
-    loader_reap(k, 1); /* it may be writing the bases */
-    stage_stop(k);     /* its copy may be writing w_slot */
     /* best effort: on failure the frees below still release what they can */
     cuzk_status st = cuzk__gpu_set_device(k->device);
     (void)st;
+    loader_reap(k, 1); /* it may be writing the bases */
+    stage_stop(k);     /* its copy may be writing w_slot */
     cuzk__gpu_circuit_free(k->gc);
     cuzk__gpu_ntt_domain_destroy(k->dom);
     cuzk__gpu_msm_bases_free(k->h);
@@ -478,9 +478,9 @@ static cuzk_status copy_encoded(gpu_key *k, enc_upload *u, cuzk__gpu_msm_bases *
 }
 
 /* The loader's failure, or a decode's: every later wait returns it, and the
- * loader stops (ld_mu not held). */
+ * loader stops (ld_mu not held). Recorded before the loader is told to quit,
+ * so that its "released" failure can never take the place of this one. */
 static void load_failed(gpu_key *k, cuzk_status st, const cuzk_error *e) {
-    __atomic_store_n(&k->ld_quit, 1, __ATOMIC_RELAXED);
     pthread_mutex_lock(&k->ld_mu);
     if (k->ld_st == CUZK_OK) {
         k->ld_st = st;
@@ -488,6 +488,16 @@ static void load_failed(gpu_key *k, cuzk_status st, const cuzk_error *e) {
     }
     pthread_cond_broadcast(&k->ld_cv);
     pthread_mutex_unlock(&k->ld_mu);
+    __atomic_store_n(&k->ld_quit, 1, __ATOMIC_RELAXED);
+}
+
+/* The load's failure so far (CUZK_OK: none), copied into err. */
+static cuzk_status load_status(gpu_key *k, cuzk_error *err) {
+    pthread_mutex_lock(&k->ld_mu);
+    const cuzk_status st = k->ld_st;
+    if (st != CUZK_OK && err != NULL) *err = k->ld_err;
+    pthread_mutex_unlock(&k->ld_mu);
+    return st;
 }
 
 /* Copies the five vectors in order, publishing each as it is on the device
@@ -695,7 +705,11 @@ static cuzk_status gpu_key_wait(cuzk_backend *be, cuzk_backend_key *key, cuzk_er
     cuzk__error_clear(err);
     gpu_key *k = (gpu_key *)key;
     pthread_mutex_lock(&k->lock); /* the decodes and loader_reap are the proofs' too */
-    const cuzk_status st = vectors_wait(k, 5, err);
+    cuzk_status st = cuzk__gpu_set_device(k->device); /* the decodes run on it */
+    if (st != CUZK_OK)
+        gpu_fail(err, st, "selecting the device");
+    else
+        st = vectors_wait(k, 5, err);
     loader_reap(k, 0);
     pthread_mutex_unlock(&k->lock);
     return st;
@@ -1221,6 +1235,7 @@ static cuzk_status prove_locked(gpu_key *k, gpu_job *j, const cuzk_witness *w, c
     const int staged = stage_take(k, w);
     const double take_ms = now_ms() - t_take;
     j->base.witness_staged = staged;
+    if ((st = load_status(k, err)) != CUZK_OK) return st; /* a vector failed to load */
     if ((st = cuzk__gpu_set_device(k->device)) != CUZK_OK)
         return gpu_fail(err, st, "selecting the device");
     st = k->zk ? stage_h_zkey(k, w, staged, t, err) : stage_h_bellman(k, w, staged, t, err);

@@ -213,10 +213,13 @@ static void *self_check_main(void *arg) {
 typedef struct prove_lane {
     prove_shared *sh;
     int device; /* -1: the backend's default */
-    /* Key preparation is serialized per device: lanes of one device would
-     * hold two keys' uploads and work areas in its memory at once, and CPU
-     * lanes (device -1) already use every core for one. Lanes of different
-     * GPUs prepare side by side (their uploads take separate links). */
+    /* Key preparation is serialized per device up to where proofs can
+     * start (cuzk_backend_prepare_early: a GPU key's device memory is all
+     * allocated by then, the vectors after h still loading beside the next
+     * lane's preparation and the first proofs): lanes of one device would
+     * otherwise allocate two keys at once, and CPU lanes (device -1) already
+     * use every core for one. Lanes of different GPUs prepare side by side
+     * (their uploads take separate links). */
     pthread_mutex_t prepare_mu;         /* owned by the device's first lane */
     struct prove_lane *prepare_owner;   /* the lane whose prepare_mu this one takes */
     char where[32]; /* " on GPU d" where several lanes run on GPUs, else "" */
