@@ -106,7 +106,8 @@ typedef struct {
     pthread_cond_t ld_cv;
     pthread_t ld_thread;
     int ld_thread_on;
-    int ld_quit;              /* stop copying (atomic): release_key, or a failure */
+    int ld_quit;              /* stop copying (atomic; set under ld_mu): release_key, or a failure */
+    int ld_yield;             /* a proof uploads its witness: the loader pauses (ld_mu) */
     unsigned ld_copied;       /* vectors [0, ld_copied) of cuzk_params_vec are copied */
     unsigned ld_decoded;      /* ... and [0, ld_decoded) decoded and checked */
     cuzk_status ld_st;        /* the load's failure (CUZK_OK: none so far) */
@@ -457,6 +458,10 @@ static cuzk_status copy_encoded(gpu_key *k, enc_upload *u, cuzk__gpu_msm_bases *
                           what, u->run_bytes);
     uint64_t runs = 0;
     for (uint64_t first = 0; first < n; first += per, runs++) {
+        pthread_mutex_lock(&k->ld_mu);
+        while (k->ld_yield && !__atomic_load_n(&k->ld_quit, __ATOMIC_RELAXED))
+            pthread_cond_wait(&k->ld_cv, &k->ld_mu);
+        pthread_mutex_unlock(&k->ld_mu);
         if (__atomic_load_n(&k->ld_quit, __ATOMIC_RELAXED))
             return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "GPU: %s: the key was released", what);
         const unsigned slot = (unsigned)(runs & 1);
@@ -477,6 +482,14 @@ static cuzk_status copy_encoded(gpu_key *k, enc_upload *u, cuzk__gpu_msm_bases *
     return CUZK_OK;
 }
 
+/* The loader stops at its next run, also one paused for a proof's upload. */
+static void loader_quit(gpu_key *k) {
+    pthread_mutex_lock(&k->ld_mu);
+    __atomic_store_n(&k->ld_quit, 1, __ATOMIC_RELAXED);
+    pthread_cond_broadcast(&k->ld_cv);
+    pthread_mutex_unlock(&k->ld_mu);
+}
+
 /* The loader's failure, or a decode's: every later wait returns it, and the
  * loader stops (ld_mu not held). Recorded before the loader is told to quit,
  * so that its "released" failure can never take the place of this one. */
@@ -488,7 +501,18 @@ static void load_failed(gpu_key *k, cuzk_status st, const cuzk_error *e) {
     }
     pthread_cond_broadcast(&k->ld_cv);
     pthread_mutex_unlock(&k->ld_mu);
-    __atomic_store_n(&k->ld_quit, 1, __ATOMIC_RELAXED);
+    loader_quit(k);
+}
+
+/* A proof's own witness upload goes first (on 1, off 0): the loader pauses
+ * at its next run until it is done. It has time to spare (at 2^27 it is done
+ * long before the first proof needs l), while the upload beside it takes
+ * 173 ms instead of 100 (doc/perf.md session 14). */
+static void loader_yield(gpu_key *k, int on) {
+    pthread_mutex_lock(&k->ld_mu);
+    k->ld_yield = on;
+    pthread_cond_broadcast(&k->ld_cv);
+    pthread_mutex_unlock(&k->ld_mu);
 }
 
 /* The load's failure so far (CUZK_OK: none), copied into err. */
@@ -577,7 +601,7 @@ static cuzk_status vectors_wait(gpu_key *k, unsigned upto, cuzk_error *err) {
  * page-locked memory waits for the device, and a proof's kernels would hold
  * up its last vector. No-op without a loader or while it still copies. */
 static void loader_reap(gpu_key *k, int quit) {
-    if (quit) __atomic_store_n(&k->ld_quit, 1, __ATOMIC_RELAXED);
+    if (quit) loader_quit(k);
     if (k->ld_thread_on) {
         pthread_mutex_lock(&k->ld_mu);
         const int done = k->ld_copied == 5 || k->ld_st != CUZK_OK;
@@ -1165,8 +1189,13 @@ static cuzk_status stage_h_bellman(gpu_key *k, const cuzk_witness *w, int staged
     void *a = abc, *b = abc + 32 * n, *cc = abc + 64 * n;
     cuzk_status st;
     double t0 = now_ms();
-    if ((!staged && (st = upload_input(k, k->w_plain, w->values, k->n_vars * 32)) != CUZK_OK) ||
-        (st = cuzk__gpu_fr_to_mont(k->w_mont, k->w_plain, k->n_vars, NULL)) != CUZK_OK ||
+    if (!staged) { /* ahead of a loader still copying the key's vectors */
+        loader_yield(k, 1);
+        st = upload_input(k, k->w_plain, w->values, k->n_vars * 32);
+        loader_yield(k, 0);
+        if (st != CUZK_OK) return gpu_fail(err, st, "witness -> a, b, c");
+    }
+    if ((st = cuzk__gpu_fr_to_mont(k->w_mont, k->w_plain, k->n_vars, NULL)) != CUZK_OK ||
         (st = cuzk__gpu_circuit_abc(k->gc, a, b, cc, k->w_mont, NULL)) != CUZK_OK ||
         (st = cuzk__gpu_sync()) != CUZK_OK)
         return gpu_fail(err, st, "witness -> a, b, c");
