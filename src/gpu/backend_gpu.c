@@ -27,6 +27,7 @@ typedef unsigned long long ull;
 size_t cuzk__gpu_backend_stage_bytes = (size_t)32 << 20;
 unsigned cuzk__gpu_backend_pin_fail = 0;
 int cuzk__gpu_backend_room_fail = 0;
+int cuzk__gpu_backend_loader_hold = 0;
 cuzk__gpu_backend_upload_counts cuzk__gpu_backend_uploads;
 
 static void count_uploads(uint64_t *counter, uint64_t n) {
@@ -373,6 +374,7 @@ typedef struct enc_upload {
     void *stage[2];           /* page-locked runs, with cq */
     void *host;               /* one pageable run, without */
     size_t run_bytes;
+    int threaded;             /* copied by vector_loader (else in prepare) */
 } enc_upload;
 
 static cuzk_status read_runs(const cuzk_params *p, cuzk_params_vec v, uint64_t first,
@@ -458,8 +460,9 @@ static cuzk_status copy_encoded(gpu_key *k, enc_upload *u, cuzk__gpu_msm_bases *
                           what, u->run_bytes);
     uint64_t runs = 0;
     for (uint64_t first = 0; first < n; first += per, runs++) {
+        const int hold = cuzk__gpu_backend_loader_hold && v != CUZK_PARAMS_VEC_H && u->threaded;
         pthread_mutex_lock(&k->ld_mu);
-        while (k->ld_yield && !__atomic_load_n(&k->ld_quit, __ATOMIC_RELAXED))
+        while ((k->ld_yield || hold) && !__atomic_load_n(&k->ld_quit, __ATOMIC_RELAXED))
             pthread_cond_wait(&k->ld_cv, &k->ld_mu);
         pthread_mutex_unlock(&k->ld_mu);
         if (__atomic_load_n(&k->ld_quit, __ATOMIC_RELAXED))
@@ -499,9 +502,9 @@ static void load_failed(gpu_key *k, cuzk_status st, const cuzk_error *e) {
         k->ld_st = st;
         k->ld_err = *e;
     }
+    __atomic_store_n(&k->ld_quit, 1, __ATOMIC_RELAXED);
     pthread_cond_broadcast(&k->ld_cv);
     pthread_mutex_unlock(&k->ld_mu);
-    loader_quit(k);
 }
 
 /* A proof's own witness upload goes first (on 1, off 0): the loader pauses
@@ -637,10 +640,12 @@ static cuzk_status loader_start(gpu_key *k, cuzk_error *err) {
         return gpu_fail(err, st, "allocating the decode's flag");
     if ((st = loader_open(k, &k->ld_up, err)) != CUZK_OK) return st;
     k->ld_copied = k->ld_decoded = 0;
-    if (k->ld_up->cq != NULL && pthread_create(&k->ld_thread, NULL, vector_loader, k) == 0) {
+    k->ld_up->threaded = k->ld_up->cq != NULL; /* before the thread reads it */
+    if (k->ld_up->threaded && pthread_create(&k->ld_thread, NULL, vector_loader, k) == 0) {
         k->ld_thread_on = 1;
         return CUZK_OK;
     }
+    k->ld_up->threaded = 0;
     load_vectors(k);
     return CUZK_OK;
 }
@@ -1190,9 +1195,9 @@ static cuzk_status stage_h_bellman(gpu_key *k, const cuzk_witness *w, int staged
     cuzk_status st;
     double t0 = now_ms();
     if (!staged) { /* ahead of a loader still copying the key's vectors */
-        loader_yield(k, 1);
+        if (k->ld_thread_on) loader_yield(k, 1);
         st = upload_input(k, k->w_plain, w->values, k->n_vars * 32);
-        loader_yield(k, 0);
+        if (k->ld_thread_on) loader_yield(k, 0);
         if (st != CUZK_OK) return gpu_fail(err, st, "witness -> a, b, c");
     }
     if ((st = cuzk__gpu_fr_to_mont(k->w_mont, k->w_plain, k->n_vars, NULL)) != CUZK_OK ||

@@ -65,6 +65,10 @@ int cuzk__backend_gpu_devices(void);
  *   cuzk__gpu_backend_room_fail    nonzero: the look after a level fit finds no
  *                                  room for the staging slot, as if another
  *                                  allocation had taken it (the budgets' way back)
+ *   cuzk__gpu_backend_loader_hold  nonzero: a key's loader thread stops before
+ *                                  the vector after h until the key is released
+ *                                  (a release while it loads; with
+ *                                  prepare_early only: prepare would wait forever)
  * and the paths taken, counted by every proof (atomic additions).
  */
 #define CUZK__GPU_PIN_FAIL_STAGE 1u /* the staging buffers */
@@ -72,6 +76,7 @@ int cuzk__backend_gpu_devices(void);
 extern size_t cuzk__gpu_backend_stage_bytes;
 extern unsigned cuzk__gpu_backend_pin_fail;
 extern int cuzk__gpu_backend_room_fail;
+extern int cuzk__gpu_backend_loader_hold;
 typedef struct {
     uint64_t staged_chunks; /* chunks sent through the staging buffers */
     uint64_t pinned;        /* uploads straight from page-locked memory */
