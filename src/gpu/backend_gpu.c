@@ -363,7 +363,7 @@ static const char *const upload_what[5] = {"uploading vector h", "uploading vect
  * so that the key's first proof computes its a, b, c and H, and its H MSM,
  * while the later vectors load (at 2^27 the one-shot `cuzk prove` of a
  * partition takes 4.1 s instead of 4.7; doc/perf.md session 14). The
- * copies wait for no kernel (see msm.cu's d2h for what stalled them); each vector
+ * copies wait for no kernel (check.cuh's cuzk__sync_copy says what stalled them); each vector
  * is decoded by whoever first needs it (vectors_wait: the proof about to run
  * its MSM, or prepare), in that caller's stream order. Without page-locked
  * memory (refused by the host) the runs go through one pageable buffer, in

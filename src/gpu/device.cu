@@ -53,16 +53,12 @@ extern "C" void cuzk__gpu_free(void *p) {
 }
 
 extern "C" cuzk_status cuzk__gpu_upload(void *dst, const void *src, size_t bytes) {
-    /* the wait outside the copy: msm.cu's d2h says why */
-    if (bytes) CUZK__CUDA_TRY(cudaStreamSynchronize(0));
-    if (bytes) CUZK__CUDA_TRY(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
+    if (bytes) CUZK__CUDA_TRY(cuzk__sync_copy(dst, src, bytes, cudaMemcpyHostToDevice));
     return CUZK_OK;
 }
 
 extern "C" cuzk_status cuzk__gpu_download(void *dst, const void *src, size_t bytes) {
-    /* the wait outside the copy: msm.cu's d2h says why */
-    if (bytes) CUZK__CUDA_TRY(cudaStreamSynchronize(0));
-    if (bytes) CUZK__CUDA_TRY(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost));
+    if (bytes) CUZK__CUDA_TRY(cuzk__sync_copy(dst, src, bytes, cudaMemcpyDeviceToHost));
     return CUZK_OK;
 }
 

@@ -1080,16 +1080,9 @@ struct cuzk__gpu_msm_bases {
     size_t masked_npts; /* the most points a masked MSM on the handle had (fit_work's estimate) */
 };
 
-/* A synchronous read of device results on the legacy stream: waits for the
- * stream's kernels first, then copies. A cudaMemcpy to pageable memory that
- * has to wait for kernels stalls the CUDA calls of the process's other
- * threads meanwhile (a key's vector loader beside the proof was held up for
- * each kernel it waited for; doc/lessons.md); a stream synchronization
- * does not, and the copy after it finds nothing to wait for. */
+/* A synchronous read of device results (check.cuh's cuzk__sync_copy). */
 static cudaError_t d2h(void *dst, const void *src, size_t bytes) {
-    const cudaError_t e = cudaStreamSynchronize(0);
-    if (e != cudaSuccess) return e;
-    return cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost);
+    return cuzk__sync_copy(dst, src, bytes, cudaMemcpyDeviceToHost);
 }
 
 static size_t align_up(size_t x) { return (x + 255) & ~(size_t)255; }
@@ -1435,7 +1428,7 @@ static cuzk_status ba_accumulate(cuzk__gpu_msm_bases *b, const msm_plan &p,
     A *pta = reinterpret_cast<A *>(a.ba_pta), *ptb = reinterpret_cast<A *>(a.ba_ptb);
     /* ew[j] = start[j nb], the first entry of window j; ew[nwin] = total */
     uint32_t ew[257];
-    CUZK__CUDA_TRY(cudaStreamSynchronize(0)); /* the wait outside the copy: d2h */
+    CUZK__CUDA_TRY(cudaStreamSynchronize(0)); /* the wait outside the copy: cuzk__sync_copy */
     CUZK__CUDA_TRY(cudaMemcpy2D(ew, sizeof(uint32_t), a.start, (size_t)p.nb * sizeof(uint32_t),
                                 sizeof(uint32_t), p.nwin + 1, cudaMemcpyDeviceToHost));
     const uint64_t res = p.ba_resident;
