@@ -340,6 +340,17 @@ static cuzk_status staged_copy(void *ctx, void *dst, const void *src, size_t byt
     return upload_input(ctx, dst, src, bytes);
 }
 
+/* The key's handle of vector v, and v's point count in p. */
+static cuzk__gpu_msm_bases **key_vec(gpu_key *k, cuzk_params_vec v) {
+    cuzk__gpu_msm_bases **const all[5] = {&k->h, &k->l, &k->a, &k->b1, &k->b2};
+    return all[v];
+}
+
+static uint64_t vec_count(const cuzk_params *p, cuzk_params_vec v) {
+    const uint64_t n[5] = {p->h.n, p->l.n, p->a.n, p->b_g1.n, p->b_g2.n};
+    return n[v];
+}
+
 /* What each vector's upload is called in messages (cuzk_params_vec order). */
 static const char *const upload_what[5] = {"uploading vector h", "uploading vector l",
                                            "uploading vector a", "uploading vector b_g1",
@@ -530,15 +541,14 @@ static cuzk_status load_status(gpu_key *k, cuzk_error *err) {
 /* Copies the five vectors in order, publishing each as it is on the device
  * (or the first failure, after which nothing more is copied). */
 static void load_vectors(gpu_key *k) {
-    cuzk__gpu_msm_bases *const dst[5] = {k->h, k->l, k->a, k->b1, k->b2};
-    const cuzk_params *p = k->p;
-    const uint64_t n[5] = {p->h.n, p->l.n, p->a.n, p->b_g1.n, p->b_g2.n};
     cuzk_error e;
     cuzk__error_clear(&e);
     cuzk_status st = cuzk__gpu_set_device(k->device);
     if (st != CUZK_OK) gpu_fail(&e, st, "selecting the device");
     for (unsigned i = 0; i < 5 && st == CUZK_OK; i++) {
-        if ((st = copy_encoded(k, k->ld_up, dst[i], (cuzk_params_vec)i, n[i], &e)) != CUZK_OK)
+        const cuzk_params_vec v = (cuzk_params_vec)i;
+        if ((st = copy_encoded(k, k->ld_up, *key_vec(k, v), v, vec_count(k->p, v), &e)) !=
+            CUZK_OK)
             break;
         pthread_mutex_lock(&k->ld_mu);
         k->ld_copied = i + 1;
@@ -557,16 +567,16 @@ static void *vector_loader(void *arg) {
  * order with the calling proof); a refused point is named by the host's
  * reader (the same message as at open). */
 static cuzk_status decode_vector(gpu_key *k, cuzk_params_vec v, cuzk_error *err) {
-    cuzk__gpu_msm_bases *const hs[5] = {k->h, k->l, k->a, k->b1, k->b2};
+    cuzk__gpu_msm_bases *const b = *key_vec(k, v);
     const char *what = upload_what[v];
-    if (hs[v] == NULL) return CUZK_OK; /* no points */
+    if (b == NULL) return CUZK_OK; /* no points */
     const uint64_t none = UINT64_MAX;
     uint64_t bad = none;
-    const size_t n = cuzk__gpu_msm_bases_count(hs[v]);
+    const size_t n = cuzk__gpu_msm_bases_count(b);
     cuzk_status st;
     if ((st = cuzk__gpu_upload(k->ld_bad, &none, sizeof none)) != CUZK_OK ||
-        (st = cuzk__gpu_msm_bases_decode(hs[v], 0, n, cuzk__gpu_msm_bases_at(hs[v], 0),
-                                         k->ld_bad)) != CUZK_OK ||
+        (st = cuzk__gpu_msm_bases_decode(b, 0, n, cuzk__gpu_msm_bases_at(b, 0), k->ld_bad)) !=
+            CUZK_OK ||
         (st = cuzk__gpu_download(&bad, k->ld_bad, sizeof bad)) != CUZK_OK)
         return gpu_fail(err, st, what);
     if (bad == none) return CUZK_OK;
@@ -620,14 +630,14 @@ static void loader_reap(gpu_key *k, int quit) {
 /* The handles of the five deferred vectors, not yet filled: made before the
  * work area, so that it and the memory plan see them as when uploaded. */
 static cuzk_status bases_alloc_deferred(gpu_key *k, const cuzk_params *p, cuzk_error *err) {
-    cuzk__gpu_msm_bases **dst[5] = {&k->h, &k->l, &k->a, &k->b1, &k->b2};
-    const uint64_t n[5] = {p->h.n, p->l.n, p->a.n, p->b_g1.n, p->b_g2.n};
     for (unsigned i = 0; i < 5; i++) {
+        const cuzk_params_vec v = (cuzk_params_vec)i;
         const cuzk__gpu_msm_group g =
-            i == CUZK_PARAMS_VEC_B_G2 ? CUZK__GPU_MSM_G2 : CUZK__GPU_MSM_G1;
+            v == CUZK_PARAMS_VEC_B_G2 ? CUZK__GPU_MSM_G2 : CUZK__GPU_MSM_G1;
+        const uint64_t n = vec_count(p, v);
         cuzk_status st;
-        if (n[i] != 0 && (st = cuzk__gpu_msm_bases_alloc(dst[i], g, (size_t)n[i])) != CUZK_OK)
-            return gpu_fail(err, st, upload_what[i]);
+        if (n != 0 && (st = cuzk__gpu_msm_bases_alloc(key_vec(k, v), g, (size_t)n)) != CUZK_OK)
+            return gpu_fail(err, st, upload_what[v]);
     }
     return CUZK_OK;
 }
@@ -997,7 +1007,7 @@ static void stage_setup(gpu_key *k) {
     }
     if (cuzk__gpu_alloc(&k->w_slot, bytes) != CUZK_OK ||
         pthread_create(&k->st_thread, NULL, stage_worker, k) != 0) {
-        cuzk__gpu_free(k->w_slot); /* stage_off frees it too; NULL after */
+        cuzk__gpu_free(k->w_slot); /* before stage_give_up looks at free memory */
         k->w_slot = NULL;
         stage_give_up(k);
         return;
