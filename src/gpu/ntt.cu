@@ -3,7 +3,7 @@
  * computations (contract in gpu_ntt.h; semantics of src/poly/ntt.h, h.h).
  *
  * Passes. A size-n transform (n = 2^L) is split into P = ceil(L/10) passes of
- * k <= 10 radix-2 stages each (2^27: 9 + 9 + 9, 2^28: 10 + 9 + 9). As in the
+ * k <= 10 radix-2 stages each (2^27: 8 + 9 + 10, 2^28: 9 + 9 + 10). As in the
  * CPU code (ntt.c), a DIF pass whose smallest butterfly span is C = 2^cl only
  * mixes the 2^k elements a[blk*2^k*C + t*C + c], t < 2^k, of one group
  * (blk, c): one thread block loads W such groups (W*2^k = 512 or 1024
@@ -815,10 +815,23 @@ enum { ORD_NN = 0, ORD_NR = 1, ORD_RN = 2, ORD_RR = 3 };
 #define NTT_KMAX 10u /* stages per pass: 2^10 elements, 32 KiB of shared memory */
 #define NTT_MIN_BLOCK_LOG 9u /* at least 512 elements per block when n allows */
 
-/* Stages per pass, DIF order (top stages first): as even as possible. */
+/* Stages per pass, DIF order (ks[0]: the top stages, the largest spans). As
+ * few passes as NTT_KMAX allows, the stages split as evenly as possible with
+ * the extra ones on the last passes; from 2^25 up the last pass takes the
+ * full NTT_KMAX and the others split the rest that way. Chosen by
+ * measurement, not by a model (doc/perf.md, session 15, H200, H bellman):
+ * 2^27 8+9+10 318.9 ms against 9+9+9 327.9 and 9+8+10 323.9; 2^26 8+8+10
+ * 153.4 against 9+9+8 155.7; 2^28 9+9+10 672.2 against 10+9+9 684.5; 2^24
+ * stays 8+8+8 (6+8+10 and 7+8+9 were 1-2% slower). */
 static unsigned plan_passes(unsigned L, unsigned ks[4]) {
     const unsigned P = (L + NTT_KMAX - 1) / NTT_KMAX;
-    for (unsigned p = 0; p < P; p++) ks[p] = L / P + (p < L % P ? 1 : 0);
+    unsigned rest = L, even = P; /* stages and passes split evenly */
+    if (P == 3 && L >= 25) {
+        ks[2] = NTT_KMAX;
+        rest -= NTT_KMAX;
+        even = 2;
+    }
+    for (unsigned p = 0; p < even; p++) ks[p] = rest / even + (p >= even - rest % even ? 1 : 0);
     return P;
 }
 

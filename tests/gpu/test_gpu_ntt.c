@@ -20,7 +20,8 @@
  * NTT at the measured 50.3e9 Fr mul/s of doc/gpu-notes.md.
  *
  * --bench-only: the --bench table alone.
- * --bench-min L: the table from 2^L (10..28) instead of 2^20.
+ * --bench-min L, --bench-max L: the table from 2^L, up to 2^L (10..28;
+ * default 2^20..2^28).
  * --ab: afterwards, every variant side by side at 2^20, 2^24, 2^27 (fwd NR,
  * inv NN, coset fwd NN, H bellman; median of 10, 5 at 2^27) and the best
  * variant's time over variant 0's.
@@ -181,7 +182,7 @@ static void test_errors(void) {
     cuzk__gpu_ntt_domain_destroy(NULL);
 }
 
-static unsigned bench_min = 20;
+static unsigned bench_min = 20, bench_max = 28;
 
 static void bench(void) {
     static const char *names[CUZK__GPU_BENCH_COUNT] = {
@@ -193,7 +194,7 @@ static void bench(void) {
     printf("\nNTT on %s (%d SMs), data on the device, median of 10 after a warm-up\n", name, sms);
     printf("%-4s %-13s %10s %10s %10s %10s\n", "log", "op", "median ms", "min ms", "GB/s eff",
            "floor ms");
-    for (unsigned L = bench_min; L <= 28; L++) {
+    for (unsigned L = bench_min; L <= bench_max; L++) {
         cuzk__gpu_ntt_domain *gd = NULL;
         if (cuzk__gpu_ntt_domain_create(&gd, L, 5) != CUZK_OK) {
             printf("2^%u: domain failed: %s\n", L, cuzk__gpu_last_error());
@@ -269,13 +270,15 @@ int main(int argc, char **argv) {
     int tests = 1; /* --bench-only: the tables without the comparisons (profiling runs) */
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--bench-only") == 0) tests = 0;
-        if (strcmp(argv[i], "--bench-min") == 0 && i + 1 < argc) {
+        const bool lo = strcmp(argv[i], "--bench-min") == 0,
+                   hi = strcmp(argv[i], "--bench-max") == 0;
+        if ((lo || hi) && i + 1 < argc) {
             const long l = strtol(argv[i + 1], NULL, 10);
             if (l < 10 || l > 28) {
-                fprintf(stderr, "--bench-min: 10..28\n");
+                fprintf(stderr, "%s: 10..28\n", argv[i]);
                 return 2;
             }
-            bench_min = (unsigned)l;
+            *(lo ? &bench_min : &bench_max) = (unsigned)l;
         }
     }
     if (tests) {
