@@ -96,28 +96,6 @@ CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_h_bellman(const cuzk__gpu_ntt_doma
                                                         uint64_t *a, uint64_t *b, uint64_t *c,
                                                         cuzk__gpu_stream s);
 
-/* ---- kernel variants ---------------------------------------------------------
- *
- * All variants give the same bits; they differ in speed only.
- *   0: one radix-2 butterfly per thread and stage, a shared-memory round trip
- *      and a barrier per stage; scattered bit reversal; coset factors from two
- *      table loads per element (the first version).
- *   1: radix-8 groups in registers (3 stages per shared-memory exchange), the
- *      first/last group straight from/to global memory, each distinct twiddle
- *      loaded once per unit, coset factors by running products, bit reversal
- *      by 16x16 tiles.
- *   2: variant 1 with radix-4 groups (80 registers: 24 warps per SM against
- *      16 for radix 8).
- *   3: variant 1 with the butterfly multiplications out of line (a call
- *      each: about half the code for the instruction cache, call overhead).
- *   4: variant 2 at 64 registers (32 warps per SM, as variant 0; some spills).
- * cuzk__gpu_ntt_variant selects one for every later transform; while it is -1
- * (the initial value) the first transform reads CUZK_GPU_NTT_VARIANT from the
- * environment (NTT_DEFAULT_VARIANT of ntt.cu, now 0, when unset or out of
- * range) and stores it there. */
-#define CUZK__GPU_NTT_VARIANTS 5
-extern int cuzk__gpu_ntt_variant;
-
 /* ---- host-buffer conveniences (tests): copy in, run, copy out, sync ------ */
 
 typedef enum {

@@ -6,13 +6,14 @@
  * k <= 10 radix-2 stages each (2^27: 8 + 9 + 10, 2^28: 9 + 9 + 10). As in the
  * CPU code (ntt.c), a DIF pass whose smallest butterfly span is C = 2^cl only
  * mixes the 2^k elements a[blk*2^k*C + t*C + c], t < 2^k, of one group
- * (blk, c): one thread block loads W such groups (W*2^k = 512 or 1024
- * elements, 16-32 KiB of shared memory), runs the k stages in shared memory,
- * one butterfly per thread and stage, and writes the groups back. Adjacent
- * threads take adjacent columns c, so global accesses are contiguous runs; a
- * 32-byte element is one DRAM sector anyway. DIT runs the same plan in
- * reverse (small spans first). So a transform reads and writes the data P
- * times instead of L times.
+ * (blk, c): one thread block takes W such groups (W*2^k = 512 or 1024
+ * elements, 16-32 KiB of shared memory), runs the k stages and writes the
+ * groups back. Adjacent threads take adjacent columns c, so global accesses
+ * are contiguous runs; a 32-byte element is one DRAM sector anyway. DIT runs
+ * the same plan in reverse (small spans first). So a transform reads and
+ * writes the data P times instead of L times. Inside a pass the stages go in
+ * pairs (radix 4): a thread holds 4 elements in registers for two stages,
+ * and only between pairs do they cross shared memory (pass_kernel below).
  *
  * Twiddles. Stage span h = hr*C pairs rows t, t + hr and multiplies by
  * omega_2h^e with e = (t mod hr)*C + c, i.e. omega_n^(e*n/2h) from one table
@@ -20,9 +21,10 @@
  * omega_n^-x = -T[n/2 - x] with the sign folded into the butterfly, as ntt.c
  * does. A group's twiddles are distinct per column only in the first DIF pass
  * (last DIT pass): that pass reads about one twiddle per element from memory,
- * the later ones hit L2. Butterflies with e = 0 skip the multiplication; the
- * branch is warp-uniform in the hr = 1 stage (every e is 0 when C = 1), which
- * saves n/2 of the (n/2)*L multiplications.
+ * the later ones hit L2 (at 2^27 every twiddle from one line would save 2%,
+ * doc/perf.md session 15). Butterflies with e = 0 skip the multiplication,
+ * decided per unit of 4 elements, so it pays where a warp's units agree: in
+ * the span-1 stage (every e is 0 when C = 1), n/2 of the (n/2)*L products.
  *
  * Fusions. Elementwise factors ride on the first pass's loads (prologue) or
  * the last pass's stores (epilogue), so they cost multiplications, not
@@ -196,15 +198,8 @@ static __device__ __forceinline__ void st(fr_t *p, const fr_t &v) {
 struct pow_tab {
     const fr_t *lo, *hi;
     uint32_t bits, brev;
-    fr_t base; /* s itself, read on the host only (variants >= 1 derive their steps from it) */
+    fr_t base; /* s itself, read on the host only (scale_step derives the steps from it) */
 };
-
-static __device__ __forceinline__ fr_t pow_factor(const pow_tab &tb, uint32_t i, uint32_t L) {
-    const uint32_t f = tb.brev ? (__brev(i) >> (32 - L)) : i;
-    fr_t r;
-    mul(r, ldg(tb.lo + (f & ((1u << tb.bits) - 1))), ldg(tb.hi + (f >> tb.bits)));
-    return r;
-}
 
 enum { PRO_NONE = 0, PRO_POW = 1 };
 enum { EPI_NONE = 0, EPI_MULC = 1, EPI_POW = 2, EPI_ABC = 3 };
@@ -215,142 +210,50 @@ struct pass_args {
     uint32_t L, k, cl; /* n = 2^L; 2^k rows; column stride C = 2^cl */
     uint32_t wl;       /* W = 2^wl groups per block */
     uint32_t inv;
-    uint32_t final_pass; /* vpass: the transform's last pass, which stores canonical values */
+    uint32_t final_pass; /* the transform's last pass, which stores canonical values */
     uint32_t pro, epi;
     pow_tab pro_tab, epi_tab;
     fr_t epi_c;
     const fr_t *ea, *eb; /* EPI_ABC: ea[i] <- ea[i]*eb[i] - x (ea is written) */
-    fr_t pro_step, epi_step; /* variants >= 1: s^d between a thread's consecutive factors */
+    fr_t pro_step, epi_step; /* s^d between a thread's consecutive factors (scale_unit) */
 };
 
-static constexpr unsigned PASS_THREADS = 256;
-
-/*
- * One pass of k stages. Local element l of the block is (column w, row t):
- * l = t*W + w when C >= W (adjacent threads, adjacent columns) else
- * l = w*2^k + t (C = 1 and several whole groups per block: adjacent rows are
- * adjacent in memory). Global index of (group g, row t):
- * (g >> cl) << (cl + k) | t << cl | (g mod C).
- */
-template <bool DIT>
-static __global__ void __launch_bounds__(PASS_THREADS) pass_kernel(const pass_args p) {
-    extern __shared__ uint4 smem_raw[];
-    fr_t *sm = reinterpret_cast<fr_t *>(smem_raw);
-    const uint32_t k = p.k, K = 1u << k, wl = p.wl, W = 1u << wl, E = K << wl;
-    const uint32_t cl = p.cl, Cm = (1u << cl) - 1;
-    const bool tmaj = cl >= wl;
-    const uint32_t g0 = blockIdx.x << wl;
-    const uint32_t half_n = 1u << (p.L - 1);
-
-    for (uint32_t l = threadIdx.x; l < E; l += blockDim.x) {
-        const uint32_t w = tmaj ? (l & (W - 1)) : (l >> k), t = tmaj ? (l >> wl) : (l & (K - 1));
-        const uint32_t g = g0 + w;
-        const uint32_t i = ((g >> cl) << (cl + k)) | (t << cl) | (g & Cm);
-        fr_t x = ld(p.a + i);
-        if (p.pro == PRO_POW) {
-            const fr_t f = pow_factor(p.pro_tab, i, p.L);
-            mul(x, x, f);
-        }
-        st(sm + l, x);
-    }
-
-    const uint32_t nb = E >> 1;
-    for (uint32_t s = 0; s < k; s++) {
-        const uint32_t lh = DIT ? s : k - 1 - s, hr = 1u << lh;
-        /* twiddle exponent scale: omega_2h = omega_n^(n/2h), h = hr*C */
-        const uint32_t sh = p.L - 1 - lh - cl;
-        __syncthreads();
-        for (uint32_t j = threadIdx.x; j < nb; j += blockDim.x) {
-            const uint32_t w = tmaj ? (j & (W - 1)) : (j >> (k - 1));
-            const uint32_t q = tmaj ? (j >> wl) : (j & ((K >> 1) - 1));
-            const uint32_t t = ((q >> lh) << (lh + 1)) | (q & (hr - 1));
-            const uint32_t e = ((t & (hr - 1)) << cl) | ((g0 + w) & Cm);
-            const uint32_t i0 = tmaj ? ((t << wl) | w) : ((w << k) | t);
-            const uint32_t i1 = tmaj ? (((t + hr) << wl) | w) : ((w << k) | (t + hr));
-            fr_t x = ld(sm + i0), y = ld(sm + i1), u, v;
-            if (e == 0) {
-                add(u, x, y);
-                sub(v, x, y);
-            } else {
-                const uint32_t xe = e << sh;
-                const fr_t tw = ldg(p.tw + (p.inv ? half_n - xe : xe));
-                if (!DIT) { /* Gentleman-Sande: (x + y, (x - y) w); inverse (y - x)(-w') */
-                    add(u, x, y);
-                    if (p.inv)
-                        sub(v, y, x);
-                    else
-                        sub(v, x, y);
-                    mul(v, v, tw);
-                } else { /* Cooley-Tukey: t = y w; (x + t, x - t), swapped for the inverse */
-                    fr_t m;
-                    mul(m, y, tw);
-                    if (p.inv) {
-                        sub(u, x, m);
-                        add(v, x, m);
-                    } else {
-                        add(u, x, m);
-                        sub(v, x, m);
-                    }
-                }
-            }
-            st(sm + i0, u);
-            st(sm + i1, v);
-        }
-    }
-    __syncthreads();
-
-    for (uint32_t l = threadIdx.x; l < E; l += blockDim.x) {
-        const uint32_t w = tmaj ? (l & (W - 1)) : (l >> k), t = tmaj ? (l >> wl) : (l & (K - 1));
-        const uint32_t g = g0 + w;
-        const uint32_t i = ((g >> cl) << (cl + k)) | (t << cl) | (g & Cm);
-        fr_t x = ld(sm + l);
-        if (p.epi == EPI_MULC) {
-            mul(x, x, p.epi_c);
-        } else if (p.epi == EPI_POW) {
-            const fr_t f = pow_factor(p.epi_tab, i, p.L);
-            mul(x, x, f);
-        } else if (p.epi == EPI_ABC) {
-            fr_t ab;
-            mul(ab, ld(p.ea + i), ld(p.eb + i));
-            sub(x, ab, x);
-            st(const_cast<fr_t *>(p.ea) + i, x);
-            continue;
-        }
-        st(p.a + i, x);
-    }
-}
-
-/* ---- variants 1 and 2: radix-2^r groups in registers ----------------------
+/* ---- one pass: radix-4 groups in registers ---------------------------------
  *
- * The same passes, plan and layouts as pass_kernel, but inside a pass the k
- * stages are cut into ng = ceil(k/RM) groups of r <= RM consecutive stages
- * (RM = 3: radix 8, variant 1; RM = 2: radix 4, variant 2). Group q (counted
- * from the small spans) covers the row bits [b, b + r). A unit is the 2^r
- * rows t = trest + j*2^b (j < 2^r) of one column: a thread loads a unit into
+ * A block holds E = 2^(k + wl) elements: W = 2^wl groups (columns) of 2^k
+ * rows; the global index of (column g, row t) is
+ * (g >> cl) << (cl + k) | t << cl | (g mod C). The k stages are cut into
+ * ng = ceil(k/2) groups of r <= 2 consecutive stages. Group q (counted from
+ * the small spans) covers the row bits [b, b + r). A unit is the 2^r rows
+ * t = trest + j*2^b (j < 2^r) of one column: a thread loads a unit into
  * registers, runs the group's r stages there (stage m of the group pairs
  * j, j + 2^m) and stores it back. The first group reads global memory, the
  * last writes it, the ones between exchange through shared memory: a k = 9
- * pass makes 2 round trips and 2 barriers instead of 9 (+2 staging copies).
- * Each distinct twiddle of a unit is loaded once (2^m in stage m: 7 for 12
- * butterflies of radix 8), with the exponent of pass_kernel,
- * e = ((t mod 2^(b+m)) << cl) | col; e = 0 (no multiplication) happens only
- * for j mod 2^m = 0 and is decided once per unit.
+ * pass makes 4 round trips and 4 barriers instead of 9 (+2 staging copies).
+ * Each distinct twiddle of a unit is loaded once (2^m in stage m), with the
+ * exponent e = ((t mod 2^(b+m)) << cl) | col; e = 0 (no multiplication)
+ * happens only for j mod 2^m = 0 and is decided once per unit.
  *
  * Shared memory holds an element as 4 planes of 64-bit words (plane stride E),
- * at the swizzled position vswz(l) = l ^ ((l >> 4) & 15): a half-warp's 16
+ * at the swizzled position swz(l) = l ^ ((l >> 4) & 15): a half-warp's 16
  * lanes touch 16 distinct banks when their l differ in bits that fold onto
- * the 4 low ones. vunit_base picks such lane bits for every group (bits 0..3
+ * the 4 low ones. unit_base picks such lane bits for every group (bits 0..3
  * of l where they are not row bits of the group, else bits 4+x, which fold
  * onto bank bit x).
+ *
+ * Variants measured against this one and removed (doc/gpu-notes.md, sessions
+ * 3-15; the code is in the history up to commit 1ce60dd): one radix-2
+ * butterfly per thread and stage through shared memory, radix 8 (128
+ * registers), radix 8 with out-of-line products, radix 4 at 72 and at 80
+ * registers. Each was slower at 2^24-2^27.
  */
 
-/* Groups of a k-stage pass with at most rm stages each, as even as possible. */
-static __host__ __device__ __forceinline__ uint32_t vg_count(uint32_t k, uint32_t rm) {
-    return (k + rm - 1) / rm;
-}
+/* Groups of a k-stage pass, at most 2 stages each (radix 4). */
+static __host__ __device__ __forceinline__ uint32_t group_count(uint32_t k) { return (k + 1) / 2; }
 
-static __host__ __device__ __forceinline__ void vg_get(uint32_t k, uint32_t ng, uint32_t q,
-                                                       uint32_t &b, uint32_t &r) {
+/* Group q of ng: its first row bit b and its stage count r, as even as possible. */
+static __host__ __device__ __forceinline__ void group_get(uint32_t k, uint32_t ng, uint32_t q,
+                                                          uint32_t &b, uint32_t &r) {
     const uint32_t base = k / ng, extra = k % ng;
     r = base + (q < extra ? 1 : 0);
     b = q * base + (q < extra ? q : extra);
@@ -360,8 +263,8 @@ static __host__ __device__ __forceinline__ void vg_get(uint32_t k, uint32_t ng, 
  * outside G = [s, s + r). Plain insertion, then (s < 4, E >= 256) one rotation
  * of a bit field above G so that u's 4 low bits (a half-warp's lanes) land on
  * [0, s), [s + r, 4) and [4 + s, 4 + s + |G & [0,4)|). */
-static __host__ __device__ __forceinline__ uint32_t vunit_base(uint32_t u, uint32_t s, uint32_t r,
-                                                               uint32_t nbits) {
+static __host__ __device__ __forceinline__ uint32_t unit_base(uint32_t u, uint32_t s, uint32_t r,
+                                                              uint32_t nbits) {
     uint32_t l = ((u >> s) << (s + r)) | (u & ((1u << s) - 1));
     if (s < 4 && nbits >= 8) {
         /* field at F of width a + c: its low a bits move to its top */
@@ -373,9 +276,9 @@ static __host__ __device__ __forceinline__ uint32_t vunit_base(uint32_t u, uint3
     return l;
 }
 
-static __device__ __forceinline__ uint32_t vswz(uint32_t l) { return l ^ ((l >> 4) & 15); }
+static __device__ __forceinline__ uint32_t swz(uint32_t l) { return l ^ ((l >> 4) & 15); }
 
-static __device__ __forceinline__ fr_t vlds(const uint2 *sm, uint32_t E, uint32_t p) {
+static __device__ __forceinline__ fr_t lds_plane(const uint2 *sm, uint32_t E, uint32_t p) {
     fr_t r;
     uint2 *d = reinterpret_cast<uint2 *>(&r);
 #pragma unroll
@@ -383,40 +286,24 @@ static __device__ __forceinline__ fr_t vlds(const uint2 *sm, uint32_t E, uint32_
     return r;
 }
 
-static __device__ __forceinline__ void vsts(uint2 *sm, uint32_t E, uint32_t p, const fr_t &v) {
+static __device__ __forceinline__ void sts_plane(uint2 *sm, uint32_t E, uint32_t p, const fr_t &v) {
     const uint2 *s = reinterpret_cast<const uint2 *>(&v);
 #pragma unroll
     for (int q = 0; q < 4; q++) sm[q * E + p] = s[q];
 }
 
 /* One out-of-line multiplication (values in registers through the ABI): the
- * scalings on the first/last group, and every butterfly in variant 3, call it,
- * so their code exists once instead of once per unrolled site. */
-static __device__ __noinline__ fr_t vmul_ol(const fr_t a, const fr_t b) {
+ * scalings on the first/last group call it, so their code exists once
+ * instead of once per unrolled site. */
+static __device__ __noinline__ fr_t mul_ol(const fr_t a, const fr_t b) {
     fr_t r;
     mul(r, a, b);
     return r;
 }
 
-/* The butterflies' product, lazy (ff.cuh mul_lazy): tw canonical, x in
- * [0, 2r), the result in [0, 2r). OL: out of line (variant 3). */
-static __device__ __noinline__ fr_t vmul_lazy_ol(const fr_t tw, const fr_t x) {
-    fr_t r;
-    mul_lazy(r, tw, x);
-    return r;
-}
-
-template <bool OL>
-static __device__ __forceinline__ void vmul_tw(fr_t &r, const fr_t &tw, const fr_t &x) {
-    if (OL)
-        r = vmul_lazy_ol(tw, x);
-    else
-        mul_lazy(r, tw, x);
-}
-
 /* brev over BITS bits, a constant once the caller's loop is unrolled */
 template <int BITS>
-static __device__ __forceinline__ int vbrev(int x) {
+static __device__ __forceinline__ int brev_bits(int x) {
     int r = 0;
 #pragma unroll
     for (int i = 0; i < BITS; i++) r |= ((x >> i) & 1) << (BITS - 1 - i);
@@ -428,42 +315,41 @@ static __device__ __forceinline__ int vbrev(int x) {
  * reversed: f(ib + j 2^d) = f(ib) + brev_R(j) 2^(L-d-R), so the power index
  * of j is brev_R(j)). 2 multiplications per element, 2 table loads per unit. */
 template <int R>
-static __device__ __forceinline__ void vscale(fr_t (&x)[1 << R], const pow_tab &tb,
-                                              const fr_t &step, uint32_t ib, uint32_t L) {
+static __device__ __forceinline__ void scale_unit(fr_t (&x)[1 << R], const pow_tab &tb,
+                                                  const fr_t &step, uint32_t ib, uint32_t L) {
     const uint32_t fi = tb.brev ? (__brev(ib) >> (32 - L)) : ib;
-    fr_t f = vmul_ol(ldg(tb.lo + (fi & ((1u << tb.bits) - 1))), ldg(tb.hi + (fi >> tb.bits)));
+    fr_t f = mul_ol(ldg(tb.lo + (fi & ((1u << tb.bits) - 1))), ldg(tb.hi + (fi >> tb.bits)));
     if (tb.brev) {
 #pragma unroll
         for (int m = 0; m < (1 << R); m++) {
-            if (m) f = vmul_ol(f, step);
-            x[vbrev<R>(m)] = vmul_ol(x[vbrev<R>(m)], f);
+            if (m) f = mul_ol(f, step);
+            x[brev_bits<R>(m)] = mul_ol(x[brev_bits<R>(m)], f);
         }
     } else {
 #pragma unroll
         for (int m = 0; m < (1 << R); m++) {
-            if (m) f = vmul_ol(f, step);
-            x[m] = vmul_ol(x[m], f);
+            if (m) f = mul_ol(f, step);
+            x[m] = mul_ol(x[m], f);
         }
     }
 }
 
 /* DIF (x + y, (x - y) w), DIT (x + y w, x - y w); w = 1: (x + y, x - y).
- * The inverse's w = omega^-e is -T[n/2 - e], negated once per loaded twiddle
- * (same field values as pass_kernel's sign-folded forms, so the same bits),
+ * The inverse's w = omega^-e is -T[n/2 - e], negated once per loaded twiddle,
  * which keeps one butterfly code for both directions. Lazy: x, y and the
- * results in [0, 2r) (ff.cuh: add_lazy, sub_lazy, mul_lazy), so no product
- * pays a final subtraction; vgroup reduces each element once, on the last
- * group of the last pass. */
-template <bool DIT, bool OL>
-static __device__ __forceinline__ void vbfly(fr_t &x, fr_t &y, const fr_t &tw) {
+ * results in [0, 2r) (ff.cuh: add_lazy, sub_lazy, mul_lazy: tw canonical),
+ * so no product pays a final subtraction; run_group reduces each element
+ * once, on the last group of the last pass. */
+template <bool DIT>
+static __device__ __forceinline__ void bfly(fr_t &x, fr_t &y, const fr_t &tw) {
     fr_t u, v;
     if (!DIT) {
         add_lazy(u, x, y);
         sub_lazy(v, x, y);
-        vmul_tw<OL>(v, tw, v);
+        mul_lazy(v, tw, v);
     } else {
         fr_t m;
-        vmul_tw<OL>(m, tw, y);
+        mul_lazy(m, tw, y);
         add_lazy(u, x, m);
         sub_lazy(v, x, m);
     }
@@ -471,7 +357,7 @@ static __device__ __forceinline__ void vbfly(fr_t &x, fr_t &y, const fr_t &tw) {
     y = v;
 }
 
-static __device__ __forceinline__ void vbfly1(fr_t &x, fr_t &y) {
+static __device__ __forceinline__ void bfly1(fr_t &x, fr_t &y) {
     fr_t u, v;
     add_lazy(u, x, y);
     sub_lazy(v, x, y);
@@ -482,38 +368,38 @@ static __device__ __forceinline__ void vbfly1(fr_t &x, fr_t &y) {
 /* Stage m of a unit (pairs j, j + 2^m; span 2^(b+m) rows), then the next
  * ones: template recursion, so that every index into x is a constant and x
  * stays in registers. */
-template <bool DIT, bool OL, int R, int MM>
-static __device__ __forceinline__ void vstages(fr_t (&x)[1 << R], const pass_args &p, uint32_t b,
-                                               uint32_t d, uint32_t ebase) {
+template <bool DIT, int R, int MM>
+static __device__ __forceinline__ void unit_stages(fr_t (&x)[1 << R], const pass_args &p,
+                                                   uint32_t b, uint32_t d, uint32_t ebase) {
     constexpr int m = DIT ? MM : R - 1 - MM, NR = 1 << R;
     const uint32_t sh = p.L - 1 - (b + m) - p.cl, half_n = 1u << (p.L - 1);
 #pragma unroll
     for (int jp = 0; jp < (1 << m); jp++) {
         if (jp == 0 && ebase == 0) {
 #pragma unroll
-            for (int j0 = 0; j0 < NR; j0 += 2 << m) vbfly1(x[j0], x[j0 + (1 << m)]);
+            for (int j0 = 0; j0 < NR; j0 += 2 << m) bfly1(x[j0], x[j0 + (1 << m)]);
         } else {
             const uint32_t xe = (((uint32_t)jp << d) | ebase) << sh;
             fr_t tw = ldg(p.tw + (p.inv ? half_n - xe : xe));
             if (p.inv) neg(tw, tw);
 #pragma unroll
-            for (int j0 = jp; j0 < NR; j0 += 2 << m) vbfly<DIT, OL>(x[j0], x[j0 + (1 << m)], tw);
+            for (int j0 = jp; j0 < NR; j0 += 2 << m) bfly<DIT>(x[j0], x[j0 + (1 << m)], tw);
         }
     }
-    if constexpr (MM + 1 < R) vstages<DIT, OL, R, MM + 1>(x, p, b, d, ebase);
+    if constexpr (MM + 1 < R) unit_stages<DIT, R, MM + 1>(x, p, b, d, ebase);
 }
 
 /* One group of R stages over all units of the block (row bits [b, b + R)).
  * FUSED: the pass may have a prologue or epilogue (p.pro, p.epi); without,
  * their code is compiled out. */
-template <bool DIT, bool OL, int R, bool FUSED>
-static __device__ __forceinline__ void vgroup(const pass_args &p, uint2 *sm, uint32_t nbits,
-                                              uint32_t b, bool first, bool last) {
+template <bool DIT, int R, bool FUSED>
+static __device__ __forceinline__ void run_group(const pass_args &p, uint2 *sm, uint32_t nbits,
+                                                 uint32_t b, bool first, bool last) {
     constexpr int NR = 1 << R;
     const uint32_t E = 1u << nbits, k = p.k, wl = p.wl, cl = p.cl, L = p.L;
     const uint32_t s = wl + b, d = b + cl;
     for (uint32_t u = threadIdx.x; u < (E >> R); u += blockDim.x) {
-        const uint32_t lb = vunit_base(u, s, R, nbits);
+        const uint32_t lb = unit_base(u, s, R, nbits);
         const uint32_t w = lb & ((1u << wl) - 1), trest = lb >> wl;
         const uint32_t g = (blockIdx.x << wl) + w, col = g & ((1u << cl) - 1);
         /* global index of element j: ib + j*2^d (trest has bits [b, b + R) clear) */
@@ -522,30 +408,30 @@ static __device__ __forceinline__ void vgroup(const pass_args &p, uint2 *sm, uin
         if (first) {
 #pragma unroll
             for (int j = 0; j < NR; j++) x[j] = ld(p.a + ib + ((uint32_t)j << d));
-            if (FUSED && p.pro == PRO_POW) vscale<R>(x, p.pro_tab, p.pro_step, ib, L);
+            if (FUSED && p.pro == PRO_POW) scale_unit<R>(x, p.pro_tab, p.pro_step, ib, L);
         } else {
 #pragma unroll
-            for (int j = 0; j < NR; j++) x[j] = vlds(sm, E, vswz(lb | ((uint32_t)j << s)));
+            for (int j = 0; j < NR; j++) x[j] = lds_plane(sm, E, swz(lb | ((uint32_t)j << s)));
         }
         const uint32_t ebase = ((trest & ((1u << b) - 1)) << cl) | col; /* < 2^d */
-        vstages<DIT, OL, R, 0>(x, p, b, d, ebase);
+        unit_stages<DIT, R, 0>(x, p, b, d, ebase);
         if (!last) {
 #pragma unroll
-            for (int j = 0; j < NR; j++) vsts(sm, E, vswz(lb | ((uint32_t)j << s)), x[j]);
+            for (int j = 0; j < NR; j++) sts_plane(sm, E, swz(lb | ((uint32_t)j << s)), x[j]);
             continue;
         }
         if (p.final_pass) { /* earlier passes store lazy values for the next one */
 #pragma unroll
             for (int j = 0; j < NR; j++) reduce_lazy(x[j], x[j]);
         }
-        if (FUSED && p.epi == EPI_POW) vscale<R>(x, p.epi_tab, p.epi_step, ib, L);
+        if (FUSED && p.epi == EPI_POW) scale_unit<R>(x, p.epi_tab, p.epi_step, ib, L);
 #pragma unroll
         for (int j = 0; j < NR; j++) {
             const uint32_t i = ib + ((uint32_t)j << d);
             if (FUSED && p.epi == EPI_MULC) {
-                x[j] = vmul_ol(x[j], p.epi_c);
+                x[j] = mul_ol(x[j], p.epi_c);
             } else if (FUSED && p.epi == EPI_ABC) {
-                const fr_t ab = vmul_ol(ld(p.ea + i), ld(p.eb + i));
+                const fr_t ab = mul_ol(ld(p.ea + i), ld(p.eb + i));
                 sub(x[j], ab, x[j]);
                 st(const_cast<fr_t *>(p.ea) + i, x[j]);
                 continue;
@@ -555,29 +441,24 @@ static __device__ __forceinline__ void vgroup(const pass_args &p, uint2 *sm, uin
     }
 }
 
-/* One pass (same plan, grid and prologue/epilogue as pass_kernel), E/2^RM
- * threads. DIF runs the groups from the large spans down, DIT up. OL: the
- * butterfly multiplications out of line (small code, a call each). MINB
- * blocks of 1024/2^RM threads per SM cap the registers: radix 8 at 4 (128
- * registers, 16 warps per SM; 5 would spill ~300 B), radix 4 at 3 (80, 24
- * warps) or 4 (64, 32 warps as pass_kernel, ~200 B of spill loads). */
-template <bool DIT, int RM, bool OL, int MINB, bool FUSED>
-static __global__ void __launch_bounds__(1024 >> RM, MINB) vpass_kernel(const pass_args p) {
+/* One pass: E/4 threads (groups of 1 stage use E/2 units, a thread taking
+ * two). DIF runs the groups from the large spans down, DIT up. 4 blocks of
+ * 256 threads per SM cap the registers at 64 (32 warps per SM, 24-32 B of
+ * spills); at 72 or 80 registers, with fewer warps, the NTT was slower. */
+template <bool DIT, bool FUSED>
+static __global__ void __launch_bounds__(256, 4) pass_kernel(const pass_args p) {
     extern __shared__ uint4 smem_raw[];
     uint2 *sm = reinterpret_cast<uint2 *>(smem_raw);
-    const uint32_t nbits = p.k + p.wl, ng = vg_count(p.k, RM);
+    const uint32_t nbits = p.k + p.wl, ng = group_count(p.k);
     for (uint32_t qq = 0; qq < ng; qq++) {
         uint32_t b, r;
-        vg_get(p.k, ng, DIT ? qq : ng - 1 - qq, b, r);
+        group_get(p.k, ng, DIT ? qq : ng - 1 - qq, b, r);
         if (qq) __syncthreads();
         const bool first = qq == 0, last = qq == ng - 1;
-        if (r == 1) {
-            vgroup<DIT, OL, 1, FUSED>(p, sm, nbits, b, first, last);
-        } else if (r == 2) {
-            vgroup<DIT, OL, 2, FUSED>(p, sm, nbits, b, first, last);
-        } else if constexpr (RM >= 3) {
-            vgroup<DIT, OL, 3, FUSED>(p, sm, nbits, b, first, last);
-        }
+        if (r == 1)
+            run_group<DIT, 1, FUSED>(p, sm, nbits, b, first, last);
+        else
+            run_group<DIT, 2, FUSED>(p, sm, nbits, b, first, last);
     }
 }
 
@@ -643,7 +524,8 @@ static __global__ void twiddle_kernel(fr_t *tw, size_t count, const fr_t *lo, co
     }
 }
 
-/* In-place bit-reversal permutation (an involution: swap i < rev(i)). */
+/* In-place bit-reversal permutation (an involution: swap i < rev(i)), for
+ * n < 2^8, where bitrev_tile_kernel's 16x16 tiles do not fit. */
 static __global__ void bitrev_kernel(fr_t *a, uint32_t L) {
     const uint32_t n = 1u << L, stride = gridDim.x * blockDim.x;
     for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
@@ -835,87 +717,35 @@ static unsigned plan_passes(unsigned L, unsigned ks[4]) {
     return P;
 }
 
-static cuzk_status launch_pass(bool dit, const pass_args &pa, uint32_t n, cudaStream_t s) {
-    const uint32_t E = 1u << (pa.k + pa.wl);
-    const uint32_t threads = E / 2 < PASS_THREADS ? E / 2 : PASS_THREADS;
-    const size_t smem = (size_t)E * sizeof(fr_t);
-    if (dit)
-        pass_kernel<true><<<n / E, threads, smem, s>>>(pa);
-    else
-        pass_kernel<false><<<n / E, threads, smem, s>>>(pa);
-    CUZK__CUDA_TRY(cudaGetLastError());
-    return CUZK_OK;
-}
-
-/* ---- variant selection ---- */
-
-/* Variant 4 (radix-4 groups in registers, 64 registers) was the fastest on the
- * H200 from 2^24 up and equal below (doc/gpu-notes.md, 2026-11-30 01:52):
- * 2^27 fwd NR 47.7 vs 49.9 ms, inv NN 54.2 vs 58.5, H bellman 2^24 39.1 vs 42.4.
- * gpu_ntt.h lists the variants; CUZK_GPU_NTT_VARIANT overrides. */
-#define NTT_DEFAULT_VARIANT 4
-
-int cuzk__gpu_ntt_variant = -1;
-
-/* The variant in force: cuzk__gpu_ntt_variant, or (while it is -1) the
- * environment's CUZK_GPU_NTT_VARIANT, read once; the default when unset or out
- * of range. Every variant gives the same bits, so a change between passes is
- * harmless. Atomic accesses: several threads (cuzk prove --devices) may take
- * the first look at once. */
-static int ntt_variant(void) {
-    int v = __atomic_load_n(&cuzk__gpu_ntt_variant, __ATOMIC_RELAXED);
-    if (v < 0) {
-        const char *e = getenv("CUZK_GPU_NTT_VARIANT");
-        v = e && *e ? atoi(e) : NTT_DEFAULT_VARIANT;
-        if (v < 0 || v >= CUZK__GPU_NTT_VARIANTS) v = NTT_DEFAULT_VARIANT;
-        __atomic_store_n(&cuzk__gpu_ntt_variant, v, __ATOMIC_RELAXED);
-    }
-    return v < CUZK__GPU_NTT_VARIANTS ? v : NTT_DEFAULT_VARIANT;
-}
-
-/* Steps of vscale for the group that loads (first) or stores (last). */
-static fr_t vstep(const pow_tab &tb, const pass_args &pa, uint32_t rm, bool dit, bool first) {
-    const uint32_t ng = vg_count(pa.k, rm);
+/* Steps of scale_unit for the group that loads (first) or stores (last). */
+static fr_t scale_step(const pow_tab &tb, const pass_args &pa, bool dit, bool first) {
+    const uint32_t ng = group_count(pa.k);
     uint32_t b, r;
-    vg_get(pa.k, ng, (dit == first) ? 0 : ng - 1, b, r);
+    group_get(pa.k, ng, (dit == first) ? 0 : ng - 1, b, r);
     const uint32_t d = b + pa.cl;
     hfr base;
     memcpy(base.l, &tb.base, sizeof base.l);
     return to_dev(h_sqr_times(base, tb.brev ? pa.L - d - r : d));
 }
 
-/* One vpass_kernel instance; a pass without prologue or epilogue takes the
- * instance without their code (smaller, for the instruction cache and the
- * register allocation of the plain passes that every transform has). */
-template <int RM, bool OL, int MINB>
-static void launch_vpass_as(bool dit, const pass_args &pa, uint32_t blocks, uint32_t threads,
-                            size_t smem, cudaStream_t s) {
+/* One pass; a pass without prologue or epilogue takes the kernel instance
+ * without their code (smaller, for the instruction cache and the register
+ * allocation of the plain passes that every transform has). */
+static cuzk_status launch_pass(bool dit, pass_args &pa, uint32_t n, cudaStream_t s) {
+    if (pa.pro == PRO_POW) pa.pro_step = scale_step(pa.pro_tab, pa, dit, true);
+    if (pa.epi == EPI_POW) pa.epi_step = scale_step(pa.epi_tab, pa, dit, false);
+    const uint32_t E = 1u << (pa.k + pa.wl), threads = E >> 2 ? E >> 2 : 1;
+    const uint32_t blocks = n / E;
+    const size_t smem = (size_t)E * sizeof(fr_t);
     const bool fused = pa.pro != PRO_NONE || pa.epi != EPI_NONE;
     if (dit && fused)
-        vpass_kernel<true, RM, OL, MINB, true><<<blocks, threads, smem, s>>>(pa);
+        pass_kernel<true, true><<<blocks, threads, smem, s>>>(pa);
     else if (dit)
-        vpass_kernel<true, RM, OL, MINB, false><<<blocks, threads, smem, s>>>(pa);
+        pass_kernel<true, false><<<blocks, threads, smem, s>>>(pa);
     else if (fused)
-        vpass_kernel<false, RM, OL, MINB, true><<<blocks, threads, smem, s>>>(pa);
+        pass_kernel<false, true><<<blocks, threads, smem, s>>>(pa);
     else
-        vpass_kernel<false, RM, OL, MINB, false><<<blocks, threads, smem, s>>>(pa);
-}
-
-static cuzk_status launch_vpass(bool dit, pass_args &pa, uint32_t n, int variant,
-                                cudaStream_t s) {
-    const uint32_t rm = variant == 2 || variant == 4 ? 2 : 3;
-    if (pa.pro == PRO_POW) pa.pro_step = vstep(pa.pro_tab, pa, rm, dit, true);
-    if (pa.epi == EPI_POW) pa.epi_step = vstep(pa.epi_tab, pa, rm, dit, false);
-    const uint32_t E = 1u << (pa.k + pa.wl), threads = E >> rm ? E >> rm : 1;
-    const size_t smem = (size_t)E * sizeof(fr_t);
-    if (variant == 1)
-        launch_vpass_as<3, false, 4>(dit, pa, n / E, threads, smem, s);
-    else if (variant == 2)
-        launch_vpass_as<2, false, 3>(dit, pa, n / E, threads, smem, s);
-    else if (variant == 3)
-        launch_vpass_as<3, true, 4>(dit, pa, n / E, threads, smem, s);
-    else
-        launch_vpass_as<2, false, 4>(dit, pa, n / E, threads, smem, s);
+        pass_kernel<false, false><<<blocks, threads, smem, s>>>(pa);
     CUZK__CUDA_TRY(cudaGetLastError());
     return CUZK_OK;
 }
@@ -939,7 +769,6 @@ static cuzk_status run_passes(const cuzk__gpu_ntt_domain *d, fr_t *a, bool dit, 
         rem -= ks[p];
         cls[p] = rem;
     }
-    const int variant = ntt_variant();
     for (unsigned q = 0; q < P; q++) {
         const unsigned p = dit ? P - 1 - q : q;
         pass_args pa;
@@ -964,8 +793,7 @@ static cuzk_status run_passes(const cuzk__gpu_ntt_domain *d, fr_t *a, bool dit, 
             pa.ea = fz.ea;
             pa.eb = fz.eb;
         }
-        cuzk_status st =
-            variant ? launch_vpass(dit, pa, d->n, variant, s) : launch_pass(dit, pa, d->n, s);
+        cuzk_status st = launch_pass(dit, pa, d->n, s);
         if (st != CUZK_OK) return st;
     }
     return CUZK_OK;
@@ -973,7 +801,7 @@ static cuzk_status run_passes(const cuzk__gpu_ntt_domain *d, fr_t *a, bool dit, 
 
 static cuzk_status permute(const cuzk__gpu_ntt_domain *d, fr_t *a, cudaStream_t s) {
     if (d->L < 2) return CUZK_OK;
-    if (d->L >= 8 && ntt_variant() != 0)
+    if (d->L >= 8)
         bitrev_tile_kernel<<<d->n >> 8, 256, 0, s>>>(a, d->L);
     else
         bitrev_kernel<<<grid_for(d->n, 256), 256, 0, s>>>(a, d->L);

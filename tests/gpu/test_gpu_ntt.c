@@ -2,15 +2,14 @@
  * GPU NTT and H (src/gpu/ntt.cu) against the CPU reference (src/poly/ntt.c,
  * h.c), bit for bit.
  *
- * For both roots (5 and 7) and every size 2^0..2^20, plus 2^22 and 2^23:
+ * For both roots (5 and 7) and every size 2^0..2^20, plus 2^22, 2^23 and 2^25
+ * (the three-pass plans, 2^25's with a full last pass):
  * fresh seeded random input, every transform (forward, inverse, coset
  * forward, coset inverse with a fresh random shift) in every order (NN, NR,
  * RN, RR), and both H conventions with c given and with c = NULL. The CPU
  * code is an independent implementation (different blocking, twiddle tables
  * and fusions), so agreement checks the GPU's index arithmetic, twiddles and
- * fused scalings. Every comparison runs for every kernel variant
- * (cuzk__gpu_ntt_variant, gpu_ntt.h) on the same input against the same CPU
- * result. Also: bad arguments are refused. Exits 77 (skipped) without a CUDA
+ * fused scalings. Also: bad arguments are refused. Exits 77 (skipped) without a CUDA
  * device unless CUZK_GPU_REQUIRED=1.
  *
  * --bench: afterwards, a table for 2^20..2^28 (median of 10 runs after a
@@ -22,9 +21,6 @@
  * --bench-only: the --bench table alone.
  * --bench-min L, --bench-max L: the table from 2^L, up to 2^L (10..28;
  * default 2^20..2^28).
- * --ab: afterwards, every variant side by side at 2^20, 2^24, 2^27 (fwd NR,
- * inv NN, coset fwd NN, H bellman; median of 10, 5 at 2^27) and the best
- * variant's time over variant 0's.
  */
 #include <stdbool.h>
 
@@ -101,18 +97,14 @@ static void check_size(unsigned L, int root, bool all_orders) {
             memcpy(want, in, n * sizeof *in);
             memcpy(got, in, n * sizeof *in);
             CHECK(cpu_op(&cd, want, op, order, &g) == CUZK_OK);
-            for (int v = 0; v < CUZK__GPU_NTT_VARIANTS; v++) {
-                cuzk__gpu_ntt_variant = v;
-                memcpy(got, in, n * sizeof *in);
-                st = cuzk__gpu_ntt_host(gd, got[0].l, (cuzk__gpu_ntt_op)op, order, g.l);
-                if (st != CUZK_OK)
-                    fprintf(stderr, "  %s %s 2^%u v%d: %s\n", op_name[op], order_name[order], L,
-                            v, cuzk__gpu_last_error());
-                CHECK(st == CUZK_OK);
-                char what[64];
-                snprintf(what, sizeof what, "%s %s v%d", op_name[op], order_name[order], v);
-                CHECK(diff(what, L, root, got, want, n) == 0);
-            }
+            st = cuzk__gpu_ntt_host(gd, got[0].l, (cuzk__gpu_ntt_op)op, order, g.l);
+            if (st != CUZK_OK)
+                fprintf(stderr, "  %s %s 2^%u: %s\n", op_name[op], order_name[order], L,
+                        cuzk__gpu_last_error());
+            CHECK(st == CUZK_OK);
+            char what[64];
+            snprintf(what, sizeof what, "%s %s", op_name[op], order_name[order]);
+            CHECK(diff(what, L, root, got, want, n) == 0);
         }
 
     for (int bell = 0; bell < 2; bell++)
@@ -124,19 +116,14 @@ static void check_size(unsigned L, int root, bool all_orders) {
             st = bell ? cuzk_h_bellman(&cd, want, want + n, want + 2 * n, n)
                       : cuzk_h_snarkjs(&cd, want, want + n, want + 2 * n, n);
             CHECK(st == CUZK_OK);
-            for (int v = 0; v < CUZK__GPU_NTT_VARIANTS; v++) {
-                cuzk__gpu_ntt_variant = v;
-                memcpy(got, in, 3 * n * sizeof *in);
-                st = cuzk__gpu_h_host(gd, got[0].l, got[n].l, with_c ? got[2 * n].l : NULL,
-                                      bell);
-                if (st != CUZK_OK)
-                    fprintf(stderr, "  H 2^%u v%d: %s\n", L, v, cuzk__gpu_last_error());
-                CHECK(st == CUZK_OK);
-                char what[64];
-                snprintf(what, sizeof what, "h_%s%s v%d", bell ? "bellman" : "snarkjs",
-                         with_c ? "" : " (c NULL)", v);
-                CHECK(diff(what, L, root, got, want, n) == 0);
-            }
+            memcpy(got, in, 3 * n * sizeof *in);
+            st = cuzk__gpu_h_host(gd, got[0].l, got[n].l, with_c ? got[2 * n].l : NULL, bell);
+            if (st != CUZK_OK) fprintf(stderr, "  H 2^%u: %s\n", L, cuzk__gpu_last_error());
+            CHECK(st == CUZK_OK);
+            char what[64];
+            snprintf(what, sizeof what, "h_%s%s", bell ? "bellman" : "snarkjs",
+                     with_c ? "" : " (c NULL)");
+            CHECK(diff(what, L, root, got, want, n) == 0);
         }
 out:
     cuzk__gpu_ntt_domain_destroy(gd);
@@ -158,6 +145,7 @@ static void test_medium(void) {
 static void test_large(void) {
     check_size(22, 5, false);
     check_size(23, 7, false);
+    check_size(25, 5, false);
 }
 
 static void test_errors(void) {
@@ -219,50 +207,6 @@ static void bench(void) {
     }
 }
 
-/* Every variant side by side on the same domain and op. */
-static void bench_ab(void) {
-    static const cuzk__gpu_ntt_bench_op ops[4] = {CUZK__GPU_BENCH_FWD_NR, CUZK__GPU_BENCH_INV_NN,
-                                                  CUZK__GPU_BENCH_COSET_FWD_NN,
-                                                  CUZK__GPU_BENCH_H_BELLMAN};
-    static const char *names[4] = {"fwd_nr", "inv_nn", "coset_fwd_nn", "h_bellman"};
-    static const unsigned logs[3] = {20, 24, 27};
-    const int saved = cuzk__gpu_ntt_variant;
-    char name[128];
-    int sms = 0;
-    if (cuzk__gpu_device_name(0, name, sizeof name, &sms) != CUZK_OK) return;
-    printf("\nNTT variants A/B on %s (%d SMs), root 5, data on the device, median ms\n", name,
-           sms);
-    printf("%-4s %-13s", "log", "op");
-    for (int v = 0; v < CUZK__GPU_NTT_VARIANTS; v++) printf("      v%d ms", v);
-    printf("  best/v0\n");
-    for (int li = 0; li < 3; li++) {
-        const unsigned L = logs[li];
-        cuzk__gpu_ntt_domain *gd = NULL;
-        if (cuzk__gpu_ntt_domain_create(&gd, L, 5) != CUZK_OK) {
-            printf("2^%u: domain failed: %s\n", L, cuzk__gpu_last_error());
-            CHECK(0);
-            break;
-        }
-        for (int o = 0; o < 4; o++) {
-            double ms[CUZK__GPU_NTT_VARIANTS], best = 0;
-            printf("%-4u %-13s", L, names[o]);
-            for (int v = 0; v < CUZK__GPU_NTT_VARIANTS; v++) {
-                cuzk__gpu_ntt_variant = v;
-                cuzk__gpu_ntt_bench_result res;
-                cuzk_status st = cuzk__gpu_ntt_bench(&res, gd, ops[o], L >= 27 ? 5 : 10);
-                CHECK(st == CUZK_OK);
-                ms[v] = st == CUZK_OK ? res.ms_median : 0;
-                if (st == CUZK_OK && (best == 0 || ms[v] < best)) best = ms[v];
-                printf(" %10.3f", ms[v]);
-            }
-            printf("   %6.3f\n", ms[0] > 0 ? best / ms[0] : 0.0);
-            fflush(stdout);
-        }
-        cuzk__gpu_ntt_domain_destroy(gd);
-    }
-    cuzk__gpu_ntt_variant = saved;
-}
-
 int main(int argc, char **argv) {
     cuzk_test_init(argc, argv);
     int need = cuzk_gpu_test_need_device();
@@ -287,11 +231,7 @@ int main(int argc, char **argv) {
         RUN(test_medium);
         RUN(test_large);
     }
-    cuzk__gpu_ntt_variant = -1; /* --bench: the environment's variant (default 0) again */
     for (int i = 1; i < argc; i++)
-        if (strcmp(argv[i], "--bench") == 0 || strcmp(argv[i], "--bench-only") == 0)
-            RUN(bench);
-        else if (strcmp(argv[i], "--ab") == 0)
-            RUN(bench_ab);
+        if (strcmp(argv[i], "--bench") == 0 || strcmp(argv[i], "--bench-only") == 0) RUN(bench);
     return cuzk_test_finish();
 }
