@@ -858,6 +858,18 @@ extern "C" cuzk_status cuzk__gpu_ntt_inverse(const cuzk__gpu_ntt_domain *d, uint
     return transform(d, reinterpret_cast<fr_t *>(a), order, true, NULL, s);
 }
 
+/* The bodies' stream-ordered scratch freed (NULL: none); a failure there is
+ * the call's error unless the body had already failed. */
+static cuzk_status free_scratch(fr_t *scratch, cuzk_status st, cudaStream_t s) {
+    if (!scratch) return st;
+    const cudaError_t e = cudaFreeAsync(scratch, s);
+    if (e != cudaSuccess && st == CUZK_OK) {
+        cuzk__gpu_record_error(e, "cudaFreeAsync(scratch, s)", __FILE__, __LINE__);
+        st = CUZK_ERR_GPU;
+    }
+    return st;
+}
+
 /* A coset transform with its power table in stream-ordered scratch. */
 static cuzk_status coset_body(const cuzk__gpu_ntt_domain *d, fr_t *a, int order, bool inv,
                               const hfr &g, fr_t **scratch, cudaStream_t s) {
@@ -880,14 +892,7 @@ static cuzk_status coset(const cuzk__gpu_ntt_domain *d, uint64_t *a, int order, 
     if (d->L == 0) return CUZK_OK; /* p(g) = p_0 */
     fr_t *scratch = NULL;
     st = coset_body(d, reinterpret_cast<fr_t *>(a), order, inv, g, &scratch, s);
-    if (scratch) {
-        cudaError_t e = cudaFreeAsync(scratch, s);
-        if (e != cudaSuccess && st == CUZK_OK) {
-            cuzk__gpu_record_error(e, "cudaFreeAsync(scratch, s)", __FILE__, __LINE__);
-            st = CUZK_ERR_GPU;
-        }
-    }
-    return st;
+    return free_scratch(scratch, st, s);
 }
 
 extern "C" cuzk_status cuzk__gpu_ntt_coset_forward(const cuzk__gpu_ntt_domain *d, uint64_t *a,
@@ -962,14 +967,7 @@ static cuzk_status h_run(const cuzk__gpu_ntt_domain *d, uint64_t *a, uint64_t *b
     fr_t *scratch = NULL;
     cuzk_status st = h_body(d, reinterpret_cast<fr_t *>(a), reinterpret_cast<fr_t *>(b),
                             reinterpret_cast<fr_t *>(c), bellman, &scratch, s);
-    if (scratch) {
-        cudaError_t e = cudaFreeAsync(scratch, s);
-        if (e != cudaSuccess && st == CUZK_OK) {
-            cuzk__gpu_record_error(e, "cudaFreeAsync(scratch, s)", __FILE__, __LINE__);
-            st = CUZK_ERR_GPU;
-        }
-    }
-    return st;
+    return free_scratch(scratch, st, s);
 }
 
 extern "C" cuzk_status cuzk__gpu_h_snarkjs(const cuzk__gpu_ntt_domain *d, uint64_t *a,
