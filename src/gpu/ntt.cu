@@ -215,7 +215,7 @@ struct pass_args {
     pow_tab pro_tab, epi_tab;
     fr_t epi_c;
     const fr_t *ea, *eb; /* EPI_ABC: ea[i] <- ea[i]*eb[i] - x (ea is written) */
-    fr_t pro_step, epi_step; /* s^d between a thread's consecutive factors (scale_unit) */
+    fr_t pro_step, epi_step; /* between a unit's consecutive factors (scale_unit, scale_step) */
 };
 
 /* ---- one pass: radix-4 groups in registers ---------------------------------
@@ -229,7 +229,8 @@ struct pass_args {
  * registers, runs the group's r stages there (stage m of the group pairs
  * j, j + 2^m) and stores it back. The first group reads global memory, the
  * last writes it, the ones between exchange through shared memory: a k = 9
- * pass makes 4 round trips and 4 barriers instead of 9 (+2 staging copies).
+ * pass makes 4 round trips and 4 barriers (a radix-2 kernel: 9, plus a copy
+ * in and out).
  * Each distinct twiddle of a unit is loaded once (2^m in stage m), with the
  * exponent e = ((t mod 2^(b+m)) << cl) | col; e = 0 (no multiplication)
  * happens only for j mod 2^m = 0 and is decided once per unit.
@@ -443,8 +444,9 @@ static __device__ __forceinline__ void run_group(const pass_args &p, uint2 *sm, 
 
 /* One pass: E/4 threads (groups of 1 stage use E/2 units, a thread taking
  * two). DIF runs the groups from the large spans down, DIT up. 4 blocks of
- * 256 threads per SM cap the registers at 64 (32 warps per SM, 24-32 B of
- * spills); at 72 or 80 registers, with fewer warps, the NTT was slower. */
+ * 256 threads per SM cap the registers at 64 (32 warps per SM; ptxas spills
+ * 20-32 B in the plain instances, 200-236 B in the fused ones); at 72 or 80
+ * registers, with fewer warps, the NTT was slower. */
 template <bool DIT, bool FUSED>
 static __global__ void __launch_bounds__(256, 4) pass_kernel(const pass_args p) {
     extern __shared__ uint4 smem_raw[];

@@ -2,18 +2,19 @@
  * GPU NTT and H (src/gpu/ntt.cu) against the CPU reference (src/poly/ntt.c,
  * h.c), bit for bit.
  *
- * For both roots (5 and 7) and every size 2^0..2^20, plus 2^22 and 2^23 (the
- * three-pass plans; from 2^25 up, where the last pass takes 10 stages, the
- * CPU reference makes a check take minutes; there the one-shot runs of
- * scripts/gpu-run-carried.sh, `oneshot 25 1` and `oneshot 27 1`, whose proofs
- * `cuzk prove` verifies, check the transforms):
- * fresh seeded random input, every transform (forward, inverse, coset
- * forward, coset inverse with a fresh random shift) in every order (NN, NR,
- * RN, RR), and both H conventions with c given and with c = NULL. The CPU
+ * For both roots (5 and 7) and every size 2^0..2^20: fresh seeded random
+ * input, every transform (forward, inverse, coset forward, coset inverse
+ * with a fresh random shift) in every order (NN, NR, RN, RR), and both H
+ * conventions with c given and with c = NULL; at 2^22 (root 5) and 2^23
+ * (root 7), the first three-pass plans, the same with one order per
+ * transform (NR for the forward ones, NN for the inverse ones). At 2^25 and 2^26, where
+ * the last pass takes all 10 stages and a CPU transform would take minutes,
+ * every order of the forward and coset forward at random points against
+ * Horner's rule, and the inverses by the round trip (test_points). The CPU
  * code is an independent implementation (different blocking, twiddle tables
  * and fusions), so agreement checks the GPU's index arithmetic, twiddles and
- * fused scalings. Also: bad arguments are refused. Exits 77 (skipped) without a CUDA
- * device unless CUZK_GPU_REQUIRED=1.
+ * fused scalings. Also: bad arguments are refused. Exits 77 (skipped)
+ * without a CUDA device unless CUZK_GPU_REQUIRED=1.
  *
  * --bench: afterwards, a table for 2^20..2^28 (median of 10 runs after a
  * warm-up, data resident on the device): ms, and "GB/s eff" = 64 n bytes
@@ -150,6 +151,97 @@ static void test_large(void) {
     check_size(23, 7, false);
 }
 
+/* i's low L bits reversed (1 <= L <= 32). */
+static size_t brev_index(size_t i, unsigned L) {
+    uint32_t x = (uint32_t)i;
+    x = ((x >> 1) & 0x55555555u) | ((x & 0x55555555u) << 1);
+    x = ((x >> 2) & 0x33333333u) | ((x & 0x33333333u) << 2);
+    x = ((x >> 4) & 0x0f0f0f0fu) | ((x & 0x0f0f0f0fu) << 4);
+    x = ((x >> 8) & 0x00ff00ffu) | ((x & 0x00ff00ffu) << 8);
+    x = (x >> 16) | (x << 16);
+    return x >> (32 - L);
+}
+
+/* p(x) = sum c_i x^i by Horner's rule: n products. */
+static void horner(cuzk_fr *r, const cuzk_fr *c, size_t n, const cuzk_fr *x) {
+    cuzk_fr_set_zero(r);
+    for (size_t i = n; i-- > 0;) {
+        cuzk_fr_mul(r, r, x);
+        cuzk_fr_add(r, r, &c[i]);
+    }
+}
+
+/*
+ * From 2^25 up (where the last pass takes 10 stages) the CPU transform as a
+ * reference would take minutes, so the GPU's transforms are checked without
+ * it: the forward and coset forward, in every order, at POINTS random indices
+ * against p(omega^j) and p(g omega^j) by Horner's rule on the CPU (the
+ * coefficients c_i placed at i or, for RN and RR, at bitrev(i); the value for
+ * j read at j or, for NR and RR, at bitrev(j)); then the matching inverse
+ * (NR <-> RN, NN and RR to themselves) must give the input back exactly.
+ */
+#define POINTS 3
+static void check_points(unsigned L, int root) {
+    const size_t n = (size_t)1 << L;
+    cuzk_ntt_domain cd;
+    cuzk__gpu_ntt_domain *gd = NULL;
+    cuzk_fr *c = malloc(n * sizeof *c), *in = malloc(n * sizeof *in),
+            *y = malloc(n * sizeof *y);
+    CHECK(c && in && y);
+    CHECK(cuzk_ntt_domain_init(&cd, L, (cuzk_ntt_root)root) == CUZK_OK);
+    cuzk_status st = cuzk__gpu_ntt_domain_create(&gd, L, root);
+    if (st != CUZK_OK) fprintf(stderr, "  domain 2^%u: %s\n", L, cuzk__gpu_last_error());
+    CHECK(st == CUZK_OK);
+    if (!(c && in && y) || st != CUZK_OK) goto out;
+    rand_vec(c, n);
+    cuzk_fr g, want[2][POINTS];
+    size_t js[POINTS];
+    rand_fr(&g);
+    for (int k = 0; k < POINTS; k++) {
+        js[k] = (size_t)(cuzk_test_rand64() & (n - 1));
+        cuzk_fr x;
+        const uint64_t e = js[k];
+        cuzk_fr_pow(&x, &cd.omega, &e, 1);
+        horner(&want[0][k], c, n, &x);
+        cuzk_fr_mul(&x, &x, &g);
+        horner(&want[1][k], c, n, &x);
+    }
+    for (int coset = 0; coset < 2; coset++)
+        for (int order = 0; order < 4; order++) {
+            const bool rin = order >= 2, rout = order & 1; /* RN, RR; NR, RR */
+            for (size_t i = 0; i < n; i++) in[rin ? brev_index(i, L) : i] = c[i];
+            memcpy(y, in, n * sizeof *y);
+            const cuzk__gpu_ntt_op fwd = coset ? CUZK__GPU_NTT_COSET_FWD : CUZK__GPU_NTT_FWD;
+            const cuzk__gpu_ntt_op inv = coset ? CUZK__GPU_NTT_COSET_INV : CUZK__GPU_NTT_INV;
+            st = cuzk__gpu_ntt_host(gd, y[0].l, fwd, order, g.l);
+            CHECK(st == CUZK_OK);
+            for (int k = 0; k < POINTS; k++) {
+                const size_t at = rout ? brev_index(js[k], L) : js[k];
+                if (cuzk_fr_eq(&y[at], &want[coset][k])) continue;
+                fprintf(stderr, "  %s %s 2^%u root %d: value %zu differs from p(x) by Horner\n",
+                        op_name[fwd], order_name[order], L, root, js[k]);
+                CHECK(0);
+            }
+            const int back = order == 1 ? 2 : order == 2 ? 1 : order; /* NR <-> RN */
+            st = cuzk__gpu_ntt_host(gd, y[0].l, inv, back, g.l);
+            CHECK(st == CUZK_OK);
+            char what[64];
+            snprintf(what, sizeof what, "%s %s then %s %s", op_name[fwd], order_name[order],
+                     op_name[inv], order_name[back]);
+            CHECK(diff(what, L, root, y, in, n) == 0);
+        }
+out:
+    cuzk__gpu_ntt_domain_destroy(gd);
+    cuzk_ntt_domain_free(&cd);
+    free(c), free(in), free(y);
+}
+
+/* The plans with a full last pass (2^25 7+8+10, 2^26 8+8+10). */
+static void test_points(void) {
+    check_points(25, 7);
+    check_points(26, 5);
+}
+
 static void test_errors(void) {
     cuzk__gpu_ntt_domain *gd = NULL;
     CHECK(cuzk__gpu_ntt_domain_create(&gd, 29, 5) == CUZK_ERR_INVALID_ARG);
@@ -227,11 +319,16 @@ int main(int argc, char **argv) {
             *(lo ? &bench_min : &bench_max) = (unsigned)l;
         }
     }
+    if (bench_min > bench_max) {
+        fprintf(stderr, "--bench-min %u is above --bench-max %u\n", bench_min, bench_max);
+        return 2;
+    }
     if (tests) {
         RUN(test_errors);
         RUN(test_small);
         RUN(test_medium);
         RUN(test_large);
+        RUN(test_points);
     }
     for (int i = 1; i < argc; i++)
         if (strcmp(argv[i], "--bench") == 0 || strcmp(argv[i], "--bench-only") == 0) RUN(bench);
