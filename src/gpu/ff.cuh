@@ -858,6 +858,229 @@ __device__ __forceinline__ bool is_zero_lazy(const fe<P> &a) {
 }
 
 /*
+ * Products by a constant with a precomputed quotient (V. Shoup's trick, as
+ * D. Harvey uses it for NTT butterflies, "Faster arithmetic for
+ * number-theoretic transforms", 2014), for the NTT's twiddles.
+ *
+ * A constant c (plain, 0 < c < m) travels with cq = floor(c 2^(32N) / m),
+ * N words. For a < 2m (a lazy value),
+ *   q' = the high half of a cq from its upper columns (shoup_high),
+ *   r  = a c - q' m, taken mod 2^(32N),
+ * is a c mod m in [0, 2m), with no Montgomery reduction. With
+ * d = c 2^(32N)/m - cq in [0, 1), q_true = floor(a cq / 2^(32N)) and
+ * f = frac(a cq / 2^(32N)),
+ *   r/m = (q_true + f) - q' + a d / 2^(32N),  a d / 2^(32N) < a / 2^(32N) < 2m / 2^(32N).
+ * shoup_high drops the products below column N-1 (less than 2^(32(N-1)+4)
+ * for N = 8): q' is q_true, and r/m < 1 + 2m/2^(32N), or q_true - 1 when the
+ * dropped part crossed an integer, and then f < 2^-28, r/m < 1 + 2^-28 +
+ * 2m/2^(32N). Both are below 2 for Fr (2m/2^256 = 0.906), so r < 2m < 2^256:
+ * the N-word difference is exact and lazy-reduced, like mul_lazy's. (Unlike
+ * mul_lazy's limb-split operand, a must be below 2m, not any N-word value.)
+ *
+ * PTX multiply-adds for Fr, a product's halves apart: 79 for q', 64 for the
+ * low half of a c, 36 for that of q' (2^256 - r) (limb 0 by adds, limb 1
+ * zero): 179, against CIOS's 224, and the chains of q' and of a c are
+ * independent (CIOS's rows each wait for the one before): the NTT's passes
+ * after the first use it (ntt.cu; doc/perf.md, session 16). Fr only (the
+ * static_assert in mul_shoup_lazy).
+ *
+ * The constant is c itself, not c R: for a = x R, a c = (x c) R, the same
+ * Montgomery value that mul(c R, a) gives, mod m.
+ */
+template <class P>
+__host__ __device__ constexpr uint32_t neg_mod(int i) { /* limb i of 2^(32N) - m (m odd) */
+    return i == 0 ? 0u - P::mod(0) : ~P::mod(i);
+}
+
+/* First carry-chain operation (in = false) or a later one. */
+__device__ __forceinline__ uint32_t chain_lo(bool in, uint32_t x, uint32_t y, uint32_t acc) {
+    return in ? madc_lo_cc(x, y, acc) : mad_lo_cc(x, y, acc);
+}
+
+/*
+ * s += x * y(j) 2^(32(i+j)) mod 2^(32N) for j = j0, j0+2, ... (i + j < N):
+ * one carry chain of (low, high) pairs on words (i+j, i+j+1), the high half
+ * of the last one dropped where it would land on word N. Every such chain
+ * ends on word N-1, so no carry is lost that the sum mod 2^(32N) needs.
+ */
+template <int N, class Y>
+__device__ __forceinline__ void mac_low(uint32_t (&s)[N], uint32_t x, Y y, int i, int j0) {
+    bool in = false;
+#pragma unroll
+    for (int j = j0; j < N - i; j += 2) {
+        s[i + j] = chain_lo(in, x, y(j), s[i + j]);
+        in = true;
+        if (i + j + 1 < N) s[i + j + 1] = madc_hi_cc(x, y(j), s[i + j + 1]);
+    }
+}
+
+/*
+ * q = the words N .. 2N-1 of a * cq from its products at columns >= N-1
+ * only: t[0..N] holds columns N-1 .. 2N-1. Row i (limb a_i) adds the high
+ * half of a_i cq_(N-2-i) at column N-1 (for i <= N-2) and the whole
+ * a_i cq_j, j >= N-1-i, in two chains by parity (chain X's pairs on t[0..1],
+ * t[2..3], ..., chain Y's on t[1..2], ... after that high half on t[0]).
+ * The window after row i is at most a_0..i * cq / 2^(32(N-1)) <
+ * 2^(32(i+2)): it fits t[0..i+1], so each chain's carry stops at t[i+1]
+ * (an addc where the chain's last pair ends below it).
+ */
+template <class P>
+__device__ __forceinline__ void shoup_high(uint32_t (&q)[P::N], const fe<P> &a,
+                                           const uint32_t (&cq)[P::N]) {
+    constexpr int N = P::N;
+    uint32_t t[N + 1];
+#pragma unroll
+    for (int k = 0; k <= N; k++) t[k] = 0;
+#pragma unroll
+    for (int i = 0; i < N; i++) {
+        const uint32_t x = a.v[i];
+        int top = 0;
+        bool in = false;
+#pragma unroll
+        for (int o = 0; o <= i; o += 2) { /* chain X: j = N - 1 - i + o, o even */
+            t[o] = chain_lo(in, x, cq[N - 1 - i + o], t[o]);
+            in = true;
+            t[o + 1] = madc_hi_cc(x, cq[N - 1 - i + o], t[o + 1]);
+            top = o + 1;
+        }
+        if (top < i + 1) t[i + 1] = addc(t[i + 1], 0);
+        in = false; /* chain Y */
+        if (i <= N - 2) {
+            t[0] = mad_hi_cc(x, cq[N - 2 - i], t[0]);
+            in = true;
+        }
+        top = 0;
+#pragma unroll
+        for (int o = 1; o <= i; o += 2) {
+            t[o] = chain_lo(in, x, cq[N - 1 - i + o], t[o]);
+            in = true;
+            t[o + 1] = madc_hi_cc(x, cq[N - 1 - i + o], t[o + 1]);
+            top = o + 1;
+        }
+        if (in && top < i + 1) t[i + 1] = addc(t[i + 1], 0);
+    }
+#pragma unroll
+    for (int k = 0; k < N; k++) q[k] = t[k + 1];
+}
+
+/* r = a c mod m in [0, 2m) for a < 2m and the constant (c, cq) above: the
+ * window's q', then a c + q' (2^(32N) - m) mod 2^(32N) (= a c - q' m). */
+template <class P>
+__device__ __forceinline__ void mul_shoup_lazy(fe<P> &r, const fe<P> &a, const fe<P> &c,
+                                               const fe<P> &cq) {
+    constexpr int N = P::N;
+    static_assert(P::mod(N - 1) < 0x80000000u, "2m must fit N words");
+    uint32_t q[N];
+    shoup_high<P>(q, a, cq.v);
+    auto cv = [&c](int j) { return c.v[j]; };
+    auto nm = [](int j) { return neg_mod<P>(j); };
+    uint32_t s[N];
+    /* row 0 of a c: its even products do not overlap */
+#pragma unroll
+    for (int j = 0; j < N; j += 2) {
+        s[j] = a.v[0] * c.v[j];
+        s[j + 1] = __umulhi(a.v[0], c.v[j]);
+    }
+    mac_low<N>(s, a.v[0], cv, 0, 1);
+#pragma unroll
+    for (int i = 1; i < N; i++) {
+        mac_low<N>(s, a.v[i], cv, i, 0);
+        mac_low<N>(s, a.v[i], cv, i, 1);
+    }
+    /* q' (2^256 - r): Fr's limbs 0 and 1 of 2^256 - r are 2^32 - 1 and 0, so
+     * limb 0's row is q' (2^32 - 1) = (q' << 32) - q', an add and a subtract
+     * chain (15 ALU operations instead of 15 multiply-adds, which take the
+     * pipe the products contend for: doc/perf.md, session 16), and the odd
+     * limbs start at 3 */
+    static_assert(neg_mod<P>(0) == 0xffffffffu && neg_mod<P>(1) == 0u,
+                  "the low limbs of Fr's 2^256 - r");
+    s[1] = add_cc(s[1], q[0]);
+#pragma unroll
+    for (int k = 2; k < N; k++) s[k] = addc_cc(s[k], q[k - 1]);
+    s[0] = sub_cc(s[0], q[0]);
+#pragma unroll
+    for (int k = 1; k < N; k++) s[k] = subc_cc(s[k], q[k]);
+#pragma unroll
+    for (int i = 0; i < N; i++) {
+        mac_low<N>(s, q[i], nm, i, 2);
+        mac_low<N>(s, q[i], nm, i, 3);
+    }
+#pragma unroll
+    for (int j = 0; j < N; j++) r.v[j] = s[j];
+}
+
+/* The constant -c mod m in the same form: m - c and ~cq, since
+ * floor((m - c) 2^K / m) = 2^K - ceil(c 2^K / m) = 2^K - 1 - cq, c 2^K / m
+ * not being an integer for a prime m and 0 < c < m. */
+template <class P>
+__device__ __forceinline__ void neg_shoup(fe<P> &c, fe<P> &cq) {
+    neg(c, c);
+#pragma unroll
+    for (int k = 0; k < P::N; k++) cq.v[k] = ~cq.v[k];
+}
+
+/* r = a b mod 2^(32N) (host and device; the tables' setup only). */
+template <class P>
+__host__ __device__ inline void low_mul_words(uint32_t (&r)[P::N], const uint32_t (&a)[P::N],
+                                              const uint32_t (&b)[P::N]) {
+    constexpr int N = P::N;
+    uint32_t t[N] = {0};
+    for (int i = 0; i < N; i++) {
+        uint64_t carry = 0;
+        for (int j = 0; i + j < N; j++) {
+            const uint64_t v = (uint64_t)a[i] * b[j] + t[i + j] + carry;
+            t[i + j] = (uint32_t)v;
+            carry = v >> 32;
+        }
+    }
+    for (int k = 0; k < N; k++) r[k] = t[k];
+}
+
+/* m^-1 mod 2^(32N) by Newton's iteration x <- x (2 - m x), which doubles
+ * the correct low bits (x = m is right mod 2^3 for odd m). */
+template <class P>
+__host__ __device__ inline void mod_inverse_words(uint32_t (&x)[P::N]) {
+    constexpr int N = P::N;
+    uint32_t m[N], mx[N];
+    for (int k = 0; k < N; k++) m[k] = x[k] = P::mod(k);
+    for (int it = 0; (3 << it) < 32 * N; it++) {
+        low_mul_words<P>(mx, m, x);
+        uint64_t borrow = 0; /* mx <- 2 - mx */
+        for (int k = 0; k < N; k++) {
+            const uint64_t v = (uint64_t)(k == 0 ? 2u : 0u) - mx[k] - borrow;
+            mx[k] = (uint32_t)v;
+            borrow = (v >> 32) & 1;
+        }
+        low_mul_words<P>(x, x, mx);
+    }
+}
+
+/*
+ * The Shoup form of a constant given in Montgomery form cR (cR != 0):
+ * c = cR R^-1 (mul by the plain 1) and cq = floor(c 2^(32N) / m). Since
+ * c 2^(32N) mod m is cR itself, c 2^(32N) - cR is a multiple of m, and
+ * cq = (c 2^(32N) - cR) / m = -cR m^-1 mod 2^(32N): an exact division, done
+ * as a product by minv = m^-1 mod 2^(32N) (mod_inverse_words).
+ */
+template <class P>
+__device__ __forceinline__ void shoup_prepare(fe<P> &c, fe<P> &cq, const fe<P> &cR,
+                                              const fe<P> &minv) {
+    constexpr int N = P::N;
+    fe<P> one_plain, ncr;
+#pragma unroll
+    for (int k = 0; k < N; k++) one_plain.v[k] = k == 0 ? 1u : 0u;
+    mul(c, cR, one_plain);
+    uint64_t borrow = 0;
+#pragma unroll
+    for (int k = 0; k < N; k++) {
+        const uint64_t v = 0 - (uint64_t)cR.v[k] - borrow;
+        ncr.v[k] = (uint32_t)v;
+        borrow = (v >> 32) & 1;
+    }
+    low_mul_words<P>(cq.v, ncr.v, minv.v);
+}
+
+/*
  * r0 = a0 b0 and r1 = a1 b1, the rows (and chains) of the two products
  * alternating, so that the second product's chain can fill the first's
  * latency where few warps share a scheduler (ec.cuh mul_paired). Same

@@ -102,6 +102,25 @@ MODEL_OP1(fp2_inv, fp2_t, inv)
 int cuzk_model_fr_is_zero_lazy(const uint64_t a[4]) { return is_zero_lazy(from<fr_t>(a)); }
 int cuzk_model_fp_is_zero_lazy(const uint64_t a[6]) { return is_zero_lazy(from<fp_t>(a)); }
 
+/* The NTT's twiddle products (ff.cuh mul_shoup_lazy): the Shoup form of a
+ * Montgomery constant cR (c plain, cq its quotient), and a product by it,
+ * by its negation where negate (neg_shoup, as the inverse transform takes
+ * it). */
+void cuzk_model_fr_shoup_prepare(uint64_t c[4], uint64_t cq[4], const uint64_t cR[4]) {
+    fr_t minv, cc, q;
+    mod_inverse_words<fr_params>(minv.v);
+    shoup_prepare(cc, q, from<fr_t>(cR), minv);
+    to(c, cc);
+    to(cq, q);
+}
+void cuzk_model_fr_mul_shoup_lazy(uint64_t r[4], const uint64_t a[4], const uint64_t c[4],
+                                  const uint64_t cq[4], int negate) {
+    fr_t cc = from<fr_t>(c), q = from<fr_t>(cq), z;
+    if (negate) neg_shoup(cc, q);
+    mul_shoup_lazy(z, from<fr_t>(a), cc, q);
+    to(r, z);
+}
+
 void cuzk_model_fr_mul_pair(uint64_t r[8], const uint64_t a[8], const uint64_t b[8]) {
     model_mul_pair<fr_t>(r, a, b);
 }

@@ -27,6 +27,9 @@ void cuzk_model_fr_mul(uint64_t r[4], const uint64_t a[4], const uint64_t b[4]);
 void cuzk_model_fr_sqr(uint64_t r[4], const uint64_t a[4]);
 void cuzk_model_fr_mul_pair(uint64_t r[8], const uint64_t a[8], const uint64_t b[8]);
 void cuzk_model_fr_mul_lazy(uint64_t r[4], const uint64_t a[4], const uint64_t b[4]);
+void cuzk_model_fr_shoup_prepare(uint64_t c[4], uint64_t cq[4], const uint64_t cR[4]);
+void cuzk_model_fr_mul_shoup_lazy(uint64_t r[4], const uint64_t a[4], const uint64_t c[4],
+                                  const uint64_t cq[4], int negate);
 void cuzk_model_fr_add_lazy(uint64_t r[4], const uint64_t a[4], const uint64_t b[4]);
 void cuzk_model_fr_sub_lazy(uint64_t r[4], const uint64_t a[4], const uint64_t b[4]);
 void cuzk_model_fr_reduce_lazy(uint64_t r[4], const uint64_t a[4]);
@@ -233,6 +236,66 @@ static void check_lazy(const field *f, size_t count) {
         for (size_t i = 0; i < n; i++) z |= a[i];
         const int zero = (fr ? cuzk_model_fr_is_zero_lazy : cuzk_model_fp_is_zero_lazy)(al);
         if (zero != (z == 0)) bad++, report("is_zero_lazy", k, al, al, al, a, n);
+    }
+    CHECK(bad == 0);
+}
+
+/* cq = floor(c 2^256 / r) exactly: cq r <= c 2^256 < cq r + r (8 words). */
+static bool shoup_quotient_ok(const uint64_t c[4], const uint64_t cq[4]) {
+    uint64_t lo[8] = {0}, hi[8] = {0}, d[8];
+    for (int i = 0; i < 4; i++) {
+        unsigned __int128 carry = 0;
+        for (int j = 0; j < 4; j++) {
+            carry += (unsigned __int128)cq[i] * cuzk__fr_r[j] + lo[i + j];
+            lo[i + j] = (uint64_t)carry;
+            carry >>= 64;
+        }
+        lo[i + 4] = (uint64_t)carry;
+    }
+    memcpy(hi + 4, c, 32);
+    memcpy(d, hi, sizeof d);
+    if (lt_n(d, lo, 8)) return false;
+    sub_n(d, lo, 8); /* d = c 2^256 - cq r, must be below r */
+    return !(d[4] | d[5] | d[6] | d[7]) && lt_n(d, cuzk__fr_r, 4);
+}
+
+/*
+ * The NTT's twiddle product by a precomputed quotient (ff.cuh
+ * mul_shoup_lazy): for each nonzero canonical constant b (held as b = cR),
+ * its Shoup form (c = b R^-1 against the CPU's product by the plain 1, cq
+ * checked exact by shoup_quotient_ok), then products of c and of -c with a
+ * canonical or lazy (a + r) a, and with a the largest lazy value 2r - 1
+ * every fifth input, each equal to the CPU's mul(b, a mod r) or its
+ * negation, and below 2r.
+ */
+static void test_fr_shoup(void) {
+    uint64_t edges[MAX_COORDS][6];
+    const size_t ne = edge_coords(edges, FR.m, FR.one, 4), count = 300000 * cuzk_test_iters_scale;
+    static const uint64_t plain_one[4] = {1, 0, 0, 0}, zero[4] = {0};
+    size_t bad = 0;
+    for (size_t k = 0; k < ne * ne + count && bad < 4; k++) {
+        uint64_t a[6], b[6], c[4], cq[4], want_c[4], got[4], want[4], al[4], am[4];
+        pick(a, b, &FR, k, edges, ne);
+        if (!(b[0] | b[1] | b[2] | b[3])) continue; /* twiddles are never zero */
+        cuzk_model_fr_shoup_prepare(c, cq, b);
+        cpu_mul(&FR, want_c, b, plain_one);
+        if (memcmp(c, want_c, 32) != 0) bad++, report("shoup_prepare c", k, b, b, c, want_c, 4);
+        if (!shoup_quotient_ok(c, cq)) bad++, report("shoup_prepare cq", k, b, b, cq, c, 4);
+        memcpy(al, a, 32);
+        if (k & 1) add_n(al, FR.m, 4);
+        if (k % 5 == 4) { /* 2r - 1 */
+            memcpy(al, FR.m, 32);
+            add_n(al, FR.m, 4);
+            sub_n(al, plain_one, 4);
+        }
+        memcpy(am, al, 32);
+        while (!lt_n(am, FR.m, 4)) sub_n(am, FR.m, 4);
+        cuzk_model_fr_mul_shoup_lazy(got, al, c, cq, 0);
+        cpu_mul(&FR, want, b, am);
+        if (!lazy_ok(&FR, got, want)) bad++, report("mul_shoup_lazy", k, al, b, got, want, 4);
+        cuzk_model_fr_mul_shoup_lazy(got, al, c, cq, 1);
+        cpu_sub(&FR, want, zero, want);
+        if (!lazy_ok(&FR, got, want)) bad++, report("mul_shoup_lazy -c", k, al, b, got, want, 4);
     }
     CHECK(bad == 0);
 }
@@ -590,6 +653,7 @@ int main(int argc, char **argv) {
     cuzk_test_init(argc, argv);
     RUN(test_fr);
     RUN(test_fr_lazy);
+    RUN(test_fr_shoup);
     RUN(test_fp);
     RUN(test_fp_lazy);
     RUN(test_fp2);
