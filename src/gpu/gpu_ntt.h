@@ -12,7 +12,8 @@
  * device as it is (gpu.h).
  *
  * Device-resident API: a domain is created once per (log_n, root) and holds
- * the twiddles on the device (16*n bytes: 2^27 2 GiB, 2^28 4 GiB) plus a few
+ * the twiddles on the device (16*n bytes: 2^27 2 GiB, 2^28 4 GiB; the later
+ * passes' in Shoup form, 2^27 16 MiB) plus a few
  * MiB of scaling tables; the transforms and H functions work in place on
  * device buffers of n elements (cudaMalloc'd or any device pointer with
  * 16-byte alignment) and are enqueued on the given stream (NULL = the legacy

@@ -17,12 +17,21 @@
  *
  * Twiddles. Stage span h = hr*C pairs rows t, t + hr and multiplies by
  * omega_2h^e with e = (t mod hr)*C + c, i.e. omega_n^(e*n/2h) from one table
- * T[j] = omega_n^j, j < n/2 (16n bytes). The inverse uses
- * omega_n^-x = -T[n/2 - x] with the sign folded into the butterfly, as ntt.c
- * does. A group's twiddles are distinct per column only in the first DIF pass
- * (last DIT pass): that pass reads about one twiddle per element from memory,
- * the later ones hit L2 (at 2^27 every twiddle from one line would save 2%,
- * doc/perf.md session 15). Butterflies with e = 0 skip the multiplication,
+ * T[j] = omega_n^j, j < n/2 (16n bytes, Montgomery form). The inverse uses
+ * omega_n^-x = -T[n/2 - x], negated as it is loaded. A group's twiddles are
+ * distinct per column only in the first DIF pass (last DIT pass): that pass
+ * reads about one twiddle per element from memory, the later ones hit L2
+ * (at 2^27 every twiddle from one line would save 2%, doc/perf.md session
+ * 15). The later passes' exponents are multiples of 2^ks[0] (ks[0]: the
+ * first pass's stage count), and those passes take their twiddles from a
+ * second, small table of just these (2^27: 2^18 entries, 16 MiB) in Shoup
+ * form: the plain value and the quotient floor(w 2^256 / r), whose products
+ * (ff.cuh mul_shoup_lazy) cost 179 multiply-adds instead of Montgomery's
+ * 224. The first pass keeps the Montgomery table: a Shoup one of n/2
+ * entries would double the twiddles' memory, which at 2^27 the MSMs need
+ * (all passes Shoup: forward 39.2 ms instead of 40.2, but the partition's
+ * MSM areas shrank and it was slower; doc/perf.md, session 16).
+ * Butterflies with e = 0 skip the multiplication,
  * decided per unit of 4 elements, so it pays where a warp's units agree: in
  * the span-1 stage (every e is 0 when C = 1), n/2 of the (n/2)*L products.
  *
@@ -35,7 +44,8 @@
  * Cost model (2^27, measured Fr mul rate 50e9/s, doc/gpu-notes.md): (n/2)*27
  * - n/2 = 1.75e9 multiplications = 35 ms; memory 3 passes x 8.6 GB + 4.3 GB
  * of first-pass twiddles = 30 GB = 7 ms at 4.3 TB/s, hidden under the
- * arithmetic. So the transform is bound by the multiplier.
+ * arithmetic. So the transform is bound by the multiplier (and by how many
+ * of its products' chains the schedulers keep in flight: session 16).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -201,12 +211,25 @@ struct pow_tab {
     fr_t base; /* s itself, read on the host only (scale_step derives the steps from it) */
 };
 
+/* The twiddles omega_n^(i 2^shift), i < n/2^(shift+1), in Shoup form
+ * (ff.cuh mul_shoup_lazy): the plain value c[i] (not Montgomery's c R) and
+ * its quotient cq[i]. */
+struct shoup_tab {
+    const fr_t *c, *cq;
+    uint32_t shift;
+};
+
+struct shoup_tw {
+    fr_t c, cq;
+};
+
 enum { PRO_NONE = 0, PRO_POW = 1 };
 enum { EPI_NONE = 0, EPI_MULC = 1, EPI_POW = 2, EPI_ABC = 3 };
 
 struct pass_args {
     fr_t *a;
-    const fr_t *tw;    /* omega_n^j, j < n/2 */
+    const fr_t *tw;    /* omega_n^j, j < n/2, Montgomery form (the first DIF pass) */
+    shoup_tab sh;      /* the later passes' twiddles in Shoup form */
     uint32_t L, k, cl; /* n = 2^L; 2^k rows; column stride C = 2^cl */
     uint32_t wl;       /* W = 2^wl groups per block */
     uint32_t inv;
@@ -341,22 +364,53 @@ static __device__ __forceinline__ void scale_unit(fr_t (&x)[1 << R], const pow_t
  * results in [0, 2r) (ff.cuh: add_lazy, sub_lazy, mul_lazy: tw canonical),
  * so no product pays a final subtraction; run_group reduces each element
  * once, on the last group of the last pass. */
-template <bool DIT>
-static __device__ __forceinline__ void bfly(fr_t &x, fr_t &y, const fr_t &tw) {
+static __device__ __forceinline__ void tw_mul(fr_t &r, const fr_t &tw, const fr_t &a) {
+    mul_lazy(r, tw, a);
+}
+static __device__ __forceinline__ void tw_mul(fr_t &r, const shoup_tw &tw, const fr_t &a) {
+    mul_shoup_lazy(r, a, tw.c, tw.cq);
+}
+
+template <bool DIT, class TW>
+static __device__ __forceinline__ void bfly(fr_t &x, fr_t &y, const TW &tw) {
     fr_t u, v;
     if (!DIT) {
         add_lazy(u, x, y);
         sub_lazy(v, x, y);
-        mul_lazy(v, tw, v);
+        tw_mul(v, tw, v);
     } else {
         fr_t m;
-        mul_lazy(m, tw, y);
+        tw_mul(m, tw, y);
         add_lazy(u, x, m);
         sub_lazy(v, x, m);
     }
     x = u;
     y = v;
 }
+
+/* Twiddle j (omega_n^j), negated for the inverse (w = -T[n/2 - e]): from
+ * the Montgomery table, or (SHOUP) from the Shoup one, which holds the
+ * multiples of 2^shift that the later passes' exponents are. */
+template <bool SHOUP>
+struct tw_load;
+template <>
+struct tw_load<false> {
+    static __device__ __forceinline__ fr_t get(const pass_args &p, uint32_t j) {
+        fr_t tw = ldg(p.tw + j);
+        if (p.inv) neg(tw, tw);
+        return tw;
+    }
+};
+template <>
+struct tw_load<true> {
+    static __device__ __forceinline__ shoup_tw get(const pass_args &p, uint32_t j) {
+        shoup_tw tw;
+        tw.c = ldg(p.sh.c + (j >> p.sh.shift));
+        tw.cq = ldg(p.sh.cq + (j >> p.sh.shift));
+        if (p.inv) neg_shoup(tw.c, tw.cq);
+        return tw;
+    }
+};
 
 static __device__ __forceinline__ void bfly1(fr_t &x, fr_t &y) {
     fr_t u, v;
@@ -369,7 +423,7 @@ static __device__ __forceinline__ void bfly1(fr_t &x, fr_t &y) {
 /* Stage m of a unit (pairs j, j + 2^m; span 2^(b+m) rows), then the next
  * ones: template recursion, so that every index into x is a constant and x
  * stays in registers. */
-template <bool DIT, int R, int MM>
+template <bool DIT, bool SHOUP, int R, int MM>
 static __device__ __forceinline__ void unit_stages(fr_t (&x)[1 << R], const pass_args &p,
                                                    uint32_t b, uint32_t d, uint32_t ebase) {
     constexpr int m = DIT ? MM : R - 1 - MM, NR = 1 << R;
@@ -381,19 +435,18 @@ static __device__ __forceinline__ void unit_stages(fr_t (&x)[1 << R], const pass
             for (int j0 = 0; j0 < NR; j0 += 2 << m) bfly1(x[j0], x[j0 + (1 << m)]);
         } else {
             const uint32_t xe = (((uint32_t)jp << d) | ebase) << sh;
-            fr_t tw = ldg(p.tw + (p.inv ? half_n - xe : xe));
-            if (p.inv) neg(tw, tw);
+            const auto tw = tw_load<SHOUP>::get(p, p.inv ? half_n - xe : xe);
 #pragma unroll
             for (int j0 = jp; j0 < NR; j0 += 2 << m) bfly<DIT>(x[j0], x[j0 + (1 << m)], tw);
         }
     }
-    if constexpr (MM + 1 < R) unit_stages<DIT, R, MM + 1>(x, p, b, d, ebase);
+    if constexpr (MM + 1 < R) unit_stages<DIT, SHOUP, R, MM + 1>(x, p, b, d, ebase);
 }
 
 /* One group of R stages over all units of the block (row bits [b, b + R)).
  * FUSED: the pass may have a prologue or epilogue (p.pro, p.epi); without,
  * their code is compiled out. */
-template <bool DIT, int R, bool FUSED>
+template <bool DIT, bool SHOUP, int R, bool FUSED>
 static __device__ __forceinline__ void run_group(const pass_args &p, uint2 *sm, uint32_t nbits,
                                                  uint32_t b, bool first, bool last) {
     constexpr int NR = 1 << R;
@@ -415,7 +468,7 @@ static __device__ __forceinline__ void run_group(const pass_args &p, uint2 *sm, 
             for (int j = 0; j < NR; j++) x[j] = lds_plane(sm, E, swz(lb | ((uint32_t)j << s)));
         }
         const uint32_t ebase = ((trest & ((1u << b) - 1)) << cl) | col; /* < 2^d */
-        unit_stages<DIT, R, 0>(x, p, b, d, ebase);
+        unit_stages<DIT, SHOUP, R, 0>(x, p, b, d, ebase);
         if (!last) {
 #pragma unroll
             for (int j = 0; j < NR; j++) sts_plane(sm, E, swz(lb | ((uint32_t)j << s)), x[j]);
@@ -443,12 +496,9 @@ static __device__ __forceinline__ void run_group(const pass_args &p, uint2 *sm, 
 }
 
 /* One pass: E/4 threads (groups of 1 stage use E/2 units, a thread taking
- * two). DIF runs the groups from the large spans down, DIT up. 4 blocks of
- * 256 threads per SM cap the registers at 64 (32 warps per SM; ptxas spills
- * 20-32 B in the plain instances, 200-236 B in the fused ones); at 72 or 80
- * registers, with fewer warps, the NTT was slower. */
-template <bool DIT, bool FUSED>
-static __global__ void __launch_bounds__(256, 4) pass_kernel(const pass_args p) {
+ * two). DIF runs the groups from the large spans down, DIT up. */
+template <bool DIT, bool FUSED, bool SHOUP>
+static __device__ __forceinline__ void pass_body(const pass_args &p) {
     extern __shared__ uint4 smem_raw[];
     uint2 *sm = reinterpret_cast<uint2 *>(smem_raw);
     const uint32_t nbits = p.k + p.wl, ng = group_count(p.k);
@@ -458,10 +508,30 @@ static __global__ void __launch_bounds__(256, 4) pass_kernel(const pass_args p) 
         if (qq) __syncthreads();
         const bool first = qq == 0, last = qq == ng - 1;
         if (r == 1)
-            run_group<DIT, 1, FUSED>(p, sm, nbits, b, first, last);
+            run_group<DIT, SHOUP, 1, FUSED>(p, sm, nbits, b, first, last);
         else
-            run_group<DIT, 2, FUSED>(p, sm, nbits, b, first, last);
+            run_group<DIT, SHOUP, 2, FUSED>(p, sm, nbits, b, first, last);
     }
+}
+
+/* The first DIF pass (last DIT pass), Montgomery twiddles: 4 blocks of 256
+ * threads per SM cap the registers at 64 (32 warps per SM; ptxas spills
+ * 8-24 B in the plain instances, 112-132 B in the fused ones); at 72 or 80
+ * registers, with fewer warps, it was slower (sessions 5-15). */
+template <bool DIT, bool FUSED>
+static __global__ void __launch_bounds__(256, 4) pass_kernel(const pass_args p) {
+    pass_body<DIT, FUSED, false>(p);
+}
+
+/* The other passes, Shoup twiddles, at 72 registers (spills 48-60 B plain,
+ * 140-156 B fused): 28 warps per SM in the 128-thread passes, 24 in the
+ * 256-thread ones. The Shoup products need more registers than the
+ * Montgomery ones; measured at 2^27 with every pass Shoup (doc/perf.md,
+ * session 16): 64 registers (32 warps, ~150 B of spills) 42.5 ms, 80 (24
+ * warps) 39.4, 72 39.1-39.2. */
+template <bool DIT, bool FUSED>
+static __global__ void __maxnreg__(72) pass_kernel_shoup(const pass_args p) {
+    pass_body<DIT, FUSED, true>(p);
 }
 
 /* In-place bit reversal by 16x16 tiles (L >= 8): i = (a, m, c) with a the top
@@ -526,6 +596,19 @@ static __global__ void twiddle_kernel(fr_t *tw, size_t count, const fr_t *lo, co
     }
 }
 
+/* c[i], cq[i] = the Shoup form of tw[i << shift], i < count (ff.cuh
+ * shoup_prepare; minv = r^-1 mod 2^256). */
+static __global__ void shoup_kernel(fr_t *c, fr_t *cq, const fr_t *tw, size_t count,
+                                    uint32_t shift, const fr_t minv) {
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < count; i += stride) {
+        shoup_tw t;
+        shoup_prepare(t.c, t.cq, ldg(tw + (i << shift)), minv);
+        st(c + i, t.c);
+        st(cq + i, t.cq);
+    }
+}
+
 /* In-place bit-reversal permutation (an involution: swap i < rev(i)), for
  * n < 2^8, where bitrev_tile_kernel's 16x16 tiles do not fit. */
 static __global__ void bitrev_kernel(fr_t *a, uint32_t L) {
@@ -587,6 +670,8 @@ struct cuzk__gpu_ntt_domain {
     uint32_t n;
     int root;
     fr_t *tw;   /* n/2 twiddles (NULL for n = 1) */
+    fr_t *sh_c, *sh_cq; /* the later passes' ones in Shoup form (shoup_tab; NULL for 1 pass) */
+    uint32_t sh_shift;
     fr_t *tabs; /* the three H power tables, each lo (2^bits) then hi (2^(L-bits)) */
     hfr omega, omega_inv, n_inv, omega_2n, g, g_inv, bell_k; /* bell_k = zinv / n */
     pow_tab snark, bfwd, binv; /* omega_2n^j / n; g^j / n; g^-j zinv / n */
@@ -615,6 +700,8 @@ static cuzk_status build_pow_tab(pow_tab *tb, fr_t *dst, unsigned L, const hfr &
     return CUZK_OK;
 }
 
+static unsigned plan_passes(unsigned L, unsigned ks[4]);
+
 static cuzk_status domain_body(cuzk__gpu_ntt_domain *d, fr_t **tmp) {
     const unsigned L = d->L;
     static const uint64_t r5[4] = CUZK__FR_ROOT5, r7[4] = CUZK__FR_ROOT7;
@@ -636,16 +723,26 @@ static cuzk_status domain_body(cuzk__gpu_ntt_domain *d, fr_t **tmp) {
     CUZK__CUDA_TRY(cudaMalloc(&d->tw, half * sizeof(fr_t)));
     CUZK__CUDA_TRY(cudaMalloc(&d->tabs, 3 * te * sizeof(fr_t)));
     CUZK__CUDA_TRY(cudaMalloc(tmp, tab_elems(L > 1 ? L - 1 : 1) * sizeof(fr_t)));
-    /* twiddles omega^j, j < n/2 = 2^(L-1), from omega's power tables */
+    /* twiddles omega^j, j < n/2 = 2^(L-1), from omega's power tables (for
+     * L = 1 the one twiddle 1: tables of one element each) */
     pow_tab t;
     cuzk_status st;
-    if (L >= 2) {
-        if ((st = build_pow_tab(&t, *tmp, L - 1, d->omega, h_one(), 0, 0)) != CUZK_OK) return st;
-        twiddle_kernel<<<grid_for(half, 256), 256>>>(d->tw, half, t.lo, t.hi, t.bits);
+    if ((st = build_pow_tab(&t, *tmp, L - 1, d->omega, h_one(), 0, 0)) != CUZK_OK) return st;
+    twiddle_kernel<<<grid_for(half, 256), 256>>>(d->tw, half, t.lo, t.hi, t.bits);
+    CUZK__CUDA_TRY(cudaGetLastError());
+    /* the passes after the first read only exponents that are multiples of
+     * 2^ks[0] (stage span h of a later pass: n/2h divides by 2^ks[0]) */
+    unsigned ks[4];
+    if (plan_passes(L, ks) > 1) {
+        d->sh_shift = ks[0];
+        const size_t nsh = half >> d->sh_shift;
+        CUZK__CUDA_TRY(cudaMalloc(&d->sh_c, nsh * sizeof(fr_t)));
+        CUZK__CUDA_TRY(cudaMalloc(&d->sh_cq, nsh * sizeof(fr_t)));
+        fr_t minv;
+        mod_inverse_words<fr_params>(minv.v);
+        shoup_kernel<<<grid_for(nsh, 256), 256>>>(d->sh_c, d->sh_cq, d->tw, nsh, d->sh_shift,
+                                                  minv);
         CUZK__CUDA_TRY(cudaGetLastError());
-    } else {
-        fr_t one = to_dev(h_one());
-        CUZK__CUDA_TRY(cudaMemcpy(d->tw, &one, sizeof one, cudaMemcpyHostToDevice));
     }
     if ((st = build_pow_tab(&d->snark, d->tabs, L, d->omega_2n, d->n_inv, 1, 0)) != CUZK_OK)
         return st;
@@ -662,6 +759,8 @@ extern "C" void cuzk__gpu_ntt_domain_destroy(cuzk__gpu_ntt_domain *d) {
     if (!d) return;
     (void)cudaDeviceSynchronize(); /* no transform may still read the tables */
     if (d->tw) (void)cudaFree(d->tw);
+    if (d->sh_c) (void)cudaFree(d->sh_c);
+    if (d->sh_cq) (void)cudaFree(d->sh_cq);
     if (d->tabs) (void)cudaFree(d->tabs);
     memset(d, 0, sizeof *d);
     free(d);
@@ -730,24 +829,25 @@ static fr_t scale_step(const pow_tab &tb, const pass_args &pa, bool dit, bool fi
     return to_dev(h_sqr_times(base, tb.brev ? pa.L - d - r : d));
 }
 
-/* One pass; a pass without prologue or epilogue takes the kernel instance
- * without their code (smaller, for the instruction cache and the register
- * allocation of the plain passes that every transform has). */
-static cuzk_status launch_pass(bool dit, pass_args &pa, uint32_t n, cudaStream_t s) {
+/* One pass; shoup for all but the pass of the largest spans (pass_kernel,
+ * pass_kernel_shoup). A pass without prologue or epilogue takes the kernel
+ * instance without their code (smaller, for the instruction cache and the
+ * register allocation of the plain passes that every transform has). */
+static cuzk_status launch_pass(bool dit, bool shoup, pass_args &pa, uint32_t n, cudaStream_t s) {
     if (pa.pro == PRO_POW) pa.pro_step = scale_step(pa.pro_tab, pa, dit, true);
     if (pa.epi == EPI_POW) pa.epi_step = scale_step(pa.epi_tab, pa, dit, false);
     const uint32_t E = 1u << (pa.k + pa.wl), threads = E >> 2 ? E >> 2 : 1;
     const uint32_t blocks = n / E;
     const size_t smem = (size_t)E * sizeof(fr_t);
     const bool fused = pa.pro != PRO_NONE || pa.epi != EPI_NONE;
-    if (dit && fused)
-        pass_kernel<true, true><<<blocks, threads, smem, s>>>(pa);
-    else if (dit)
-        pass_kernel<true, false><<<blocks, threads, smem, s>>>(pa);
-    else if (fused)
-        pass_kernel<false, true><<<blocks, threads, smem, s>>>(pa);
+    void (*kern)(const pass_args);
+    if (shoup)
+        kern = dit ? (fused ? pass_kernel_shoup<true, true> : pass_kernel_shoup<true, false>)
+                   : (fused ? pass_kernel_shoup<false, true> : pass_kernel_shoup<false, false>);
     else
-        pass_kernel<false, false><<<blocks, threads, smem, s>>>(pa);
+        kern = dit ? (fused ? pass_kernel<true, true> : pass_kernel<true, false>)
+                   : (fused ? pass_kernel<false, true> : pass_kernel<false, false>);
+    kern<<<blocks, threads, smem, s>>>(pa);
     CUZK__CUDA_TRY(cudaGetLastError());
     return CUZK_OK;
 }
@@ -777,6 +877,9 @@ static cuzk_status run_passes(const cuzk__gpu_ntt_domain *d, fr_t *a, bool dit, 
         memset(&pa, 0, sizeof pa);
         pa.a = a;
         pa.tw = d->tw;
+        pa.sh.c = d->sh_c;
+        pa.sh.cq = d->sh_cq;
+        pa.sh.shift = d->sh_shift;
         pa.L = L;
         pa.k = ks[p];
         pa.cl = cls[p];
@@ -795,7 +898,7 @@ static cuzk_status run_passes(const cuzk__gpu_ntt_domain *d, fr_t *a, bool dit, 
             pa.ea = fz.ea;
             pa.eb = fz.eb;
         }
-        cuzk_status st = launch_pass(dit, pa, d->n, s);
+        cuzk_status st = launch_pass(dit, p > 0, pa, d->n, s);
         if (st != CUZK_OK) return st;
     }
     return CUZK_OK;
