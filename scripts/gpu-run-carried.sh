@@ -31,6 +31,10 @@ run() { # name, limit in seconds, lines of its output to show, command...
   local rc=$?
   ms=$((($(date +%s%N) - t0) / 1000000))
   tail -n "$lines" "/tmp/carried.$name.log"
+  # a failing check's own lines (the harness's), which the tail may not reach
+  if [ "$rc" -ne 0 ]; then
+    grep -E '^FAIL |check failed|differs|failed:' "/tmp/carried.$name.log" | head -n 20
+  fi
   summary+=("$(printf '%-26s rc %-3d %8d ms' "$name" "$rc" "$ms")")
 }
 nvidia-smi --query-gpu=name,clocks.max.sm,memory.total,driver_version --format=csv,noheader || true
