@@ -41,8 +41,9 @@
  * the bit reversal, from two tables of 2^ceil(L/2) and 2^floor(L/2) powers:
  * two multiplications per element), and H's a*b - c on the last pass of c.
  *
- * Cost model (2^27, measured Fr mul rate 50e9/s, doc/gpu-notes.md): (n/2)*27
- * - n/2 = 1.75e9 multiplications = 35 ms; memory 3 passes x 8.6 GB + 4.3 GB
+ * Cost model (2^27, measured Montgomery Fr mul rate 50e9/s, doc/gpu-notes.md):
+ * (n/2)*27 - n/2 = 1.75e9 multiplications = 35 ms (the passes after the
+ * first, 19 of the 27 stages, multiply by Shoup's cheaper product); memory 3 passes x 8.6 GB + 4.3 GB
  * of first-pass twiddles = 30 GB = 7 ms at 4.3 TB/s, hidden under the
  * arithmetic. So the transform is bound by the multiplier (and by how many
  * of its products' chains the schedulers keep in flight: session 16).
@@ -268,8 +269,9 @@ struct pass_args {
  * Variants measured against this one and removed (doc/gpu-notes.md, sessions
  * 3-15; the code is in the history up to commit 1ce60dd): one radix-2
  * butterfly per thread and stage through shared memory, radix 8 (128
- * registers), radix 8 with out-of-line products, radix 4 at 72 and at 80
- * registers. Each was slower at 2^24-2^27.
+ * registers), radix 8 with out-of-line products, radix 4 with Montgomery
+ * products at 72 and at 80 registers. Each was slower at 2^24-2^27. (The
+ * Shoup passes, whose products need more registers, run at 72: below.)
  */
 
 /* Groups of a k-stage pass, at most 2 stages each (radix 4). */
@@ -361,9 +363,12 @@ static __device__ __forceinline__ void scale_unit(fr_t (&x)[1 << R], const pow_t
 /* DIF (x + y, (x - y) w), DIT (x + y w, x - y w); w = 1: (x + y, x - y).
  * The inverse's w = omega^-e is -T[n/2 - e], negated once per loaded twiddle,
  * which keeps one butterfly code for both directions. Lazy: x, y and the
- * results in [0, 2r) (ff.cuh: add_lazy, sub_lazy, mul_lazy: tw canonical),
- * so no product pays a final subtraction; run_group reduces each element
- * once, on the last group of the last pass. */
+ * results in [0, 2r) (ff.cuh: add_lazy, sub_lazy; mul_lazy with tw
+ * canonical; mul_shoup_lazy, whose operand must be below 2r: sub_lazy's
+ * output in DIF, in DIT an element that is lazy, or canonical as the
+ * transform's input and the prologue's scaling are), so no product pays a
+ * final subtraction; run_group reduces each element once, on the last
+ * group of the last pass. */
 static __device__ __forceinline__ void tw_mul(fr_t &r, const fr_t &tw, const fr_t &a) {
     mul_lazy(r, tw, a);
 }
@@ -523,8 +528,8 @@ static __global__ void __launch_bounds__(256, 4) pass_kernel(const pass_args p) 
     pass_body<DIT, FUSED, false>(p);
 }
 
-/* The other passes, Shoup twiddles, at 72 registers (spills 48-60 B plain,
- * 140-156 B fused): 28 warps per SM in the 128-thread passes, 24 in the
+/* The other passes, Shoup twiddles, at 72 registers (spills 44-60 B plain,
+ * 148-152 B fused): 28 warps per SM in the 128-thread passes, 24 in the
  * 256-thread ones. The Shoup products need more registers than the
  * Montgomery ones; measured at 2^27 with every pass Shoup (doc/perf.md,
  * session 16): 64 registers (32 warps, ~150 B of spills) 42.5 ms, 80 (24

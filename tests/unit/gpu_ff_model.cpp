@@ -113,6 +113,11 @@ void cuzk_model_fr_shoup_prepare(uint64_t c[4], uint64_t cq[4], const uint64_t c
     to(c, cc);
     to(cq, q);
 }
+void cuzk_model_fr_shoup_high(uint64_t q[4], const uint64_t a[4], const uint64_t cq[4]) {
+    fr_t qq;
+    shoup_high<fr_params>(qq.v, from<fr_t>(a), from<fr_t>(cq).v);
+    to(q, qq);
+}
 void cuzk_model_fr_mul_shoup_lazy(uint64_t r[4], const uint64_t a[4], const uint64_t c[4],
                                   const uint64_t cq[4], int negate) {
     fr_t cc = from<fr_t>(c), q = from<fr_t>(cq), z;

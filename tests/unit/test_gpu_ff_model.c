@@ -30,6 +30,7 @@ void cuzk_model_fr_mul_lazy(uint64_t r[4], const uint64_t a[4], const uint64_t b
 void cuzk_model_fr_shoup_prepare(uint64_t c[4], uint64_t cq[4], const uint64_t cR[4]);
 void cuzk_model_fr_mul_shoup_lazy(uint64_t r[4], const uint64_t a[4], const uint64_t c[4],
                                   const uint64_t cq[4], int negate);
+void cuzk_model_fr_shoup_high(uint64_t q[4], const uint64_t a[4], const uint64_t cq[4]);
 void cuzk_model_fr_add_lazy(uint64_t r[4], const uint64_t a[4], const uint64_t b[4]);
 void cuzk_model_fr_sub_lazy(uint64_t r[4], const uint64_t a[4], const uint64_t b[4]);
 void cuzk_model_fr_reduce_lazy(uint64_t r[4], const uint64_t a[4]);
@@ -259,22 +260,67 @@ static bool shoup_quotient_ok(const uint64_t c[4], const uint64_t cq[4]) {
     return !(d[4] | d[5] | d[6] | d[7]) && lt_n(d, cuzk__fr_r, 4);
 }
 
+/* r = a b (8 words) and r = a b mod 2^256 (4 words), for 4-word a, b. */
+static void mul_4x4(uint64_t r[8], const uint64_t a[4], const uint64_t b[4]) {
+    memset(r, 0, 8 * sizeof r[0]);
+    for (int i = 0; i < 4; i++) {
+        unsigned __int128 carry = 0;
+        for (int j = 0; j < 4; j++) {
+            carry += (unsigned __int128)a[i] * b[j] + r[i + j];
+            r[i + j] = (uint64_t)carry;
+            carry >>= 64;
+        }
+        r[i + 4] = (uint64_t)carry;
+    }
+}
+static void mul_low_4(uint64_t r[4], const uint64_t a[4], const uint64_t b[4]) {
+    uint64_t w[8];
+    mul_4x4(w, a, b);
+    memcpy(r, w, 32);
+}
+
+/* One Shoup product of the model against the CPU: a c and (-c) a, with a
+ * below 2r, each equal to mul(b, a mod r) or its negation and below 2r. */
+static size_t shoup_product_bad(size_t k, const uint64_t b[4], const uint64_t c[4],
+                                const uint64_t cq[4], const uint64_t a[4]) {
+    static const uint64_t zero[4] = {0};
+    uint64_t am[4], got[4], want[4];
+    size_t bad = 0;
+    memcpy(am, a, 32);
+    while (!lt_n(am, FR.m, 4)) sub_n(am, FR.m, 4);
+    cuzk_model_fr_mul_shoup_lazy(got, a, c, cq, 0);
+    cpu_mul(&FR, want, b, am);
+    if (!lazy_ok(&FR, got, want)) bad++, report("mul_shoup_lazy", k, a, b, got, want, 4);
+    cuzk_model_fr_mul_shoup_lazy(got, a, c, cq, 1);
+    cpu_sub(&FR, want, zero, want);
+    if (!lazy_ok(&FR, got, want)) bad++, report("mul_shoup_lazy -c", k, a, b, got, want, 4);
+    return bad;
+}
+
 /*
  * The NTT's twiddle product by a precomputed quotient (ff.cuh
  * mul_shoup_lazy): for each nonzero canonical constant b (held as b = cR),
  * its Shoup form (c = b R^-1 against the CPU's product by the plain 1, cq
  * checked exact by shoup_quotient_ok), then products of c and of -c with a
  * canonical or lazy (a + r) a, and with a the largest lazy value 2r - 1
- * every fifth input, each equal to the CPU's mul(b, a mod r) or its
- * negation, and below 2r.
+ * every fifth input.
+ * Uniform inputs almost never make shoup_high's dropped columns carry into
+ * its result (q' = q_true - 1, ~2^-29 a product), so for odd cq each
+ * constant also gets inputs a = s cq^-1 mod 2^256 (s < 2^224), for which
+ * a cq mod 2^256 = s is small: there the case is common. q' is checked to
+ * be q_true or q_true - 1 (q_true = a cq >> 256), and the run must meet the
+ * second case.
  */
 static void test_fr_shoup(void) {
     uint64_t edges[MAX_COORDS][6];
     const size_t ne = edge_coords(edges, FR.m, FR.one, 4), count = 300000 * cuzk_test_iters_scale;
-    static const uint64_t plain_one[4] = {1, 0, 0, 0}, zero[4] = {0};
-    size_t bad = 0;
+    static const uint64_t plain_one[4] = {1, 0, 0, 0};
+    uint64_t two_r[4] = {0};
+    add_n(two_r, FR.m, 4);
+    add_n(two_r, FR.m, 4);
+    size_t bad = 0, forced = 0, dropped_carry = 0;
     for (size_t k = 0; k < ne * ne + count && bad < 4; k++) {
-        uint64_t a[6], b[6], c[4], cq[4], want_c[4], got[4], want[4], al[4], am[4];
+        uint64_t a[6], b[6], c[4], cq[4], want_c[4], al[4];
         pick(a, b, &FR, k, edges, ne);
         if (!(b[0] | b[1] | b[2] | b[3])) continue; /* twiddles are never zero */
         cuzk_model_fr_shoup_prepare(c, cq, b);
@@ -284,20 +330,44 @@ static void test_fr_shoup(void) {
         memcpy(al, a, 32);
         if (k & 1) add_n(al, FR.m, 4);
         if (k % 5 == 4) { /* 2r - 1 */
-            memcpy(al, FR.m, 32);
-            add_n(al, FR.m, 4);
+            memcpy(al, two_r, 32);
             sub_n(al, plain_one, 4);
         }
-        memcpy(am, al, 32);
-        while (!lt_n(am, FR.m, 4)) sub_n(am, FR.m, 4);
-        cuzk_model_fr_mul_shoup_lazy(got, al, c, cq, 0);
-        cpu_mul(&FR, want, b, am);
-        if (!lazy_ok(&FR, got, want)) bad++, report("mul_shoup_lazy", k, al, b, got, want, 4);
-        cuzk_model_fr_mul_shoup_lazy(got, al, c, cq, 1);
-        cpu_sub(&FR, want, zero, want);
-        if (!lazy_ok(&FR, got, want)) bad++, report("mul_shoup_lazy -c", k, al, b, got, want, 4);
+        bad += shoup_product_bad(k, b, c, cq, al);
+        if (!(cq[0] & 1) || k % 8) continue;
+        /* inv = cq^-1 mod 2^256 (Newton: x = cq is right mod 2^3) */
+        uint64_t inv[4], t[4];
+        memcpy(inv, cq, 32);
+        for (int it = 0; it < 7; it++) {
+            mul_low_4(t, cq, inv);
+            uint64_t two[4] = {2, 0, 0, 0};
+            sub_n(two, t, 4);
+            mul_low_4(inv, inv, two);
+        }
+        for (int rep = 0; rep < 8; rep++) {
+            uint64_t sm[4] = {cuzk_test_rand64(), cuzk_test_rand64(), cuzk_test_rand64(),
+                              cuzk_test_rand64() >> (32 + rep * 4)}, af[4], q[4], p[8];
+            mul_low_4(af, sm, inv);
+            if (!lt_n(af, two_r, 4)) continue;
+            forced++;
+            cuzk_model_fr_shoup_high(q, af, cq);
+            mul_4x4(p, af, cq); /* q_true = p >> 256 */
+            uint64_t q1[4];
+            memcpy(q1, q, 32);
+            add_n(q1, plain_one, 4);
+            if (memcmp(q, p + 4, 32) == 0) {
+            } else if (memcmp(q1, p + 4, 32) == 0) {
+                dropped_carry++;
+            } else {
+                bad++, report("shoup_high", k, af, cq, q, p + 4, 4);
+            }
+            bad += shoup_product_bad(k, b, c, cq, af);
+        }
     }
+    printf("  %zu inputs with a small a cq mod 2^256, %zu of them with q' = q_true - 1\n", forced,
+           dropped_carry);
     CHECK(bad == 0);
+    CHECK(dropped_carry > forced / 8);
 }
 
 static void test_fr_lazy(void) { check_lazy(&FR, 400000 * cuzk_test_iters_scale); }
