@@ -29,11 +29,11 @@
  * (ff.cuh mul_shoup_lazy) cost 179 multiply-adds instead of Montgomery's
  * 224. The first pass keeps the Montgomery table: a Shoup one of n/2
  * entries would double the twiddles' memory, which at 2^27 the MSMs need
- * (all passes Shoup: forward 39.2 ms instead of 40.2, but the partition's
+ * (all passes Shoup: forward 39.2 ms instead of 40.0, but the partition's
  * MSM areas shrank and it was slower; doc/perf.md, session 16).
- * Butterflies with e = 0 skip the multiplication,
- * decided per unit of 4 elements, so it pays where a warp's units agree: in
- * the span-1 stage (every e is 0 when C = 1), n/2 of the (n/2)*L products.
+ * Butterflies with e = 0 skip the multiplication, decided per unit of 4
+ * elements, so it pays where a warp's units agree: in the span-1 stage
+ * (every e is 0 when C = 1), n/2 of the (n/2)*L products.
  *
  * Fusions. Elementwise factors ride on the first pass's loads (prologue) or
  * the last pass's stores (epilogue), so they cost multiplications, not
@@ -43,9 +43,9 @@
  *
  * Cost model (2^27, measured Montgomery Fr mul rate 50e9/s, doc/gpu-notes.md):
  * (n/2)*27 - n/2 = 1.75e9 multiplications = 35 ms (the passes after the
- * first, 19 of the 27 stages, multiply by Shoup's cheaper product); memory 3 passes x 8.6 GB + 4.3 GB
- * of first-pass twiddles = 30 GB = 7 ms at 4.3 TB/s, hidden under the
- * arithmetic. So the transform is bound by the multiplier (and by how many
+ * first, 19 of the 27 stages, multiply by Shoup's cheaper product); memory
+ * 3 passes x 8.6 GB + 4.3 GB of first-pass twiddles = 30 GB = 7 ms at
+ * 4.3 TB/s, hidden under the arithmetic. So the transform is bound by the multiplier (and by how many
  * of its products' chains the schedulers keep in flight: session 16).
  */
 #include <stdint.h>
