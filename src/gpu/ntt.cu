@@ -45,8 +45,9 @@
  * (n/2)*27 - n/2 = 1.75e9 multiplications = 35 ms (the passes after the
  * first, 19 of the 27 stages, multiply by Shoup's cheaper product); memory
  * 3 passes x 8.6 GB + 4.3 GB of first-pass twiddles = 30 GB = 7 ms at
- * 4.3 TB/s, hidden under the arithmetic. So the transform is bound by the multiplier (and by how many
- * of its products' chains the schedulers keep in flight: session 16).
+ * 4.3 TB/s, hidden under the arithmetic. So the transform is bound by the
+ * multiplier (and by how many of its products' chains the schedulers keep
+ * in flight: session 16).
  */
 #include <stdint.h>
 #include <stdlib.h>
