@@ -898,39 +898,70 @@ __device__ __forceinline__ uint32_t chain_lo(bool in, uint32_t x, uint32_t y, ui
 }
 
 /*
- * s += x * y(j) 2^(32(i+j)) mod 2^(32N) for j = j0, j0+2, ... (i + j < N):
- * one carry chain of (low, high) pairs on words (i+j, i+j+1), the high half
- * of the last one dropped where it would land on word N. Every such chain
- * ends on word N-1, so no carry is lost that the sum mod 2^(32N) needs.
+ * Register pairs. ptxas fuses a (mad.lo, madc.hi) pair of one product into
+ * one IMAD.WIDE.U32(.X) only when the two words it adds to are an aligned
+ * register pair; a pair that starts on an odd word of its accumulator costs
+ * moves on the multiply pipe instead (the NTT's census, doc/perf.md session
+ * 17: 86 IMAD.MOV per product when one accumulator took both parities).
+ * So the products below keep one accumulator per parity of the column a
+ * pair starts on: E holds the columns as they are, O the pairs that start
+ * on odd columns, shifted down one word (O[k] = column k + 1), and the two
+ * are added once at the end, by ALU additions.
  */
-template <int N, class Y>
-__device__ __forceinline__ void mac_low(uint32_t (&s)[N], uint32_t x, Y y, int i, int j0) {
+
+/*
+ * s += x * y(j) 2^(32(i+j)) mod 2^(32N) for j = j0, j0+2, ... (i + j < N):
+ * one carry chain of (low, high) pairs on columns (i+j, i+j+1), stored at
+ * s[column - OFF] (OFF = 1: the O accumulator, N-1 words), the high half of
+ * the last one dropped where it would land on column N. Every such chain
+ * ends on column N-1, so no carry is lost that the sum mod 2^(32N) needs.
+ */
+template <int N, int OFF, class Y>
+__device__ __forceinline__ void mac_low(uint32_t (&s)[N - OFF], uint32_t x, Y y, int i, int j0) {
     bool in = false;
 #pragma unroll
     for (int j = j0; j < N - i; j += 2) {
-        s[i + j] = chain_lo(in, x, y(j), s[i + j]);
+        s[i + j - OFF] = chain_lo(in, x, y(j), s[i + j - OFF]);
         in = true;
-        if (i + j + 1 < N) s[i + j + 1] = madc_hi_cc(x, y(j), s[i + j + 1]);
+        if (i + j + 1 < N) s[i + j + 1 - OFF] = madc_hi_cc(x, y(j), s[i + j + 1 - OFF]);
+    }
+}
+
+/* Row i of a product mod 2^(32N), both parities: into E the pairs that
+ * start on even columns, into O the odd ones. */
+template <int N, class Y>
+__device__ __forceinline__ void mac_low_row(uint32_t (&e)[N], uint32_t (&o)[N - 1], uint32_t x, Y y,
+                                            int i, int j0) {
+    if ((i + j0) % 2 == 0) {
+        mac_low<N, 0>(e, x, y, i, j0);
+        mac_low<N, 1>(o, x, y, i, j0 + 1);
+    } else {
+        mac_low<N, 1>(o, x, y, i, j0);
+        mac_low<N, 0>(e, x, y, i, j0 + 1);
     }
 }
 
 /*
  * q = the words N .. 2N-1 of a * cq from its products at columns >= N-1
- * only: t[0..N] holds columns N-1 .. 2N-1. Row i (limb a_i) adds the high
- * half of a_i cq_(N-2-i) at column N-1 (for i <= N-2) and the whole
- * a_i cq_j, j >= N-1-i, in two chains by parity (chain X's pairs on t[0..1],
- * t[2..3], ..., chain Y's on t[1..2], ... after that high half on t[0]).
+ * only. Row i (limb a_i) adds the high half of a_i cq_(N-2-i) at column N-1
+ * (for i <= N-2) and the whole a_i cq_j, j >= N-1-i, in two chains by the
+ * parity of the column a pair starts on: chain X's pairs start on columns
+ * N-1, N+1, ... and go to t (t[k] = column N-1+k), chain Y (that high half,
+ * then the pairs from column N) to z (column N-1) and u (u[k] = column N+k).
  * The window after row i is at most a_0..i * cq / 2^(32(N-1)) <
- * 2^(32(i+2)): it fits t[0..i+1], so each chain's carry stops at t[i+1]
- * (an addc where the chain's last pair ends below it).
+ * 2^(32(i+2)), and each of X and Y is at most the window, so each chain's
+ * carry stops at column N+i (an addc where the chain's last pair ends
+ * below it). The two are added at the end.
  */
 template <class P>
 __device__ __forceinline__ void shoup_high(uint32_t (&q)[P::N], const fe<P> &a,
                                            const uint32_t (&cq)[P::N]) {
     constexpr int N = P::N;
-    uint32_t t[N + 1];
+    uint32_t t[N + 1], u[N], z = 0;
 #pragma unroll
     for (int k = 0; k <= N; k++) t[k] = 0;
+#pragma unroll
+    for (int k = 0; k < N; k++) u[k] = 0;
 #pragma unroll
     for (int i = 0; i < N; i++) {
         const uint32_t x = a.v[i];
@@ -944,69 +975,75 @@ __device__ __forceinline__ void shoup_high(uint32_t (&q)[P::N], const fe<P> &a,
             top = o + 1;
         }
         if (top < i + 1) t[i + 1] = addc(t[i + 1], 0);
-        in = false; /* chain Y */
+        in = false; /* chain Y, on z and u (column N-1+o is u[o-1]) */
         if (i <= N - 2) {
-            t[0] = mad_hi_cc(x, cq[N - 2 - i], t[0]);
+            z = mad_hi_cc(x, cq[N - 2 - i], z);
             in = true;
         }
         top = 0;
 #pragma unroll
         for (int o = 1; o <= i; o += 2) {
-            t[o] = chain_lo(in, x, cq[N - 1 - i + o], t[o]);
+            u[o - 1] = chain_lo(in, x, cq[N - 1 - i + o], u[o - 1]);
             in = true;
-            t[o + 1] = madc_hi_cc(x, cq[N - 1 - i + o], t[o + 1]);
+            u[o] = madc_hi_cc(x, cq[N - 1 - i + o], u[o]);
             top = o + 1;
         }
-        if (in && top < i + 1) t[i + 1] = addc(t[i + 1], 0);
+        if (in && top < i + 1) u[i] = addc(u[i], 0);
     }
+    (void)add_cc(t[0], z); /* column N-1: only its carry */
 #pragma unroll
-    for (int k = 0; k < N; k++) q[k] = t[k + 1];
+    for (int k = 1; k < N; k++) q[k - 1] = addc_cc(t[k], u[k - 1]);
+    q[N - 1] = addc(t[N], u[N - 1]);
 }
 
 /* r = a c mod m in [0, 2m) for a < 2m and the constant (c, cq) above: the
- * window's q', then a c + q' (2^(32N) - m) mod 2^(32N) (= a c - q' m). */
+ * window's q', then a c + q' (2^(32N) - m) mod 2^(32N) (= a c - q' m), row
+ * by row (row i of a c, then row i of q'), into the E and O accumulators. */
 template <class P>
 __device__ __forceinline__ void mul_shoup_lazy(fe<P> &r, const fe<P> &a, const fe<P> &c,
                                                const fe<P> &cq) {
     constexpr int N = P::N;
     static_assert(P::mod(N - 1) < 0x80000000u, "2m must fit N words");
+    /* q' (2^256 - r): Fr's limbs 0 and 1 of 2^256 - r are 2^32 - 1 and 0, so
+     * limb 0's row is q' (2^32 - 1) = (q' << 32) - q', an add and a subtract
+     * chain (15 ALU operations instead of 15 multiply-adds, which take the
+     * pipe the products contend for: doc/perf.md, session 16), and the rows
+     * of q' start at limb 2 */
+    static_assert(neg_mod<P>(0) == 0xffffffffu && neg_mod<P>(1) == 0u,
+                  "the low limbs of Fr's 2^256 - r");
     uint32_t q[N];
     shoup_high<P>(q, a, cq.v);
     auto cv = [&c](int j) { return c.v[j]; };
     auto nm = [](int j) { return neg_mod<P>(j); };
-    uint32_t s[N];
-    /* row 0 of a c: its even products do not overlap */
+    uint32_t e[N], o[N - 1];
+    /* row 0 of a c: no two of its products of one parity overlap */
 #pragma unroll
     for (int j = 0; j < N; j += 2) {
-        s[j] = a.v[0] * c.v[j];
-        s[j + 1] = __umulhi(a.v[0], c.v[j]);
+        e[j] = a.v[0] * c.v[j];
+        e[j + 1] = __umulhi(a.v[0], c.v[j]);
     }
-    mac_low<N>(s, a.v[0], cv, 0, 1);
+#pragma unroll
+    for (int j = 1; j < N; j += 2) {
+        o[j - 1] = a.v[0] * c.v[j];
+        if (j < N - 1) o[j] = __umulhi(a.v[0], c.v[j]);
+    }
+    e[1] = add_cc(e[1], q[0]);
+#pragma unroll
+    for (int k = 2; k < N; k++) e[k] = addc_cc(e[k], q[k - 1]);
+    e[0] = sub_cc(e[0], q[0]);
+#pragma unroll
+    for (int k = 1; k < N; k++) e[k] = subc_cc(e[k], q[k]);
+    mac_low_row<N>(e, o, q[0], nm, 0, 2);
 #pragma unroll
     for (int i = 1; i < N; i++) {
-        mac_low<N>(s, a.v[i], cv, i, 0);
-        mac_low<N>(s, a.v[i], cv, i, 1);
+        mac_low_row<N>(e, o, a.v[i], cv, i, 0);
+        mac_low_row<N>(e, o, q[i], nm, i, 2);
     }
-    /* q' (2^256 - r): Fr's limbs 0 and 1 of 2^256 - r are 2^32 - 1 and 0, so
-     * limb 0's row is q' (2^32 - 1) = (q' << 32) - q', an add and a subtract
-     * chain (15 ALU operations instead of 15 multiply-adds, which take the
-     * pipe the products contend for: doc/perf.md, session 16), and the odd
-     * limbs start at 3 */
-    static_assert(neg_mod<P>(0) == 0xffffffffu && neg_mod<P>(1) == 0u,
-                  "the low limbs of Fr's 2^256 - r");
-    s[1] = add_cc(s[1], q[0]);
+    r.v[0] = e[0];
+    r.v[1] = add_cc(e[1], o[0]);
 #pragma unroll
-    for (int k = 2; k < N; k++) s[k] = addc_cc(s[k], q[k - 1]);
-    s[0] = sub_cc(s[0], q[0]);
-#pragma unroll
-    for (int k = 1; k < N; k++) s[k] = subc_cc(s[k], q[k]);
-#pragma unroll
-    for (int i = 0; i < N; i++) {
-        mac_low<N>(s, q[i], nm, i, 2);
-        mac_low<N>(s, q[i], nm, i, 3);
-    }
-#pragma unroll
-    for (int j = 0; j < N; j++) r.v[j] = s[j];
+    for (int k = 2; k < N - 1; k++) r.v[k] = addc_cc(e[k], o[k - 1]);
+    r.v[N - 1] = addc(e[N - 1], o[N - 2]);
 }
 
 /* The constant -c mod m in the same form: m - c and ~cq, since

@@ -47,7 +47,11 @@
  * 3 passes x 8.6 GB + 4.3 GB of first-pass twiddles = 30 GB = 7 ms at
  * 4.3 TB/s, hidden under the arithmetic. So the transform is bound by the
  * multiplier (and by how many of its products' chains the schedulers keep
- * in flight: session 16).
+ * in flight: session 16). Session 17's profile: the Shoup passes had 86
+ * register moves per product on the multiply pipe, from product pairs that
+ * started on odd accumulator words; with an accumulator per parity (ff.cuh)
+ * the 2^27 forward NR went from 40.0 to 37.0 ms, and the first pass (CIOS,
+ * multiply pipe 90% busy) is now the slowest per product.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -272,7 +276,7 @@ struct pass_args {
  * butterfly per thread and stage through shared memory, radix 8 (128
  * registers), radix 8 with out-of-line products, radix 4 with Montgomery
  * products at 72 and at 80 registers. Each was slower at 2^24-2^27. (The
- * Shoup passes, whose products need more registers, run at 72: below.)
+ * Shoup passes, whose products need more registers, run at 80: below.)
  */
 
 /* Groups of a k-stage pass, at most 2 stages each (radix 4). */
@@ -529,14 +533,14 @@ static __global__ void __launch_bounds__(256, 4) pass_kernel(const pass_args p) 
     pass_body<DIT, FUSED, false>(p);
 }
 
-/* The other passes, Shoup twiddles, at 72 registers (spills 44-60 B plain,
- * 148-152 B fused): 28 warps per SM in the 128-thread passes, 24 in the
- * 256-thread ones. The Shoup products need more registers than the
- * Montgomery ones; measured at 2^27 with every pass Shoup (doc/perf.md,
- * session 16): 64 registers (32 warps, ~150 B of spills) 42.5 ms, 80 (24
- * warps) 39.4, 72 39.1-39.2. */
+/* The other passes, Shoup twiddles, at 80 registers (spills 36-44 B plain,
+ * 48-76 B fused): 24 warps per SM. Measured at 2^27 forward NR (doc/perf.md,
+ * sessions 16-17): with the product's pairs in one accumulator, 64
+ * registers (every pass Shoup) 42.5 ms, 80 39.4, 72 39.1-39.2; with an
+ * accumulator per parity (ff.cuh), which needs more registers and takes
+ * the moves off the multiply pipe, 72 38.9 ms and 80 37.0. */
 template <bool DIT, bool FUSED>
-static __global__ void __maxnreg__(72) pass_kernel_shoup(const pass_args p) {
+static __global__ void __maxnreg__(80) pass_kernel_shoup(const pass_args p) {
     pass_body<DIT, FUSED, true>(p);
 }
 
