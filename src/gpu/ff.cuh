@@ -128,10 +128,11 @@ __device__ __forceinline__ uint32_t mix32(uint64_t x) {
 /* ---- product algorithm per field (compile time) ---------------------------- */
 
 /*
- * How mul and mul_pair form the 2N-word product. Fp: one level of Karatsuba
- * (mul_karatsuba below); CUZK_GPU_FP_SCHOOLBOOK=1 brings back the
- * interleaved schoolbook CIOS (mul_cios), for A/B runs. Fr: CIOS;
- * CUZK_GPU_FR_KARATSUBA=1 takes the same Karatsuba template (4 + 4 limbs),
+ * How mul and mul_pair form the product. Both fields: CIOS (mul_cios
+ * below, its accumulators per parity); CUZK_GPU_FP_KARATSUBA=1 takes one
+ * level of Karatsuba for Fp (mul_karatsuba), the default until session 17
+ * (4% slower on the G1 MSM than the per-parity CIOS, doc/perf.md), for A/B
+ * runs; CUZK_GPU_FR_KARATSUBA=1 the same template for Fr (4 + 4 limbs),
  * which ptxas compiled (CUDA 13.0, sm_90) to more IMAD-pipe instructions
  * than CIOS (172 against 163 for mul: the saved products are outweighed by
  * moves ptxas then issues as IMAD), so it is not the default. Set them
@@ -139,8 +140,8 @@ __device__ __forceinline__ uint32_t mix32(uint64_t x) {
  * also reach the tests and the MSM's default multiplier (gpu_msm.h). Either
  * way the results are the same bits.
  */
-#ifndef CUZK_GPU_FP_SCHOOLBOOK
-#define CUZK_GPU_FP_SCHOOLBOOK 0
+#ifndef CUZK_GPU_FP_KARATSUBA
+#define CUZK_GPU_FP_KARATSUBA 0
 #endif
 #ifndef CUZK_GPU_FR_KARATSUBA
 #define CUZK_GPU_FR_KARATSUBA 0
@@ -177,7 +178,7 @@ struct fr_params {
 struct fp_params {
     static constexpr int N = 12;
     static constexpr uint32_t n0 = (uint32_t)CUZK__FP_N0;
-    static constexpr bool karatsuba = CUZK_GPU_FP_SCHOOLBOOK == 0;
+    static constexpr bool karatsuba = CUZK_GPU_FP_KARATSUBA != 0;
     __host__ __device__ static constexpr uint32_t mod(int i) {
         constexpr uint64_t w[6] = CUZK__FP_P;
         return limb32(w, i);
@@ -478,62 +479,142 @@ __device__ __forceinline__ void redc_wide_pair(fe<P> &r0, const uint32_t (&w0)[2
 /*
  * r = a * b * 2^(-32N) mod m: CIOS Montgomery multiplication (Koc, Acar,
  * Kaliski, "Analyzing and comparing Montgomery multiplication algorithms",
- * 1996) with 32-bit words. Row i adds a*b[i] as two carry chains, products
- * of even limbs of a, then of odd limbs (each a run of low/high pairs), then
- * one reduction step split the same way. 4N^2 + N multiply-adds (PTX mad/mul,
- * a product's low and high halves counted apart): Fp 588; Fr 224, its
- * reduction steps being cheaper (mont_reduce_step). mul (below) takes it
- * or mul_karatsuba, per field.
+ * 1996) with 32-bit words. Row i adds a*b[i] and q*m (q = the window's
+ * column 0 times n0) and divides by 2^32. 4N^2 + N multiply-adds (PTX
+ * mad/mul, a product's low and high halves counted apart): Fp 588; Fr 224,
+ * its reduction steps being cheaper (Fr's low limbs of m, as in
+ * mont_reduce_step_low_1_ffffffff). mul (below) takes it or mul_karatsuba,
+ * per field.
  *
- * Bound: before a row t < 2m; t + a*b[i] + q*m < 2m + 2(2^32-1)m < 2^33 m
- * < 2^(32N+32) since m < 2^(32N-1), so N+1 words never overflow (no chain
- * carries out of t[N]) and the shifted result is again < 2m.
+ * Accumulators per parity (the register pairs at mac_low): the window T is
+ * E + O 2^32 with E[k] = column k and O[k] = column k + 1, so the pairs of
+ * even limbs (of a, of m) add to E and those of odd limbs to O, each on
+ * aligned register pairs (one IMAD.WIDE per pair, no moves: with one
+ * window array that shifts a word per row, every second pair was
+ * misaligned; doc/perf.md session 17: Fr -2% on the NTT, Fp -4% on the G1
+ * MSM). A row's division by 2^32 renames: the new E is O; the new O is E
+ * shifted down two words (even, so pairs stay aligned), which the row's
+ * first chain (a's odd limbs) takes as its addends; E[1], column 0 of the
+ * new window, is added to the new E[0] first and its carry enters that
+ * chain. The carry out of an E chain (column N) goes to O[N-1] (an addc);
+ * no O chain carries out, as each accumulator is at most the whole window.
+ *
+ * Bound: before a row T < 2m; T + a*b[i] + q*m < 2m + 2(2^32-1)m < 2^33 m
+ * < 2^(32N+32) since m < 2^(32N-1), so columns 0..N hold it and the
+ * shifted result is again < 2m. Column 0, hence q, is the same value as in
+ * a one-array CIOS, so the results are those bits (lazy bounds included).
  * R = 2^(32N) equals the host's 2^(64 n).
  */
+
+/* T += q m with q = column 0 times n0 (column 0 becomes 0 mod 2^32, its
+ * carry kept); Fr's low limbs 1, 2^32 - 1 take adds (q = -t0, q m(0) = q,
+ * q m(1) = t0 + h 2^32, h = q - [t0 != 0]; mont_reduce_step_low_1_ffffffff). */
 template <class P>
-__device__ __forceinline__ void mul_row0(uint32_t (&t)[P::N + 1], const fe<P> &a, uint32_t bi) {
+__device__ __forceinline__ void cios_reduce(uint32_t (&e)[P::N], uint32_t (&o)[P::N]) {
     constexpr int N = P::N;
-    auto av = [&a](int j) { return a.v[j]; };
-    /* row 0 on t = 0: the even products do not overlap, so no carries */
-#pragma unroll
-    for (int j = 0; j < N; j += 2) {
-        t[j] = a.v[j] * bi;
-        t[j + 1] = __umulhi(a.v[j], bi);
+    const uint32_t t0 = e[0];
+    uint32_t q;
+    if constexpr (low_limbs_1_ffffffff<P>()) {
+        q = 0u - t0;
+        (void)add_cc(t0, q); /* sum 0 mod 2^32, carry [t0 != 0] */
+        e[1] = addc_cc(e[1], 0);
+    } else {
+        q = t0 * P::n0;
+        e[0] = mad_lo_cc(q, P::mod(0), e[0]);
+        e[1] = madc_hi_cc(q, P::mod(0), e[1]);
     }
-    t[N] = 0;
-    mac_odd<N>(t, bi, av);
-    mont_reduce_step<P>(t);
-}
-template <class P>
-__device__ __forceinline__ void mul_row(uint32_t (&t)[P::N + 1], const fe<P> &a, uint32_t bi) {
-    constexpr int N = P::N;
-    auto av = [&a](int j) { return a.v[j]; };
-    mac_even<N>(t, bi, av);
-    mac_odd<N>(t, bi, av);
-    mont_reduce_step<P>(t);
-}
-/* t < 2m < 2^(32N): t[N] is zero here */
-template <class P>
-__device__ __forceinline__ void mul_done(fe<P> &r, const uint32_t (&t)[P::N + 1]) {
-    uint32_t lo[P::N];
 #pragma unroll
-    for (int j = 0; j < P::N; j++) lo[j] = t[j];
-    reduce_once(r, lo);
+    for (int j = 2; j < N; j += 2) {
+        e[j] = madc_lo_cc(q, P::mod(j), e[j]);
+        e[j + 1] = madc_hi_cc(q, P::mod(j), e[j + 1]);
+    }
+    o[N - 1] = addc(o[N - 1], 0);
+    if constexpr (low_limbs_1_ffffffff<P>()) {
+        const uint32_t h = t0 != 0u ? ~t0 : 0u;
+        o[0] = add_cc(o[0], t0);
+        o[1] = addc_cc(o[1], h);
+    } else {
+        o[0] = mad_lo_cc(q, P::mod(1), o[0]);
+        o[1] = madc_hi_cc(q, P::mod(1), o[1]);
+    }
+#pragma unroll
+    for (int j = 3; j < N; j += 2) {
+        o[j - 1] = madc_lo_cc(q, P::mod(j), o[j - 1]);
+        o[j] = j + 1 < N ? madc_hi_cc(q, P::mod(j), o[j]) : madc_hi(q, P::mod(j), o[j]);
+    }
+}
+
+/* Row 0 on T = 0: the products of one parity do not overlap. */
+template <class P>
+__device__ __forceinline__ void cios_row0(uint32_t (&e)[P::N], uint32_t (&o)[P::N],
+                                          const fe<P> &a, uint32_t bi) {
+#pragma unroll
+    for (int j = 0; j < P::N; j += 2) {
+        e[j] = a.v[j] * bi;
+        e[j + 1] = __umulhi(a.v[j], bi);
+        o[j] = a.v[j + 1] * bi;
+        o[j + 1] = __umulhi(a.v[j + 1], bi);
+    }
+    cios_reduce<P>(e, o);
+}
+
+/* Row i > 0: the previous row's division by 2^32, then a*b[i] and q*m. */
+template <class P>
+__device__ __forceinline__ void cios_row(uint32_t (&e)[P::N], uint32_t (&o)[P::N], const fe<P> &a,
+                                         uint32_t bi) {
+    constexpr int N = P::N;
+    uint32_t ne[N], no[N];
+#pragma unroll
+    for (int k = 0; k < N; k++) ne[k] = o[k];
+    ne[0] = add_cc(ne[0], e[1]);
+#pragma unroll
+    for (int j = 1; j < N; j += 2) { /* a's odd limbs, on E shifted down two words */
+        no[j - 1] = madc_lo_cc(a.v[j], bi, j + 1 < N ? e[j + 1] : 0u);
+        no[j] = j + 2 < N ? madc_hi_cc(a.v[j], bi, e[j + 2]) : madc_hi(a.v[j], bi, 0u);
+    }
+    ne[0] = mad_lo_cc(a.v[0], bi, ne[0]);
+    ne[1] = madc_hi_cc(a.v[0], bi, ne[1]);
+#pragma unroll
+    for (int j = 2; j < N; j += 2) {
+        ne[j] = madc_lo_cc(a.v[j], bi, ne[j]);
+        ne[j + 1] = madc_hi_cc(a.v[j], bi, ne[j + 1]);
+    }
+    no[N - 1] = addc(no[N - 1], 0);
+    cios_reduce<P>(ne, no);
+#pragma unroll
+    for (int k = 0; k < N; k++) {
+        e[k] = ne[k];
+        o[k] = no[k];
+    }
+}
+
+/* r = T / 2^32 = O + E[1..N-1] (< 2m), reduced unless LAZY. */
+template <class P, bool LAZY>
+__device__ __forceinline__ void cios_done(fe<P> &r, const uint32_t (&e)[P::N],
+                                          const uint32_t (&o)[P::N]) {
+    constexpr int N = P::N;
+    uint32_t t[N];
+    t[0] = add_cc(o[0], e[1]);
+#pragma unroll
+    for (int k = 1; k < N - 1; k++) t[k] = addc_cc(o[k], e[k + 1]);
+    t[N - 1] = addc(o[N - 1], 0);
+    if constexpr (LAZY) {
+#pragma unroll
+        for (int j = 0; j < N; j++) r.v[j] = t[j];
+    } else {
+        reduce_once(r, t);
+    }
 }
 
 /* LAZY: without the final subtraction (mul_lazy: r < 2m for a < m). */
 template <class P, bool LAZY = false>
 __device__ __forceinline__ void mul_cios(fe<P> &r, const fe<P> &a, const fe<P> &b) {
-    uint32_t t[P::N + 1];
-    mul_row0<P>(t, a, b.v[0]);
+    static_assert(P::N % 2 == 0 && P::N >= 4, "pairs of limbs");
+    uint32_t e[P::N], o[P::N];
+    cios_row0<P>(e, o, a, b.v[0]);
 #pragma unroll
-    for (int i = 1; i < P::N; i++) mul_row<P>(t, a, b.v[i]);
-    if constexpr (LAZY) {
-#pragma unroll
-        for (int j = 0; j < P::N; j++) r.v[j] = t[j];
-    } else {
-        mul_done(r, t);
-    }
+    for (int i = 1; i < P::N; i++) cios_row<P>(e, o, a, b.v[i]);
+    cios_done<P, LAZY>(r, e, o);
 }
 
 /* r0 = a0 b0 and r1 = a1 b1 by CIOS, the rows of the two products
@@ -541,16 +622,16 @@ __device__ __forceinline__ void mul_cios(fe<P> &r, const fe<P> &a, const fe<P> &
 template <class P>
 __device__ __forceinline__ void mul_pair_cios(fe<P> &r0, const fe<P> &a0, const fe<P> &b0,
                                               fe<P> &r1, const fe<P> &a1, const fe<P> &b1) {
-    uint32_t t0[P::N + 1], t1[P::N + 1];
-    mul_row0<P>(t0, a0, b0.v[0]);
-    mul_row0<P>(t1, a1, b1.v[0]);
+    uint32_t e0[P::N], o0[P::N], e1[P::N], o1[P::N];
+    cios_row0<P>(e0, o0, a0, b0.v[0]);
+    cios_row0<P>(e1, o1, a1, b1.v[0]);
 #pragma unroll
     for (int i = 1; i < P::N; i++) {
-        mul_row<P>(t0, a0, b0.v[i]);
-        mul_row<P>(t1, a1, b1.v[i]);
+        cios_row<P>(e0, o0, a0, b0.v[i]);
+        cios_row<P>(e1, o1, a1, b1.v[i]);
     }
-    mul_done(r0, t0);
-    mul_done(r1, t1);
+    cios_done<P, false>(r0, e0, o0);
+    cios_done<P, false>(r1, e1, o1);
 }
 
 /*
@@ -752,9 +833,9 @@ __device__ __forceinline__ void mul_pair_karatsuba(fe<P> &r0, const fe<P> &a0, c
 }
 
 /*
- * r = a * b * 2^(-32N) mod m: mul_karatsuba where P::karatsuba (Fp by
- * default), else mul_cios (Fr by default); see CUZK_GPU_FP_SCHOOLBOOK at
- * the top. Same bits either way.
+ * r = a * b * 2^(-32N) mod m: mul_karatsuba where P::karatsuba (neither
+ * field by default), else mul_cios; see CUZK_GPU_FP_KARATSUBA at the top.
+ * Same bits either way.
  */
 template <class P>
 __device__ __forceinline__ void mul(fe<P> &r, const fe<P> &a, const fe<P> &b) {
@@ -773,10 +854,10 @@ __device__ __forceinline__ void mul(fe<P> &r, const fe<P> &a, const fe<P> &b) {
  *
  * mul_lazy: r = a b R^-1 mod m without the final subtraction, so
  * r = (ab + Qm)/R < ab/R + m, by the product the bound allows:
- *   Karatsuba (Fp, where P::karatsuba and m < 2^(32N-3)): its steps need
+ *   Karatsuba (Fp with CUZK_GPU_FP_KARATSUBA, m < 2^(32N-3)): its steps need
  *     a, b < 2^(32N-1) and the reduction V + Hw < m + ab/R; with a, b < 2m,
  *     4m^2/R < m/2: r < 1.5m, so [0, 2m) is closed under the product.
- *   CIOS otherwise (Fr; Fp with CUZK_GPU_FP_SCHOOLBOOK): a row keeps
+ *   CIOS otherwise (Fr; Fp by default): a row keeps
  *     t < a + m whatever the 32-bit limb of b (the argument at mul_cios
  *     with a + m in place of 2m), which must fit N words: for Fr, whose 2m
  *     is close to R, a must be canonical, and then any N-word b gives

@@ -104,21 +104,18 @@ extern unsigned cuzk__gpu_msm_variant;
  *      G1 MSM 2^27 850 ms against 879 for pairs on the H200, 2026-11-30,
  *      the pairs then hitting the register cap)
  *   1  independent products in pairs, one call per pair, rows alternating
- *      (with the schoolbook product it won: 1032 -> 961 ms; every product
- *      inline was 993 ms and has been removed)
+ *      (with the one-array schoolbook product of 2026-11-30 it won: 1032 ->
+ *      961 ms; every product inline was 993 ms and has been removed)
  *   2  as 0, the mixed additions' accumulators lazy (coordinates in
  *      [0, 2p): no final subtraction per product, ~6% fewer instructions
  *      issued per addition; ec.cuh mul_lazy_call): the default, G1 MSM
- *      2^27 852 -> 811 ms on the H200 (doc/perf.md, session 8)
+ *      2^27 852 -> 811 ms on the H200 (doc/perf.md, session 8); with the
+ *      per-parity CIOS product (ff.cuh, session 17) 702.7 ms
  * CUZK__GPU_MSM_VARIANT_AUTO (the initial value): CUZK_GPU_MSM_MADD from
  * the environment when valid, else CUZK__GPU_MSM_DEFAULT_MADD.
  */
 #define CUZK__GPU_MSM_MADDS 3
-#if defined(CUZK_GPU_FP_SCHOOLBOOK) && CUZK_GPU_FP_SCHOOLBOOK
-#define CUZK__GPU_MSM_DEFAULT_MADD 1 /* the schoolbook product's best (src/gpu/ff.cuh) */
-#else
 #define CUZK__GPU_MSM_DEFAULT_MADD 2
-#endif
 extern unsigned cuzk__gpu_msm_madd;
 
 /*

@@ -482,8 +482,8 @@ out:
 static void test_fp_mul_karatsuba_paths(void) {
     check_mul_kara(&fields[1], cuzk__gpu_fp_mul, cpu_fp_mul, cuzk__gpu_fp_mul_pair);
 }
-/* Fr multiplies by CIOS unless built with CUZK_GPU_FR_KARATSUBA; the inputs
- * are as good a test of either. */
+/* Both fields multiply by CIOS unless built with CUZK_GPU_FP_KARATSUBA or
+ * CUZK_GPU_FR_KARATSUBA; the inputs are as good a test of either. */
 static void test_fr_mul_karatsuba_paths(void) {
     check_mul_kara(&fields[0], cuzk__gpu_fr_mul, cpu_fr_mul, NULL);
 }
