@@ -50,8 +50,8 @@
  * in flight: session 16). Session 17's profile: the Shoup passes had 86
  * register moves per product on the multiply pipe, from product pairs that
  * started on odd accumulator words; with an accumulator per parity (ff.cuh)
- * the 2^27 forward NR went from 40.0 to 37.0 ms, and the first pass (CIOS,
- * multiply pipe 90% busy) is now the slowest per product.
+ * the 2^27 forward NR went from 40.0 to 37.0 ms, and to 36.2 with the same
+ * change in the CIOS product of the first pass.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -526,8 +526,9 @@ static __device__ __forceinline__ void pass_body(const pass_args &p) {
 
 /* The first DIF pass (last DIT pass), Montgomery twiddles: 4 blocks of 256
  * threads per SM cap the registers at 64 (32 warps per SM; ptxas spills
- * 8-24 B in the plain instances, 112-132 B in the fused ones); at 72 or 80
- * registers, with fewer warps, it was slower (sessions 5-15). */
+ * 48-92 B in the plain instances, 112-160 B in the fused ones); at 72 or 80
+ * registers, with fewer warps, it was slower (sessions 5-15) or the same
+ * (session 17, 3 blocks: 36.4 ms against 36.2 at 2^27). */
 template <bool DIT, bool FUSED>
 static __global__ void __launch_bounds__(256, 4) pass_kernel(const pass_args p) {
     pass_body<DIT, FUSED, false>(p);
