@@ -80,7 +80,7 @@ static __device__ __noinline__ fp_t fp_mul_call(fp_t a, fp_t b) {
         mul(r, a, b);
     return r;
 }
-/* The squaring out of line for the same reason: ~456 instead of ~516
+/* The squaring out of line for the same reason: ~456 instead of ~588
  * multiply-adds (ff.cuh sqr). LAZY (both): G1's lazy mixed addition (ff.cuh
  * mul_lazy, sqr_lazy: operands and results in [0, 2p), no final
  * subtraction). */
@@ -129,8 +129,10 @@ __device__ __forceinline__ void fsqr(fp2_t &r, const fp2_t &a) {
  *               could (7% off the G1 MSM at 2^27 on the H200). With the
  *               Karatsuba Fp product (three independent 6x6 products, so
  *               more parallel work per call, and more registers) two
- *               interleaved products reach the 255-register cap and lose
- *               (gpu_msm.h, doc/perf.md).
+ *               interleaved products reach the 255-register cap and lose;
+ *               with the per-parity CIOS (session 17) pairs and
+ *               mul_lazy_call are even, 701.3 against 703.6 ms (gpu_msm.h,
+ *               doc/perf.md).
  *   mul_lazy_call  G1: mul_call, except that the mixed addition keeps its
  *               accumulator lazy (coordinates in [0, 2p), ff.cuh's lazy
  *               forms): no product pays a final subtraction, sub and the

@@ -24,9 +24,6 @@
 
 #include "bls12_381_consts.h"
 
-#if defined(CUZK_GPU_HOST_MODEL)
-#endif
-
 namespace cuzk_gpu {
 
 /* ---- host model ------------------------------------------------------------
@@ -134,8 +131,9 @@ __device__ __forceinline__ uint32_t mix32(uint64_t x) {
  * (4% slower on the G1 MSM than the per-parity CIOS, doc/perf.md), for A/B
  * runs; CUZK_GPU_FR_KARATSUBA=1 the same template for Fr (4 + 4 limbs),
  * which ptxas compiled (CUDA 13.0, sm_90) to more IMAD-pipe instructions
- * than CIOS (172 against 163 for mul: the saved products are outweighed by
- * moves ptxas then issues as IMAD), so it is not the default. Set them
+ * than the one-array CIOS of the time (172 against 163 for mul: the saved
+ * products are outweighed by moves ptxas then issues as IMAD), so it is not
+ * the default. Set them
  * through the CMake options of the same names (not compiler flags), which
  * also reach the tests and the MSM's default multiplier (gpu_msm.h). Either
  * way the results are the same bits.
@@ -295,8 +293,11 @@ __device__ __forceinline__ void neg(fe<P> &r, const fe<P> &a) {
  * chain of (low, high) pairs landing on words (j, j+1): words 1..N. The
  * caller guarantees the sum fits N+1 words, so the last step needs no
  * carry out. Each pair is mad.lo.cc + madc.hi.cc of the same product, which
- * ptxas can fuse into one wide multiply-add with carry (IMAD.WIDE.U32.X)
- * instead of a multiply plus a separate carry add.
+ * ptxas fuses into one IMAD.WIDE.U32.X where the pair's words are an aligned
+ * register pair; on one array whose pairs start on odd words it adds moves
+ * instead (the register pairs at mac_low). mac_odd and mac_even serve the
+ * one-array chains that remain (mont_reduce_step, half_row: sqr and the
+ * Karatsuba product); mul_cios keeps an accumulator per parity.
  */
 template <int N, class Y>
 __device__ __forceinline__ void mac_odd(uint32_t (&t)[N + 1], uint32_t x, Y y) {
@@ -327,7 +328,8 @@ __device__ __forceinline__ void mac_even(uint32_t (&t)[N + 1], uint32_t x, Y y) 
 /*
  * Does m end in the 32-bit limbs 1, 2^32-1 (m = 2^64 - 2^32 + 1 mod 2^64)?
  * BLS12-381's r does, its p does not. Then n0 = -1, q = -t[0], and the two
- * lowest products of a reduction step need no multiplier (mont_reduce_step).
+ * lowest products of a reduction step need no multiplier (cios_reduce,
+ * mont_reduce_step).
  */
 template <class P>
 __host__ __device__ constexpr bool low_limbs_1_ffffffff() {
@@ -352,8 +354,8 @@ static_assert(!low_limbs_1_ffffffff<fp_params>(), "Fp keeps the generic step");
  * Chain A: word 0 (t0 + q, carry only), word 1 (+ t0), word 2 (+ h), then
  * the odd j >= 3 pairs up to word N. Chain B: the even j >= 2 pairs (words
  * 2..N-1), carry into word N. Carry bound: both chains add non-negative
- * amounts whose total is q m, and t + q m < 2^(32(N+1)) (mul's and sqr's
- * bounds, unchanged), so each partial sum is below 2^(32(N+1)) too: the
+ * amounts whose total is q m, and t + q m < 2^(32(N+1)) (sqr's and the
+ * Karatsuba mul's bounds, unchanged), so each partial sum is below 2^(32(N+1)) too: the
  * carry dropped at word N by either chain's last instruction is zero, and
  * no other carry leaves a chain. Word 0's sum is (t0 + q) mod 2^32 = 0, the
  * generic step's t[0] too. IMAD: 2(N-2) = 12 instead of 2N = 16 (plus
@@ -412,12 +414,12 @@ __device__ __forceinline__ void mont_reduce_step(uint32_t (&t)[P::N + 1]) {
 /*
  * The reduction of a whole 2N-word product w = L + Hw 2^(32N) (Karatsuba
  * mul, sqr): N Montgomery steps on the low half L alone, in an N+1 word
- * window as mul_cios's, then the high half Hw added. Since L + Q m = 0 mod
+ * window (mont_reduce_step), then the high half Hw added. Since L + Q m = 0 mod
  * 2^(32N) for the Q the steps pick, (w + Q m) / 2^(32N) = Hw + (L + Q m) /
  * 2^(32N), so the high words need no carry propagation through the steps.
  *
  * Bounds: V_0 = L < 2^(32N); a step adds q m < 2^32 m, so V + q m <
- * 2^(32N) + 2^(32N+31) < 2^(32(N+1)) fits N+1 words (mul_cios's argument)
+ * 2^(32N) + 2^(32N+31) < 2^(32(N+1)) fits N+1 words (the bound at mul_cios)
  * and V' = (V + q m) / 2^32 < 2^(32N-32) + m < 2^(32N). After N steps
  * V = (L + Q m) / 2^(32N) < (2^(32N) + 2^(32N) m) / 2^(32N), so V <= m. For
  * w = ab with a, b <= m-1 (a square too), Hw <= (m-1)^2 / 2^(32N) < m/2, so
@@ -506,12 +508,15 @@ __device__ __forceinline__ void redc_wide_pair(fe<P> &r0, const uint32_t (&w0)[2
  * R = 2^(32N) equals the host's 2^(64 n).
  */
 
-/* T += q m with q = column 0 times n0 (column 0 becomes 0 mod 2^32, its
- * carry kept); Fr's low limbs 1, 2^32 - 1 take adds (q = -t0, q m(0) = q,
- * q m(1) = t0 + h 2^32, h = q - [t0 != 0]; mont_reduce_step_low_1_ffffffff). */
+/* T += q m with q = column 0 times n0: column 0's sum is 0 mod 2^32 and
+ * only its carry is kept (E[0] is not read again: the next row and
+ * cios_done start at E[1]; Fr's branch leaves it unwritten). Fr's low limbs
+ * 1, 2^32 - 1 take adds (q = -t0, q m(0) = q, q m(1) = t0 + h 2^32,
+ * h = q - [t0 != 0]; mont_reduce_step_low_1_ffffffff). */
 template <class P>
 __device__ __forceinline__ void cios_reduce(uint32_t (&e)[P::N], uint32_t (&o)[P::N]) {
     constexpr int N = P::N;
+    static_assert(N % 2 == 0 && N >= 4, "the chains take limbs in pairs");
     const uint32_t t0 = e[0];
     uint32_t q;
     if constexpr (low_limbs_1_ffffffff<P>()) {
@@ -609,7 +614,6 @@ __device__ __forceinline__ void cios_done(fe<P> &r, const uint32_t (&e)[P::N],
 /* LAZY: without the final subtraction (mul_lazy: r < 2m for a < m). */
 template <class P, bool LAZY = false>
 __device__ __forceinline__ void mul_cios(fe<P> &r, const fe<P> &a, const fe<P> &b) {
-    static_assert(P::N % 2 == 0 && P::N >= 4, "pairs of limbs");
     uint32_t e[P::N], o[P::N];
     cios_row0<P>(e, o, a, b.v[0]);
 #pragma unroll
@@ -643,7 +647,8 @@ __device__ __forceinline__ void mul_pair_cios(fe<P> &r0, const fe<P> &a0, const 
  *   c = a0 b1 + a1 b0 = (a0 + a1)(b0 + b1) - lo - hi,
  * three H x H products instead of four: 3N^2/4 products instead of N^2
  * (Fp 108 instead of 144, Fr 48 instead of 64), each a mad.lo + madc.hi
- * pair of mul_cios's row shape (one IMAD.WIDE.U32.X). What replaces the
+ * pair (one IMAD.WIDE.U32.X where its words are an aligned pair: mac_odd).
+ * What replaces the
  * fourth product is additions, on the ALU pipe, which the IMAD-bound
  * kernels leave idle: 2 sums of H words, 2 masked additions of H words
  * (an AND per word), 2 subtractions of N words, one addition over 3H
@@ -685,10 +690,10 @@ __device__ __forceinline__ void mul_pair_cios(fe<P> &r0, const fe<P> &a0, const 
  * independent chains), a and b then give way to sa', sb', and mid follows.
  */
 
-/* w[i..i+H] += x * y[0..H-1]: row i of an H x H product into 2H words, as
- * a row of mul_cios (even products of y, then odd ones, each a chain of
- * low/high pairs; mac_even/mac_odd on an H+1 word window, which unrolling
- * turns into register names). Word i+H is first written by row i (zero
+/* w[i..i+H] += x * y[0..H-1]: row i of an H x H product into 2H words
+ * (even products of y, then odd ones, each a chain of low/high pairs;
+ * mac_even/mac_odd on one H+1 word window, which unrolling turns into
+ * register names). Word i+H is first written by row i (zero
  * before); row 0 sets its even products directly (they do not overlap). */
 template <int H, class Y>
 __device__ __forceinline__ void half_row(uint32_t (&w)[2 * H], int i, uint32_t x, Y y) {
@@ -1226,8 +1231,9 @@ __device__ __forceinline__ void mul_pair(fe<P> &r0, const fe<P> &a0, const fe<P>
  *      (redc_wide: the Karatsuba mul's reduction too);
  *   4. one conditional subtraction.
  * Multiply-adds: N(N-1) cross + 2N squares + N(2N+1) reduction = 3N^2 + 2N,
- * Fp 456 against mul's 516 (Karatsuba; CIOS 588); Fr's cheaper reduction
- * rows (mont_reduce_step) make it 168 against mul's 224 (CIOS).
+ * Fp 456 against mul's 588 (CIOS; 516 with CUZK_GPU_FP_KARATSUBA); Fr's
+ * cheaper reduction rows (mont_reduce_step) make it 168 against mul's 224
+ * (CIOS).
  *
  * Bounds (a <= m-1 < 2^(32N-1), so no carry is ever dropped):
  *  - rows: after row i, w <= (a[0..i] as a number) * a < 2^(32(i+1)) 2^(32N),

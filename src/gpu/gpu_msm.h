@@ -110,7 +110,8 @@ extern unsigned cuzk__gpu_msm_variant;
  *      [0, 2p): no final subtraction per product, ~6% fewer instructions
  *      issued per addition; ec.cuh mul_lazy_call): the default, G1 MSM
  *      2^27 852 -> 811 ms on the H200 (doc/perf.md, session 8); with the
- *      per-parity CIOS product (ff.cuh, session 17) 702.7 ms
+ *      per-parity CIOS product (ff.cuh, session 17) 703.6 ms, even with 1
+ *      (701.3)
  * CUZK__GPU_MSM_VARIANT_AUTO (the initial value): CUZK_GPU_MSM_MADD from
  * the environment when valid, else CUZK__GPU_MSM_DEFAULT_MADD.
  */

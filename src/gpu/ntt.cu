@@ -535,7 +535,7 @@ static __global__ void __launch_bounds__(256, 4) pass_kernel(const pass_args p) 
 }
 
 /* The other passes, Shoup twiddles, at 80 registers (spills 36-44 B plain,
- * 48-76 B fused): 24 warps per SM. Measured at 2^27 forward NR (doc/perf.md,
+ * 108-124 B fused): 24 warps per SM. Measured at 2^27 forward NR (doc/perf.md,
  * sessions 16-17): with the product's pairs in one accumulator, 64
  * registers (every pass Shoup) 42.5 ms, 80 39.4, 72 39.1-39.2; with an
  * accumulator per parity (ff.cuh), which needs more registers and takes

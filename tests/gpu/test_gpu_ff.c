@@ -289,7 +289,8 @@ out:
 /* Below m: each 32-bit limb zero with probability 5/8, else a carry-heavy
  * value as above. Many zero limbs make a reduction row's low word t0 zero
  * (q = 0) or 0xffffffff, the two corner cases of Fr's multiplier-free
- * handling of r's limbs 1 and 0xffffffff (ff.cuh mont_reduce_step). */
+ * handling of r's limbs 1 and 0xffffffff (ff.cuh cios_reduce,
+ * mont_reduce_step). */
 static void rand_sparse(uint64_t *r, const uint64_t *m, size_t n) {
     rand_carry_heavy(r, m, n);
     for (size_t i = 0; i < 2 * n; i++) {
