@@ -8,6 +8,12 @@ called function and per basic block, from two files made on the GPU machine:
 
   scripts/sass-census.py --ncu ncu.txt --sass dump.sass --function 'ba_level_kernel.*Lb1E'
 
+(scripts/gpu-census.sh makes both files, and the pipe metrics, in one run.)
+With several kernels profiled (-c N), --instance K takes the K-th (from 0);
+--modifiers counts opcodes with their modifiers (IMAD.MOV.U32 apart from
+IMAD.WIDE.U32); --per N also prints each count divided by N (say, by the
+kernel's field products: doc/perf.md, session 17).
+
 ncu's "Instructions Executed" metric, printed per instance, gives the warp
 instructions executed at every PC of the profiled kernel; cuobjdump's listing
 gives the instruction at every offset of the kernel's section, which also holds
@@ -17,6 +23,7 @@ Joined, they are a dynamic census (doc/gpu-notes.md, session 13).
 import argparse
 import collections
 import re
+import signal
 import sys
 
 PC = re.compile(r"(0x[0-9a-f]+): ([0-9,]+)")
@@ -24,10 +31,19 @@ INS = re.compile(r"\s+/\*([0-9a-f]{4,6})\*/\s+(.*?)\s*;")
 CALL = re.compile(r"CALL\.REL(?:\.NOINC)?\s+(0x[0-9a-f]+)")
 
 
-def executed_per_pc(path):
-    """{offset from the kernel's first PC: warp instructions} of the first
-    'Instructions Executed' block of an ncu details print."""
+# the line ncu prints before each profiled kernel's sections
+KERNEL = re.compile(r"^  \S.*\(\d+, \d+, \d+\)x\(\d+, \d+, \d+\), Context", re.M)
+
+
+def executed_per_pc(path, instance=0):
+    """{offset from the kernel's first PC: warp instructions} of the
+    'Instructions Executed' block of the instance-th kernel of an ncu
+    details print."""
     text = open(path, errors="replace").read()
+    heads = [m.start() for m in KERNEL.finditer(text)] or [0]
+    if instance >= len(heads):
+        sys.exit(f"{path}: {len(heads)} profiled kernels, no instance {instance}")
+    text = text[heads[instance]:heads[instance + 1] if instance + 1 < len(heads) else len(text)]
     at = text.find("Instructions Executed")
     if at < 0:
         sys.exit(f"{path}: no 'Instructions Executed' block (need --print-metric-instances details)")
@@ -57,9 +73,10 @@ def section(path, pattern):
     return lines[a].split()[-1], out
 
 
-def opcode(text):
+def opcode(text, modifiers=False):
     t = re.sub(r"^@!?U?P\w+\s+", "", text)  # a predicate guard
-    return t.split()[0].split(".")[0]
+    op = t.split()[0]
+    return op if modifiers else op.split(".")[0]
 
 
 def main():
@@ -68,12 +85,18 @@ def main():
     ap.add_argument("--sass", required=True)
     ap.add_argument("--function", required=True, help="regex naming the kernel in the SASS dump")
     ap.add_argument("--top", type=int, default=12)
+    ap.add_argument("--instance", type=int, default=0, help="the K-th profiled kernel (from 0)")
+    ap.add_argument("--modifiers", action="store_true", help="opcodes with their modifiers")
+    ap.add_argument("--per", type=float, default=0, help="also print the counts divided by this")
     args = ap.parse_args()
-    cnt = executed_per_pc(args.ncu)
+    cnt = executed_per_pc(args.ncu, args.instance)
     name, ins = section(args.sass, args.function)
     total = sum(cnt.get(o, 0) for o, _ in ins)
-    if total == 0:
-        sys.exit("no executed instruction falls on the section: another kernel was profiled?")
+    # ncu lists every PC of the profiled kernel but the padding after its
+    # last instruction, so the two counts nearly agree for the same kernel
+    if total == 0 or not 0.9 * len(ins) <= len(cnt) <= len(ins):
+        sys.exit(f"ncu lists {len(cnt)} PCs, the section has {len(ins)} instructions"
+                 f" ({total:,} executed on them): another kernel was profiled?")
     starts = sorted({int(m.group(1), 16) for _, t in ins for m in [CALL.search(t)] if m})
 
     def region(o):
@@ -92,14 +115,15 @@ def main():
         r = region(o)
         regions[r] += c
         region_ops[r][opcode(t)] += c
-        ops[opcode(t)] += c
+        ops[opcode(t, args.modifiers)] += c
         m = CALL.search(t)
         if m:
             calls[f"callee@{int(m.group(1), 16):#x}"] += c
-    print(f"{name}\n{total:,} warp instructions executed, {len(ins)} in the section")
+    unit = (lambda c: f" {c / args.per:9.1f}/unit") if args.per else (lambda c: "")
+    print(f"{name}\n{total:,} warp instructions executed, {len(ins)} in the section{unit(total)}")
     print("\nby opcode:")
     for op, c in ops.most_common(args.top):
-        print(f"  {op:10s} {c:16,d} {100 * c / total:5.1f}%")
+        print(f"  {op:16s} {c:16,d} {100 * c / total:5.1f}%{unit(c)}")
     print("\nby region (the kernel's own code, then each called function):")
     for r, c in sorted(regions.items(), key=lambda x: -x[1]):
         per = f", {c / calls[r]:.0f} per call ({calls[r]:,} calls)" if calls[r] else ""
@@ -127,4 +151,5 @@ def main():
 
 
 if __name__ == "__main__":
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # quiet under | head
     main()
