@@ -136,8 +136,13 @@ __device__ __forceinline__ uint32_t mix32(uint64_t x) {
  * the default. Set them
  * through the CMake options of the same names (not compiler flags), which
  * also reach the tests and the MSM's default multiplier (gpu_msm.h). Either
- * way the results are the same bits.
+ * way the results are the same bits. CUZK_GPU_SQR_PARITY=1 takes the
+ * squaring with accumulators per parity (sqr_parity; not yet measured on
+ * a GPU, doc/gpu-notes.md session 17).
  */
+#ifndef CUZK_GPU_SQR_PARITY
+#define CUZK_GPU_SQR_PARITY 0
+#endif
 #ifndef CUZK_GPU_FP_KARATSUBA
 #define CUZK_GPU_FP_KARATSUBA 0
 #endif
@@ -1312,15 +1317,136 @@ __device__ __forceinline__ void sqr_double_add_squares(uint32_t (&w)[2 * N],
     w[2 * N - 1] = madc_hi(a[N - 1], a[N - 1], w[2 * N - 1]);
 }
 
+/*
+ * The squaring with accumulators per parity (the register pairs at
+ * mac_low), the same steps and bits as sqr's:
+ *   1. cross products into E (pairs starting on even columns, E[k] =
+ *      column k) and O (odd ones, O[k] = column k + 1), then w = E + O 2^32;
+ *   2. doubling and squares as sqr (the squares' pairs start on even words);
+ *   3. the reduction of the low half by mul_cios's window and renaming,
+ *      rows without the a*b[i] chains (redc_parity_row), then the high half.
+ * Bounds: sqr's for the rows (each accumulator is at most the sum, so a
+ * chain's carry into word i+N of its own accumulator is the only one that
+ * can be nonzero, and none leaves it), mul_cios's for the window. Fr's
+ * reduction rows here multiply by m's low limbs (no cios_reduce adds past
+ * row 0); sqr_pair keeps the one-array form.
+ */
+template <int N>
+__device__ __forceinline__ void sqr_cross_chain_parity(uint32_t (&e)[2 * N], uint32_t (&o)[2 * N - 1],
+                                                       const uint32_t (&a)[N], int i, int j0) {
+    const uint32_t x = a[i];
+    const bool even = (i + j0) % 2 == 0, reaches_top = ((N - 1 - j0) & 1) == 0;
+    const int last = reaches_top ? N - 1 : N - 2;
+    auto at = [&](int col) -> uint32_t & { return even ? e[col] : o[col - 1]; };
+#pragma unroll
+    for (int j = j0; j <= last; j += 2) {
+        at(i + j) = j == j0 ? mad_lo_cc(x, a[j], at(i + j)) : madc_lo_cc(x, a[j], at(i + j));
+        at(i + j + 1) = j == last && reaches_top ? madc_hi(x, a[j], at(i + j + 1))
+                                                 : madc_hi_cc(x, a[j], at(i + j + 1));
+    }
+    if (!reaches_top) at(i + N) = addc(at(i + N), 0);
+}
+
+/* r = w R^-1 mod m for a 2N-word w, its low half reduced in mul_cios's
+ * window: row 0 is cios_reduce on E = the low half, O = 0; each later row
+ * renames as cios_row does (E[1] added to the new E[0], its carry into the
+ * odd chain of q m, which takes E shifted down two words as its addends),
+ * then the even chain. After N rows V = O + E[1..N-1] <= m (redc_wide's
+ * bound), and the high half is added. */
+template <class P>
+__device__ __forceinline__ void redc_parity_row(uint32_t (&e)[P::N], uint32_t (&o)[P::N]) {
+    constexpr int N = P::N;
+    uint32_t ne[N], no[N];
+#pragma unroll
+    for (int k = 0; k < N; k++) ne[k] = o[k];
+    ne[0] = add_cc(ne[0], e[1]);
+    const uint32_t q = ne[0] * P::n0; /* column 0 of the new window (the carry waits) */
+#pragma unroll
+    for (int j = 1; j < N; j += 2) {
+        no[j - 1] = madc_lo_cc(q, P::mod(j), j + 1 < N ? e[j + 1] : 0u);
+        no[j] = j + 2 < N ? madc_hi_cc(q, P::mod(j), e[j + 2]) : madc_hi(q, P::mod(j), 0u);
+    }
+    ne[0] = mad_lo_cc(q, P::mod(0), ne[0]);
+    ne[1] = madc_hi_cc(q, P::mod(0), ne[1]);
+#pragma unroll
+    for (int j = 2; j < N; j += 2) {
+        ne[j] = madc_lo_cc(q, P::mod(j), ne[j]);
+        ne[j + 1] = madc_hi_cc(q, P::mod(j), ne[j + 1]);
+    }
+    no[N - 1] = addc(no[N - 1], 0);
+#pragma unroll
+    for (int k = 0; k < N; k++) {
+        e[k] = ne[k];
+        o[k] = no[k];
+    }
+}
+
+template <class P, bool LAZY>
+__device__ __forceinline__ void redc_parity(fe<P> &r, const uint32_t (&w)[2 * P::N]) {
+    constexpr int N = P::N;
+    uint32_t e[N], o[N];
+#pragma unroll
+    for (int k = 0; k < N; k++) {
+        e[k] = w[k];
+        o[k] = 0;
+    }
+    cios_reduce<P>(e, o);
+#pragma unroll
+    for (int i = 1; i < N; i++) redc_parity_row<P>(e, o);
+    fe<P> v;
+    cios_done<P, true>(v, e, o); /* V = O + E[1..N-1] */
+    uint32_t t[N + 1];
+#pragma unroll
+    for (int k = 0; k < N; k++) t[k] = v.v[k];
+    t[N] = 0;
+    redc_done<P, LAZY>(r, t, w); /* V + the high half */
+}
+
+template <class P, bool LAZY>
+__device__ __forceinline__ void sqr_parity(fe<P> &r, const fe<P> &a) {
+    constexpr int N = P::N;
+    static_assert(N % 2 == 0 && N >= 4, "row 0 assumes an even limb count");
+    uint32_t e[2 * N], o[2 * N - 1], w[2 * N];
+#pragma unroll
+    for (int k = 0; k < 2 * N; k++) e[k] = 0;
+#pragma unroll
+    for (int k = 0; k < 2 * N - 1; k++) o[k] = 0;
+    /* row 0: a[0] a[j], j >= 1, no two of one parity overlapping */
+#pragma unroll
+    for (int j = 1; j < N; j++) {
+        uint32_t &lo = j % 2 == 0 ? e[j] : o[j - 1], &hi = j % 2 == 0 ? e[j + 1] : o[j];
+        lo = a.v[0] * a.v[j];
+        hi = __umulhi(a.v[0], a.v[j]);
+    }
+#pragma unroll
+    for (int i = 1; i < N - 1; i++) { /* the chain ending below word i+N first (sqr_cross_row) */
+        const int top_start = ((N - i) & 1) == 0 ? i + 1 : i + 2;
+        const int short_start = top_start == i + 1 ? i + 2 : i + 1;
+        if (short_start <= N - 2) sqr_cross_chain_parity<N>(e, o, a.v, i, short_start);
+        sqr_cross_chain_parity<N>(e, o, a.v, i, top_start);
+    }
+    w[0] = e[0];
+    w[1] = add_cc(e[1], o[0]);
+#pragma unroll
+    for (int k = 2; k < 2 * N - 1; k++) w[k] = addc_cc(e[k], o[k - 1]);
+    w[2 * N - 1] = addc(e[2 * N - 1], o[2 * N - 2]);
+    sqr_double_add_squares<N>(w, a.v);
+    redc_parity<P, LAZY>(r, w);
+}
+
 template <class P, bool LAZY = false>
 __device__ __forceinline__ void sqr(fe<P> &r, const fe<P> &a) {
-    constexpr int N = P::N;
-    uint32_t w[2 * N];
-    sqr_cross_row0<N>(w, a.v);
+    if constexpr (CUZK_GPU_SQR_PARITY) {
+        sqr_parity<P, LAZY>(r, a);
+    } else {
+        constexpr int N = P::N;
+        uint32_t w[2 * N];
+        sqr_cross_row0<N>(w, a.v);
 #pragma unroll
-    for (int i = 1; i < N - 1; i++) sqr_cross_row<N>(w, a.v, i);
-    sqr_double_add_squares<N>(w, a.v);
-    redc_wide<P, LAZY>(r, w);
+        for (int i = 1; i < N - 1; i++) sqr_cross_row<N>(w, a.v, i);
+        sqr_double_add_squares<N>(w, a.v);
+        redc_wide<P, LAZY>(r, w);
+    }
 }
 
 /* r = a^2 R^-1 mod m in [0, 2m) for a < 2m where 4m^2/R < m (Fp: see
