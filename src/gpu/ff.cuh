@@ -1327,9 +1327,11 @@ __device__ __forceinline__ void sqr_double_add_squares(uint32_t (&w)[2 * N],
  *      rows without the a*b[i] chains (redc_parity_row), then the high half.
  * Bounds: sqr's for the rows (each accumulator is at most the sum, so a
  * chain's carry into word i+N of its own accumulator is the only one that
- * can be nonzero, and none leaves it), mul_cios's for the window. Fr's
- * reduction rows here multiply by m's low limbs (no cios_reduce adds past
- * row 0); sqr_pair keeps the one-array form.
+ * can be nonzero, and none leaves it), redc_wide's for the window (its
+ * first value is the low half, below 2^(32N), not below 2m). The same
+ * multiply-adds as sqr (Fr's rows take cios_reduce's adds for m's low
+ * limbs), about 4N additions more (joining E and O); sqr_pair keeps the
+ * one-array form.
  */
 template <int N>
 __device__ __forceinline__ void sqr_cross_chain_parity(uint32_t (&e)[2 * N], uint32_t (&o)[2 * N - 1],
@@ -1360,14 +1362,26 @@ __device__ __forceinline__ void redc_parity_row(uint32_t (&e)[P::N], uint32_t (&
 #pragma unroll
     for (int k = 0; k < N; k++) ne[k] = o[k];
     ne[0] = add_cc(ne[0], e[1]);
-    const uint32_t q = ne[0] * P::n0; /* column 0 of the new window (the carry waits) */
+    /* column 0 of the new window; the add's carry waits for the odd chain */
+    const uint32_t t0 = ne[0], q = t0 * P::n0;
+    int j1 = 1; /* the odd chain's first product pair */
+    if constexpr (low_limbs_1_ffffffff<P>()) { /* q m(1) = t0 + h 2^32 (cios_reduce) */
+        no[0] = addc_cc(e[2], t0);
+        no[1] = addc_cc(e[3], t0 != 0u ? ~t0 : 0u);
+        j1 = 3;
+    }
 #pragma unroll
-    for (int j = 1; j < N; j += 2) {
+    for (int j = j1; j < N; j += 2) {
         no[j - 1] = madc_lo_cc(q, P::mod(j), j + 1 < N ? e[j + 1] : 0u);
         no[j] = j + 2 < N ? madc_hi_cc(q, P::mod(j), e[j + 2]) : madc_hi(q, P::mod(j), 0u);
     }
-    ne[0] = mad_lo_cc(q, P::mod(0), ne[0]);
-    ne[1] = madc_hi_cc(q, P::mod(0), ne[1]);
+    if constexpr (low_limbs_1_ffffffff<P>()) { /* q m(0) = q: column 0's sum 0, its carry */
+        (void)add_cc(t0, q);
+        ne[1] = addc_cc(ne[1], 0);
+    } else {
+        ne[0] = mad_lo_cc(q, P::mod(0), ne[0]);
+        ne[1] = madc_hi_cc(q, P::mod(0), ne[1]);
+    }
 #pragma unroll
     for (int j = 2; j < N; j += 2) {
         ne[j] = madc_lo_cc(q, P::mod(j), ne[j]);
@@ -1419,7 +1433,7 @@ __device__ __forceinline__ void sqr_parity(fe<P> &r, const fe<P> &a) {
         hi = __umulhi(a.v[0], a.v[j]);
     }
 #pragma unroll
-    for (int i = 1; i < N - 1; i++) { /* the chain ending below word i+N first (sqr_cross_row) */
+    for (int i = 1; i < N - 1; i++) { /* sqr_cross_row's two chains, each in its accumulator */
         const int top_start = ((N - i) & 1) == 0 ? i + 1 : i + 2;
         const int short_start = top_start == i + 1 ? i + 2 : i + 1;
         if (short_start <= N - 2) sqr_cross_chain_parity<N>(e, o, a.v, i, short_start);
