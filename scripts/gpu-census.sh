@@ -14,13 +14,16 @@
 # session 17): scripts/gpu-census.sh "$OUT" pass_kernel 3
 #   build-carry/test_gpu_ntt --bench-only --bench-min 27 --bench-max 27
 set -uo pipefail
-[ $# -ge 4 ] || { sed -n '2,16p' "$0" >&2; exit 2; }
+[ $# -ge 4 ] || { sed -n '2,15p' "$0" >&2; exit 2; }
 out=$1 regex=$2 count=$3
 shift 3
 ncu=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
 objdump=$(command -v cuobjdump || echo /usr/local/cuda/bin/cuobjdump)
 [ -x "$ncu" ] && [ -x "$objdump" ] || { echo "gpu-census: no ncu or cuobjdump" >&2; exit 2; }
 mkdir -p "$out"
+# the same data in both runs, so that the K-th launch is the same kernel
+# (the tests' harness draws its seed from CUZK_SEED)
+export CUZK_SEED=${CUZK_SEED:-1}
 "$objdump" -sass "$1" > "$out/binary.sass" || exit 1
 metrics=gpu__time_duration.sum,smsp__issue_active.avg.pct_of_peak_sustained_active
 metrics+=,sm__pipe_fmaheavy_cycles_active.avg.pct_of_peak_sustained_active
@@ -32,9 +35,14 @@ metrics+=,sm__warps_active.avg.pct_of_peak_sustained_active,smsp__inst_executed.
 "$ncu" --clock-control none -k "regex:$regex" -c "$count" --section InstructionStats \
   --section WarpStateStats --print-details all --print-metric-instances details "$@" \
   > "$out/census.txt" 2>&1 || { tail -n 20 "$out/census.txt"; exit 1; }
-# one row per profiled kernel: its name, then the metrics in a fixed order
+# one row per profiled kernel: its name, then each metric with its unit (ncu
+# scales them: a short kernel's time may be in us)
 awk -v list="$metrics" '
-  BEGIN { n = split(list, m, ",") }
+  BEGIN {
+    n = split(list, m, ",")
+    print "| kernel | time | issue | FMA heavy | FMA lite | ALU | warps | warp instr |"
+    print "|---|---|---|---|---|---|---|---|"
+  }
   function flush() {
     if (name == "") return
     row = "| " k++ " " name
@@ -43,8 +51,9 @@ awk -v list="$metrics" '
     delete v
   }
   /\)x\([0-9]+, [0-9]+, [0-9]+\), Context/ {
-    flush(); name = $0; sub(/^ +/, "", name); sub(/\(.*/, "", name); next
+    flush(); name = $0; sub(/^ +/, "", name)
+    sub(/ \([0-9]+, [0-9]+, [0-9]+\)x\(.*$/, "", name) # the launch shape onwards
+    next
   }
-  NF >= 2 { v[$1] = $NF }
-  END { flush() }' "$out/pipes.txt" |
-  sed '1i | kernel | ms | issue % | FMA heavy % | FMA lite % | ALU % | warps % | warp instr |'
+  NF >= 3 { v[$1] = $NF ($(NF-1) == "%" ? "%" : " " $(NF-1)) }
+  END { flush() }' "$out/pipes.txt" | tee "$out/pipes.md"

@@ -73,6 +73,14 @@ def section(path, pattern):
     return lines[a].split()[-1], out
 
 
+def padding(offset, text):
+    """Is this the tail ptxas pads a function with (ncu lists no PC for it)?"""
+    if text == "NOP":
+        return True
+    m = re.fullmatch(r"BRA (0x[0-9a-f]+)", text)
+    return bool(m) and int(m.group(1), 16) == offset
+
+
 def opcode(text, modifiers=False):
     t = re.sub(r"^@!?U?P\w+\s+", "", text)  # a predicate guard
     op = t.split()[0]
@@ -89,14 +97,23 @@ def main():
     ap.add_argument("--modifiers", action="store_true", help="opcodes with their modifiers")
     ap.add_argument("--per", type=float, default=0, help="also print the counts divided by this")
     args = ap.parse_args()
+    if args.instance < 0:
+        ap.error("--instance counts from 0")
     cnt = executed_per_pc(args.ncu, args.instance)
     name, ins = section(args.sass, args.function)
     total = sum(cnt.get(o, 0) for o, _ in ins)
-    # ncu lists every PC of the profiled kernel but the padding after its
-    # last instruction, so the two counts nearly agree for the same kernel
-    if total == 0 or not 0.9 * len(ins) <= len(cnt) <= len(ins):
-        sys.exit(f"ncu lists {len(cnt)} PCs, the section has {len(ins)} instructions"
-                 f" ({total:,} executed on them): another kernel was profiled?")
+    # ncu lists every PC of the profiled kernel, zero counts included, but
+    # the padding after its last instruction (a BRA to itself, NOPs): for the
+    # same kernel the listed PCs are the section's offsets less that padding
+    offsets = {o for o, _ in ins}
+    stray = sorted(p for p in cnt if p not in offsets)
+    unlisted = [(o, t) for o, t in ins if o not in cnt and not padding(o, t)]
+    if total == 0 or stray or unlisted:
+        what = (f"PC {stray[0]:#x} is not in it" if stray else
+                f"no count for {unlisted[0][1]!r} at {unlisted[0][0]:#x}" if unlisted else
+                "nothing executed on it")
+        sys.exit(f"ncu's PCs do not match the section of {name} ({what}): another kernel"
+                 " was profiled, or another --instance is meant?")
     starts = sorted({int(m.group(1), 16) for _, t in ins for m in [CALL.search(t)] if m})
 
     def region(o):
