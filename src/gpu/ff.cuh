@@ -518,18 +518,15 @@ __device__ __forceinline__ void redc_wide_pair(fe<P> &r0, const uint32_t (&w0)[2
  * cios_done start at E[1]; Fr's branch leaves it unwritten). Fr's low limbs
  * 1, 2^32 - 1 take adds (q = -t0, q m(0) = q, q m(1) = t0 + h 2^32,
  * h = q - [t0 != 0]; mont_reduce_step_low_1_ffffffff). */
+/* E += q m's even limbs, the carry into O[N-1] (Fr: q m(0) = q by an add,
+ * whose sum E[0] + q is 0 mod 2^32 and only its carry is kept). */
 template <class P>
-__device__ __forceinline__ void cios_reduce(uint32_t (&e)[P::N], uint32_t (&o)[P::N]) {
+__device__ __forceinline__ void cios_even_qm(uint32_t (&e)[P::N], uint32_t (&o)[P::N], uint32_t q) {
     constexpr int N = P::N;
-    static_assert(N % 2 == 0 && N >= 4, "the chains take limbs in pairs");
-    const uint32_t t0 = e[0];
-    uint32_t q;
     if constexpr (low_limbs_1_ffffffff<P>()) {
-        q = 0u - t0;
-        (void)add_cc(t0, q); /* sum 0 mod 2^32, carry [t0 != 0] */
+        (void)add_cc(e[0], q); /* carry [E[0] != 0] */
         e[1] = addc_cc(e[1], 0);
     } else {
-        q = t0 * P::n0;
         e[0] = mad_lo_cc(q, P::mod(0), e[0]);
         e[1] = madc_hi_cc(q, P::mod(0), e[1]);
     }
@@ -539,6 +536,14 @@ __device__ __forceinline__ void cios_reduce(uint32_t (&e)[P::N], uint32_t (&o)[P
         e[j + 1] = madc_hi_cc(q, P::mod(j), e[j + 1]);
     }
     o[N - 1] = addc(o[N - 1], 0);
+}
+
+template <class P>
+__device__ __forceinline__ void cios_reduce(uint32_t (&e)[P::N], uint32_t (&o)[P::N]) {
+    constexpr int N = P::N;
+    static_assert(N % 2 == 0 && N >= 4, "the chains take limbs in pairs");
+    const uint32_t t0 = e[0], q = t0 * P::n0; /* Fr: n0 = -1, q = -t0 */
+    cios_even_qm<P>(e, o, q);
     if constexpr (low_limbs_1_ffffffff<P>()) {
         const uint32_t h = t0 != 0u ? ~t0 : 0u;
         o[0] = add_cc(o[0], t0);
@@ -1375,19 +1380,7 @@ __device__ __forceinline__ void redc_parity_row(uint32_t (&e)[P::N], uint32_t (&
         no[j - 1] = madc_lo_cc(q, P::mod(j), j + 1 < N ? e[j + 1] : 0u);
         no[j] = j + 2 < N ? madc_hi_cc(q, P::mod(j), e[j + 2]) : madc_hi(q, P::mod(j), 0u);
     }
-    if constexpr (low_limbs_1_ffffffff<P>()) { /* q m(0) = q: column 0's sum 0, its carry */
-        (void)add_cc(t0, q);
-        ne[1] = addc_cc(ne[1], 0);
-    } else {
-        ne[0] = mad_lo_cc(q, P::mod(0), ne[0]);
-        ne[1] = madc_hi_cc(q, P::mod(0), ne[1]);
-    }
-#pragma unroll
-    for (int j = 2; j < N; j += 2) {
-        ne[j] = madc_lo_cc(q, P::mod(j), ne[j]);
-        ne[j + 1] = madc_hi_cc(q, P::mod(j), ne[j + 1]);
-    }
-    no[N - 1] = addc(no[N - 1], 0);
+    cios_even_qm<P>(ne, no, q);
 #pragma unroll
     for (int k = 0; k < N; k++) {
         e[k] = ne[k];
