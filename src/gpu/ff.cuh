@@ -513,31 +513,59 @@ __device__ __forceinline__ void redc_wide_pair(fe<P> &r0, const uint32_t (&w0)[2
  * R = 2^(32N) equals the host's 2^(64 n).
  */
 
+/* First carry-chain operation (in = false) or a later one. */
+__device__ __forceinline__ uint32_t chain_lo(bool in, uint32_t x, uint32_t y, uint32_t acc) {
+    return in ? madc_lo_cc(x, y, acc) : mad_lo_cc(x, y, acc);
+}
+
+/* E += x y(j) for the even j >= j0 (pairs on columns j, j + 1): one chain,
+ * which continues the caller's carry when IN; its carry out of column N-1
+ * goes to O[N-1] (column N). */
+template <int N, class Y>
+__device__ __forceinline__ void cios_even_pairs(uint32_t (&e)[N], uint32_t (&o)[N], uint32_t x, Y y,
+                                                int j0, bool in) {
+#pragma unroll
+    for (int j = j0; j < N; j += 2) {
+        e[j] = chain_lo(in, x, y(j), e[j]);
+        in = true;
+        e[j + 1] = madc_hi_cc(x, y(j), e[j + 1]);
+    }
+    o[N - 1] = addc(o[N - 1], 0);
+}
+
+/* The new O of a row's renaming: E shifted down two words (O'[k] =
+ * E[k+2]) plus x y(j) for the odd j >= j1 (pairs on O'[j-1], O'[j]), one
+ * chain that takes the caller's carry (the renaming's add) and carries out
+ * nothing (the window's bound). */
+template <int N, class Y>
+__device__ __forceinline__ void cios_odd_pairs_shifted(uint32_t (&no)[N], const uint32_t (&e)[N],
+                                                       uint32_t x, Y y, int j1) {
+#pragma unroll
+    for (int j = j1; j < N; j += 2) {
+        no[j - 1] = madc_lo_cc(x, y(j), j + 1 < N ? e[j + 1] : 0u);
+        no[j] = j + 2 < N ? madc_hi_cc(x, y(j), e[j + 2]) : madc_hi(x, y(j), 0u);
+    }
+}
+
+/* E += q m's even limbs, the carry into O[N-1] (Fr: q m(0) = q by an add,
+ * whose sum E[0] + q is 0 mod 2^32 and only its carry is kept). */
+template <class P>
+__device__ __forceinline__ void cios_even_qm(uint32_t (&e)[P::N], uint32_t (&o)[P::N], uint32_t q) {
+    auto m = [](int j) { return P::mod(j); };
+    if constexpr (low_limbs_1_ffffffff<P>()) {
+        (void)add_cc(e[0], q); /* carry [E[0] != 0] */
+        e[1] = addc_cc(e[1], 0);
+        cios_even_pairs<P::N>(e, o, q, m, 2, true);
+    } else {
+        cios_even_pairs<P::N>(e, o, q, m, 0, false);
+    }
+}
+
 /* T += q m with q = column 0 times n0: column 0's sum is 0 mod 2^32 and
  * only its carry is kept (E[0] is not read again: the next row and
  * cios_done start at E[1]; Fr's branch leaves it unwritten). Fr's low limbs
  * 1, 2^32 - 1 take adds (q = -t0, q m(0) = q, q m(1) = t0 + h 2^32,
  * h = q - [t0 != 0]; mont_reduce_step_low_1_ffffffff). */
-/* E += q m's even limbs, the carry into O[N-1] (Fr: q m(0) = q by an add,
- * whose sum E[0] + q is 0 mod 2^32 and only its carry is kept). */
-template <class P>
-__device__ __forceinline__ void cios_even_qm(uint32_t (&e)[P::N], uint32_t (&o)[P::N], uint32_t q) {
-    constexpr int N = P::N;
-    if constexpr (low_limbs_1_ffffffff<P>()) {
-        (void)add_cc(e[0], q); /* carry [E[0] != 0] */
-        e[1] = addc_cc(e[1], 0);
-    } else {
-        e[0] = mad_lo_cc(q, P::mod(0), e[0]);
-        e[1] = madc_hi_cc(q, P::mod(0), e[1]);
-    }
-#pragma unroll
-    for (int j = 2; j < N; j += 2) {
-        e[j] = madc_lo_cc(q, P::mod(j), e[j]);
-        e[j + 1] = madc_hi_cc(q, P::mod(j), e[j + 1]);
-    }
-    o[N - 1] = addc(o[N - 1], 0);
-}
-
 template <class P>
 __device__ __forceinline__ void cios_reduce(uint32_t (&e)[P::N], uint32_t (&o)[P::N]) {
     constexpr int N = P::N;
@@ -578,23 +606,13 @@ template <class P>
 __device__ __forceinline__ void cios_row(uint32_t (&e)[P::N], uint32_t (&o)[P::N], const fe<P> &a,
                                          uint32_t bi) {
     constexpr int N = P::N;
+    auto av = [&a](int j) { return a.v[j]; };
     uint32_t ne[N], no[N];
 #pragma unroll
     for (int k = 0; k < N; k++) ne[k] = o[k];
     ne[0] = add_cc(ne[0], e[1]);
-#pragma unroll
-    for (int j = 1; j < N; j += 2) { /* a's odd limbs, on E shifted down two words */
-        no[j - 1] = madc_lo_cc(a.v[j], bi, j + 1 < N ? e[j + 1] : 0u);
-        no[j] = j + 2 < N ? madc_hi_cc(a.v[j], bi, e[j + 2]) : madc_hi(a.v[j], bi, 0u);
-    }
-    ne[0] = mad_lo_cc(a.v[0], bi, ne[0]);
-    ne[1] = madc_hi_cc(a.v[0], bi, ne[1]);
-#pragma unroll
-    for (int j = 2; j < N; j += 2) {
-        ne[j] = madc_lo_cc(a.v[j], bi, ne[j]);
-        ne[j + 1] = madc_hi_cc(a.v[j], bi, ne[j + 1]);
-    }
-    no[N - 1] = addc(no[N - 1], 0);
+    cios_odd_pairs_shifted<N>(no, e, bi, av, 1); /* a's odd limbs */
+    cios_even_pairs<N>(ne, no, bi, av, 0, false);
     cios_reduce<P>(ne, no);
 #pragma unroll
     for (int k = 0; k < N; k++) {
@@ -988,11 +1006,6 @@ __host__ __device__ constexpr uint32_t neg_mod(int i) { /* limb i of 2^(32N) - m
     return i == 0 ? 0u - P::mod(0) : ~P::mod(i);
 }
 
-/* First carry-chain operation (in = false) or a later one. */
-__device__ __forceinline__ uint32_t chain_lo(bool in, uint32_t x, uint32_t y, uint32_t acc) {
-    return in ? madc_lo_cc(x, y, acc) : mad_lo_cc(x, y, acc);
-}
-
 /*
  * Register pairs. ptxas fuses a (mad.lo, madc.hi) pair of one product into
  * one IMAD.WIDE.U32(.X) only when the two words it adds to are an aligned
@@ -1021,6 +1034,19 @@ __device__ __forceinline__ void mac_low(uint32_t (&s)[N - OFF], uint32_t x, Y y,
         in = true;
         if (i + j + 1 < N) s[i + j + 1 - OFF] = madc_hi_cc(x, y(j), s[i + j + 1 - OFF]);
     }
+}
+
+/* r = E + O 2^32 over W words (O: W - 1 words, O[k] = column k + 1), the
+ * carry out of word W-1 dropped (the callers' sums fit W words, or are
+ * taken mod 2^(32W)). */
+template <int W>
+__device__ __forceinline__ void join_parity(uint32_t (&r)[W], const uint32_t (&e)[W],
+                                            const uint32_t (&o)[W - 1]) {
+    r[0] = e[0];
+    r[1] = add_cc(e[1], o[0]);
+#pragma unroll
+    for (int k = 2; k < W - 1; k++) r[k] = addc_cc(e[k], o[k - 1]);
+    r[W - 1] = addc(e[W - 1], o[W - 2]);
 }
 
 /* Row i of a product mod 2^(32N), both parities: into E the pairs that
@@ -1135,11 +1161,7 @@ __device__ __forceinline__ void mul_shoup_lazy(fe<P> &r, const fe<P> &a, const f
         mac_low_row<N>(e, o, a.v[i], cv, i, 0);
         mac_low_row<N>(e, o, q[i], nm, i, 2);
     }
-    r.v[0] = e[0];
-    r.v[1] = add_cc(e[1], o[0]);
-#pragma unroll
-    for (int k = 2; k < N - 1; k++) r.v[k] = addc_cc(e[k], o[k - 1]);
-    r.v[N - 1] = addc(e[N - 1], o[N - 2]);
+    join_parity<N>(r.v, e, o);
 }
 
 /* The constant -c mod m in the same form: m - c and ~cq, since
@@ -1293,15 +1315,20 @@ __device__ __forceinline__ void sqr_cross_row0(uint32_t (&w)[2 * N], const uint3
     sqr_cross_chain<N>(w, a, 0, 2);
 }
 
-/* Row i >= 1: the chain ending below word i+N first, so that its carry
- * lands in the still zero word i+N, then the one ending on it. */
+/* Row i >= 1 as chain(j0) calls: the chain ending below word i+N first, so
+ * that its carry lands in the still zero word i+N, then the one ending on
+ * it. */
+template <int N, class Chain>
+__device__ __forceinline__ void sqr_cross_row_chains(int i, Chain chain) {
+    const int top_start = ((N - i) & 1) == 0 ? i + 1 : i + 2;
+    const int short_start = top_start == i + 1 ? i + 2 : i + 1;
+    if (short_start <= N - 2) chain(short_start);
+    chain(top_start);
+}
 template <int N>
 __device__ __forceinline__ void sqr_cross_row(uint32_t (&w)[2 * N], const uint32_t (&a)[N],
                                               int i) {
-    const int top_start = ((N - i) & 1) == 0 ? i + 1 : i + 2;
-    const int short_start = top_start == i + 1 ? i + 2 : i + 1;
-    if (short_start <= N - 2) sqr_cross_chain<N>(w, a, i, short_start);
-    sqr_cross_chain<N>(w, a, i, top_start);
+    sqr_cross_row_chains<N>(i, [&](int j0) { sqr_cross_chain<N>(w, a, i, j0); });
 }
 
 /* w = 2w + sum a[i]^2 2^(64i) = a^2. Funnel shifts write no carry, so the
@@ -1347,7 +1374,7 @@ __device__ __forceinline__ void sqr_cross_chain_parity(uint32_t (&e)[2 * N], uin
     auto at = [&](int col) -> uint32_t & { return even ? e[col] : o[col - 1]; };
 #pragma unroll
     for (int j = j0; j <= last; j += 2) {
-        at(i + j) = j == j0 ? mad_lo_cc(x, a[j], at(i + j)) : madc_lo_cc(x, a[j], at(i + j));
+        at(i + j) = chain_lo(j != j0, x, a[j], at(i + j));
         at(i + j + 1) = j == last && reaches_top ? madc_hi(x, a[j], at(i + j + 1))
                                                  : madc_hi_cc(x, a[j], at(i + j + 1));
     }
@@ -1369,16 +1396,13 @@ __device__ __forceinline__ void redc_parity_row(uint32_t (&e)[P::N], uint32_t (&
     ne[0] = add_cc(ne[0], e[1]);
     /* column 0 of the new window; the add's carry waits for the odd chain */
     const uint32_t t0 = ne[0], q = t0 * P::n0;
-    int j1 = 1; /* the odd chain's first product pair */
+    auto m = [](int j) { return P::mod(j); };
     if constexpr (low_limbs_1_ffffffff<P>()) { /* q m(1) = t0 + h 2^32 (cios_reduce) */
         no[0] = addc_cc(e[2], t0);
         no[1] = addc_cc(e[3], t0 != 0u ? ~t0 : 0u);
-        j1 = 3;
-    }
-#pragma unroll
-    for (int j = j1; j < N; j += 2) {
-        no[j - 1] = madc_lo_cc(q, P::mod(j), j + 1 < N ? e[j + 1] : 0u);
-        no[j] = j + 2 < N ? madc_hi_cc(q, P::mod(j), e[j + 2]) : madc_hi(q, P::mod(j), 0u);
+        cios_odd_pairs_shifted<N>(no, e, q, m, 3);
+    } else {
+        cios_odd_pairs_shifted<N>(no, e, q, m, 1);
     }
     cios_even_qm<P>(ne, no, q);
 #pragma unroll
@@ -1426,17 +1450,9 @@ __device__ __forceinline__ void sqr_parity(fe<P> &r, const fe<P> &a) {
         hi = __umulhi(a.v[0], a.v[j]);
     }
 #pragma unroll
-    for (int i = 1; i < N - 1; i++) { /* sqr_cross_row's two chains, each in its accumulator */
-        const int top_start = ((N - i) & 1) == 0 ? i + 1 : i + 2;
-        const int short_start = top_start == i + 1 ? i + 2 : i + 1;
-        if (short_start <= N - 2) sqr_cross_chain_parity<N>(e, o, a.v, i, short_start);
-        sqr_cross_chain_parity<N>(e, o, a.v, i, top_start);
-    }
-    w[0] = e[0];
-    w[1] = add_cc(e[1], o[0]);
-#pragma unroll
-    for (int k = 2; k < 2 * N - 1; k++) w[k] = addc_cc(e[k], o[k - 1]);
-    w[2 * N - 1] = addc(e[2 * N - 1], o[2 * N - 2]);
+    for (int i = 1; i < N - 1; i++) /* sqr_cross_row's two chains, each in its accumulator */
+        sqr_cross_row_chains<N>(i, [&](int j0) { sqr_cross_chain_parity<N>(e, o, a.v, i, j0); });
+    join_parity<2 * N>(w, e, o);
     sqr_double_add_squares<N>(w, a.v);
     redc_parity<P, LAZY>(r, w);
 }
