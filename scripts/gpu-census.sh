@@ -6,7 +6,7 @@
 # scripts/sass-census.py joins on the development machine:
 #
 #   scripts/gpu-census.sh OUTDIR REGEX COUNT BINARY [ARGS...]
-#   scripts/sass-census.py --ncu OUTDIR/census.txt --sass OUTDIR/binary.sass \
+#   scripts/sass-census.py --ncu OUTDIR/census.txt --sass OUTDIR/binary.sass.gz \
 #       --function MANGLED_NAME_REGEX --instance K --modifiers --per PRODUCTS
 #
 # The card's clocks are left as they are (--clock-control none), so times
@@ -24,7 +24,8 @@ mkdir -p "$out"
 # the same data in both runs, so that the K-th launch is the same kernel
 # (the tests' harness draws its seed from CUZK_SEED)
 export CUZK_SEED=${CUZK_SEED:-1}
-"$objdump" -sass "$1" > "$out/binary.sass" || exit 1
+# compressed: msm.cu's SASS is larger than a device call sends back
+"$objdump" -sass "$1" | gzip -6 > "$out/binary.sass.gz" || exit 1
 metrics=gpu__time_duration.sum,smsp__issue_active.avg.pct_of_peak_sustained_active
 metrics+=,sm__pipe_fmaheavy_cycles_active.avg.pct_of_peak_sustained_active
 metrics+=,sm__pipe_fmalite_cycles_active.avg.pct_of_peak_sustained_active

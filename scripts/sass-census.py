@@ -21,6 +21,7 @@ the out-of-line functions it calls (their CALL.REL targets split the section).
 Joined, they are a dynamic census (doc/gpu-notes.md, session 13).
 """
 import argparse
+import gzip
 import collections
 import re
 import signal
@@ -55,9 +56,19 @@ def executed_per_pc(path, instance=0):
     return {p - base: c for p, c in pcs}
 
 
+def read_text(path):
+    """A file's text; gzip'd when its name ends in .gz (gpu-census.sh
+    compresses the SASS, which for msm.cu's binaries is larger than a
+    device call may send back)."""
+    if path.endswith(".gz"):
+        with gzip.open(path, "rt", errors="replace") as f:
+            return f.read()
+    return open(path, errors="replace").read()
+
+
 def section(path, pattern):
     """[(offset, instruction text)] of the one function whose name matches."""
-    lines = open(path, errors="replace").read().split("\n")
+    lines = read_text(path).split("\n")
     heads = [i for i, l in enumerate(lines) if "Function :" in l]
     found = [(a, b) for a, b in zip(heads, heads[1:] + [len(lines)])
              if re.search(pattern, lines[a].split()[-1])]

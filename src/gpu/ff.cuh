@@ -136,13 +136,8 @@ __device__ __forceinline__ uint32_t mix32(uint64_t x) {
  * the default. Set them
  * through the CMake options of the same names (not compiler flags), which
  * also reach the tests and the MSM's default multiplier (gpu_msm.h). Either
- * way the results are the same bits. CUZK_GPU_SQR_PARITY=1 takes the
- * squaring with accumulators per parity (sqr_parity; not yet measured on
- * a GPU, doc/gpu-notes.md session 17).
+ * way the results are the same bits.
  */
-#ifndef CUZK_GPU_SQR_PARITY
-#define CUZK_GPU_SQR_PARITY 0
-#endif
 #ifndef CUZK_GPU_FP_KARATSUBA
 #define CUZK_GPU_FP_KARATSUBA 0
 #endif
@@ -301,8 +296,8 @@ __device__ __forceinline__ void neg(fe<P> &r, const fe<P> &a) {
  * ptxas fuses into one IMAD.WIDE.U32.X where the pair's words are an aligned
  * register pair; on one array whose pairs start on odd words it adds moves
  * instead (the register pairs at mac_low). mac_odd and mac_even serve the
- * one-array chains that remain (mont_reduce_step, half_row: sqr and the
- * Karatsuba product); mul_cios keeps an accumulator per parity.
+ * one-array chains that remain (half_row: the Karatsuba product's rows);
+ * mul_cios, sqr and their reduction keep an accumulator per parity.
  */
 template <int N, class Y>
 __device__ __forceinline__ void mac_odd(uint32_t (&t)[N + 1], uint32_t x, Y y) {
@@ -334,7 +329,7 @@ __device__ __forceinline__ void mac_even(uint32_t (&t)[N + 1], uint32_t x, Y y) 
  * Does m end in the 32-bit limbs 1, 2^32-1 (m = 2^64 - 2^32 + 1 mod 2^64)?
  * BLS12-381's r does, its p does not. Then n0 = -1, q = -t[0], and the two
  * lowest products of a reduction step need no multiplier (cios_reduce,
- * mont_reduce_step).
+ * redc_parity_row).
  */
 template <class P>
 __host__ __device__ constexpr bool low_limbs_1_ffffffff() {
@@ -344,153 +339,13 @@ static_assert(low_limbs_1_ffffffff<fr_params>() && fr_params::n0 == 0xffffffffu,
 static_assert(!low_limbs_1_ffffffff<fp_params>(), "Fp keeps the generic step");
 
 /*
- * The reduction step for a modulus with low limbs 1, 2^32-1 (Fr). It adds
- * the same q*m as the generic step, so every window value, and hence every
- * result, is bit for bit the generic one; only the decomposition differs.
- * With q = -t0 mod 2^32 (t0 = t[0] before the step), c0 = [t0 != 0]:
- *   q * m(0) = q, and t0 + q = c0 2^32 exactly: an add whose sum is dropped,
- *     only its carry c0 is kept (into word 1);
- *   q * m(1) = q (2^32 - 1) = t0 + h 2^32 exactly, h = q - c0 (q = 0: both
- *     sides 0; else q 2^32 - q = (q-1) 2^32 + (2^32 - q), and 2^32 - q = t0,
- *     q - 1 = ~t0): t0 is added at word 1 and h at word 2, both below 2^32,
- *     so they are ordinary chain operands, like the low and high word of a
- *     product;
- *   q * m(j), j >= 2: as in the generic step, in two chains by parity.
- * Chain A: word 0 (t0 + q, carry only), word 1 (+ t0), word 2 (+ h), then
- * the odd j >= 3 pairs up to word N. Chain B: the even j >= 2 pairs (words
- * 2..N-1), carry into word N. Carry bound: both chains add non-negative
- * amounts whose total is q m, and t + q m < 2^(32(N+1)) (sqr's and the
- * Karatsuba mul's bounds, unchanged), so each partial sum is below 2^(32(N+1)) too: the
- * carry dropped at word N by either chain's last instruction is zero, and
- * no other carry leaves a chain. Word 0's sum is (t0 + q) mod 2^32 = 0, the
- * generic step's t[0] too. IMAD: 2(N-2) = 12 instead of 2N = 16 (plus
- * q = t0 * n0 in both, a negation); in exchange 4 adds and h.
- */
-template <class P>
-__device__ __forceinline__ void mont_reduce_step_low_1_ffffffff(uint32_t (&t)[P::N + 1]) {
-    constexpr int N = P::N;
-    static_assert(N % 2 == 0 && N >= 4, "chains assume an even limb count >= 4");
-    const uint32_t t0 = t[0];
-    const uint32_t q = 0u - t0;
-    const uint32_t h = t0 != 0u ? ~t0 : 0u; /* q - c0, computed without the flag */
-    /* chain A */
-    (void)add_cc(t0, q); /* sum is 0 mod 2^32; carry c0 = [t0 != 0] */
-    t[1] = addc_cc(t[1], t0);
-    t[2] = addc_cc(t[2], h);
-#pragma unroll
-    for (int j = 3; j < N - 1; j += 2) {
-        t[j] = madc_lo_cc(q, P::mod(j), t[j]);
-        t[j + 1] = madc_hi_cc(q, P::mod(j), t[j + 1]);
-    }
-    t[N - 1] = madc_lo_cc(q, P::mod(N - 1), t[N - 1]);
-    t[N] = madc_hi(q, P::mod(N - 1), t[N]);
-    /* chain B */
-    t[2] = mad_lo_cc(q, P::mod(2), t[2]);
-    t[3] = madc_hi_cc(q, P::mod(2), t[3]);
-#pragma unroll
-    for (int j = 4; j < N; j += 2) {
-        t[j] = madc_lo_cc(q, P::mod(j), t[j]);
-        t[j + 1] = madc_hi_cc(q, P::mod(j), t[j + 1]);
-    }
-    t[N] = addc(t[N], 0);
-}
-
-/*
- * One Montgomery reduction step on t[0..N]: add q*m with q = t[0]*n0 mod
- * 2^32, which zeroes t[0], then shift down one word (register renaming after
- * unrolling: no instructions). 2N+1 IMAD generically; Fr's modulus takes the
- * variant above (2N-4 IMAD), chosen at compile time, same results.
- */
-template <class P>
-__device__ __forceinline__ void mont_reduce_step(uint32_t (&t)[P::N + 1]) {
-    constexpr int N = P::N;
-    if constexpr (low_limbs_1_ffffffff<P>()) {
-        mont_reduce_step_low_1_ffffffff<P>(t);
-    } else {
-        const uint32_t q = t[0] * P::n0;
-        mac_even<N>(t, q, P::mod); /* t[0] becomes zero; only its carry matters */
-        mac_odd<N>(t, q, P::mod);
-    }
-#pragma unroll
-    for (int j = 0; j < N; j++) t[j] = t[j + 1];
-    t[N] = 0;
-}
-
-/*
- * The reduction of a whole 2N-word product w = L + Hw 2^(32N) (Karatsuba
- * mul, sqr): N Montgomery steps on the low half L alone, in an N+1 word
- * window (mont_reduce_step), then the high half Hw added. Since L + Q m = 0 mod
- * 2^(32N) for the Q the steps pick, (w + Q m) / 2^(32N) = Hw + (L + Q m) /
- * 2^(32N), so the high words need no carry propagation through the steps.
- *
- * Bounds: V_0 = L < 2^(32N); a step adds q m < 2^32 m, so V + q m <
- * 2^(32N) + 2^(32N+31) < 2^(32(N+1)) fits N+1 words (the bound at mul_cios)
- * and V' = (V + q m) / 2^32 < 2^(32N-32) + m < 2^(32N). After N steps
- * V = (L + Q m) / 2^(32N) < (2^(32N) + 2^(32N) m) / 2^(32N), so V <= m. For
- * w = ab with a, b <= m-1 (a square too), Hw <= (m-1)^2 / 2^(32N) < m/2, so
- * V + Hw < 2m < 2^(32N): the final N-word addition does not carry out and
- * reduce_once's input is < 2m.
- */
-template <class P>
-__device__ __forceinline__ void redc_window(uint32_t (&t)[P::N + 1], const uint32_t (&w)[2 * P::N]) {
-#pragma unroll
-    for (int j = 0; j < P::N; j++) t[j] = w[j];
-    t[P::N] = 0;
-}
-
-/* r = window + high half, reduced once (the sum is < 2m, above); LAZY: not
- * reduced (mul_lazy, sqr_lazy). */
-template <class P, bool LAZY = false>
-__device__ __forceinline__ void redc_done(fe<P> &r, const uint32_t (&t)[P::N + 1],
-                                          const uint32_t (&w)[2 * P::N]) {
-    constexpr int N = P::N;
-    uint32_t s[N];
-    s[0] = add_cc(t[0], w[N]);
-#pragma unroll
-    for (int j = 1; j < N - 1; j++) s[j] = addc_cc(t[j], w[N + j]);
-    s[N - 1] = addc(t[N - 1], w[2 * N - 1]);
-    if (LAZY) {
-#pragma unroll
-        for (int j = 0; j < N; j++) r.v[j] = s[j];
-    } else {
-        reduce_once(r, s);
-    }
-}
-
-/* r = w R^-1 mod m for a 2N-word product w (the steps above). */
-template <class P, bool LAZY = false>
-__device__ __forceinline__ void redc_wide(fe<P> &r, const uint32_t (&w)[2 * P::N]) {
-    uint32_t t[P::N + 1];
-    redc_window<P>(t, w);
-#pragma unroll
-    for (int i = 0; i < P::N; i++) mont_reduce_step<P>(t);
-    redc_done<P, LAZY>(r, t, w);
-}
-
-/* Two of them with their steps alternating (for the pairs: mul_pair). */
-template <class P>
-__device__ __forceinline__ void redc_wide_pair(fe<P> &r0, const uint32_t (&w0)[2 * P::N],
-                                               fe<P> &r1, const uint32_t (&w1)[2 * P::N]) {
-    uint32_t t0[P::N + 1], t1[P::N + 1];
-    redc_window<P>(t0, w0);
-    redc_window<P>(t1, w1);
-#pragma unroll
-    for (int i = 0; i < P::N; i++) {
-        mont_reduce_step<P>(t0);
-        mont_reduce_step<P>(t1);
-    }
-    redc_done(r0, t0, w0);
-    redc_done(r1, t1, w1);
-}
-
-/*
  * r = a * b * 2^(-32N) mod m: CIOS Montgomery multiplication (Koc, Acar,
  * Kaliski, "Analyzing and comparing Montgomery multiplication algorithms",
  * 1996) with 32-bit words. Row i adds a*b[i] and q*m (q = the window's
  * column 0 times n0) and divides by 2^32. 4N^2 + N multiply-adds (PTX
  * mad/mul, a product's low and high halves counted apart): Fp 588; Fr 224,
- * its reduction steps being cheaper (Fr's low limbs of m, as in
- * mont_reduce_step_low_1_ffffffff). mul (below) takes it or mul_karatsuba,
+ * its reduction steps being cheaper (Fr's low limbs of m: cios_reduce).
+ * mul (below) takes it or mul_karatsuba,
  * per field.
  *
  * Accumulators per parity (the register pairs at mac_low): the window T is
@@ -561,11 +416,24 @@ __device__ __forceinline__ void cios_even_qm(uint32_t (&e)[P::N], uint32_t (&o)[
     }
 }
 
-/* T += q m with q = column 0 times n0: column 0's sum is 0 mod 2^32 and
+/*
+ * T += q m with q = column 0 times n0: column 0's sum is 0 mod 2^32 and
  * only its carry is kept (E[0] is not read again: the next row and
- * cios_done start at E[1]; Fr's branch leaves it unwritten). Fr's low limbs
- * 1, 2^32 - 1 take adds (q = -t0, q m(0) = q, q m(1) = t0 + h 2^32,
- * h = q - [t0 != 0]; mont_reduce_step_low_1_ffffffff). */
+ * cios_done start at E[1]; Fr's branch leaves it unwritten).
+ *
+ * Fr's low limbs 1, 2^32 - 1 take adds for the same q m, so every window
+ * value is the generic step's: with t0 = column 0, n0 = -1 gives q = -t0
+ * mod 2^32, and
+ *   q m(0) = q, and t0 + q = [t0 != 0] 2^32 exactly: an add whose sum is
+ *     dropped, only its carry kept;
+ *   q m(1) = q (2^32 - 1) = t0 + h 2^32 exactly, h = q - [t0 != 0] (q = 0:
+ *     both sides 0; else q 2^32 - q = (q - 1) 2^32 + (2^32 - q) with
+ *     2^32 - q = t0 and q - 1 = ~t0): t0 is added at column 1 and h at
+ *     column 2, both below 2^32, ordinary chain operands like a product's
+ *     low and high words;
+ *   q m(j), j >= 2: products, as for any modulus.
+ * That is 2(N-2) multiply-adds instead of 2N for the row's q m.
+ */
 template <class P>
 __device__ __forceinline__ void cios_reduce(uint32_t (&e)[P::N], uint32_t (&o)[P::N]) {
     constexpr int N = P::N;
@@ -667,8 +535,109 @@ __device__ __forceinline__ void mul_pair_cios(fe<P> &r0, const fe<P> &a0, const 
 }
 
 /*
+ * r = w R^-1 mod m for a 2N-word w = L + H 2^(32N) (sqr, mul_karatsuba):
+ * N Montgomery rows on the low half L alone in mul_cios's window, then the
+ * high half H added. Row 0 is cios_reduce on E = L, O = 0; each later row
+ * renames as cios_row does (E[1] added to the new E[0], its carry into the
+ * odd chain of q m, which takes E shifted down two words as its addends),
+ * then the even chain. Since L + Q m = 0 mod 2^(32N) for the Q the rows
+ * pick, (w + Q m) / 2^(32N) = H + (L + Q m) / 2^(32N): the high words need
+ * no carries through the rows.
+ *
+ * Bounds: V_0 = L < 2^(32N); a row adds q m < 2^32 m, so V + q m <
+ * 2^(32N) + 2^(32N+31) < 2^(32(N+1)) fits columns 0..N, and V' = (V + q m)
+ * / 2^32 < 2^(32N-32) + m < 2^(32N). After N rows V = (L + Q m) / 2^(32N)
+ * < (2^(32N) + 2^(32N) m) / 2^(32N), so V <= m. For w = ab with a, b <= m-1
+ * (a square too), H <= (m-1)^2 / 2^(32N) < m/2, so V + H < 2m < 2^(32N):
+ * the final addition does not carry out and reduce_once's input is < 2m.
+ */
+template <class P>
+__device__ __forceinline__ void redc_parity_row(uint32_t (&e)[P::N], uint32_t (&o)[P::N]) {
+    constexpr int N = P::N;
+    uint32_t ne[N], no[N];
+#pragma unroll
+    for (int k = 0; k < N; k++) ne[k] = o[k];
+    ne[0] = add_cc(ne[0], e[1]);
+    /* column 0 of the new window; the add's carry waits for the odd chain */
+    const uint32_t t0 = ne[0], q = t0 * P::n0;
+    auto m = [](int j) { return P::mod(j); };
+    if constexpr (low_limbs_1_ffffffff<P>()) { /* q m(1) = t0 + h 2^32 (cios_reduce) */
+        no[0] = addc_cc(e[2], t0);
+        no[1] = addc_cc(e[3], t0 != 0u ? ~t0 : 0u);
+        cios_odd_pairs_shifted<N>(no, e, q, m, 3);
+    } else {
+        cios_odd_pairs_shifted<N>(no, e, q, m, 1);
+    }
+    cios_even_qm<P>(ne, no, q);
+#pragma unroll
+    for (int k = 0; k < N; k++) {
+        e[k] = ne[k];
+        o[k] = no[k];
+    }
+}
+
+/* Row 0: the window is the low half. */
+template <class P>
+__device__ __forceinline__ void redc_parity_row0(uint32_t (&e)[P::N], uint32_t (&o)[P::N],
+                                                 const uint32_t (&w)[2 * P::N]) {
+#pragma unroll
+    for (int k = 0; k < P::N; k++) {
+        e[k] = w[k];
+        o[k] = 0;
+    }
+    cios_reduce<P>(e, o);
+}
+
+/* r = V + H, V = O + E[1..N-1] after the rows; reduced unless LAZY
+ * (mul_lazy, sqr_lazy). */
+template <class P, bool LAZY>
+__device__ __forceinline__ void redc_parity_done(fe<P> &r, const uint32_t (&e)[P::N],
+                                                 const uint32_t (&o)[P::N],
+                                                 const uint32_t (&w)[2 * P::N]) {
+    constexpr int N = P::N;
+    fe<P> v;
+    cios_done<P, true>(v, e, o);
+    uint32_t s[N];
+    s[0] = add_cc(v.v[0], w[N]);
+#pragma unroll
+    for (int j = 1; j < N - 1; j++) s[j] = addc_cc(v.v[j], w[N + j]);
+    s[N - 1] = addc(v.v[N - 1], w[2 * N - 1]);
+    if constexpr (LAZY) {
+#pragma unroll
+        for (int j = 0; j < N; j++) r.v[j] = s[j];
+    } else {
+        reduce_once(r, s);
+    }
+}
+
+template <class P, bool LAZY>
+__device__ __forceinline__ void redc_parity(fe<P> &r, const uint32_t (&w)[2 * P::N]) {
+    uint32_t e[P::N], o[P::N];
+    redc_parity_row0<P>(e, o, w);
+#pragma unroll
+    for (int i = 1; i < P::N; i++) redc_parity_row<P>(e, o);
+    redc_parity_done<P, LAZY>(r, e, o, w);
+}
+
+/* Two of them with their rows alternating (for the pairs: mul_pair). */
+template <class P>
+__device__ __forceinline__ void redc_parity_pair(fe<P> &r0, const uint32_t (&w0)[2 * P::N],
+                                                 fe<P> &r1, const uint32_t (&w1)[2 * P::N]) {
+    uint32_t e0[P::N], o0[P::N], e1[P::N], o1[P::N];
+    redc_parity_row0<P>(e0, o0, w0);
+    redc_parity_row0<P>(e1, o1, w1);
+#pragma unroll
+    for (int i = 1; i < P::N; i++) {
+        redc_parity_row<P>(e0, o0);
+        redc_parity_row<P>(e1, o1);
+    }
+    redc_parity_done<P, false>(r0, e0, o0, w0);
+    redc_parity_done<P, false>(r1, e1, o1, w1);
+}
+
+/*
  * r = a * b * 2^(-32N) mod m with the product formed by one level of
- * Karatsuba, then reduced as a whole (redc_wide, as sqr).
+ * Karatsuba, then reduced as a whole (redc_parity, as sqr).
  * With H = N/2, X = 2^(32H), R = X^2 = 2^(32N), halves a = a0 + a1 X,
  * b = b0 + b1 X of H limbs:
  *   ab = lo + c X + hi R,   lo = a0 b0,  hi = a1 b1,
@@ -708,7 +677,7 @@ __device__ __forceinline__ void mul_pair_cios(fe<P> &r0, const fe<P> &a0, const 
  *     their sum is the concatenation; c X is added at words H..N+H-1 and
  *     the carry propagated through word 2N-1. w = ab <= (m-1)^2 <
  *     2^(64N-2): the carry out of word 2N-1 (dropped) is zero.
- *  6. redc_wide: N Montgomery steps on the low half, then the high half (bounds there).
+ *  6. redc_parity: N Montgomery rows on the low half, then the high half (bounds there).
  * Multiply-adds (PTX mad/mul, a product's halves counted apart):
  * 6H^2 + the N reduction steps = Fp 216 + 300 = 516 against mul_cios's
  * 588; Fr 96 + 96 = 192 against 224. Same bits as mul_cios: both return the
@@ -826,7 +795,7 @@ __device__ __forceinline__ void mul_karatsuba(fe<P> &r, const fe<P> &a, const fe
     kara_sub<N>(mid, lo);
     kara_sub<N>(mid, hi);
     kara_assemble<N>(w, lo, hi, mid);
-    redc_wide<P, LAZY>(r, w);
+    redc_parity<P, LAZY>(r, w);
 }
 
 /* The pair: every row and chain of the two products alternating (see
@@ -862,7 +831,7 @@ __device__ __forceinline__ void mul_pair_karatsuba(fe<P> &r0, const fe<P> &a0, c
     kara_sub<N>(mid1, hi1);
     kara_assemble<N>(w0, lo0, hi0, mid0);
     kara_assemble<N>(w1, lo1, hi1, mid1);
-    redc_wide_pair(r0, w0, r1, w1);
+    redc_parity_pair(r0, w0, r1, w1);
 }
 
 /*
@@ -1254,88 +1223,93 @@ __device__ __forceinline__ void mul_pair(fe<P> &r0, const fe<P> &a0, const fe<P>
  * r = a^2 * 2^(-32N) mod m, equal to mul(r, a, a) bit for bit (both outputs
  * are the unique reduced value). A product needs each a[i] a[j], i != j,
  * once instead of twice, so:
- *   1. cross products: w = sum over i < j of a[i] a[j] 2^(32(i+j)), row i
+ *   1. cross products: sum over i < j of a[i] a[j] 2^(32(i+j)), row i
  *      adding a[i] * a[i+1..N-1] as two chains of (low, high) pairs split
- *      by the parity of j (no pair of one chain overlaps another), as mul;
+ *      by the parity of j (no pair of one chain overlaps another), each
+ *      into its accumulator (sqr_cross: E for the pairs starting on even
+ *      columns, O for the odd ones, a word down, so that every pair is an
+ *      aligned register pair, as in mul_cios), then w = E + O 2^32;
  *   2. w = 2w by funnel shifts, then the squares a[i]^2 on words 2i, 2i+1
  *      as one chain of pairs: w = a^2, 2N words;
- *   3. N Montgomery steps on the low half alone, then the high half added
- *      (redc_wide: the Karatsuba mul's reduction too);
+ *   3. redc_parity: N Montgomery rows on the low half, then the high half;
  *   4. one conditional subtraction.
  * Multiply-adds: N(N-1) cross + 2N squares + N(2N+1) reduction = 3N^2 + 2N,
  * Fp 456 against mul's 588 (CIOS; 516 with CUZK_GPU_FP_KARATSUBA); Fr's
- * cheaper reduction rows (mont_reduce_step) make it 168 against mul's 224
- * (CIOS).
+ * cheaper reduction rows (cios_reduce) make it 168 against mul's 224. The
+ * accumulators per parity took the G1 MSM at 2^27 from 700.0 to 688.3 ms
+ * against one array (doc/perf.md, session 18).
  *
  * Bounds (a <= m-1 < 2^(32N-1), so no carry is ever dropped):
- *  - rows: after row i, w <= (a[0..i] as a number) * a < 2^(32(i+1)) 2^(32N),
- *    so words above i+N stay zero; each chain only adds, so the partial sum
- *    after any chain is below that bound too, and the carry a chain drops
- *    (madc.hi without .cc at word i+N) or the addc into word i+N cannot be
- *    a carry out of word i+N. Word i+N is first written in row i.
+ *  - rows: after row i, the cross sum is <= (a[0..i] as a number) * a <
+ *    2^(32(i+1)) 2^(32N), so columns above i+N stay zero; each chain only
+ *    adds, and each accumulator is at most the sum, so the carry a chain
+ *    drops (madc.hi without .cc at column i+N) or its addc into column i+N
+ *    cannot be a carry out of column i+N, and none leaves an accumulator.
  *  - doubling and squares: after the last row (i = N-2) w < 2^(32(2N-1)),
  *    word 2N-1 is zero and takes the bit shifted out of word 2N-2, so 2w
  *    loses nothing; 2w + sum a[i]^2 2^(64i) = a^2 < 2^(64N-2), so the
  *    square chain's final carry out of word 2N-1 is zero.
- *  - reduction: at redc_wide (a^2 = a a with a <= m-1).
+ *  - reduction: at redc_parity (a^2 = a a with a <= m-1).
  */
 template <int N>
-__device__ __forceinline__ void sqr_cross_chain(uint32_t (&w)[2 * N], const uint32_t (&a)[N],
-                                                int i, int j0) {
-    /* w += a[i] a[j] 2^(32(i+j)) for j = j0, j0+2, ... <= N-1: one chain.
-     * The chain that holds j = N-1 ends at word i+N; the other ends at
-     * word i+N-1 and carries into word i+N. */
+struct sqr_cross {
+    uint32_t e[2 * N];     /* e[k]: column k */
+    uint32_t o[2 * N - 1]; /* o[k]: column k + 1 */
+};
+
+/* The chain of row i over j = j0, j0+2, ... <= N-1, in the accumulator of
+ * column i + j0's parity. The chain that holds j = N-1 ends at column i+N;
+ * the other ends at column i+N-1 and carries into column i+N. */
+template <int N>
+__device__ __forceinline__ void sqr_cross_chain(sqr_cross<N> &c, const uint32_t (&a)[N], int i,
+                                                int j0) {
     const uint32_t x = a[i];
-    const bool reaches_top = ((N - 1 - j0) & 1) == 0;
+    const bool even = (i + j0) % 2 == 0, reaches_top = ((N - 1 - j0) & 1) == 0;
     const int last = reaches_top ? N - 1 : N - 2;
-    w[i + j0] = mad_lo_cc(x, a[j0], w[i + j0]);
+    auto at = [&](int col) -> uint32_t & { return even ? c.e[col] : c.o[col - 1]; };
 #pragma unroll
     for (int j = j0; j <= last; j += 2) {
-        if (j != j0) w[i + j] = madc_lo_cc(x, a[j], w[i + j]);
-        if (j == last && reaches_top)
-            w[i + j + 1] = madc_hi(x, a[j], w[i + j + 1]);
-        else
-            w[i + j + 1] = madc_hi_cc(x, a[j], w[i + j + 1]);
+        at(i + j) = chain_lo(j != j0, x, a[j], at(i + j));
+        at(i + j + 1) = j == last && reaches_top ? madc_hi(x, a[j], at(i + j + 1))
+                                                 : madc_hi_cc(x, a[j], at(i + j + 1));
     }
-    if (!reaches_top) w[i + N] = addc(w[i + N], 0);
+    if (!reaches_top) at(i + N) = addc(at(i + N), 0);
 }
 
-/* Row 0 on w = 0: the odd j (the chain holding j = N-1, N even) do not
- * overlap, so they are set without carries; the even j then add. */
+/* Row 0 on zero accumulators: a[0] a[j], j >= 1, no two of one parity
+ * overlapping, so they are set without carries. */
 template <int N>
-__device__ __forceinline__ void sqr_cross_row0(uint32_t (&w)[2 * N], const uint32_t (&a)[N]) {
+__device__ __forceinline__ void sqr_cross_row0(sqr_cross<N> &c, const uint32_t (&a)[N]) {
     static_assert(N % 2 == 0 && N >= 4, "row 0 assumes an even limb count");
 #pragma unroll
-    for (int k = 0; k < 2 * N; k++) w[k] = 0;
+    for (int k = 0; k < 2 * N; k++) c.e[k] = 0;
 #pragma unroll
-    for (int j = 1; j < N; j += 2) {
-        w[j] = a[0] * a[j];
-        w[j + 1] = __umulhi(a[0], a[j]);
+    for (int k = 0; k < 2 * N - 1; k++) c.o[k] = 0;
+#pragma unroll
+    for (int j = 1; j < N; j++) {
+        uint32_t &lo = j % 2 == 0 ? c.e[j] : c.o[j - 1], &hi = j % 2 == 0 ? c.e[j + 1] : c.o[j];
+        lo = a[0] * a[j];
+        hi = __umulhi(a[0], a[j]);
     }
-    sqr_cross_chain<N>(w, a, 0, 2);
 }
 
-/* Row i >= 1 as chain(j0) calls: the chain ending below word i+N first, so
- * that its carry lands in the still zero word i+N, then the one ending on
- * it. */
-template <int N, class Chain>
-__device__ __forceinline__ void sqr_cross_row_chains(int i, Chain chain) {
+/* Row i >= 1: the chain ending below column i+N first, so that its carry
+ * lands in the still zero column i+N, then the one ending on it. */
+template <int N>
+__device__ __forceinline__ void sqr_cross_row(sqr_cross<N> &c, const uint32_t (&a)[N], int i) {
     const int top_start = ((N - i) & 1) == 0 ? i + 1 : i + 2;
     const int short_start = top_start == i + 1 ? i + 2 : i + 1;
-    if (short_start <= N - 2) chain(short_start);
-    chain(top_start);
-}
-template <int N>
-__device__ __forceinline__ void sqr_cross_row(uint32_t (&w)[2 * N], const uint32_t (&a)[N],
-                                              int i) {
-    sqr_cross_row_chains<N>(i, [&](int j0) { sqr_cross_chain<N>(w, a, i, j0); });
+    if (short_start <= N - 2) sqr_cross_chain<N>(c, a, i, short_start);
+    sqr_cross_chain<N>(c, a, i, top_start);
 }
 
-/* w = 2w + sum a[i]^2 2^(64i) = a^2. Funnel shifts write no carry, so the
- * squares form one clean chain. Word 0 holds no cross product: it stays 0. */
+/* w = 2 (E + O 2^32) + sum a[i]^2 2^(64i) = a^2. Funnel shifts write no
+ * carry, so the squares form one clean chain. Word 0 holds no cross
+ * product: it stays 0. */
 template <int N>
-__device__ __forceinline__ void sqr_double_add_squares(uint32_t (&w)[2 * N],
-                                                       const uint32_t (&a)[N]) {
+__device__ __forceinline__ void sqr_finish(uint32_t (&w)[2 * N], const sqr_cross<N> &c,
+                                           const uint32_t (&a)[N]) {
+    join_parity<2 * N>(w, c.e, c.o);
 #pragma unroll
     for (int k = 2 * N - 1; k > 0; k--) w[k] = __funnelshift_l(w[k - 1], w[k], 1);
     w[0] = mad_lo_cc(a[0], a[0], w[0]);
@@ -1349,127 +1323,16 @@ __device__ __forceinline__ void sqr_double_add_squares(uint32_t (&w)[2 * N],
     w[2 * N - 1] = madc_hi(a[N - 1], a[N - 1], w[2 * N - 1]);
 }
 
-/*
- * The squaring with accumulators per parity (the register pairs at
- * mac_low), the same steps and bits as sqr's:
- *   1. cross products into E (pairs starting on even columns, E[k] =
- *      column k) and O (odd ones, O[k] = column k + 1), then w = E + O 2^32;
- *   2. doubling and squares as sqr (the squares' pairs start on even words);
- *   3. the reduction of the low half by mul_cios's window and renaming,
- *      rows without the a*b[i] chains (redc_parity_row), then the high half.
- * Bounds: sqr's for the rows (each accumulator is at most the sum, so a
- * chain's carry into word i+N of its own accumulator is the only one that
- * can be nonzero, and none leaves it), redc_wide's for the window (its
- * first value is the low half, below 2^(32N), not below 2m). The same
- * multiply-adds as sqr (Fr's rows take cios_reduce's adds for m's low
- * limbs), about 4N additions more (joining E and O); sqr_pair keeps the
- * one-array form.
- */
-template <int N>
-__device__ __forceinline__ void sqr_cross_chain_parity(uint32_t (&e)[2 * N], uint32_t (&o)[2 * N - 1],
-                                                       const uint32_t (&a)[N], int i, int j0) {
-    const uint32_t x = a[i];
-    const bool even = (i + j0) % 2 == 0, reaches_top = ((N - 1 - j0) & 1) == 0;
-    const int last = reaches_top ? N - 1 : N - 2;
-    auto at = [&](int col) -> uint32_t & { return even ? e[col] : o[col - 1]; };
-#pragma unroll
-    for (int j = j0; j <= last; j += 2) {
-        at(i + j) = chain_lo(j != j0, x, a[j], at(i + j));
-        at(i + j + 1) = j == last && reaches_top ? madc_hi(x, a[j], at(i + j + 1))
-                                                 : madc_hi_cc(x, a[j], at(i + j + 1));
-    }
-    if (!reaches_top) at(i + N) = addc(at(i + N), 0);
-}
-
-/* r = w R^-1 mod m for a 2N-word w, its low half reduced in mul_cios's
- * window: row 0 is cios_reduce on E = the low half, O = 0; each later row
- * renames as cios_row does (E[1] added to the new E[0], its carry into the
- * odd chain of q m, which takes E shifted down two words as its addends),
- * then the even chain. After N rows V = O + E[1..N-1] <= m (redc_wide's
- * bound), and the high half is added. */
-template <class P>
-__device__ __forceinline__ void redc_parity_row(uint32_t (&e)[P::N], uint32_t (&o)[P::N]) {
-    constexpr int N = P::N;
-    uint32_t ne[N], no[N];
-#pragma unroll
-    for (int k = 0; k < N; k++) ne[k] = o[k];
-    ne[0] = add_cc(ne[0], e[1]);
-    /* column 0 of the new window; the add's carry waits for the odd chain */
-    const uint32_t t0 = ne[0], q = t0 * P::n0;
-    auto m = [](int j) { return P::mod(j); };
-    if constexpr (low_limbs_1_ffffffff<P>()) { /* q m(1) = t0 + h 2^32 (cios_reduce) */
-        no[0] = addc_cc(e[2], t0);
-        no[1] = addc_cc(e[3], t0 != 0u ? ~t0 : 0u);
-        cios_odd_pairs_shifted<N>(no, e, q, m, 3);
-    } else {
-        cios_odd_pairs_shifted<N>(no, e, q, m, 1);
-    }
-    cios_even_qm<P>(ne, no, q);
-#pragma unroll
-    for (int k = 0; k < N; k++) {
-        e[k] = ne[k];
-        o[k] = no[k];
-    }
-}
-
-template <class P, bool LAZY>
-__device__ __forceinline__ void redc_parity(fe<P> &r, const uint32_t (&w)[2 * P::N]) {
-    constexpr int N = P::N;
-    uint32_t e[N], o[N];
-#pragma unroll
-    for (int k = 0; k < N; k++) {
-        e[k] = w[k];
-        o[k] = 0;
-    }
-    cios_reduce<P>(e, o);
-#pragma unroll
-    for (int i = 1; i < N; i++) redc_parity_row<P>(e, o);
-    fe<P> v;
-    cios_done<P, true>(v, e, o); /* V = O + E[1..N-1] */
-    uint32_t t[N + 1];
-#pragma unroll
-    for (int k = 0; k < N; k++) t[k] = v.v[k];
-    t[N] = 0;
-    redc_done<P, LAZY>(r, t, w); /* V + the high half */
-}
-
-template <class P, bool LAZY>
-__device__ __forceinline__ void sqr_parity(fe<P> &r, const fe<P> &a) {
-    constexpr int N = P::N;
-    static_assert(N % 2 == 0 && N >= 4, "row 0 assumes an even limb count");
-    uint32_t e[2 * N], o[2 * N - 1], w[2 * N];
-#pragma unroll
-    for (int k = 0; k < 2 * N; k++) e[k] = 0;
-#pragma unroll
-    for (int k = 0; k < 2 * N - 1; k++) o[k] = 0;
-    /* row 0: a[0] a[j], j >= 1, no two of one parity overlapping */
-#pragma unroll
-    for (int j = 1; j < N; j++) {
-        uint32_t &lo = j % 2 == 0 ? e[j] : o[j - 1], &hi = j % 2 == 0 ? e[j + 1] : o[j];
-        lo = a.v[0] * a.v[j];
-        hi = __umulhi(a.v[0], a.v[j]);
-    }
-#pragma unroll
-    for (int i = 1; i < N - 1; i++) /* sqr_cross_row's two chains, each in its accumulator */
-        sqr_cross_row_chains<N>(i, [&](int j0) { sqr_cross_chain_parity<N>(e, o, a.v, i, j0); });
-    join_parity<2 * N>(w, e, o);
-    sqr_double_add_squares<N>(w, a.v);
-    redc_parity<P, LAZY>(r, w);
-}
-
 template <class P, bool LAZY = false>
 __device__ __forceinline__ void sqr(fe<P> &r, const fe<P> &a) {
-    if constexpr (CUZK_GPU_SQR_PARITY) {
-        sqr_parity<P, LAZY>(r, a);
-    } else {
-        constexpr int N = P::N;
-        uint32_t w[2 * N];
-        sqr_cross_row0<N>(w, a.v);
+    constexpr int N = P::N;
+    sqr_cross<N> c;
+    sqr_cross_row0<N>(c, a.v);
 #pragma unroll
-        for (int i = 1; i < N - 1; i++) sqr_cross_row<N>(w, a.v, i);
-        sqr_double_add_squares<N>(w, a.v);
-        redc_wide<P, LAZY>(r, w);
-    }
+    for (int i = 1; i < N - 1; i++) sqr_cross_row<N>(c, a.v, i);
+    uint32_t w[2 * N];
+    sqr_finish<N>(w, c, a.v);
+    redc_parity<P, LAZY>(r, w);
 }
 
 /* r = a^2 R^-1 mod m in [0, 2m) for a < 2m where 4m^2/R < m (Fp: see
@@ -1486,17 +1349,18 @@ __device__ __forceinline__ void sqr_lazy(fe<P> &r, const fe<P> &a) {
 template <class P>
 __device__ __forceinline__ void sqr_pair(fe<P> &r0, const fe<P> &a0, fe<P> &r1, const fe<P> &a1) {
     constexpr int N = P::N;
-    uint32_t w0[2 * N], w1[2 * N];
-    sqr_cross_row0<N>(w0, a0.v);
-    sqr_cross_row0<N>(w1, a1.v);
+    sqr_cross<N> c0, c1;
+    sqr_cross_row0<N>(c0, a0.v);
+    sqr_cross_row0<N>(c1, a1.v);
 #pragma unroll
     for (int i = 1; i < N - 1; i++) {
-        sqr_cross_row<N>(w0, a0.v, i);
-        sqr_cross_row<N>(w1, a1.v, i);
+        sqr_cross_row<N>(c0, a0.v, i);
+        sqr_cross_row<N>(c1, a1.v, i);
     }
-    sqr_double_add_squares<N>(w0, a0.v);
-    sqr_double_add_squares<N>(w1, a1.v);
-    redc_wide_pair(r0, w0, r1, w1);
+    uint32_t w0[2 * N], w1[2 * N];
+    sqr_finish<N>(w0, c0, a0.v);
+    sqr_finish<N>(w1, c1, a1.v);
+    redc_parity_pair(r0, w0, r1, w1);
 }
 
 /* ---- Fp2 = Fp[u]/(u^2 + 1) ----------------------------------------------- */

@@ -3,7 +3,8 @@
 # fixture (tests/data/sass-census: an ncu details print of two kernels and a
 # SASS listing of both, padded as ptxas pads): the second kernel's per-opcode
 # counts with their modifiers and per unit, a predicate guard stripped, an
-# absent instance and a join with the other kernel's counts refused.
+# absent instance and a join with the other kernel's counts refused, and
+# the listing read gzip'd as gpu-census.sh leaves it.
 set -u
 py=$1 src=$2
 census() {
@@ -33,4 +34,12 @@ if out=$(census --function '_Z7k_pairsi' --instance 0 2>&1); then
 else
   expect "mismatched kernel refused" "ncu's PCs do not match the section of _Z7k_pairsi \\(no count for '@P1 IMAD\\.MOV" "$out"
 fi
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+"$py" -c 'import gzip, sys; gzip.open(sys.argv[2], "wb").write(open(sys.argv[1], "rb").read())' \
+  "$src/tests/data/sass-census/dump.sass" "$tmp/dump.sass.gz" || exit 1
+out=$("$py" "$src/scripts/sass-census.py" --ncu "$src/tests/data/sass-census/ncu.txt" \
+  --sass "$tmp/dump.sass.gz" --function '_Z7k_pairsi' --instance 1 --modifiers --per 4) ||
+  { echo "FAIL: gzip'd listing: exit $?"; exit 1; }
+expect "gzip'd listing" '^  IMAD\.WIDE\.U32\.X +100 +38\.5% +25\.0/unit$' "$out"
 exit $fail
