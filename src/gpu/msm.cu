@@ -891,6 +891,52 @@ ba_queue_warp(ba_stage<F> *ws, ba_bin &bin, const uint32_t *__restrict__ off_in,
 }
 
 /*
+ * The level's field operations. G1's are lazy (ff.cuh's lazy forms: values
+ * in [0, 2p), no product pays a final subtraction; the chain's running
+ * product, the prefixes and the inverses stay lazy, and a stored
+ * coordinate is made canonical once), G2's canonical (its Fp2 products are
+ * Karatsuba over canonical calls, and the lazy form made no difference to
+ * its XYZZ path: ec.cuh for_field). The doubling's 3x^2 stays canonical in
+ * both (add's bound).
+ */
+template <class F>
+constexpr bool BA_LAZY = sizeof(F) == sizeof(fp_t);
+template <class F>
+static __device__ __forceinline__ void ba_mul(F &r, const F &a, const F &b) {
+    if constexpr (BA_LAZY<F>)
+        r = fp_mul_call<true>(a, b);
+    else
+        fmul(r, a, b);
+}
+template <class F>
+static __device__ __forceinline__ void ba_sqr(F &r, const F &a) {
+    if constexpr (BA_LAZY<F>)
+        r = fp_sqr_call<true>(a);
+    else
+        fsqr(r, a);
+}
+/* r = a + b for canonical a, b: lazy for G1 */
+template <class F>
+static __device__ __forceinline__ void ba_add_xs(F &r, const F &a, const F &b) {
+    if constexpr (BA_LAZY<F>)
+        add_lazy(r, a, b);
+    else
+        add(r, a, b);
+}
+/* r = a - b, both lazy for G1 */
+template <class F>
+static __device__ __forceinline__ void ba_sub(F &r, const F &a, const F &b) {
+    if constexpr (BA_LAZY<F>)
+        sub_lazy(r, a, b);
+    else
+        sub(r, a, b);
+}
+template <class F>
+static __device__ __forceinline__ void ba_canon(F &r) {
+    if constexpr (BA_LAZY<F>) reduce_lazy(r, r);
+}
+
+/*
  * One level: out[o] for o in [0, total_out). Bins [0, nbins) with offsets
  * off_in (inputs) and off_out (outputs), off_*[nbins] = the totals. Each
  * thread runs one Montgomery chain over up to `slice` slots: warp w takes
@@ -970,7 +1016,7 @@ static __global__ void __launch_bounds__(HEAVY_THREADS, BA_MIN_BLOCKS<F>)
         }
         if (kind >= BA_ADD) {
             st16(&out[o].x, acc); /* prefix: product of the denominators before this one */
-            fmul(acc, acc, d);
+            ba_mul(acc, acc, d);
         } else {
             aff_pt<F> r = kind == BA_A ? a : b;
             if (kind == BA_INF) {
@@ -980,6 +1026,7 @@ static __global__ void __launch_bounds__(HEAVY_THREADS, BA_MIN_BLOCKS<F>)
             st16(out + o, r);
         }
     }
+    ba_canon(acc); /* inv's products are canonical */
     inv(acc, acc); /* 1 / (product of all denominators); nonzero: no factor is 0 */
     /* backward from the last step; the bin is the lane's last slot's, and the
      * prefixes were written by this lane (above) */
@@ -1010,8 +1057,8 @@ static __global__ void __launch_bounds__(HEAVY_THREADS, BA_MIN_BLOCKS<F>)
             const int kind = ba_kind(a, b, has_b, d);
             if (kind >= BA_ADD) { /* the others were written in the forward pass */
                 F id, num, l, t2;
-                fmul(id, acc, pre); /* 1 / d */
-                fmul(acc, acc, d);  /* 1 / (product of the denominators before) */
+                ba_mul(id, acc, pre); /* 1 / d */
+                ba_mul(acc, acc, d);  /* 1 / (product of the denominators before) */
                 if (kind == BA_ADD) {
                     sub(num, b.y, a.y);
                 } else {
@@ -1019,14 +1066,16 @@ static __global__ void __launch_bounds__(HEAVY_THREADS, BA_MIN_BLOCKS<F>)
                     add(num, t2, t2);
                     add(num, num, t2);
                 }
-                fmul(l, num, id);
+                ba_mul(l, num, id);
                 aff_pt<F> r;
-                fsqr(r.x, l);
-                sub(r.x, r.x, a.x);
-                sub(r.x, r.x, b.x);
+                ba_add_xs(t2, a.x, b.x); /* beside the squaring, not after it */
+                ba_sqr(r.x, l);
+                ba_sub(r.x, r.x, t2);
+                ba_canon(r.x);
                 sub(t2, a.x, r.x);
-                fmul(r.y, l, t2);
-                sub(r.y, r.y, a.y);
+                ba_mul(r.y, l, t2);
+                ba_sub(r.y, r.y, a.y);
+                ba_canon(r.y);
                 st16(out + o, r);
             }
         }
