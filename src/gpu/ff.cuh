@@ -289,43 +289,6 @@ __device__ __forceinline__ void neg(fe<P> &r, const fe<P> &a) {
 }
 
 /*
- * t[0..N] += x * y[0..N-1] for the odd indices j of y only, as one carry
- * chain of (low, high) pairs landing on words (j, j+1): words 1..N. The
- * caller guarantees the sum fits N+1 words, so the last step needs no
- * carry out. Each pair is mad.lo.cc + madc.hi.cc of the same product, which
- * ptxas fuses into one IMAD.WIDE.U32.X where the pair's words are an aligned
- * register pair; on one array whose pairs start on odd words it adds moves
- * instead (the register pairs at mac_low). mac_odd and mac_even serve the
- * one-array chains that remain (half_row: the Karatsuba product's rows);
- * mul_cios, sqr and their reduction keep an accumulator per parity.
- */
-template <int N, class Y>
-__device__ __forceinline__ void mac_odd(uint32_t (&t)[N + 1], uint32_t x, Y y) {
-    t[1] = mad_lo_cc(x, y(1), t[1]);
-    t[2] = madc_hi_cc(x, y(1), t[2]);
-#pragma unroll
-    for (int j = 3; j < N - 1; j += 2) {
-        t[j] = madc_lo_cc(x, y(j), t[j]);
-        t[j + 1] = madc_hi_cc(x, y(j), t[j + 1]);
-    }
-    t[N - 1] = madc_lo_cc(x, y(N - 1), t[N - 1]);
-    t[N] = madc_hi(x, y(N - 1), t[N]);
-}
-
-/* The same for the even indices: words 0..N-1, carry into t[N]. */
-template <int N, class Y>
-__device__ __forceinline__ void mac_even(uint32_t (&t)[N + 1], uint32_t x, Y y) {
-    t[0] = mad_lo_cc(x, y(0), t[0]);
-    t[1] = madc_hi_cc(x, y(0), t[1]);
-#pragma unroll
-    for (int j = 2; j < N; j += 2) {
-        t[j] = madc_lo_cc(x, y(j), t[j]);
-        t[j + 1] = madc_hi_cc(x, y(j), t[j + 1]);
-    }
-    t[N] = addc(t[N], 0);
-}
-
-/*
  * Does m end in the 32-bit limbs 1, 2^32-1 (m = 2^64 - 2^32 + 1 mod 2^64)?
  * BLS12-381's r does, its p does not. Then n0 = -1, q = -t[0], and the two
  * lowest products of a reduction step need no multiplier (cios_reduce,
@@ -635,6 +598,68 @@ __device__ __forceinline__ void redc_parity_pair(fe<P> &r0, const uint32_t (&w0)
     redc_parity_done<P, false>(r1, e1, o1, w1);
 }
 
+/* r = E + O 2^32 over W words (O: W - 1 words, O[k] = column k + 1), the
+ * carry out of word W-1 dropped (the callers' sums fit W words, or are
+ * taken mod 2^(32W)). */
+template <int W>
+__device__ __forceinline__ void join_parity(uint32_t (&r)[W], const uint32_t (&e)[W],
+                                            const uint32_t (&o)[W - 1]) {
+    r[0] = e[0];
+    r[1] = add_cc(e[1], o[0]);
+#pragma unroll
+    for (int k = 2; k < W - 1; k++) r[k] = addc_cc(e[k], o[k - 1]);
+    r[W - 1] = addc(e[W - 1], o[W - 2]);
+}
+
+/*
+ * A product of L-limb operands (2L columns) with an accumulator per parity
+ * (the register pairs at mac_low): E for the (low, high) pairs starting on
+ * even columns, O for the odd ones, a word down, so that every pair is an
+ * aligned register pair; w = E + O 2^32 at the end (join_parity). Rows of
+ * the Karatsuba halves (half_row) and sqr's cross products use it.
+ */
+template <int L>
+struct wide_parity {
+    uint32_t e[2 * L];     /* e[k]: column k */
+    uint32_t o[2 * L - 1]; /* o[k]: column k + 1 */
+};
+
+/* Row i's chain x y(j) over j = j0, j0+2, ... <= L-1 (pairs on columns
+ * i+j, i+j+1), in the accumulator of column i + j0's parity. The chain
+ * that holds j = L-1 ends at column i+L; the other ends at column i+L-1
+ * and carries into column i+L. Bound: each accumulator is at most the sum,
+ * which after row i is below 2^(32(i+1+L)) (the callers' rows), so no
+ * carry leaves column i+L. */
+template <int L, class Y>
+__device__ __forceinline__ void wide_chain(wide_parity<L> &c, uint32_t x, Y y, int i, int j0) {
+    const bool even = (i + j0) % 2 == 0, reaches_top = ((L - 1 - j0) & 1) == 0;
+    const int last = reaches_top ? L - 1 : L - 2;
+    auto at = [&](int col) -> uint32_t & { return even ? c.e[col] : c.o[col - 1]; };
+#pragma unroll
+    for (int j = j0; j <= last; j += 2) {
+        at(i + j) = chain_lo(j != j0, x, y(j), at(i + j));
+        at(i + j + 1) = j == last && reaches_top ? madc_hi(x, y(j), at(i + j + 1))
+                                                 : madc_hi_cc(x, y(j), at(i + j + 1));
+    }
+    if (!reaches_top) at(i + L) = addc(at(i + L), 0);
+}
+
+/* Row 0 on zero accumulators: x y(j) for j >= j0, no two of one parity
+ * overlapping, so they are set without carries. */
+template <int L, class Y>
+__device__ __forceinline__ void wide_row0(wide_parity<L> &c, uint32_t x, Y y, int j0) {
+#pragma unroll
+    for (int k = 0; k < 2 * L; k++) c.e[k] = 0;
+#pragma unroll
+    for (int k = 0; k < 2 * L - 1; k++) c.o[k] = 0;
+#pragma unroll
+    for (int j = j0; j < L; j++) {
+        uint32_t &lo = j % 2 == 0 ? c.e[j] : c.o[j - 1], &hi = j % 2 == 0 ? c.e[j + 1] : c.o[j];
+        lo = x * y(j);
+        hi = __umulhi(x, y(j));
+    }
+}
+
 /*
  * r = a * b * 2^(-32N) mod m with the product formed by one level of
  * Karatsuba, then reduced as a whole (redc_parity, as sqr).
@@ -644,7 +669,8 @@ __device__ __forceinline__ void redc_parity_pair(fe<P> &r0, const uint32_t (&w0)
  *   c = a0 b1 + a1 b0 = (a0 + a1)(b0 + b1) - lo - hi,
  * three H x H products instead of four: 3N^2/4 products instead of N^2
  * (Fp 108 instead of 144, Fr 48 instead of 64), each a mad.lo + madc.hi
- * pair (one IMAD.WIDE.U32.X where its words are an aligned pair: mac_odd).
+ * pair (one IMAD.WIDE.U32.X where its words are an aligned pair:
+ * wide_parity).
  * What replaces the
  * fourth product is additions, on the ALU pipe, which the IMAD-bound
  * kernels leave idle: 2 sums of H words, 2 masked additions of H words
@@ -687,35 +713,23 @@ __device__ __forceinline__ void redc_parity_pair(fe<P> &r0, const uint32_t (&w0)
  * independent chains), a and b then give way to sa', sb', and mid follows.
  */
 
-/* w[i..i+H] += x * y[0..H-1]: row i of an H x H product into 2H words
- * (even products of y, then odd ones, each a chain of low/high pairs;
- * mac_even/mac_odd on one H+1 word window, which unrolling turns into
- * register names). Word i+H is first written by row i (zero
- * before); row 0 sets its even products directly (they do not overlap). */
+/* Row i of an H x H product x y(0..H-1), 2H columns, in its accumulators
+ * per parity: row 0 sets them; a later row adds two chains, the even j
+ * (ending at column i+H-1, carrying into column i+H) and the odd j. */
 template <int H, class Y>
-__device__ __forceinline__ void half_row(uint32_t (&w)[2 * H], int i, uint32_t x, Y y) {
+__device__ __forceinline__ void half_row(wide_parity<H> &c, int i, uint32_t x, Y y) {
     static_assert(H % 2 == 0 && H >= 4, "the row chains assume an even half >= 4 limbs");
-    uint32_t t[H + 1];
     if (i == 0) {
-#pragma unroll
-        for (int j = 0; j < H; j += 2) {
-            t[j] = x * y(j);
-            t[j + 1] = __umulhi(x, y(j));
-        }
+        wide_row0<H>(c, x, y, 0);
     } else {
-#pragma unroll
-        for (int j = 0; j < H; j++) t[j] = w[i + j];
+        wide_chain<H>(c, x, y, i, 0);
+        wide_chain<H>(c, x, y, i, 1);
     }
-    t[H] = 0;
-    if (i != 0) mac_even<H>(t, x, y);
-    mac_odd<H>(t, x, y);
-#pragma unroll
-    for (int j = 0; j <= H; j++) w[i + j] = t[j];
 }
 
 /* Row i of lo = a0 b0 and of hi = a1 b1 (step 1). */
 template <class P>
-__device__ __forceinline__ void kara_outer_rows(uint32_t (&lo)[P::N], uint32_t (&hi)[P::N],
+__device__ __forceinline__ void kara_outer_rows(wide_parity<P::N / 2> &lo, wide_parity<P::N / 2> &hi,
                                                 const fe<P> &a, const fe<P> &b, int i) {
     constexpr int H = P::N / 2;
     half_row<H>(lo, i, a.v[i], [&b](int j) { return b.v[j]; });
@@ -734,7 +748,7 @@ __device__ __forceinline__ uint32_t half_sum(uint32_t (&s)[H], const uint32_t (&
 
 /* Row i of mid = sa' sb' (step 3). */
 template <int H>
-__device__ __forceinline__ void kara_mid_row(uint32_t (&mid)[2 * H], const uint32_t (&sa)[H],
+__device__ __forceinline__ void kara_mid_row(wide_parity<H> &mid, const uint32_t (&sa)[H],
                                              const uint32_t (&sb)[H], int i) {
     half_row<H>(mid, i, sa[i], [&sb](int j) { return sb[j]; });
 }
@@ -783,13 +797,17 @@ template <class P, bool LAZY = false>
 __device__ __forceinline__ void mul_karatsuba(fe<P> &r, const fe<P> &a, const fe<P> &b) {
     constexpr int N = P::N, H = N / 2;
     static_assert(N % 4 == 0, "halves of an even limb count");
+    wide_parity<H> plo, phi, pmid;
     uint32_t lo[N], hi[N], mid[N], sa[H], sb[H], w[2 * N];
 #pragma unroll
-    for (int i = 0; i < H; i++) kara_outer_rows<P>(lo, hi, a, b, i);
+    for (int i = 0; i < H; i++) kara_outer_rows<P>(plo, phi, a, b, i);
+    join_parity<N>(lo, plo.e, plo.o);
+    join_parity<N>(hi, phi.e, phi.o);
     const uint32_t ma = half_sum<H>(sa, a.v);
     const uint32_t mb = half_sum<H>(sb, b.v);
 #pragma unroll
-    for (int i = 0; i < H; i++) kara_mid_row<H>(mid, sa, sb, i);
+    for (int i = 0; i < H; i++) kara_mid_row<H>(pmid, sa, sb, i);
+    join_parity<N>(mid, pmid.e, pmid.o);
     kara_add_masked<H>(mid, sb, ma);
     kara_add_masked<H>(mid, sa, mb);
     kara_sub<N>(mid, lo);
@@ -805,22 +823,29 @@ __device__ __forceinline__ void mul_pair_karatsuba(fe<P> &r0, const fe<P> &a0, c
                                                    fe<P> &r1, const fe<P> &a1, const fe<P> &b1) {
     constexpr int N = P::N, H = N / 2;
     static_assert(N % 4 == 0, "halves of an even limb count");
+    wide_parity<H> plo0, phi0, pmid0, plo1, phi1, pmid1;
     uint32_t lo0[N], hi0[N], mid0[N], sa0[H], sb0[H], w0[2 * N];
     uint32_t lo1[N], hi1[N], mid1[N], sa1[H], sb1[H], w1[2 * N];
 #pragma unroll
     for (int i = 0; i < H; i++) {
-        kara_outer_rows<P>(lo0, hi0, a0, b0, i);
-        kara_outer_rows<P>(lo1, hi1, a1, b1, i);
+        kara_outer_rows<P>(plo0, phi0, a0, b0, i);
+        kara_outer_rows<P>(plo1, phi1, a1, b1, i);
     }
+    join_parity<N>(lo0, plo0.e, plo0.o);
+    join_parity<N>(hi0, phi0.e, phi0.o);
+    join_parity<N>(lo1, plo1.e, plo1.o);
+    join_parity<N>(hi1, phi1.e, phi1.o);
     const uint32_t ma0 = half_sum<H>(sa0, a0.v);
     const uint32_t ma1 = half_sum<H>(sa1, a1.v);
     const uint32_t mb0 = half_sum<H>(sb0, b0.v);
     const uint32_t mb1 = half_sum<H>(sb1, b1.v);
 #pragma unroll
     for (int i = 0; i < H; i++) {
-        kara_mid_row<H>(mid0, sa0, sb0, i);
-        kara_mid_row<H>(mid1, sa1, sb1, i);
+        kara_mid_row<H>(pmid0, sa0, sb0, i);
+        kara_mid_row<H>(pmid1, sa1, sb1, i);
     }
+    join_parity<N>(mid0, pmid0.e, pmid0.o);
+    join_parity<N>(mid1, pmid1.e, pmid1.o);
     kara_add_masked<H>(mid0, sb0, ma0);
     kara_add_masked<H>(mid1, sb1, ma1);
     kara_add_masked<H>(mid0, sa0, mb0);
@@ -1003,19 +1028,6 @@ __device__ __forceinline__ void mac_low(uint32_t (&s)[N - OFF], uint32_t x, Y y,
         in = true;
         if (i + j + 1 < N) s[i + j + 1 - OFF] = madc_hi_cc(x, y(j), s[i + j + 1 - OFF]);
     }
-}
-
-/* r = E + O 2^32 over W words (O: W - 1 words, O[k] = column k + 1), the
- * carry out of word W-1 dropped (the callers' sums fit W words, or are
- * taken mod 2^(32W)). */
-template <int W>
-__device__ __forceinline__ void join_parity(uint32_t (&r)[W], const uint32_t (&e)[W],
-                                            const uint32_t (&o)[W - 1]) {
-    r[0] = e[0];
-    r[1] = add_cc(e[1], o[0]);
-#pragma unroll
-    for (int k = 2; k < W - 1; k++) r[k] = addc_cc(e[k], o[k - 1]);
-    r[W - 1] = addc(e[W - 1], o[W - 2]);
 }
 
 /* Row i of a product mod 2^(32N), both parities: into E the pairs that
@@ -1226,7 +1238,7 @@ __device__ __forceinline__ void mul_pair(fe<P> &r0, const fe<P> &a0, const fe<P>
  *   1. cross products: sum over i < j of a[i] a[j] 2^(32(i+j)), row i
  *      adding a[i] * a[i+1..N-1] as two chains of (low, high) pairs split
  *      by the parity of j (no pair of one chain overlaps another), each
- *      into its accumulator (sqr_cross: E for the pairs starting on even
+ *      into its accumulator (wide_parity: E for the pairs starting on even
  *      columns, O for the odd ones, a word down, so that every pair is an
  *      aligned register pair, as in mul_cios), then w = E + O 2^32;
  *   2. w = 2w by funnel shifts, then the squares a[i]^2 on words 2i, 2i+1
@@ -1251,63 +1263,29 @@ __device__ __forceinline__ void mul_pair(fe<P> &r0, const fe<P> &a0, const fe<P>
  *    square chain's final carry out of word 2N-1 is zero.
  *  - reduction: at redc_parity (a^2 = a a with a <= m-1).
  */
-template <int N>
-struct sqr_cross {
-    uint32_t e[2 * N];     /* e[k]: column k */
-    uint32_t o[2 * N - 1]; /* o[k]: column k + 1 */
-};
 
-/* The chain of row i over j = j0, j0+2, ... <= N-1, in the accumulator of
- * column i + j0's parity. The chain that holds j = N-1 ends at column i+N;
- * the other ends at column i+N-1 and carries into column i+N. */
+/* Row 0: a[0] a[j], j >= 1. */
 template <int N>
-__device__ __forceinline__ void sqr_cross_chain(sqr_cross<N> &c, const uint32_t (&a)[N], int i,
-                                                int j0) {
-    const uint32_t x = a[i];
-    const bool even = (i + j0) % 2 == 0, reaches_top = ((N - 1 - j0) & 1) == 0;
-    const int last = reaches_top ? N - 1 : N - 2;
-    auto at = [&](int col) -> uint32_t & { return even ? c.e[col] : c.o[col - 1]; };
-#pragma unroll
-    for (int j = j0; j <= last; j += 2) {
-        at(i + j) = chain_lo(j != j0, x, a[j], at(i + j));
-        at(i + j + 1) = j == last && reaches_top ? madc_hi(x, a[j], at(i + j + 1))
-                                                 : madc_hi_cc(x, a[j], at(i + j + 1));
-    }
-    if (!reaches_top) at(i + N) = addc(at(i + N), 0);
-}
-
-/* Row 0 on zero accumulators: a[0] a[j], j >= 1, no two of one parity
- * overlapping, so they are set without carries. */
-template <int N>
-__device__ __forceinline__ void sqr_cross_row0(sqr_cross<N> &c, const uint32_t (&a)[N]) {
+__device__ __forceinline__ void sqr_cross_row0(wide_parity<N> &c, const uint32_t (&a)[N]) {
     static_assert(N % 2 == 0 && N >= 4, "row 0 assumes an even limb count");
-#pragma unroll
-    for (int k = 0; k < 2 * N; k++) c.e[k] = 0;
-#pragma unroll
-    for (int k = 0; k < 2 * N - 1; k++) c.o[k] = 0;
-#pragma unroll
-    for (int j = 1; j < N; j++) {
-        uint32_t &lo = j % 2 == 0 ? c.e[j] : c.o[j - 1], &hi = j % 2 == 0 ? c.e[j + 1] : c.o[j];
-        lo = a[0] * a[j];
-        hi = __umulhi(a[0], a[j]);
-    }
+    wide_row0<N>(c, a[0], [&a](int j) { return a[j]; }, 1);
 }
 
 /* Row i >= 1: the chain ending below column i+N first, so that its carry
  * lands in the still zero column i+N, then the one ending on it. */
 template <int N>
-__device__ __forceinline__ void sqr_cross_row(sqr_cross<N> &c, const uint32_t (&a)[N], int i) {
+__device__ __forceinline__ void sqr_cross_row(wide_parity<N> &c, const uint32_t (&a)[N], int i) {
     const int top_start = ((N - i) & 1) == 0 ? i + 1 : i + 2;
     const int short_start = top_start == i + 1 ? i + 2 : i + 1;
-    if (short_start <= N - 2) sqr_cross_chain<N>(c, a, i, short_start);
-    sqr_cross_chain<N>(c, a, i, top_start);
+    if (short_start <= N - 2) wide_chain<N>(c, a[i], [&a](int j) { return a[j]; }, i, short_start);
+    wide_chain<N>(c, a[i], [&a](int j) { return a[j]; }, i, top_start);
 }
 
 /* w = 2 (E + O 2^32) + sum a[i]^2 2^(64i) = a^2. Funnel shifts write no
  * carry, so the squares form one clean chain. Word 0 holds no cross
  * product: it stays 0. */
 template <int N>
-__device__ __forceinline__ void sqr_finish(uint32_t (&w)[2 * N], const sqr_cross<N> &c,
+__device__ __forceinline__ void sqr_finish(uint32_t (&w)[2 * N], const wide_parity<N> &c,
                                            const uint32_t (&a)[N]) {
     join_parity<2 * N>(w, c.e, c.o);
 #pragma unroll
@@ -1326,7 +1304,7 @@ __device__ __forceinline__ void sqr_finish(uint32_t (&w)[2 * N], const sqr_cross
 template <class P, bool LAZY = false>
 __device__ __forceinline__ void sqr(fe<P> &r, const fe<P> &a) {
     constexpr int N = P::N;
-    sqr_cross<N> c;
+    wide_parity<N> c;
     sqr_cross_row0<N>(c, a.v);
 #pragma unroll
     for (int i = 1; i < N - 1; i++) sqr_cross_row<N>(c, a.v, i);
@@ -1349,7 +1327,7 @@ __device__ __forceinline__ void sqr_lazy(fe<P> &r, const fe<P> &a) {
 template <class P>
 __device__ __forceinline__ void sqr_pair(fe<P> &r0, const fe<P> &a0, fe<P> &r1, const fe<P> &a1) {
     constexpr int N = P::N;
-    sqr_cross<N> c0, c1;
+    wide_parity<N> c0, c1;
     sqr_cross_row0<N>(c0, a0.v);
     sqr_cross_row0<N>(c1, a1.v);
 #pragma unroll
