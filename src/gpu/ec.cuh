@@ -167,6 +167,13 @@ static __device__ __noinline__ fp_pair fp_mul2_call(fp_t a0, fp_t b0, fp_t a1, f
     mul_pair(r.r0, a0, b0, r.r1, a1, b1);
     return r;
 }
+/* The pair without final subtractions (operands and results in [0, 2p),
+ * ff.cuh mul_lazy): G1's affine levels (msm.cu ba_mul2). */
+static __device__ __noinline__ fp_pair fp_mul2_lazy_call(fp_t a0, fp_t b0, fp_t a1, fp_t b1) {
+    fp_pair r;
+    mul_pair_cios<fp_params, true>(r.r0, a0, b0, r.r1, a1, b1);
+    return r;
+}
 static __device__ __noinline__ fp_pair fp_sqr2_call(fp_t a0, fp_t a1) {
     fp_pair r;
     sqr_pair(r.r0, a0, r.r1, a1);

@@ -127,9 +127,11 @@ __device__ __forceinline__ uint32_t mix32(uint64_t x) {
 /*
  * How mul and mul_pair form the product. Both fields: CIOS (mul_cios
  * below, its accumulators per parity); CUZK_GPU_FP_KARATSUBA=1 takes one
- * level of Karatsuba for Fp (mul_karatsuba), the default until session 17
- * (4% slower on the G1 MSM than the per-parity CIOS, doc/perf.md), for A/B
- * runs; CUZK_GPU_FR_KARATSUBA=1 the same template for Fr (4 + 4 limbs),
+ * level of Karatsuba for Fp (mul_karatsuba), the default until session 17,
+ * for A/B runs (with one-array rows 4% slower on the G1 MSM than the
+ * per-parity CIOS; per parity too, 0.35% faster, 682.0 against 684.5 ms
+ * at 2^27, which did not make it the default: doc/perf.md, session 18);
+ * CUZK_GPU_FR_KARATSUBA=1 the same template for Fr (4 + 4 limbs),
  * which ptxas compiled (CUDA 13.0, sm_90) to more IMAD-pipe instructions
  * than the one-array CIOS of the time (172 against 163 for mul: the saved
  * products are outweighed by moves ptxas then issues as IMAD), so it is not
@@ -481,8 +483,8 @@ __device__ __forceinline__ void mul_cios(fe<P> &r, const fe<P> &a, const fe<P> &
 }
 
 /* r0 = a0 b0 and r1 = a1 b1 by CIOS, the rows of the two products
- * alternating (see mul_pair). */
-template <class P>
+ * alternating (see mul_pair); LAZY as mul_cios's. */
+template <class P, bool LAZY = false>
 __device__ __forceinline__ void mul_pair_cios(fe<P> &r0, const fe<P> &a0, const fe<P> &b0,
                                               fe<P> &r1, const fe<P> &a1, const fe<P> &b1) {
     uint32_t e0[P::N], o0[P::N], e1[P::N], o1[P::N];
@@ -493,8 +495,8 @@ __device__ __forceinline__ void mul_pair_cios(fe<P> &r0, const fe<P> &a0, const 
         cios_row<P>(e0, o0, a0, b0.v[i]);
         cios_row<P>(e1, o1, a1, b1.v[i]);
     }
-    cios_done<P, false>(r0, e0, o0);
-    cios_done<P, false>(r1, e1, o1);
+    cios_done<P, LAZY>(r0, e0, o0);
+    cios_done<P, LAZY>(r1, e1, o1);
 }
 
 /*

@@ -908,6 +908,22 @@ static __device__ __forceinline__ void ba_mul(F &r, const F &a, const F &b) {
     else
         fmul(r, a, b);
 }
+/* Two independent products; G1's in one call with their rows alternating
+ * (ff.cuh mul_pair_cios), which the level's few warps per scheduler leave
+ * room for: G1 MSM 2^27 684.5 -> 681.8 ms against two calls (doc/perf.md,
+ * session 18). */
+template <class F>
+static __device__ __forceinline__ void ba_mul2(F &r0, const F &a0, const F &b0, F &r1,
+                                               const F &a1, const F &b1) {
+    if constexpr (BA_LAZY<F>) {
+        const fp_pair q = fp_mul2_lazy_call(a0, b0, a1, b1);
+        r0 = q.r0;
+        r1 = q.r1;
+    } else {
+        ba_mul(r0, a0, b0);
+        ba_mul(r1, a1, b1);
+    }
+}
 template <class F>
 static __device__ __forceinline__ void ba_sqr(F &r, const F &a) {
     if constexpr (BA_LAZY<F>)
@@ -1057,8 +1073,8 @@ static __global__ void __launch_bounds__(HEAVY_THREADS, BA_MIN_BLOCKS<F>)
             const int kind = ba_kind(a, b, has_b, d);
             if (kind >= BA_ADD) { /* the others were written in the forward pass */
                 F id, num, l, t2;
-                ba_mul(id, acc, pre); /* 1 / d */
-                ba_mul(acc, acc, d);  /* 1 / (product of the denominators before) */
+                /* 1 / d, and 1 / (the product of the denominators before) */
+                ba_mul2(id, acc, pre, acc, acc, d);
                 if (kind == BA_ADD) {
                     sub(num, b.y, a.y);
                 } else {
