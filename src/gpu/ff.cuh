@@ -245,6 +245,18 @@ __device__ __forceinline__ void reduce_once(fe<P> &r, const uint32_t (&t)[P::N])
     for (int i = 0; i < N; i++) r.v[i] = (t[i] & keep) | (u[i] & ~keep);
 }
 
+/* reduce_once, or for LAZY (a product without its final subtraction:
+ * mul_lazy, sqr_lazy) t as it is. */
+template <bool LAZY, class P>
+__device__ __forceinline__ void reduce_unless(fe<P> &r, const uint32_t (&t)[P::N]) {
+    if constexpr (LAZY) {
+#pragma unroll
+        for (int j = 0; j < P::N; j++) r.v[j] = t[j];
+    } else {
+        reduce_once(r, t);
+    }
+}
+
 /* r = a + b mod m: N-limb add (a + b < 2m < 2^(32N), no carry out), then
  * one conditional subtraction. */
 template <class P>
@@ -464,12 +476,7 @@ __device__ __forceinline__ void cios_done(fe<P> &r, const uint32_t (&e)[P::N],
 #pragma unroll
     for (int k = 1; k < N - 1; k++) t[k] = addc_cc(o[k], e[k + 1]);
     t[N - 1] = addc(o[N - 1], 0);
-    if constexpr (LAZY) {
-#pragma unroll
-        for (int j = 0; j < N; j++) r.v[j] = t[j];
-    } else {
-        reduce_once(r, t);
-    }
+    reduce_unless<LAZY>(r, t);
 }
 
 /* LAZY: without the final subtraction (mul_lazy: r < 2m for a < m). */
@@ -567,12 +574,7 @@ __device__ __forceinline__ void redc_parity_done(fe<P> &r, const uint32_t (&e)[P
 #pragma unroll
     for (int j = 1; j < N - 1; j++) s[j] = addc_cc(v.v[j], w[N + j]);
     s[N - 1] = addc(v.v[N - 1], w[2 * N - 1]);
-    if constexpr (LAZY) {
-#pragma unroll
-        for (int j = 0; j < N; j++) r.v[j] = s[j];
-    } else {
-        reduce_once(r, s);
-    }
+    reduce_unless<LAZY>(r, s);
 }
 
 template <class P, bool LAZY>

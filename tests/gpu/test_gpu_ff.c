@@ -290,7 +290,7 @@ out:
  * value as above. Many zero limbs make a reduction row's low word t0 zero
  * (q = 0) or 0xffffffff, the two corner cases of Fr's multiplier-free
  * handling of r's limbs 1 and 0xffffffff (ff.cuh cios_reduce,
- * mont_reduce_step). */
+ * redc_parity_row). */
 static void rand_sparse(uint64_t *r, const uint64_t *m, size_t n) {
     rand_carry_heavy(r, m, n);
     for (size_t i = 0; i < 2 * n; i++) {
