@@ -4,7 +4,7 @@
  * the bitmap batch-add.
  *
  *   cuzk bench msm [--log N]... [--g1] [--g2] [--threads T] [--reps R] [--no-batch-add]
- *                  [--path auto|xyzz|affine] [--c BITS] [--backend cpu|gpu]
+ *                  [--path auto|xyzz|affine] [--c BITS] [--backend cpu|gpu] [--copies K]
  *
  * Defaults: G1 at 2^10..2^18, G2 at 2^10..2^14; threads 1 and all cores
  * (--threads T: only T; 0 = all); R = 3 runs per row after one warm-up run,
@@ -19,7 +19,9 @@
  * window (tuning only; the printed c is then the forced one).
  * --backend gpu (CUDA builds only): the same rows on the GPU (src/gpu/gpu_msm.h),
  * bases uploaded once per group, scalars from the host (their upload is timed),
- * wall clock; --c then forces the GPU window.
+ * wall clock; --c then forces the GPU window. --copies K (GPU): the handle
+ * keeps K shifted copies of its bases (gpu_msm.h: cuzk__gpu_msm_bases_precompute),
+ * made once before the rows; the c column is then the window each row uses.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -152,12 +154,14 @@ static int run_gpu(double *min_ms, double *med_ms, cuzk__gpu_msm_bases *h, const
 
 static int usage(void) {
     fprintf(stderr, "usage: cuzk bench msm [--log N]... [--g1] [--g2] [--threads T] [--reps R] "
-                    "[--no-batch-add] [--path auto|xyzz|affine] [--c BITS] [--backend cpu|gpu]\n");
+                    "[--no-batch-add] [--path auto|xyzz|affine] [--c BITS] [--backend cpu|gpu] "
+                    "[--copies K]\n");
     return 2;
 }
 
 int cuzk__bench_msm(int argc, char **argv) {
     int logs[32], nlogs = 0, want_g1 = 0, want_g2 = 0, reps = 3, batch_add = 1, gpu = 0;
+    unsigned copies = 1;
     long threads_opt = -1;
     for (int i = 0; i < argc; i++) {
         char *end;
@@ -197,6 +201,10 @@ int cuzk__bench_msm(int argc, char **argv) {
                 gpu = 1;
             else
                 return usage();
+        } else if (strcmp(argv[i], "--copies") == 0 && i + 1 < argc) {
+            long v = strtol(argv[++i], &end, 0);
+            if (*end || v < 1 || v > 256) return usage();
+            copies = (unsigned)v;
         } else if (strcmp(argv[i], "--no-batch-add") == 0) {
             batch_add = 0;
         } else {
@@ -207,6 +215,7 @@ int cuzk__bench_msm(int argc, char **argv) {
 #if CUZK_HAVE_CUDA
     if (gpu) cuzk__gpu_msm_force_c = cuzk__msm_force_c;
 #else
+    (void)copies;
     if (gpu) {
         fprintf(stderr, "cuzk bench msm: --backend gpu needs a CUDA build\n");
         return 2;
@@ -265,6 +274,18 @@ int cuzk__bench_msm(int argc, char **argv) {
                 fprintf(stderr, "gpu upload: %s\n", cuzk__gpu_last_error());
                 rc = 1;
             }
+            if (st == CUZK_OK && copies > 1) {
+                double t0 = now_ms(CLOCK_MONOTONIC);
+                st = cuzk__gpu_msm_bases_precompute(h, copies);
+                if (st != CUZK_OK) {
+                    fprintf(stderr, "gpu copies: %s\n", cuzk__gpu_last_error());
+                    rc = 1;
+                } else {
+                    printf("%s: %u copies of the bases made on the device in %.0f ms\n",
+                           g == 1 ? "g1" : "g2", cuzk__gpu_msm_bases_copies(h),
+                           now_ms(CLOCK_MONOTONIC) - t0);
+                }
+            }
             for (int kind = 0; st == CUZK_OK && kind < 1 + batch_add; kind++) {
                 for (int i = 0; i < nl; i++) {
                     size_t n = (size_t)1 << lgs[i];
@@ -276,7 +297,8 @@ int cuzk__bench_msm(int argc, char **argv) {
                     char name[32], c[8] = "-";
                     snprintf(name, sizeof name, "%s_%s", g == 1 ? "g1" : "g2",
                              kind == 0 ? "msm" : "batch_add");
-                    if (kind == 0) snprintf(c, sizeof c, "%u", cuzk__gpu_msm_window_bits(n));
+                    if (kind == 0)
+                        snprintf(c, sizeof c, "%u", cuzk__gpu_msm_bases_window(h, n, 0, n, NULL));
                     printf("%-10s %5d %9zu %7s %3s %11.3f %11.3f %10.1f\n", name, lgs[i], n, "gpu",
                            c, mn, md, mn * 1e6 / (double)n);
                     fflush(stdout);

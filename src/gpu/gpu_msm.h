@@ -55,12 +55,20 @@ typedef struct {
     size_t zero, one, other;
 } cuzk__gpu_msm_counts;
 
-/* The largest window the MSM uses (bins = ceil(256/c) 2^(c-1) buckets). */
+/* The largest window the MSM uses (bins = ceil(256/c) 2^(c-1) buckets), and
+ * with shifted copies of the bases (cuzk__gpu_msm_bases_precompute: bins =
+ * ceil(ceil(256/c) / copies) 2^(c-1)). */
 #define CUZK__GPU_MSM_MAX_C 22
+#define CUZK__GPU_MSM_MAX_C_COPIES 26
 
 /* Window override for tuning (0 = chosen by n; at most CUZK__GPU_MSM_MAX_C).
  * Not thread-safe. */
 extern unsigned cuzk__gpu_msm_force_c;
+/* The window model's cost of a bucket, in entries (tuning; 0 = the defaults,
+ * 4 without copies of the bases and 8 for them: msm.cu's window_cost).
+ * Read when a window is chosen: by every MSM, and by
+ * cuzk__gpu_msm_bases_precompute for its copies. Not thread-safe. */
+extern unsigned cuzk__gpu_msm_bucket_cost;
 
 /*
  * Implementation variant, for A/B measurements in one binary (tests and
@@ -194,6 +202,32 @@ CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_msm_gather_bench(const cuzk__gpu_m
                                                                uint64_t reads, unsigned bytes,
                                                                unsigned mode, uint64_t seed,
                                                                double *ms);
+
+/*
+ * Shifted copies of the bases, made on the device: afterwards the handle
+ * keeps copy j = 2^(j c) P_i of every base for j < copies (copies x n points,
+ * 96 bytes each for G1, 192 for G2), where c is the window the copies serve
+ * (the cost model's choice for n points with that many copies, at most
+ * CUZK__GPU_MSM_MAX_C_COPIES). An MSM's window-j digits then index copy
+ * j % copies and share bucket set j / copies: ceil(windows / copies) sets
+ * of buckets to reduce instead of one per window, which lets c grow and the
+ * windows (the additions per point) shrink. An MSM uses them when the cost
+ * model says that they pay for its point count, with c; otherwise (and
+ * under cuzk__gpu_msm_force_c) it runs on copy 0 as before. copies = 1
+ * drops them. More copies than windows are not made (the count is lowered).
+ * Fails with CUZK_ERR_NOMEM when the device has no room (the handle stays as
+ * it was), CUZK_ERR_INVALID_ARG for copies = 0 or copies x n >= 2^31.
+ * Decoding bases into the handle drops the copies.
+ */
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_msm_bases_precompute(cuzk__gpu_msm_bases *b,
+                                                                   unsigned copies);
+/* The copies the handle keeps (1: none). */
+unsigned cuzk__gpu_msm_bases_copies(const cuzk__gpu_msm_bases *b);
+/* The window an MSM of n points (masked: npts of them take part) on b uses,
+ * and in *copies (may be NULL) how many copies of the bases it reads (1:
+ * none); 0 for bad arguments. */
+unsigned cuzk__gpu_msm_bases_window(const cuzk__gpu_msm_bases *b, size_t n, int masked,
+                                    size_t npts, unsigned *copies);
 
 /* Copies bases [0, n) back to the host (tests). */
 CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_msm_bases_download(const cuzk__gpu_msm_bases *b,

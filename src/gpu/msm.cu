@@ -41,6 +41,12 @@
  *   7. combine_kernel over (window, segment result) pairs gives the window
  *      sums; the host combines them (Horner, c doublings apart) with the
  *      CPU's group code and returns a Jacobian point.
+ * With k shifted copies of the bases (cuzk__gpu_msm_bases_precompute: copy j
+ * holds 2^(jc) P_i), window j's digit of point i appends entry (j % k) n + i
+ * to bin (j / k) nb + |d| - 1: the bins form nset = ceil(nwin / k) bucket
+ * sets instead of nwin windows, steps 4-7 run over sets, and the host's
+ * Horner steps kc doublings apart. The copies' window is larger (the
+ * buckets to reduce are k times fewer), so there are fewer windows.
  * Device memory per call: 4 bytes per nonzero digit (n * nwin at most) plus
  * counts, starts, buckets (nbins XYZZ) and the pair lists; the handle keeps
  * this work area between calls.
@@ -191,10 +197,31 @@ static __device__ __forceinline__ void load_scalar(uint64_t k[4], const uint64_t
     k[0] = a.x, k[1] = a.y, k[2] = b.x, k[3] = b.y;
 }
 
+/*
+ * Where window j's digit d of point i goes: bin (set) nb + |d| - 1, entry
+ * (copy) stride + i with the sign in bit 31, where set = j / per_set and
+ * copy = j % per_set (per_set = 1 without copies of the bases: bin j nb +
+ * |d| - 1, entry i). Stepped window by window (next()), no division.
+ */
+struct digit_place {
+    uint32_t nb, per_set, stride;
+    uint32_t set, copy;
+    __device__ __forceinline__ uint32_t bin(int d) const {
+        return set * nb + (uint32_t)(d < 0 ? -d : d) - 1;
+    }
+    __device__ __forceinline__ uint32_t val(uint32_t i, int d) const {
+        return (copy * stride + i) | (d < 0 ? SIGN_BIT : 0u);
+    }
+    __device__ __forceinline__ void next() {
+        if (++copy == per_set) copy = 0, set++;
+    }
+};
+
 /* Pass 1 (SCATTER false): counts per bin and the range flag. Pass 2: entries. */
 template <bool SCATTER>
 static __global__ void digits_kernel(const uint64_t *scalars, const uint64_t *mask, uint32_t n,
-                                     unsigned c, unsigned nwin, uint32_t *bins, uint32_t *vals,
+                                     unsigned c, unsigned nwin, unsigned per_set,
+                                     uint32_t stride, uint32_t *bins, uint32_t *vals,
                                      uint32_t *flag) {
     const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
@@ -206,13 +233,14 @@ static __global__ void digits_kernel(const uint64_t *scalars, const uint64_t *ma
         return;
     }
     const uint32_t nb = 1u << (c - 1);
-    for (unsigned j = 0; j < nwin; j++) {
+    digit_place at{nb, per_set, stride, 0, 0};
+    for (unsigned j = 0; j < nwin; j++, at.next()) {
         const int d = booth_digit(k, j, c);
         if (d == 0) continue;
-        const uint32_t bin = j * nb + (uint32_t)(d < 0 ? -d : d) - 1;
+        const uint32_t bin = at.bin(d);
         if (SCATTER) {
             const uint32_t pos = atomicAdd(&bins[bin], 1u);
-            vals[pos] = i | (d < 0 ? SIGN_BIT : 0u);
+            vals[pos] = at.val(i, d);
         } else {
             atomicAdd(&bins[bin], 1u);
         }
@@ -346,7 +374,8 @@ static cuzk_status excl_scan(const uint32_t *cnt, uint32_t n, uint32_t *tsum, ui
  */
 static __global__ void digits_keys_kernel(const uint64_t *__restrict__ scalars,
                                           const uint64_t *__restrict__ mask, uint32_t n,
-                                          unsigned c, unsigned nwin, uint32_t *__restrict__ keys,
+                                          unsigned c, unsigned nwin, unsigned per_set,
+                                          uint32_t stride, uint32_t *__restrict__ keys,
                                           uint32_t *__restrict__ vals, uint32_t *flag) {
     const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
@@ -358,12 +387,13 @@ static __global__ void digits_keys_kernel(const uint64_t *__restrict__ scalars,
             k[0] = k[1] = k[2] = k[3] = 0;
         }
     }
-    const uint32_t nb = 1u << (c - 1), sentinel = nwin * nb;
-    for (unsigned j = 0; j < nwin; j++) {
+    const uint32_t nb = 1u << (c - 1), sentinel = (nwin + per_set - 1) / per_set * nb;
+    digit_place pl{nb, per_set, stride, 0, 0};
+    for (unsigned j = 0; j < nwin; j++, pl.next()) {
         const int d = booth_digit(k, j, c);
         const size_t at = (size_t)j * n + i;
-        keys[at] = d == 0 ? sentinel : j * nb + (uint32_t)(d < 0 ? -d : d) - 1;
-        vals[at] = i | (d < 0 ? SIGN_BIT : 0u);
+        keys[at] = d == 0 ? sentinel : pl.bin(d);
+        vals[at] = pl.val(i, d);
     }
 }
 
@@ -642,52 +672,106 @@ static __global__ void classify_kernel(const uint64_t *scalars, uint32_t n, uint
     }
 }
 
-/* Random bases: thread t makes points [t L, (t+1) L) of a walk that starts
- * at a sum of three table points and adds one table point per step, then
- * normalizes them with one inversion (Montgomery's trick on ZZ ZZZ:
- * 1/ZZ = ZZZ / (ZZ ZZZ), 1/ZZZ = ZZ / (ZZ ZZZ)). */
-static constexpr unsigned RANDOM_RUN = 32;
+/* Points made in XYZZ coordinates, RUN at a time by one thread, written to
+ * out as affine points with one inversion (Montgomery's trick on ZZ ZZZ:
+ * 1/ZZ = ZZZ / (ZZ ZZZ), 1/ZZZ = ZZ / (ZZ ZZZ)); infinity stays (0, 0). */
+static constexpr unsigned RUN = 32;
+template <class F>
+struct aff_run {
+    F zz[RUN], zzz[RUN], pref[RUN], prod;
+};
+template <class F>
+static __device__ __forceinline__ void aff_run_start(aff_run<F> &r) {
+    set_one(r.prod);
+}
+/* point k of the run: x and y to out[k] now, the rest at the end */
+template <class F>
+static __device__ __forceinline__ void aff_run_put(aff_run<F> &r, aff_pt<F> *out, uint32_t k,
+                                                   const xyzz_pt<F> &p) {
+    aff_pt<F> xy;
+    if (xyzz_is_inf(p)) { /* (0, 0) times anything: factors of 1 */
+        set_zero(xy.x);
+        set_zero(xy.y);
+        set_one(r.zz[k]);
+        set_one(r.zzz[k]);
+    } else {
+        xy.x = p.x;
+        xy.y = p.y;
+        r.zz[k] = p.zz;
+        r.zzz[k] = p.zzz;
+    }
+    st16(out + k, xy);
+    r.pref[k] = r.prod;
+    F w;
+    fmul(w, r.zz[k], r.zzz[k]);
+    fmul(r.prod, r.prod, w);
+}
+template <class F>
+static __device__ __forceinline__ void aff_run_finish(aff_run<F> &r, aff_pt<F> *out,
+                                                      uint32_t cnt) {
+    inv(r.prod, r.prod); /* 1 / prod of all ZZ ZZZ */
+    for (uint32_t k = cnt; k-- > 0;) {
+        F ik, w, a;
+        fmul(ik, r.prod, r.pref[k]); /* 1 / (ZZ_k ZZZ_k) */
+        fmul(w, r.zz[k], r.zzz[k]);
+        fmul(r.prod, r.prod, w);
+        aff_pt<F> p = ld16(out + k);
+        fmul(a, r.zzz[k], ik);
+        fmul(p.x, p.x, a);
+        fmul(a, r.zz[k], ik);
+        fmul(p.y, p.y, a);
+        st16(out + k, p);
+    }
+}
+
+/* Random bases: thread t makes points [t RUN, (t+1) RUN) of a walk that
+ * starts at a sum of three table points and adds one table point per step. */
 template <class F>
 static __global__ void __launch_bounds__(HEAVY_THREADS)
     random_bases_kernel(const aff_pt<F> *table, uint32_t ntable, uint32_t n, uint64_t seed,
                         aff_pt<F> *out) {
     const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
-    const uint64_t lo = (uint64_t)t * RANDOM_RUN;
+    const uint64_t lo = (uint64_t)t * RUN;
     if (lo >= n) return;
-    const uint32_t cnt = (uint32_t)(n - lo < RANDOM_RUN ? n - lo : RANDOM_RUN);
+    const uint32_t cnt = (uint32_t)(n - lo < RUN ? n - lo : RUN);
     const uint64_t h = seed * 0x100000000ULL + t;
     xyzz_pt<F> acc;
     xyzz_set_inf(acc);
     for (unsigned r = 0; r < 3; r++)
         xyzz_add_aff(acc, ld16(table + mix32(h * 4 + r) % ntable), false);
-    F zz[RANDOM_RUN], zzz[RANDOM_RUN], pref[RANDOM_RUN], prod;
-    set_one(prod);
+    aff_run<F> run;
+    aff_run_start(run);
     for (uint32_t k = 0; k < cnt; k++) {
         xyzz_add_aff(acc, ld16(table + mix32(h * 64 + 4 + k) % ntable), false);
-        aff_pt<F> xy;
-        xy.x = acc.x;
-        xy.y = acc.y;
-        st16(out + lo + k, xy);
-        zz[k] = acc.zz;
-        zzz[k] = acc.zzz;
-        pref[k] = prod;
-        F w;
-        fmul(w, acc.zz, acc.zzz);
-        fmul(prod, prod, w);
+        aff_run_put(run, out + lo, k, acc);
     }
-    inv(prod, prod); /* 1 / prod of all ZZ ZZZ */
-    for (uint32_t k = cnt; k-- > 0;) {
-        F ik, w, a;
-        fmul(ik, prod, pref[k]); /* 1 / (ZZ_k ZZZ_k) */
-        fmul(w, zz[k], zzz[k]);
-        fmul(prod, prod, w);
-        aff_pt<F> p = ld16(out + lo + k);
-        fmul(a, zzz[k], ik);
-        fmul(p.x, p.x, a);
-        fmul(a, zz[k], ik);
-        fmul(p.y, p.y, a);
-        st16(out + lo + k, p);
+    aff_run_finish(run, out + lo, cnt);
+}
+
+/* A shifted copy of the bases (cuzk__gpu_msm_bases_precompute): dst[i] =
+ * 2^c src[i], c doublings per point (a finite point stays finite: the
+ * groups have odd order, and so do the curves' cofactors), RUN points per
+ * thread. */
+template <class F>
+static __global__ void __launch_bounds__(HEAVY_THREADS)
+    shift_kernel(const aff_pt<F> *src, aff_pt<F> *dst, uint32_t n, unsigned c) {
+    const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+    const uint64_t lo = (uint64_t)t * RUN;
+    if (lo >= n) return;
+    const uint32_t cnt = (uint32_t)(n - lo < RUN ? n - lo : RUN);
+    aff_run<F> run;
+    aff_run_start(run);
+    for (uint32_t k = 0; k < cnt; k++) {
+        const aff_pt<F> a = ld16(src + lo + k);
+        xyzz_pt<F> p;
+        xyzz_set_inf(p);
+        if (!aff_is_inf(a)) {
+            xyzz_dbl_aff(p, a);
+            for (unsigned d = 1; d < c; d++) xyzz_dbl(p, p);
+        }
+        aff_run_put(run, dst + lo, k, p);
     }
+    aff_run_finish(run, dst + lo, cnt);
 }
 
 /* ---- batch-affine accumulation (variant 4) ----------------------------------------
@@ -1135,7 +1219,9 @@ struct msm_work {
 struct cuzk__gpu_msm_bases {
     cuzk__gpu_msm_group group;
     size_t n;
-    void *bases;
+    void *bases;        /* copies x n points: copy j is 2^(j copies_c) times copy 0 */
+    unsigned copies;    /* 1: the bases alone */
+    unsigned copies_c;  /* the window the copies serve */
     msm_work *work;
     int sms;
     int heavy_blocks; /* resident blocks per SM of accumulate_kernel (every variant) */
@@ -1207,29 +1293,49 @@ static unsigned grid(size_t threads, unsigned block) {
 
 /*
  * Cost in mixed additions: every point once per window (n nwin), every
- * bucket K times (nwin 2^(c-1) K). The CPU's model (msm.c) takes K = 2.8
+ * bucket K times (sets 2^(c-1) K). The CPU's model (msm.c) takes K = 2.8
  * for the two full XYZZ additions of the running sums; on the device a
  * bucket also costs a clear, a 192-byte store and load and its share of
- * the count/scan, so K = 4. Buckets are limited to n (their memory to
- * twice the bases'). The largest argmin in [1, CUZK__GPU_MSM_MAX_C].
+ * the count/scan, so K = 4 for the window without copies (an A/B of c at
+ * 2^24-2^27 agrees, doc/perf.md session 20). Without copies of the bases
+ * every window has its own set of buckets; with k shifted copies
+ * (cuzk__gpu_msm_bases_precompute) window j's digits index copy j % k and
+ * bucket set j / k, so ceil(nwin / k) sets serve all windows. The copies'
+ * window, and whether an MSM reads them, use K = 8: with them the buckets
+ * hold fewer entries each, the levels stop with more points left per bucket
+ * for the XYZZ additions, and K = 4 picked c = 24 where c = 22 was faster
+ * (2^26, 6 copies: 329 against 321 ms; 2^27, 4 copies: 635 against 629).
  */
+static constexpr unsigned BUCKET_COST = 4, BUCKET_COST_COPIES = 8;
+unsigned cuzk__gpu_msm_bucket_cost = 0;
+
+static unsigned window_count(unsigned c) { return (256 + c - 1) / c; }
+static unsigned window_sets(unsigned nwin, unsigned k) { return (nwin + k - 1) / k; }
+
+/* kb: the model's bucket cost, unless cuzk__gpu_msm_bucket_cost sets it */
+static double window_cost(size_t n, unsigned c, unsigned k, unsigned kb) {
+    if (cuzk__gpu_msm_bucket_cost) kb = cuzk__gpu_msm_bucket_cost;
+    const double nb = (double)((size_t)1 << (c - 1));
+    return (double)window_count(c) * (double)n + (double)kb * window_sets(window_count(c), k) * nb;
+}
+
+/* The largest argmin of window_cost over c in [1, cmax] for n points and k
+ * copies, the buckets limited to n (their memory to twice the bases'). */
+static unsigned window_bits_k(size_t n, unsigned k, unsigned cmax, unsigned kb) {
+    unsigned best = 1;
+    for (unsigned c = 2; c <= cmax; c++) {
+        const double nb = (double)((size_t)1 << (c - 1));
+        if (window_sets(window_count(c), k) * nb > (double)n) break;
+        if (window_cost(n, c, k, kb) <= window_cost(n, best, k, kb)) best = c;
+    }
+    return best;
+}
+
+/* Without copies: at most CUZK__GPU_MSM_MAX_C, or cuzk__gpu_msm_force_c. */
 static unsigned window_bits(size_t n) {
     if (cuzk__gpu_msm_force_c >= 1 && cuzk__gpu_msm_force_c <= CUZK__GPU_MSM_MAX_C)
         return cuzk__gpu_msm_force_c;
-    const double k = 4.0;
-    unsigned best = 1;
-    double best_cost = 0;
-    for (unsigned c = 1; c <= CUZK__GPU_MSM_MAX_C; c++) {
-        const unsigned nwin = (256 + c - 1) / c;
-        const double nb = (double)((size_t)1 << (c - 1));
-        if (c > 1 && nwin * nb > (double)n) break;
-        const double cost = (double)nwin * ((double)n + k * nb);
-        if (c == 1 || cost <= best_cost) {
-            best = c;
-            best_cost = cost;
-        }
-    }
-    return best;
+    return window_bits_k(n, 1, CUZK__GPU_MSM_MAX_C, BUCKET_COST);
 }
 
 extern "C" unsigned cuzk__gpu_msm_window_bits(size_t n) { return window_bits(n); }
@@ -1258,13 +1364,13 @@ static cuzk_status combine_levels(uint32_t *ka, xyzz_pt<F> *pa, uint32_t *kb, xy
     return CUZK_OK;
 }
 
-/* Host Horner over the window sums (XYZZ words): r = sum 2^(jc) W_j. */
+/* Host Horner over the sets' sums (XYZZ words): r = sum 2^(j shift) W_j. */
 template <class G>
-static void host_horner(uint64_t *result, const uint64_t *wsum, unsigned nwin, unsigned c) {
+static void host_horner(uint64_t *result, const uint64_t *wsum, unsigned nset, unsigned shift) {
     uint64_t acc[G::JAC_WORDS], w[G::JAC_WORDS];
-    G::xyzz_to_jac(acc, wsum + (size_t)(nwin - 1) * G::XYZZ_WORDS);
-    for (unsigned j = nwin - 1; j-- > 0;) {
-        for (unsigned k = 0; k < c; k++) G::jac_dbl(acc, acc);
+    G::xyzz_to_jac(acc, wsum + (size_t)(nset - 1) * G::XYZZ_WORDS);
+    for (unsigned j = nset - 1; j-- > 0;) {
+        for (unsigned k = 0; k < shift; k++) G::jac_dbl(acc, acc);
         G::xyzz_to_jac(w, wsum + (size_t)j * G::XYZZ_WORDS);
         G::jac_add(acc, acc, w);
     }
@@ -1279,6 +1385,9 @@ static void host_horner(uint64_t *result, const uint64_t *wsum, unsigned nwin, u
 struct msm_plan {
     unsigned v; /* the variant */
     unsigned c, nwin;
+    unsigned k;      /* windows per bucket set: the copies of the bases used (1: none) */
+    unsigned nset;   /* bucket sets, ceil(nwin / k) */
+    uint32_t stride; /* points between copies of the bases (the handle's count) */
     uint32_t nb, nbins, seglen, nseg;
     uint64_t resident; /* threads of accumulate_kernel resident at once */
     size_t cap;        /* pairs per list buffer */
@@ -1286,12 +1395,13 @@ struct msm_plan {
     int sort_bits;     /* key bits: those of nbins, the sentinel */
     size_t sort_tmp;   /* bytes of CUB's temporary storage */
     bool ba;           /* variant 4 */
-    unsigned ba_gw;    /* windows per group */
+    unsigned ba_gw;    /* bucket sets per group */
     uint32_t ba_nbg;   /* bins per group */
     size_t ba_psz;     /* bytes per affine point */
     size_t ba_acap, ba_bcap; /* points in the even / odd level buffers */
     uint64_t ba_resident;    /* threads per level */
     size_t npts;             /* points that take part (the mask's count; n unmasked) */
+    size_t set_entries;      /* entries one bucket set can have: npts k */
 };
 
 static size_t aff_bytes(cuzk__gpu_msm_group g);
@@ -1303,7 +1413,7 @@ static size_t ba_bound_out(size_t in, size_t bins) {
     return h < in ? h : in;
 }
 
-/* Level buffer capacities of a group of gw windows (<= n entries each):
+/* Level buffer capacities of a group of gw bucket sets (<= n entries each):
  * level 0 writes the even buffer, level 1 the odd one, and the outputs
  * never grow from a level to the next, so these bound every level. */
 static void ba_caps(msm_plan &p, size_t n, unsigned gw) {
@@ -1312,7 +1422,7 @@ static void ba_caps(msm_plan &p, size_t n, unsigned gw) {
     p.ba_bcap = ba_bound_out(p.ba_acap, bins);
 }
 
-/* Bytes of the level buffers (points only) of a group of gw windows. */
+/* Bytes of the level buffers (points only) of a group of gw bucket sets. */
 static size_t ba_point_bytes(msm_plan &p, size_t n, unsigned gw) {
     ba_caps(p, n, gw);
     return (p.ba_acap + p.ba_bcap) * p.ba_psz;
@@ -1340,8 +1450,20 @@ static cuzk_status plan_make(msm_plan &p, const cuzk__gpu_msm_bases *b, size_t n
      * 62 ms sorted by radix, doc/gpu-notes.md). */
     if (masked && (v == 5 || v == 6)) v = v == 5 ? 0 : 4;
     p.npts = masked ? npts : n;
-    p.c = window_bits(p.npts ? p.npts : 1);
-    p.nwin = (256 + p.c - 1) / p.c;
+    const size_t pts = p.npts ? p.npts : 1;
+    p.c = window_bits(pts);
+    p.k = 1;
+    /* the copies serve their own window, when it costs less than the best without them */
+    if (b->copies > 1 && cuzk__gpu_msm_force_c == 0 &&
+        window_cost(pts, b->copies_c, b->copies, BUCKET_COST_COPIES) <
+            window_cost(pts, p.c, 1, BUCKET_COST_COPIES)) {
+        p.c = b->copies_c;
+        p.k = b->copies;
+    }
+    p.nwin = window_count(p.c);
+    p.nset = window_sets(p.nwin, p.k);
+    p.stride = (uint32_t)b->n; /* < 2^31 (handle_new), k n < 2^31 (precompute) */
+    p.set_entries = p.npts * p.k;
     /* CUB's sort takes a 32-bit count (and has hung near 2^32: NVIDIA/cub
      * #459): 2^31 pairs and more go to the atomic sort */
     if ((v == 5 || v == 6) && (uint64_t)n * p.nwin >= ((uint64_t)1 << 31)) v = v == 5 ? 0 : 4;
@@ -1355,7 +1477,7 @@ static cuzk_status plan_make(msm_plan &p, const cuzk__gpu_msm_bases *b, size_t n
         return CUZK_ERR_INVALID_ARG;
     }
     p.nb = 1u << (p.c - 1);
-    p.nbins = p.nwin * p.nb;
+    p.nbins = p.nset * p.nb;
     p.resident = resident_threads(b);
     p.seglen = p.nb < REDUCE_SEGMENT ? p.nb : REDUCE_SEGMENT;
     p.nseg = p.nb / p.seglen;
@@ -1364,8 +1486,8 @@ static cuzk_status plan_make(msm_plan &p, const cuzk__gpu_msm_bases *b, size_t n
      * segment, the running sums 2 per bucket). Powers of two here left the
      * last wave part empty: 1.45 waves at c = 22 (doc/gpu-notes.md). The
      * last segment of a window may be shorter. */
-    if ((uint64_t)p.nwin * p.nseg > 2 * p.resident) {
-        uint64_t nseg = 2 * p.resident / p.nwin;
+    if ((uint64_t)p.nset * p.nseg > 2 * p.resident) {
+        uint64_t nseg = 2 * p.resident / p.nset;
         if (nseg == 0) nseg = 1;
         p.seglen = (uint32_t)((p.nb + nseg - 1) / nseg);
         p.nseg = (p.nb + p.seglen - 1) / p.seglen;
@@ -1380,7 +1502,7 @@ static cuzk_status plan_make(msm_plan &p, const cuzk__gpu_msm_bases *b, size_t n
                                                        (uint32_t)pairs, 0, p.sort_bits));
     }
     p.cap = 2 * p.resident + 2; /* 2 pairs per accumulate thread, 1 per reduce thread */
-    if (p.cap < (size_t)p.nwin * p.nseg + 2) p.cap = (size_t)p.nwin * p.nseg + 2;
+    if (p.cap < (size_t)p.nset * p.nseg + 2) p.cap = (size_t)p.nset * p.nseg + 2;
     p.ba = v == 4 || v == 6;
     p.ba_gw = 0;
     p.ba_nbg = 0;
@@ -1389,9 +1511,9 @@ static cuzk_status plan_make(msm_plan &p, const cuzk__gpu_msm_bases *b, size_t n
     p.ba_resident = 0;
     if (p.ba) {
         const size_t budget = cuzk__gpu_msm_ba_budget ? cuzk__gpu_msm_ba_budget : b->ba_budget;
-        unsigned gw = p.nwin;
-        while (gw > 1 && ba_point_bytes(p, p.npts, gw) > budget) gw--;
-        ba_caps(p, p.npts, gw);
+        unsigned gw = p.nset;
+        while (gw > 1 && ba_point_bytes(p, p.set_entries, gw) > budget) gw--;
+        ba_caps(p, p.set_entries, gw);
         p.ba_gw = gw;
         p.ba_nbg = gw * p.nb;
         p.ba_resident =
@@ -1446,7 +1568,7 @@ static size_t msm_carve(msm_area<X> &a, char *base, size_t off, const msm_plan &
     a.kb = cv.take<uint32_t>(p.cap);
     a.pa = cv.take<X>(p.cap);
     a.pb = cv.take<X>(p.cap);
-    a.wsum = cv.take<X>(p.nwin);
+    a.wsum = cv.take<X>(p.nset);
     a.ba_offa = a.ba_offb = a.ba_cnt = a.ba_idv = nullptr;
     a.ba_pta = a.ba_ptb = nullptr;
     if (p.ba) {
@@ -1479,7 +1601,7 @@ static cuzk_status msm_rest_bytes(const cuzk__gpu_msm_bases *b, size_t n, bool m
 
 /*
  * Variant 4's steps 4-5 (the batch-affine block above msm.cu's kernels):
- * per group of p.ba_gw windows, affine levels over the group's entries
+ * per group of p.ba_gw bucket sets, affine levels over the group's entries
  * while a level has enough pairs, then variant 0's XYZZ accumulation and
  * combine levels over what is left, into the group's buckets. verbose:
  * one line per group on stderr (with the profile).
@@ -1491,18 +1613,18 @@ static cuzk_status ba_accumulate(cuzk__gpu_msm_bases *b, const msm_plan &p,
     typedef aff_pt<F> A;
     const A *bases = static_cast<const A *>(b->bases);
     A *pta = reinterpret_cast<A *>(a.ba_pta), *ptb = reinterpret_cast<A *>(a.ba_ptb);
-    /* ew[j] = start[j nb], the first entry of window j; ew[nwin] = total */
+    /* ew[j] = start[j nb], the first entry of set j; ew[nset] = total */
     uint32_t ew[257];
     CUZK__CUDA_TRY(cudaStreamSynchronize(0)); /* the wait outside the copy: cuzk__sync_copy */
     CUZK__CUDA_TRY(cudaMemcpy2D(ew, sizeof(uint32_t), a.start, (size_t)p.nb * sizeof(uint32_t),
-                                sizeof(uint32_t), p.nwin + 1, cudaMemcpyDeviceToHost));
+                                sizeof(uint32_t), p.nset + 1, cudaMemcpyDeviceToHost));
     const uint64_t res = p.ba_resident;
     const uint64_t min_pairs =
         cuzk__gpu_msm_ba_min_pairs
             ? cuzk__gpu_msm_ba_min_pairs
             : res * env_u64("CUZK_GPU_MSM_BA_MIN_BATCH", BA_MIN_BATCH);
-    for (unsigned j0 = 0; j0 < p.nwin; j0 += p.ba_gw) {
-        const unsigned j1 = j0 + p.ba_gw < p.nwin ? j0 + p.ba_gw : p.nwin;
+    for (unsigned j0 = 0; j0 < p.nset; j0 += p.ba_gw) {
+        const unsigned j1 = j0 + p.ba_gw < p.nset ? j0 + p.ba_gw : p.nset;
         const uint32_t b0 = j0 * p.nb, nbg = (j1 - j0) * p.nb, e0 = ew[j0], eg = ew[j1] - e0;
         if (eg == 0) continue;
         /* level 0 reads the group's entries: offsets relative to its first one */
@@ -1569,7 +1691,7 @@ static cuzk_status ba_accumulate(cuzk__gpu_msm_bases *b, const msm_plan &p,
         }
         if (verbose)
             fprintf(stderr,
-                    "msm batch-affine windows [%u, %u): %u entries, %u affine levels, %u points "
+                    "msm batch-affine sets [%u, %u): %u entries, %u affine levels, %u points "
                     "left for XYZZ (%llu resident threads, min pairs %llu)\n",
                     j0, j1, eg, lev, tin, (unsigned long long)res,
                     (unsigned long long)min_pairs);
@@ -1605,7 +1727,7 @@ static cuzk_status sort_by_atomics(const msm_plan &p, const uint64_t *d_scalars,
     CUZK__CUDA_TRY(cudaMemset(cursor, 0, (size_t)nbins * 4));
     CUZK__CUDA_TRY(cudaMemset(flag, 0, 4));
     digits_kernel<false><<<grid(n, LIGHT_THREADS), LIGHT_THREADS>>>(
-        d_scalars, d_mask, (uint32_t)n, p.c, p.nwin, cursor, nullptr, flag);
+        d_scalars, d_mask, (uint32_t)n, p.c, p.nwin, p.k, p.stride, cursor, nullptr, flag);
     CUZK__CUDA_TRY(cudaGetLastError());
     /* the scan reads the counts and rewrites cursor as starts: counts to cnt first */
     CUZK__CUDA_TRY(cudaMemcpy(cnt, cursor, (size_t)nbins * 4, cudaMemcpyDeviceToDevice));
@@ -1618,7 +1740,7 @@ static cuzk_status sort_by_atomics(const msm_plan &p, const uint64_t *d_scalars,
     *range = hdr[1] != 0;
     if (*range || *total == 0) return CUZK_OK;
     digits_kernel<true><<<grid(n, LIGHT_THREADS), LIGHT_THREADS>>>(
-        d_scalars, d_mask, (uint32_t)n, p.c, p.nwin, cursor, a.vals, flag);
+        d_scalars, d_mask, (uint32_t)n, p.c, p.nwin, p.k, p.stride, cursor, a.vals, flag);
     CUZK__CUDA_TRY(cudaGetLastError());
     return CUZK_OK;
 }
@@ -1634,7 +1756,7 @@ static cuzk_status sort_by_radix(const msm_plan &p, const uint64_t *d_scalars, s
     uint32_t *flag = a.start + nbins + 1;
     CUZK__CUDA_TRY(cudaMemset(flag, 0, 4));
     digits_keys_kernel<<<grid(n, LIGHT_THREADS), LIGHT_THREADS>>>(
-        d_scalars, d_mask, (uint32_t)n, p.c, p.nwin, a.sk[0], a.sv[0], flag);
+        d_scalars, d_mask, (uint32_t)n, p.c, p.nwin, p.k, p.stride, a.sk[0], a.sv[0], flag);
     CUZK__CUDA_TRY(cudaGetLastError());
     prof_mark(prof, "digits");
     cub::DoubleBuffer<uint32_t> keys(a.sk[0], a.sk[1]), sv(a.sv[0], a.sv[1]);
@@ -1661,7 +1783,7 @@ static cuzk_status msm_dev_body(cuzk__gpu_msm_bases *b, uint64_t *result,
                                 size_t ws_offset, const msm_plan &p, msm_prof &prof) {
     typedef typename G::F F;
     typedef xyzz_pt<F> X;
-    const unsigned c = p.c, nwin = p.nwin;
+    const unsigned nwin = p.nwin, nset = p.nset;
     const uint32_t nb = p.nb, nbins = p.nbins, seglen = p.seglen, nseg = p.nseg;
     const uint64_t resident = p.resident;
     /* entry positions are 32-bit: the radix sort has n * nwin pairs, the
@@ -1713,26 +1835,26 @@ static cuzk_status msm_dev_body(cuzk__gpu_msm_bases *b, uint64_t *result,
         prof_mark(prof, "combine");
     }
 
-    /* 6-7: window sums */
-    CUZK__CUDA_TRY(cudaMemset(wsum, 0, nwin * sizeof(X)));
+    /* 6-7: the sums of the bucket sets (of the windows without copies) */
+    CUZK__CUDA_TRY(cudaMemset(wsum, 0, nset * sizeof(X)));
     by_multiplier<F>([&](auto m) {
         bucket_reduce_kernel<F, decltype(m)>
-            <<<grid((size_t)nwin * nseg, HEAVY_THREADS), HEAVY_THREADS>>>(buckets, nb, seglen,
-                                                                          nseg, nwin, ka, pa);
+            <<<grid((size_t)nset * nseg, HEAVY_THREADS), HEAVY_THREADS>>>(buckets, nb, seglen,
+                                                                          nseg, nset, ka, pa);
     });
     CUZK__CUDA_TRY(cudaGetLastError());
-    st = combine_levels<F>(ka, pa, kb, pb, nwin * nseg, wsum);
+    st = combine_levels<F>(ka, pa, kb, pb, nset * nseg, wsum);
     if (st != CUZK_OK) return st;
-    uint64_t *host_w = static_cast<uint64_t *>(malloc((size_t)nwin * G::XYZZ_WORDS * 8));
+    uint64_t *host_w = static_cast<uint64_t *>(malloc((size_t)nset * G::XYZZ_WORDS * 8));
     if (!host_w) return CUZK_ERR_NOMEM;
-    cudaError_t err = d2h(host_w, wsum, nwin * sizeof(X));
+    cudaError_t err = d2h(host_w, wsum, nset * sizeof(X));
     if (err != cudaSuccess) {
         free(host_w);
         cuzk__gpu_record_error(err, "cudaMemcpy(wsum, ...)", __FILE__, __LINE__);
         return CUZK_ERR_GPU;
     }
     prof_mark(prof, "reduce");
-    host_horner<G>(result, host_w, nwin, c);
+    host_horner<G>(result, host_w, nset, p.c * p.k); /* set j weighs 2^(j k c) */
     free(host_w);
     prof_mark(prof, "host");
     return CUZK_OK;
@@ -1758,8 +1880,8 @@ static cuzk_status msm_dev(cuzk__gpu_msm_bases *b, uint64_t *result, const uint6
     st = msm_dev_body<G>(b, result, d_scalars, n, d_mask, ws_offset, p, prof);
     if (prof.on && st == CUZK_OK && prof.k >= 2 &&
         cudaEventSynchronize(prof.ev[prof.k - 1]) == cudaSuccess) {
-        fprintf(stderr, "msm profile %s n=%zu c=%u variant=%u seg=%u threads=%llu:",
-                G::JAC_WORDS == 18 ? "G1" : "G2", n, p.c, p.v, p.seglen,
+        fprintf(stderr, "msm profile %s n=%zu c=%u copies=%u variant=%u seg=%u threads=%llu:",
+                G::JAC_WORDS == 18 ? "G1" : "G2", n, p.c, p.k, p.v, p.seglen,
                 (unsigned long long)p.resident);
         for (int i = 1; i < prof.k; i++) {
             float ms = 0;
@@ -1909,6 +2031,7 @@ static cuzk_status handle_new(cuzk__gpu_msm_bases **out, cuzk__gpu_msm_group gro
     if (!b) return CUZK_ERR_NOMEM;
     b->group = group;
     b->n = n;
+    b->copies = 1;
     b->work = static_cast<msm_work *>(calloc(1, sizeof(msm_work)));
     if (!b->work) {
         free(b);
@@ -2011,8 +2134,8 @@ extern "C" cuzk_status cuzk__gpu_msm_bases_fit_work(cuzk__gpu_msm_bases *const *
             if (npts == 0) continue;
             msm_plan p;
             if (plan_make(p, &t, t.n, masked, npts) != CUZK_OK || !p.ba) continue;
-            for (unsigned gw = 1; gw <= p.nwin && nc < sizeof cand / sizeof cand[0]; gw++) {
-                const size_t lv = ba_point_bytes(p, p.npts, gw);
+            for (unsigned gw = 1; gw <= p.nset && nc < sizeof cand / sizeof cand[0]; gw++) {
+                const size_t lv = ba_point_bytes(p, p.set_entries, gw);
                 if (lv < hs[i]->ba_budget) cand[nc++] = lv;
             }
         }
@@ -2124,6 +2247,7 @@ extern "C" cuzk_status cuzk__gpu_msm_bases_decode(cuzk__gpu_msm_bases *b, size_t
     if (!b || !encoded || !first_bad || first > b->n || count > b->n - first)
         return CUZK_ERR_INVALID_ARG;
     if (count == 0) return CUZK_OK;
+    b->copies = 1; /* new bases: the copies of the old ones no longer apply */
     unsigned long long *bad = reinterpret_cast<unsigned long long *>(first_bad);
     const uint4 *enc = static_cast<const uint4 *>(encoded);
     if (b->group == CUZK__GPU_MSM_G1)
@@ -2142,7 +2266,7 @@ static cuzk_status random_body(cuzk__gpu_msm_bases *b, void **d_table, const uin
     CUZK__CUDA_TRY(cudaMalloc(d_table, ntable * sizeof(aff_pt<F>)));
     CUZK__CUDA_TRY(cudaMemcpy(*d_table, table, ntable * sizeof(aff_pt<F>),
                               cudaMemcpyHostToDevice));
-    const size_t threads = (b->n + RANDOM_RUN - 1) / RANDOM_RUN;
+    const size_t threads = (b->n + RUN - 1) / RUN;
     random_bases_kernel<F><<<grid(threads, HEAVY_THREADS), HEAVY_THREADS>>>(
         static_cast<const aff_pt<F> *>(*d_table), (uint32_t)ntable, (uint32_t)b->n, seed,
         static_cast<aff_pt<F> *>(b->bases));
@@ -2176,6 +2300,75 @@ extern "C" cuzk_status cuzk__gpu_msm_bases_download(const cuzk__gpu_msm_bases *b
     if (n == 0) return CUZK_OK;
     CUZK__CUDA_TRY(d2h(bases, b->bases, n * aff_bytes(b->group)));
     return CUZK_OK;
+}
+
+template <class F>
+static cuzk_status copies_body(cuzk__gpu_msm_bases *b, aff_pt<F> *all, unsigned copies,
+                               unsigned c) {
+    const size_t n = b->n;
+    CUZK__CUDA_TRY(cudaMemcpy(all, b->bases, n * sizeof(aff_pt<F>), cudaMemcpyDeviceToDevice));
+    for (unsigned j = 1; j < copies; j++) {
+        shift_kernel<F><<<grid((n + RUN - 1) / RUN, HEAVY_THREADS), HEAVY_THREADS>>>(
+            all + (j - 1) * n, all + j * n, (uint32_t)n, c);
+        CUZK__CUDA_TRY(cudaGetLastError());
+    }
+    CUZK__CUDA_TRY(cudaDeviceSynchronize());
+    return CUZK_OK;
+}
+
+extern "C" cuzk_status cuzk__gpu_msm_bases_precompute(cuzk__gpu_msm_bases *b, unsigned copies) {
+    if (!b || copies == 0 || copies > 256) return CUZK_ERR_INVALID_ARG;
+    /* the window for the copies, and no more copies than it has windows */
+    unsigned c = window_bits_k(b->n, copies, CUZK__GPU_MSM_MAX_C_COPIES, BUCKET_COST_COPIES);
+    while (copies > window_count(c)) {
+        copies = window_count(c);
+        c = window_bits_k(b->n, copies, CUZK__GPU_MSM_MAX_C_COPIES, BUCKET_COST_COPIES);
+    }
+    if (copies == b->copies && (copies == 1 || c == b->copies_c)) return CUZK_OK;
+    if ((uint64_t)copies * b->n >= ((uint64_t)1 << 31)) { /* entries are 31-bit */
+        char what[96];
+        snprintf(what, sizeof what, "%u copies of %zu bases: 2^31 points or more", copies, b->n);
+        cuzk__gpu_record_error(cudaErrorInvalidValue, what, __FILE__, __LINE__);
+        return CUZK_ERR_INVALID_ARG;
+    }
+    const size_t bytes = copies * b->n * aff_bytes(b->group);
+    void *all = nullptr;
+    cudaError_t err = cudaMalloc(&all, bytes);
+    if (err != cudaSuccess) { /* the handle stays as it was */
+        (void)cudaGetLastError();
+        char what[96];
+        snprintf(what, sizeof what, "cudaMalloc(%zu bytes) for %u copies of the bases", bytes,
+                 copies);
+        cuzk__gpu_record_error(err, what, __FILE__, __LINE__);
+        return CUZK_ERR_NOMEM;
+    }
+    const cuzk_status st =
+        b->group == CUZK__GPU_MSM_G1
+            ? copies_body<fp_t>(b, static_cast<g1_aff *>(all), copies, c)
+            : copies_body<fp2_t>(b, static_cast<g2_aff *>(all), copies, c);
+    if (st != CUZK_OK) {
+        (void)cudaFree(all);
+        return st;
+    }
+    (void)cudaFree(b->bases);
+    b->bases = all;
+    b->copies = copies;
+    b->copies_c = copies > 1 ? c : 0;
+    return CUZK_OK;
+}
+
+extern "C" unsigned cuzk__gpu_msm_bases_copies(const cuzk__gpu_msm_bases *b) {
+    return b ? b->copies : 0;
+}
+
+extern "C" unsigned cuzk__gpu_msm_bases_window(const cuzk__gpu_msm_bases *b, size_t n,
+                                               int masked, size_t npts, unsigned *copies) {
+    msm_plan p;
+    if (copies) *copies = 0;
+    if (!b || n == 0 || n > b->n || plan_make(p, b, n, masked, masked ? npts : n) != CUZK_OK)
+        return 0;
+    if (copies) *copies = p.k;
+    return p.c;
 }
 
 /* Random gathers: reads bases chosen by a hash of (seed, i), the first

@@ -44,7 +44,10 @@
  * --bench: median of 5 timed MSMs (after a warm-up) with bases resident and
  * scalars on the device, and with the scalar upload, G1 2^16..2^27 and G2
  * 2^16..2^26 (--bench-max LOG lowers the top; --bench-g2-max LOG after it sets G2's
- * alone, below 16 none), plus the batch-add.
+ * alone, below 16 none), plus the batch-add; --copies K: G1's handle keeps K
+ * shifted copies of its bases; --force-c C: every MSM's window; --bucket-cost
+ * K: the window model's cost of a bucket; --profile: one more MSM per row
+ * with its per-phase device times on stderr.
  */
 #include <stdbool.h>
 #include <time.h>
@@ -427,6 +430,62 @@ static void msm_cfg_reset(void) {
         cuzk__gpu_msm_bases_free(h);                                                          \
     }                                                                                         \
                                                                                               \
+    /* shifted copies of the bases: MSMs that read them and ones that do not, one handle */  \
+    static void test_##g##_copies(void) {                                                     \
+        CHECK(g##_bases != NULL); /* made by test_*_msm or main */                            \
+        if (!g##_bases) return;                                                               \
+        const size_t nmax = g##_nbases < 4096 ? g##_nbases : 4096;                            \
+        cuzk__gpu_msm_bases *h = NULL;                                                        \
+        cuzk_status st = cuzk__gpu_msm_bases_upload(&h, GG, (const uint64_t *)g##_bases, nmax); \
+        CHECK(st == CUZK_OK);                                                                 \
+        if (st != CUZK_OK) return;                                                            \
+        uint64_t(*k)[4] = malloc(nmax * 32);                                                  \
+        uint64_t *mask = malloc(cuzk_msm_bitmap_words(nmax) * 8);                             \
+        cuzk_##g##_aff *back = malloc(nmax * sizeof *back);                                   \
+        CHECK(k && mask && back);                                                             \
+        static const unsigned asked[] = {2, 3, 7, 64, 1};                                     \
+        for (size_t a = 0; k && mask && back && a < sizeof asked / sizeof asked[0]; a++) {    \
+            st = cuzk__gpu_msm_bases_precompute(h, asked[a]);                                 \
+            REPORT(st, "precompute");                                                         \
+            CHECK(st == CUZK_OK);                                                             \
+            const unsigned made = cuzk__gpu_msm_bases_copies(h);                              \
+            unsigned used = 0;                                                                \
+            const unsigned c = cuzk__gpu_msm_bases_window(h, nmax, 0, nmax, &used);           \
+            printf("  %s: %u copies asked, %u made, MSM of %zu: c = %u, %u copies read\n", #g, \
+                   asked[a], made, nmax, c, used);                                            \
+            /* the count is lowered to the windows' at most; at 4096 points they pay */       \
+            CHECK(made >= 1 && made <= asked[a] && made <= (256 + c - 1) / c);                \
+            CHECK(asked[a] == 1 ? made == 1 && used == 1 : made > 1 && used == made);         \
+            /* copy 0 is the bases as uploaded */                                             \
+            CHECK(cuzk__gpu_msm_bases_download(h, (uint64_t *)back, nmax) == CUZK_OK);        \
+            CHECK(memcmp(back, g##_bases, nmax * sizeof *back) == 0);                         \
+            char what[64];                                                                    \
+            make_scalars(k, nmax);                                                            \
+            snprintf(what, sizeof what, "%u copies, random", made);                           \
+            g##_check_msm(h, (const uint64_t(*)[4])k, nmax, NULL, what);                      \
+            rand_bitmap(mask, nmax, 50);                                                      \
+            snprintf(what, sizeof what, "%u copies, masked", made);                           \
+            g##_check_msm(h, (const uint64_t(*)[4])k, nmax, mask, what);                      \
+            snprintf(what, sizeof what, "%u copies, 100 points", made);                       \
+            g##_check_msm(h, (const uint64_t(*)[4])k, 100, NULL, what);                       \
+            for (size_t i = 0; i < nmax; i++) edge_scalar(k[i], (unsigned)i);                 \
+            snprintf(what, sizeof what, "%u copies, edge scalars", made);                     \
+            g##_check_msm(h, (const uint64_t(*)[4])k, nmax, NULL, what);                      \
+            for (size_t i = 1; i < nmax; i++) memcpy(k[i], k[3], 32);                         \
+            snprintf(what, sizeof what, "%u copies, all equal", made);                        \
+            g##_check_msm(h, (const uint64_t(*)[4])k, nmax, NULL, what);                      \
+            k[nmax / 2][3] |= (uint64_t)1 << 63;                                              \
+            snprintf(what, sizeof what, "%u copies, scalar >= 2^255", made);                  \
+            g##_check_refused(h, (const uint64_t(*)[4])k, nmax, NULL, what);                  \
+        }                                                                                     \
+        CHECK(cuzk__gpu_msm_bases_precompute(h, 0) == CUZK_ERR_INVALID_ARG);                  \
+        CHECK(cuzk__gpu_msm_bases_precompute(NULL, 2) == CUZK_ERR_INVALID_ARG);               \
+        free(k);                                                                              \
+        free(mask);                                                                           \
+        free(back);                                                                           \
+        cuzk__gpu_msm_bases_free(h);                                                          \
+    }                                                                                         \
+                                                                                              \
     /* batch-add, classification and the classified MSM vs the CPU */                         \
     static void test_##g##_batch_add(void) {                                                  \
         CHECK(g##_bases != NULL); /* made by test_*_msm or main */                            \
@@ -752,6 +811,11 @@ static double bench_one(cuzk__gpu_msm_bases *h, const uint64_t *scalars, const u
     return t[BENCH_REPS / 2];
 }
 
+/* --copies K: G1's bench handle keeps K shifted copies of its bases;
+ * --profile: one more MSM per row with the per-phase profile (stderr) */
+static unsigned bench_copies = 1;
+static int bench_profile = 0;
+
 static void bench(int minlog, int maxlog1, int maxlog2) {
     char name[128];
     int sms = 0;
@@ -759,8 +823,8 @@ static void bench(int minlog, int maxlog1, int maxlog2) {
     printf("\nGPU MSM on %s (%d SMs): bases resident (made on the device), random scalars < r;"
            " median of %d after a warm-up, wall clock\n",
            name, sms, BENCH_REPS);
-    printf("%-6s %5s %3s %12s %14s %10s %14s\n", "group", "log2n", "c", "dev-scal ms",
-           "+upload ms", "ns/point", "batch-add50 ms");
+    printf("%-6s %5s %3s %6s %12s %14s %10s %14s\n", "group", "log2n", "c", "copies",
+           "dev-scal ms", "+upload ms", "ns/point", "batch-add50 ms");
     size_t nmax = (size_t)1 << (maxlog1 > maxlog2 ? maxlog1 : maxlog2);
     uint64_t(*k)[4] = malloc(nmax * 32);
     uint64_t *bm = malloc(cuzk_msm_bitmap_words(nmax) * 8);
@@ -793,6 +857,15 @@ static void bench(int minlog, int maxlog1, int maxlog2) {
                    cuzk__gpu_last_error());
         }
         if (st != CUZK_OK) continue;
+        if (g == 1 && bench_copies > 1) {
+            double t0 = now_ms();
+            st = cuzk__gpu_msm_bases_precompute(h, bench_copies);
+            if (st == CUZK_OK)
+                printf("  G1: %u copies (%u asked) made on the device in %.0f ms\n",
+                       cuzk__gpu_msm_bases_copies(h), bench_copies, now_ms() - t0);
+            else
+                printf("  G1: %u copies failed: %s\n", bench_copies, cuzk__gpu_last_error());
+        }
         uint64_t *dk = NULL;
         st = cuzk__gpu_msm_scalars_upload(&dk, (const uint64_t *)k, (size_t)1 << top);
         if (st != CUZK_OK) {
@@ -805,8 +878,16 @@ static void bench(int minlog, int maxlog1, int maxlog2) {
             double md = bench_one(h, dk, NULL, n, 0);
             double mu = bench_one(h, (const uint64_t *)k, NULL, n, 0);
             double mb = bench_one(h, NULL, bm, n, 1);
-            printf("%-6s %5d %3u %12.2f %14.2f %10.2f %14.2f\n", g == 1 ? "G1" : "G2", lg,
-                   cuzk__gpu_msm_window_bits(n), md, mu, md * 1e6 / (double)n, mb);
+            if (bench_profile) {
+                uint64_t out[36];
+                cuzk__gpu_msm_profile = 1;
+                if (cuzk__gpu_msm(h, out, dk, n, NULL) != CUZK_OK) printf("  profile run failed\n");
+                cuzk__gpu_msm_profile = 0;
+            }
+            unsigned used = 0;
+            const unsigned c = cuzk__gpu_msm_bases_window(h, n, 0, n, &used);
+            printf("%-6s %5d %3u %6u %12.2f %14.2f %10.2f %14.2f\n", g == 1 ? "G1" : "G2", lg, c,
+                   used, md, mu, md * 1e6 / (double)n, mb);
             fflush(stdout);
         }
         cuzk__gpu_msm_scalars_free(dk);
@@ -1033,6 +1114,16 @@ int main(int argc, char **argv) {
         }
         /* --bench-min LOG: the bench table's first size (both groups) */
         if (strcmp(argv[i], "--bench-min") == 0 && i + 1 < argc) min1 = atoi(argv[i + 1]);
+        /* --copies K: the bench's G1 bases with K shifted copies (bases_precompute) */
+        if (strcmp(argv[i], "--copies") == 0 && i + 1 < argc)
+            bench_copies = (unsigned)atoi(argv[i + 1]);
+        /* --force-c C: the bench's window (cuzk__gpu_msm_force_c; the copies then unused) */
+        if (strcmp(argv[i], "--force-c") == 0 && i + 1 < argc)
+            cuzk__gpu_msm_force_c = (unsigned)atoi(argv[i + 1]);
+        if (strcmp(argv[i], "--profile") == 0) bench_profile = 1;
+        /* --bucket-cost K: the window model's cost of a bucket (cuzk__gpu_msm_bucket_cost) */
+        if (strcmp(argv[i], "--bucket-cost") == 0 && i + 1 < argc)
+            cuzk__gpu_msm_bucket_cost = (unsigned)atoi(argv[i + 1]);
         /* --bench-g2-max LOG after --bench-max: G2's top (below 16: no G2 rows) */
         if (strcmp(argv[i], "--bench-g2-max") == 0 && i + 1 < argc) max2 = atoi(argv[i + 1]);
     }
@@ -1052,11 +1143,13 @@ int main(int argc, char **argv) {
         if (!wanted("test_g2_msm")) CHECK(g2_make_bases((size_t)1 << G2_MAXLOG));
         RUN_WANTED(test_g1_msm);
         RUN_WANTED(test_g1_batch_add);
+        RUN_WANTED(test_g1_copies);
         RUN_WANTED(test_g1_random_bases);
         RUN_WANTED(test_g1_sort_cases);
         RUN_WANTED(test_g1_ba_cases);
         RUN_WANTED(test_g2_msm);
         RUN_WANTED(test_g2_batch_add);
+        RUN_WANTED(test_g2_copies);
         RUN_WANTED(test_g2_random_bases);
         RUN_WANTED(test_g2_sort_cases);
         RUN_WANTED(test_g2_ba_cases);
