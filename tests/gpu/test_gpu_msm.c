@@ -43,7 +43,7 @@
  * by loads or cp.async: the level kernels' level-0 pattern (bench_gather).
  * --bench: median of 5 timed MSMs (after a warm-up) with bases resident and
  * scalars on the device, and with the scalar upload, G1 2^16..2^27 and G2
- * 2^16..2^26 (--bench-max LOG lowers the top; --bench-g2-max LOG after it sets G2's
+ * 2^16..2^26 (--bench-max LOG lowers the top; --bench-g2-max LOG, anywhere, sets G2's
  * alone, below 16 none), plus the batch-add; --copies K: G1's handle keeps K
  * shifted copies of its bases; --force-c C: every MSM's window; --bucket-cost
  * K: the window model's cost of a bucket; --profile: one more MSM per row
@@ -1098,7 +1098,7 @@ int main(int argc, char **argv) {
     cuzk_test_init(argc, argv);
     int need = cuzk_gpu_test_need_device();
     if (need != 0) return need;
-    int do_bench = 0, min1 = 16, max1 = 27, max2 = 26, only_bench = 0, do_ab = 0, quick = 0;
+    int do_bench = 0, min1 = 16, max1 = 27, max2 = -1, only_bench = 0, do_ab = 0, quick = 0;
     int do_gather = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--bench") == 0) do_bench = 1;
@@ -1108,10 +1108,7 @@ int main(int argc, char **argv) {
         /* --quick: only the sort and batch-affine edge cases (a short device call) */
         if (strcmp(argv[i], "--quick") == 0) quick = 1;
         if (strcmp(argv[i], "--only") == 0 && i + 1 < argc) only_tests = argv[i + 1];
-        if (strcmp(argv[i], "--bench-max") == 0 && i + 1 < argc) {
-            max1 = atoi(argv[i + 1]);
-            max2 = max1 < 26 ? max1 : 26;
-        }
+        if (strcmp(argv[i], "--bench-max") == 0 && i + 1 < argc) max1 = atoi(argv[i + 1]);
         /* --bench-min LOG: the bench table's first size (both groups) */
         if (strcmp(argv[i], "--bench-min") == 0 && i + 1 < argc) min1 = atoi(argv[i + 1]);
         /* --copies K: the bench's G1 bases with K shifted copies (bases_precompute) */
@@ -1124,9 +1121,10 @@ int main(int argc, char **argv) {
         /* --bucket-cost K: the window model's cost of a bucket (cuzk__gpu_msm_bucket_cost) */
         if (strcmp(argv[i], "--bucket-cost") == 0 && i + 1 < argc)
             cuzk__gpu_msm_bucket_cost = (unsigned)atoi(argv[i + 1]);
-        /* --bench-g2-max LOG after --bench-max: G2's top (below 16: no G2 rows) */
+        /* --bench-g2-max LOG: G2's top (below 16: no G2 rows; default: G1's, at most 26) */
         if (strcmp(argv[i], "--bench-g2-max") == 0 && i + 1 < argc) max2 = atoi(argv[i + 1]);
     }
+    if (max2 < 0) max2 = max1 < 26 ? max1 : 26;
     if (only_bench || do_gather || (do_ab && !do_bench)) { /* bases for the device tables only */
         CHECK(g1_make_bases(64));
         CHECK(g2_make_bases(64));
