@@ -41,7 +41,9 @@ static int usage(FILE *f) {
             "  bench ntt [--log N|A-B]... [--threads T] [--reps R] [--all] [--json]\n"
             "                    ms per NTT over Fr (default 2^16..2^22) against the mul floor\n"
             "  bench msm [--log N]... [--g1] [--g2] [--threads T] [--reps R] [--no-batch-add]\n"
-            "                    ms per CPU MSM (G1 2^10..2^18, G2 2^10..2^14; 1 and all threads)\n"
+            "                    ms per CPU MSM (G1 2^10..2^18, G2 2^10..2^14; 1 and all threads);\n"
+            "                    --backend gpu [--copies K]: on the GPU, with K shifted copies\n"
+            "                    of the bases\n"
             "  bench prove --zkey K --wtns W [--threads T] [--reps R] [--json]\n"
             "  bench prove --circuit C --params P --witness W.. [--partitions N] [--reps R] [--no-stage]\n"
             "                    per-stage times of whole proofs\n");
