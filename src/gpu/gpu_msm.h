@@ -217,7 +217,8 @@ CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_msm_gather_bench(const cuzk__gpu_m
  * drops them. More copies than windows are not made (the count is lowered).
  * Fails with CUZK_ERR_NOMEM when the device has no room (the handle stays as
  * it was), CUZK_ERR_INVALID_ARG for copies = 0 or copies x n >= 2^31.
- * Decoding bases into the handle drops the copies.
+ * Decoding bases into the handle drops the copies (their memory stays with
+ * the handle until the next precompute or the free).
  */
 CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_msm_bases_precompute(cuzk__gpu_msm_bases *b,
                                                                    unsigned copies);
