@@ -197,6 +197,13 @@ static __device__ __forceinline__ void load_scalar(uint64_t k[4], const uint64_t
     k[0] = a.x, k[1] = a.y, k[2] = b.x, k[3] = b.y;
 }
 
+/* Windows of c bits for a 255-bit scalar's Booth digits, and the bucket sets
+ * they form with k copies of the bases (window_cost below). */
+static __host__ __device__ unsigned window_count(unsigned c) { return (256 + c - 1) / c; }
+static __host__ __device__ unsigned window_sets(unsigned nwin, unsigned k) {
+    return (nwin + k - 1) / k;
+}
+
 /*
  * Where window j's digit d of point i goes: bin (set) nb + |d| - 1, entry
  * (copy) stride + i with the sign in bit 31, where set = j / per_set and
@@ -387,7 +394,7 @@ static __global__ void digits_keys_kernel(const uint64_t *__restrict__ scalars,
             k[0] = k[1] = k[2] = k[3] = 0;
         }
     }
-    const uint32_t nb = 1u << (c - 1), sentinel = (nwin + per_set - 1) / per_set * nb;
+    const uint32_t nb = 1u << (c - 1), sentinel = window_sets(nwin, per_set) * nb;
     digit_place pl{nb, per_set, stride, 0, 0};
     for (unsigned j = 0; j < nwin; j++, pl.next()) {
         const int d = booth_digit(k, j, c);
@@ -1311,8 +1318,6 @@ static unsigned grid(size_t threads, unsigned block) {
 static constexpr unsigned BUCKET_COST = 4, BUCKET_COST_COPIES = 8;
 unsigned cuzk__gpu_msm_bucket_cost = 0;
 
-static unsigned window_count(unsigned c) { return (256 + c - 1) / c; }
-static unsigned window_sets(unsigned nwin, unsigned k) { return (nwin + k - 1) / k; }
 
 /* kb: the model's bucket cost, unless cuzk__gpu_msm_bucket_cost sets it */
 static double window_cost(size_t n, unsigned c, unsigned k, unsigned kb) {
@@ -2367,7 +2372,7 @@ extern "C" unsigned cuzk__gpu_msm_bases_window(const cuzk__gpu_msm_bases *b, siz
                                                int masked, size_t npts, unsigned *copies) {
     msm_plan p;
     if (copies) *copies = 0;
-    if (!b || n == 0 || n > b->n || plan_make(p, b, n, masked, masked ? npts : n) != CUZK_OK)
+    if (!b || n == 0 || n > b->n || plan_make(p, b, n, masked, npts) != CUZK_OK)
         return 0;
     if (copies) *copies = p.k;
     return p.c;
