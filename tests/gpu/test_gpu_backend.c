@@ -16,7 +16,8 @@
  * witness, and the plain copies left when prepare's page-locked allocations
  * are made to fail. Pre-staging: announced witnesses found in the slot, and
  * the slot made by lowering the MSMs' level budget when device memory is
- * held back so that it would not fit.
+ * held back so that it would not fit. Shifted copies of the bases made
+ * after a key's first proof: the proofs after it are the same.
  * Exits 77 without a device unless CUZK_GPU_REQUIRED=1.
  */
 #include <fcntl.h>
@@ -810,6 +811,34 @@ static void test_zkey_sample(void) {
     cuzk__gpu_backend_stage_bytes = saved;
 }
 
+/*
+ * Shifted copies of H's and L's bases made after a key's first proof
+ * (key_copies; the cost model has them pay for a handle's own size at 2^14
+ * too): the later proofs still equal the CPU's, bellman and snarkjs keys
+ * alike.
+ */
+static void test_copies(void) {
+    const unsigned after = cuzk__gpu_backend_copies_after, most = cuzk__gpu_backend_copies_max;
+    cuzk__gpu_backend_copies_after = 1;
+    cuzk__gpu_backend_copies_max = 4;
+    uint64_t c0 = cuzk__gpu_backend_uploads.copies;
+    bellman_case(CUZK_GEN_POREP, 14, 3, UP_STAGED);
+    const uint64_t bellman = cuzk__gpu_backend_uploads.copies - c0;
+    c0 = cuzk__gpu_backend_uploads.copies;
+    zkey_sample_case(1, 0, 1, 0);
+    const uint64_t zkey = cuzk__gpu_backend_uploads.copies - c0;
+    printf("  copies made: bellman 2^14 %llu, snarkjs sample %llu\n", (unsigned long long)bellman,
+           (unsigned long long)zkey);
+    CHECK(bellman >= 2); /* H's at least: its MSM has all of its points */
+    /* a key that is never asked makes none */
+    cuzk__gpu_backend_copies_after = 0;
+    c0 = cuzk__gpu_backend_uploads.copies;
+    bellman_case(CUZK_GEN_POREP, 12, 2, UP_STAGED);
+    CHECK_EQ_INT(cuzk__gpu_backend_uploads.copies - c0, 0);
+    cuzk__gpu_backend_copies_after = after;
+    cuzk__gpu_backend_copies_max = most;
+}
+
 int main(int argc, char **argv) {
     cuzk_test_init(argc, argv);
     int need = cuzk_gpu_test_need_device();
@@ -827,5 +856,6 @@ int main(int argc, char **argv) {
     RUN(test_bellman_prestaged);
     RUN(test_bellman_staging_fits);
     RUN(test_bellman_staging_fit_undone);
+    RUN(test_copies);
     return cuzk_test_finish();
 }
