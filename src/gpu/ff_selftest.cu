@@ -158,7 +158,7 @@ static __global__ void fill_kernel(E *out, size_t n, uint64_t seed) {
  * FP64_OPS fused multiply-adds in four independent chains (the count of an Fr
  * product with six 50-bit limbs and its column sums kept in doubles: 72
  * partial products x 4), alone or beside one CIOS product. */
-enum chain_mode { CHAIN_MUL, CHAIN_CIOS2, CHAIN_FP64, CHAIN_CIOS_FP64 };
+enum chain_mode { CHAIN_MUL, CHAIN_CIOS2, CHAIN_FP64, CHAIN_CIOS_FP64, CHAIN_LAZY, CHAIN_LAZY2 };
 static constexpr int FP64_OPS = 288;
 
 /* FP64_OPS / 4 steps of four bounded chains d = d k + e */
@@ -199,6 +199,14 @@ static __global__ void mul_chain_kernel(E *x, const E *y, size_t n, unsigned ite
             for (int q = 0; q < 4; q++) a.v[q] ^= (uint32_t)(long long)d[q]; /* keep d live */
             store(x + i, a);
         }
+    } else if constexpr (MODE == CHAIN_LAZY) {
+        for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+            E a = load(x + i);
+            const E b = load(y + i);
+#pragma unroll 1
+            for (unsigned k = 0; k < iters; k++) mul_lazy(a, a, b);
+            store(x + i, a);
+        }
     } else {
         const size_t h = n / 2;
         for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < h; i += stride) {
@@ -206,8 +214,12 @@ static __global__ void mul_chain_kernel(E *x, const E *y, size_t n, unsigned ite
             const E b = load(y + i);
 #pragma unroll 1
             for (unsigned k = 0; k < iters; k++) {
-                mul_cios(a, a, b);
-                mul_cios(c, c, b);
+                if constexpr (MODE == CHAIN_LAZY2) {
+                    mul_pair_cios<fp_params, true>(a, a, b, c, c, b);
+                } else {
+                    mul_cios(a, a, b);
+                    mul_cios(c, c, b);
+                }
             }
             store(x + i, a);
             store(x + h + i, c);
@@ -231,13 +243,18 @@ static cuzk_status bench_mul_body(void *d[2], cudaEvent_t ev[2], cuzk__gpu_bench
     CUZK__CUDA_TRY(cudaGetLastError());
     fill_kernel<E><<<grid_for(n), THREADS>>>(y, n, 2);
     CUZK__CUDA_TRY(cudaGetLastError());
-    mul_chain_kernel<E, MODE><<<grid_for(n), THREADS>>>(x, y, n, iters); /* warm-up */
+    /* the lazy rows in blocks of 128 threads, as the MSM's level kernel: n sets
+     * the warps an SM (n = 384 x SMs: its 12) */
+    const unsigned bt = MODE == CHAIN_LAZY || MODE == CHAIN_LAZY2 ? 128 : THREADS;
+    const size_t threads = MODE == CHAIN_CIOS2 || MODE == CHAIN_LAZY2 ? n / 2 : n;
+    const unsigned gb = (unsigned)((threads + bt - 1) / bt);
+    mul_chain_kernel<E, MODE><<<gb, bt>>>(x, y, n, iters); /* warm-up */
     CUZK__CUDA_TRY(cudaGetLastError());
     CUZK__CUDA_TRY(cudaDeviceSynchronize());
     double ms[CUZK__BENCH_MAX_REPS] = {0};
     for (unsigned r = 0; r < reps; r++) {
         CUZK__CUDA_TRY(cudaEventRecord(ev[0]));
-        mul_chain_kernel<E, MODE><<<grid_for(n), THREADS>>>(x, y, n, iters);
+        mul_chain_kernel<E, MODE><<<gb, bt>>>(x, y, n, iters);
         CUZK__CUDA_TRY(cudaGetLastError());
         CUZK__CUDA_TRY(cudaEventRecord(ev[1]));
         CUZK__CUDA_TRY(cudaEventSynchronize(ev[1]));
@@ -250,7 +267,7 @@ static cuzk_status bench_mul_body(void *d[2], cudaEvent_t ev[2], cuzk__gpu_bench
     }
     res->ms_min = ms[0];
     res->ms_median = reps % 2 ? ms[reps / 2] : 0.5 * (ms[reps / 2 - 1] + ms[reps / 2]);
-    const size_t muls = MODE == CHAIN_MUL || MODE >= CHAIN_FP64 ? n : n / 2 * 2;
+    const size_t muls = MODE == CHAIN_CIOS2 || MODE == CHAIN_LAZY2 ? n / 2 * 2 : n;
     res->mul_per_s = (double)muls * iters / (res->ms_median * 1e-3);
     return CUZK_OK;
 }
@@ -311,6 +328,10 @@ extern "C" cuzk_status cuzk__gpu_bench_mul(cuzk__gpu_bench_result *res, cuzk__gp
         return bench_mul<fr_t, CHAIN_FP64>(res, n, iters, reps);
     case CUZK__GPU_FR_CIOS_FP64_PROBE:
         return bench_mul<fr_t, CHAIN_CIOS_FP64>(res, n, iters, reps);
+    case CUZK__GPU_FP_LAZY:
+        return bench_mul<fp_t, CHAIN_LAZY>(res, n, iters, reps);
+    case CUZK__GPU_FP_LAZY2:
+        return bench_mul<fp_t, CHAIN_LAZY2>(res, n, iters, reps);
     }
     return CUZK_ERR_INVALID_ARG;
 }

@@ -21,7 +21,8 @@
  * Exits 77 (skipped) without a CUDA device, unless CUZK_GPU_REQUIRED=1.
  *
  * --bench: afterwards, times Fr, Fp and Fp2 multiplication over 2^24
- * elements and prints a table (elements x iterations per second).
+ * elements and prints a table (elements x iterations per second); the lazy
+ * Fp rows (G1's level products) also at 12 and 24 warps an SM.
  */
 #include <stdbool.h>
 
@@ -520,16 +521,24 @@ static void bench(void) {
         cuzk__gpu_field f;
         const char *name;
         unsigned iters;
-        double imad; /* 32-bit multiply-adds per multiplication (ff.cuh) */
+        double imad;   /* 32-bit multiply-adds per multiplication (ff.cuh) */
+        unsigned warps; /* per SM (threads of 384 x SMs, 128 a block); 0: n = 2^24 */
     } rows[] = {
-        {CUZK__GPU_FR, "Fr mul", 64, CUZK_TEST_FR_MUL_IMAD},
-        {CUZK__GPU_FP, "Fp mul", 32, CUZK_TEST_FP_MUL_IMAD},
-        {CUZK__GPU_FP2, "Fp2 mul", 16, 3 * CUZK_TEST_FP_MUL_IMAD},
+        {CUZK__GPU_FR, "Fr mul", 64, CUZK_TEST_FR_MUL_IMAD, 0},
+        {CUZK__GPU_FP, "Fp mul", 32, CUZK_TEST_FP_MUL_IMAD, 0},
+        {CUZK__GPU_FP2, "Fp2 mul", 16, 3 * CUZK_TEST_FP_MUL_IMAD, 0},
         /* two CIOS chains per thread; then probes (steps/s; IMAD/s 0 = not shown):
          * 288 FP64 FMAs alone, and beside one CIOS product */
-        {CUZK__GPU_FR_CIOS2, "Fr 2cios", 64, CUZK_TEST_FR_MUL_IMAD},
-        {CUZK__GPU_FP64_PROBE, "fma288", 64, 0},
-        {CUZK__GPU_FR_CIOS_FP64_PROBE, "cios+288", 64, 0},
+        {CUZK__GPU_FR_CIOS2, "Fr 2cios", 64, CUZK_TEST_FR_MUL_IMAD, 0},
+        {CUZK__GPU_FP64_PROBE, "fma288", 64, 0, 0},
+        {CUZK__GPU_FR_CIOS_FP64_PROBE, "cios+288", 64, 0, 0},
+        /* G1's level products (lazy), at full occupancy and at the level kernel's
+         * 12 warps an SM, one chain a thread or two through the paired product */
+        {CUZK__GPU_FP_LAZY, "Fp lazy", 32, CUZK_TEST_FP_MUL_IMAD, 0},
+        {CUZK__GPU_FP_LAZY2, "Fp lazy2", 32, CUZK_TEST_FP_MUL_IMAD, 0},
+        {CUZK__GPU_FP_LAZY, "lazy@12w", 4096, CUZK_TEST_FP_MUL_IMAD, 12},
+        {CUZK__GPU_FP_LAZY2, "lazy2@12w", 4096, CUZK_TEST_FP_MUL_IMAD, 12},
+        {CUZK__GPU_FP_LAZY, "lazy@24w", 2048, CUZK_TEST_FP_MUL_IMAD, 24},
     };
     const size_t n = (size_t)1 << 24;
     const unsigned reps = 10;
@@ -542,7 +551,10 @@ static void bench(void) {
            "IMAD/s");
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         cuzk__gpu_bench_result res;
-        cuzk_status st = cuzk__gpu_bench_mul(&res, rows[i].f, n, rows[i].iters, reps);
+        /* the chains: n threads, n / 2 with two a thread */
+        const size_t per = rows[i].f == CUZK__GPU_FP_LAZY2 ? 2 : 1;
+        const size_t rn = rows[i].warps ? (size_t)rows[i].warps * 32 * (size_t)sms * per : n;
+        cuzk_status st = cuzk__gpu_bench_mul(&res, rows[i].f, rn, rows[i].iters, reps);
         if (st != CUZK_OK) {
             printf("%-8s failed: %s\n", rows[i].name, cuzk__gpu_last_error());
             CHECK(st == CUZK_OK);
