@@ -1357,12 +1357,14 @@ static cuzk_status prove_locked(gpu_key *k, gpu_job *j, const cuzk_witness *w, c
  * Shifted copies of the bases of the key's dense MSMs, H and L (A and B_G1
  * are sparse tails), once the key has done k->copies_after proofs: a 2^24
  * porep partition's H MSM goes from 104.5 to 91.2 ms with them, the proof
- * from 180.5 to 168.1 (its L MSM is masked and sparse there, and stayed as
- * it was; doc/perf.md, session 21). Making them costs ~0.9 s a handle at
- * 2^24, which a key that has served that many proofs is likely to earn
- * back (1.8 s for H and L against 13-28 ms saved a proof: 64-140 proofs; a
- * one-shot command's few proofs never pay for them). They take the
- * room the proofs leave: after the first proofs the work area and the
+ * from 180.5 to 168.1 (doc/perf.md, session 21). A handle gets them only if
+ * its calls would read them: H's MSM of all its points, L's masked MSM at
+ * the most points it has had (a masked MSM of few points does not read
+ * them, and copies nobody reads would only hold memory). Making them costs
+ * ~0.9 s a handle at 2^24, which a key that has served that many proofs is
+ * likely to earn back (1.8 s for H and L against 13-28 ms saved a proof:
+ * 64-140 proofs; a one-shot command's few proofs never pay for them). They
+ * take the room the proofs leave: after the first proofs the work area and the
  * staging slot are made, and cuzk__gpu_msm_bases_precompute_fit keeps a
  * sixteenth of the device free beside them (other keys, the estimate's
  * error); where the room is not there (a 2^27 partition) nothing changes.
@@ -1371,11 +1373,13 @@ static cuzk_status prove_locked(gpu_key *k, gpu_job *j, const cuzk_witness *w, c
 static void key_copies(gpu_key *k) {
     size_t free_b = 0, total_b = 0;
     if (cuzk__gpu_mem_info(&free_b, &total_b) != CUZK_OK) return;
+    /* H's MSM has all of its points; L's is masked (its scalars 0 and 1 apart) */
     cuzk__gpu_msm_bases *const hs[2] = {k->h, k->l};
+    const unsigned serves[2] = {CUZK__GPU_MSM_SERVES_MSM, CUZK__GPU_MSM_SERVES_MASKED};
     for (int i = 0; i < 2; i++) {
         unsigned made = 1;
         if (hs[i] != NULL &&
-            cuzk__gpu_msm_bases_precompute_fit(hs[i], cuzk__gpu_backend_copies_max,
+            cuzk__gpu_msm_bases_precompute_fit(hs[i], cuzk__gpu_backend_copies_max, serves[i],
                                                total_b / 16, &made) == CUZK_OK &&
             made > 1)
             count_uploads(&cuzk__gpu_backend_uploads.copies, made);

@@ -230,23 +230,6 @@ unsigned cuzk__gpu_msm_bases_copies(const cuzk__gpu_msm_bases *b);
 unsigned cuzk__gpu_msm_bases_window(const cuzk__gpu_msm_bases *b, size_t n, int masked,
                                     size_t npts, unsigned *copies);
 
-/*
- * As many copies as pay and fit, for a caller that keeps the handle for many
- * calls: the most copies k <= max_copies that an MSM of all the handle's
- * points would read (the cost model's choice) and whose memory (k x n
- * points while the old array still exists, at most an eighth of the
- * device's) fits beside `keep` bytes left free and the growth of the work
- * area that such an MSM is estimated to need over the area reserved now.
- * *made = the copies the handle keeps afterwards: 1 when none pay or fit
- * (the handle as it was, no error), unchanged when it has copies already.
- * Errors: CUZK_ERR_INVALID_ARG (b or made NULL, max_copies 0), and a
- * device failure as cuzk__gpu_msm_bases_precompute's (the handle as it was).
- */
-CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_msm_bases_precompute_fit(cuzk__gpu_msm_bases *b,
-                                                                       unsigned max_copies,
-                                                                       size_t keep,
-                                                                       unsigned *made);
-
 /* Copies bases [0, n) back to the host (tests). */
 CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_msm_bases_download(const cuzk__gpu_msm_bases *b,
                                                                  uint64_t *bases, size_t n);
@@ -280,6 +263,27 @@ void cuzk__gpu_msm_bases_restore_level_budget(cuzk__gpu_msm_bases *b, size_t byt
 /* What a handle serves, for cuzk__gpu_msm_bases_fit_work's estimate. */
 #define CUZK__GPU_MSM_SERVES_MSM 1u    /* MSMs of scalars on the device */
 #define CUZK__GPU_MSM_SERVES_MASKED 2u /* masked MSMs and batch-adds, bitmaps on the device */
+
+/*
+ * As many copies as pay and fit, for a caller that keeps the handle for many
+ * calls: the most copies k <= max_copies that the calls the handle serves
+ * (CUZK__GPU_MSM_SERVES_*, below: an MSM of all its points; a masked MSM
+ * of as many points as its largest so far, none before one has run) would
+ * read (the cost model's choice), and whose memory (k x n points while the
+ * old array still exists, at most an eighth of the device's) fits beside
+ * `keep` bytes left free and the growth of the work area those calls are
+ * estimated to need over the area reserved now. *made = the copies the
+ * handle keeps afterwards: 1 when none pay or fit (the handle as it was, no
+ * error), unchanged when it has copies already. Errors: CUZK_ERR_INVALID_ARG
+ * (b or made NULL, max_copies 0, unknown serves bits), and a device failure
+ * as cuzk__gpu_msm_bases_precompute's (the handle as it was).
+ */
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_msm_bases_precompute_fit(cuzk__gpu_msm_bases *b,
+                                                                       unsigned max_copies,
+                                                                       unsigned serves,
+                                                                       size_t keep,
+                                                                       unsigned *made);
+
 
 /* Room beside the MSMs for a caller that needs `room` bytes free, with
  * `free_now` free: the handles hs[0..nh) (nh <= 8) share one work area,

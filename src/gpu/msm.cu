@@ -2379,9 +2379,11 @@ extern "C" unsigned cuzk__gpu_msm_bases_window(const cuzk__gpu_msm_bases *b, siz
 }
 
 extern "C" cuzk_status cuzk__gpu_msm_bases_precompute_fit(cuzk__gpu_msm_bases *b,
-                                                        unsigned max_copies, size_t keep,
-                                                        unsigned *made) {
-    if (!b || !made || max_copies == 0) return CUZK_ERR_INVALID_ARG;
+                                                        unsigned max_copies, unsigned serves,
+                                                        size_t keep, unsigned *made) {
+    if (!b || !made || max_copies == 0 ||
+        (serves & ~(CUZK__GPU_MSM_SERVES_MSM | CUZK__GPU_MSM_SERVES_MASKED)) != 0)
+        return CUZK_ERR_INVALID_ARG;
     *made = b->copies;
     if (b->copies > 1 || max_copies < 2) return CUZK_OK;
     size_t free_b = 0, total_b = 0;
@@ -2393,12 +2395,18 @@ extern "C" cuzk_status cuzk__gpu_msm_bases_precompute_fit(cuzk__gpu_msm_bases *b
         cuzk__gpu_msm_bases t = *b; /* the handle as it would be with k copies */
         t.copies = k;
         t.copies_c = c;
+        /* read by the calls it serves: an MSM of all its points, or of as many
+         * as its largest masked MSM so far had */
         msm_plan p;
-        if (plan_make(p, &t, b->n, false, b->n) != CUZK_OK || p.k != k) continue; /* unread */
+        const bool plain = (serves & CUZK__GPU_MSM_SERVES_MSM) &&
+                           plan_make(p, &t, b->n, false, b->n) == CUZK_OK && p.k == k;
+        const bool masked = (serves & CUZK__GPU_MSM_SERVES_MASKED) && b->masked_npts &&
+                            plan_make(p, &t, b->n, true, b->masked_npts) == CUZK_OK && p.k == k;
+        if (!plain && !masked) continue;
         /* the new array is made while the old one still exists */
         const size_t bytes = (size_t)k * b->n * aff_bytes(b->group);
         if (bytes > total_b / 8) continue;
-        const size_t area = area_estimate(&t, t.ba_budget, CUZK__GPU_MSM_SERVES_MSM);
+        const size_t area = area_estimate(&t, t.ba_budget, serves);
         if (area == 0) continue;
         const size_t grow = area > reserved ? area - reserved : 0;
         if (free_b < keep || free_b - keep < bytes || free_b - keep - bytes < grow) continue;

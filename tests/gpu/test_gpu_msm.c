@@ -480,21 +480,35 @@ static void msm_cfg_reset(void) {
         }                                                                                     \
         CHECK(cuzk__gpu_msm_bases_precompute(h, 0) == CUZK_ERR_INVALID_ARG);                  \
         CHECK(cuzk__gpu_msm_bases_precompute(NULL, 2) == CUZK_ERR_INVALID_ARG);               \
-        /* as many as pay and fit: all 4 beside nothing kept, none beside all */              \
+        /* as many as pay and fit: all 4 beside nothing kept, none beside all */             \
         unsigned made = 0;                                                                    \
+        const unsigned all = CUZK__GPU_MSM_SERVES_MSM;                                        \
         CHECK(cuzk__gpu_msm_bases_precompute(h, 1) == CUZK_OK);                               \
-        CHECK(cuzk__gpu_msm_bases_precompute_fit(h, 4, SIZE_MAX, &made) == CUZK_OK);          \
-        CHECK(made == 1 && cuzk__gpu_msm_bases_copies(h) == 1);                               \
-        CHECK(cuzk__gpu_msm_bases_precompute_fit(h, 4, 0, &made) == CUZK_OK);                 \
-        CHECK(made == 4 && cuzk__gpu_msm_bases_copies(h) == 4);                               \
+        st = cuzk__gpu_msm_bases_precompute_fit(h, 4, all, SIZE_MAX, &made);                  \
+        CHECK(st == CUZK_OK && made == 1 && cuzk__gpu_msm_bases_copies(h) == 1);              \
+        st = cuzk__gpu_msm_bases_precompute_fit(h, 4, all, 0, &made);                         \
+        CHECK(st == CUZK_OK && made == 4 && cuzk__gpu_msm_bases_copies(h) == 4);              \
         if (k) {                                                                              \
             make_scalars(k, nmax);                                                            \
             g##_check_msm(h, (const uint64_t(*)[4])k, nmax, NULL, "4 copies, fitted");        \
         }                                                                                     \
-        CHECK(cuzk__gpu_msm_bases_precompute_fit(h, 8, 0, &made) == CUZK_OK && made == 4);    \
-        CHECK(cuzk__gpu_msm_bases_precompute_fit(h, 0, 0, &made) == CUZK_ERR_INVALID_ARG);    \
-        CHECK(cuzk__gpu_msm_bases_precompute_fit(NULL, 4, 0, &made) == CUZK_ERR_INVALID_ARG); \
-        CHECK(cuzk__gpu_msm_bases_precompute_fit(h, 4, 0, NULL) == CUZK_ERR_INVALID_ARG);     \
+        st = cuzk__gpu_msm_bases_precompute_fit(h, 8, all, 0, &made); /* has them: as is */   \
+        CHECK(st == CUZK_OK && made == 4);                                                    \
+        CHECK(cuzk__gpu_msm_bases_precompute_fit(h, 0, all, 0, &made) == CUZK_ERR_INVALID_ARG); \
+        CHECK(cuzk__gpu_msm_bases_precompute_fit(h, 4, 4u, 0, &made) == CUZK_ERR_INVALID_ARG); \
+        CHECK(cuzk__gpu_msm_bases_precompute_fit(NULL, 4, all, 0, &made) ==                   \
+              CUZK_ERR_INVALID_ARG);                                                          \
+        CHECK(cuzk__gpu_msm_bases_precompute_fit(h, 4, all, 0, NULL) == CUZK_ERR_INVALID_ARG); \
+        /* a handle serving masked MSMs, none run yet: nothing to decide by */                \
+        cuzk__gpu_msm_bases *h2 = NULL;                                                       \
+        st = cuzk__gpu_msm_bases_upload(&h2, GG, (const uint64_t *)g##_bases, nmax);          \
+        CHECK(st == CUZK_OK);                                                                 \
+        if (st == CUZK_OK) {                                                                  \
+            st = cuzk__gpu_msm_bases_precompute_fit(h2, 4, CUZK__GPU_MSM_SERVES_MASKED, 0,    \
+                                                    &made);                                   \
+            CHECK(st == CUZK_OK && made == 1 && cuzk__gpu_msm_bases_copies(h2) == 1);         \
+        }                                                                                     \
+        cuzk__gpu_msm_bases_free(h2);                                                         \
         free(k);                                                                              \
         free(mask);                                                                           \
         free(back);                                                                           \
