@@ -267,7 +267,7 @@ void cuzk__gpu_msm_bases_restore_level_budget(cuzk__gpu_msm_bases *b, size_t byt
 /*
  * As many copies as pay and fit, for a caller that keeps the handle for many
  * calls: the most copies k <= max_copies that the calls the handle serves
- * (CUZK__GPU_MSM_SERVES_*, below: an MSM of all its points; a masked MSM
+ * (CUZK__GPU_MSM_SERVES_*, above: an MSM of all its points; a masked MSM
  * of as many points as its largest so far, none before one has run) would
  * read (the cost model's choice), and whose memory (k x n points while the
  * old array still exists, at most an eighth of the device's) fits beside
@@ -283,7 +283,6 @@ CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_msm_bases_precompute_fit(cuzk__gpu
                                                                        unsigned serves,
                                                                        size_t keep,
                                                                        unsigned *made);
-
 
 /* Room beside the MSMs for a caller that needs `room` bytes free, with
  * `free_now` free: the handles hs[0..nh) (nh <= 8) share one work area,
