@@ -814,8 +814,8 @@ static void test_zkey_sample(void) {
 /*
  * Shifted copies of H's and L's bases made after a key's first proof
  * (key_copies; the cost model has them pay for a handle's own size at 2^14
- * too): the later proofs still equal the CPU's, bellman and snarkjs keys
- * alike.
+ * too, where its calls read them): the later proofs still equal the CPU's,
+ * bellman and snarkjs keys alike.
  */
 static void test_copies(void) {
     const unsigned after = cuzk__gpu_backend_copies_after, most = cuzk__gpu_backend_copies_max;
@@ -829,7 +829,10 @@ static void test_copies(void) {
     const uint64_t zkey = cuzk__gpu_backend_uploads.copies - c0;
     printf("  copies made: bellman 2^14 %llu, snarkjs sample %llu\n", (unsigned long long)bellman,
            (unsigned long long)zkey);
-    CHECK(bellman >= 2); /* H's at least: its MSM has all of its points */
+    /* H's at least: its MSM has all of its points (L's masked MSMs, here, too
+     * few: bellman 4, the sample 8 on the H200) */
+    CHECK(bellman >= 2);
+    CHECK(zkey >= 2);
     /* a key that is never asked makes none */
     cuzk__gpu_backend_copies_after = 0;
     c0 = cuzk__gpu_backend_uploads.copies;
