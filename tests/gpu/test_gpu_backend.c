@@ -829,8 +829,9 @@ static void test_copies(void) {
     const uint64_t zkey = cuzk__gpu_backend_uploads.copies - c0;
     printf("  copies made: bellman 2^14 %llu, snarkjs sample %llu\n", (unsigned long long)bellman,
            (unsigned long long)zkey);
-    /* H's at least: its MSM has all of its points (L's masked MSMs, here, too
-     * few: bellman 4, the sample 8 on the H200) */
+    /* H's at least: its MSM has all of its points (on the H200: 4 for the
+     * bellman key, whose L MSMs have too few points to read them; 8 for the
+     * sample, H's and C's) */
     CHECK(bellman >= 2);
     CHECK(zkey >= 2);
     /* a key that is never asked makes none */
