@@ -170,17 +170,23 @@ static __device__ __forceinline__ void fp64_steps(double (&d)[4]) {
 }
 
 /* x[i] = x[i] * y[i], iters times: one dependent chain per thread (two for
- * CHAIN_CIOS2: x[i] and x[i + n/2]); the many resident warps hide the
- * chains' latency. */
+ * CHAIN_CIOS2 and CHAIN_LAZY2: x[i] and x[i + n/2]); at full occupancy the
+ * many resident warps hide the chains' latency (the lazy rows also run at
+ * the MSM level kernel's occupancy). */
 template <class E, int MODE>
 static __global__ void mul_chain_kernel(E *x, const E *y, size_t n, unsigned iters) {
     const size_t stride = (size_t)gridDim.x * blockDim.x;
-    if constexpr (MODE == CHAIN_MUL) {
+    if constexpr (MODE == CHAIN_MUL || MODE == CHAIN_LAZY) {
         for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
             E a = load(x + i);
             const E b = load(y + i);
 #pragma unroll 1
-            for (unsigned k = 0; k < iters; k++) mul(a, a, b);
+            for (unsigned k = 0; k < iters; k++) {
+                if constexpr (MODE == CHAIN_LAZY)
+                    mul_lazy(a, a, b);
+                else
+                    mul(a, a, b);
+            }
             store(x + i, a);
         }
     } else if constexpr (MODE == CHAIN_FP64 || MODE == CHAIN_CIOS_FP64) {
@@ -197,14 +203,6 @@ static __global__ void mul_chain_kernel(E *x, const E *y, size_t n, unsigned ite
             }
 #pragma unroll
             for (int q = 0; q < 4; q++) a.v[q] ^= (uint32_t)(long long)d[q]; /* keep d live */
-            store(x + i, a);
-        }
-    } else if constexpr (MODE == CHAIN_LAZY) {
-        for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-            E a = load(x + i);
-            const E b = load(y + i);
-#pragma unroll 1
-            for (unsigned k = 0; k < iters; k++) mul_lazy(a, a, b);
             store(x + i, a);
         }
     } else {
