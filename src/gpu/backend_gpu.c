@@ -118,8 +118,7 @@ typedef struct {
     uint64_t *ld_bad;         /* device: a decode's first refused point */
     struct enc_upload *ld_up; /* the loader's buffers, freed by loader_reap */
     uint64_t proofs;       /* proofs done */
-    uint64_t copies_after; /* key_copies after this many (0: never) */
-    int copies_tried;      /* key_copies has run (once a key) */
+    uint64_t copies_after; /* key_copies after this many (0: never, or done) */
     /* proof constants */
     cuzk_g1_aff alpha1, beta1, delta1;
     cuzk_g2_aff beta2, delta2;
@@ -1410,9 +1409,9 @@ static cuzk_status gpu_prove_start(cuzk_backend *be, cuzk_backend_job **out,
     const double t1 = now_ms();
     if (st == CUZK_OK) k->proofs++;
     /* the copies take what room is left once the slot is settled; not this proof's time */
-    if (st == CUZK_OK && !k->copies_tried && k->copies_after != 0 &&
-        k->proofs >= k->copies_after && !staging_open) {
-        k->copies_tried = 1;
+    if (st == CUZK_OK && k->copies_after != 0 && k->proofs >= k->copies_after &&
+        !staging_open) {
+        k->copies_after = 0; /* once a key */
         key_copies(k);
     }
     pthread_mutex_unlock(&k->lock);

@@ -1318,7 +1318,6 @@ static unsigned grid(size_t threads, unsigned block) {
 static constexpr unsigned BUCKET_COST = 4, BUCKET_COST_COPIES = 8;
 unsigned cuzk__gpu_msm_bucket_cost = 0;
 
-
 /* kb: the model's bucket cost, unless cuzk__gpu_msm_bucket_cost sets it */
 static double window_cost(size_t n, unsigned c, unsigned k, unsigned kb) {
     if (cuzk__gpu_msm_bucket_cost) kb = cuzk__gpu_msm_bucket_cost;
