@@ -951,6 +951,37 @@ __device__ __forceinline__ void sub_lazy(fe<P> &r, const fe<P> &a, const fe<P> &
     r.v[N - 1] = addc(t[N - 1], mod2<P>(N - 1) & mask);
 }
 
+/* r = a + b with no reduction, for a + b < 2^(32N): a product's lazy
+ * operand (canonical a, b give r < 2m). */
+template <class P>
+__device__ __forceinline__ void add_noreduce(fe<P> &r, const fe<P> &a, const fe<P> &b) {
+    constexpr int N = P::N;
+    r.v[0] = add_cc(a.v[0], b.v[0]);
+#pragma unroll
+    for (int i = 1; i < N - 1; i++) r.v[i] = addc_cc(a.v[i], b.v[i]);
+    r.v[N - 1] = addc(a.v[N - 1], b.v[N - 1]);
+}
+
+/* r = m - a for a <= m: -a with no zero test (0 gives m, which a lazy value
+ * may be). */
+template <class P>
+__device__ __forceinline__ void neg_lazy(fe<P> &r, const fe<P> &a) {
+    constexpr int N = P::N;
+    r.v[0] = sub_cc(P::mod(0), a.v[0]);
+#pragma unroll
+    for (int i = 1; i < N - 1; i++) r.v[i] = subc_cc(P::mod(i), a.v[i]);
+    r.v[N - 1] = subc(P::mod(N - 1), a.v[N - 1]);
+}
+
+/* r = a + (m - b) for b <= m and a + m < 2^(32N): a - b as a lazy value
+ * with no conditional step (canonical a, b give r in (0, 2m)). */
+template <class P>
+__device__ __forceinline__ void sub_plus_m(fe<P> &r, const fe<P> &a, const fe<P> &b) {
+    fe<P> t;
+    neg_lazy(t, b);
+    add_noreduce(r, a, t);
+}
+
 /* The canonical value of a lazy one (a < 2m). */
 template <class P>
 __device__ __forceinline__ void reduce_lazy(fe<P> &r, const fe<P> &a) {

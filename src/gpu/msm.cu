@@ -846,18 +846,39 @@ static __device__ __forceinline__ void cp_async_wait_all() {
 }
 
 /* Resident level blocks per SM that the registers must allow: G1's level
- * kernel needs ~175 registers unbounded, 168 gives it 3 blocks (12 warps). */
+ * kernel fits 128 registers for 4 blocks (16 warps, with its stages in 221
+ * KB of shared memory), where holding its points in registers had needed
+ * ~164 for 3; at 16 warps a chain of products runs at the full rate, at 12
+ * at 87% of it (test_gpu_ff --bench, doc/perf.md session 22). */
 template <class F>
-constexpr int BA_MIN_BLOCKS = sizeof(F) <= 48 ? 3 : 1;
+constexpr int BA_MIN_BLOCKS = sizeof(F) <= 48 ? 4 : 1;
 
-/* A level thread's shared-memory slot: its next slot's inputs, copied ahead
- * by its warp (ba_fetch_warp; the forward pass uses a.x and b.x only), and
- * the prefix, copied by the thread itself. */
+/* A level thread's shared-memory slot: its slots' inputs, copied ahead by
+ * its warp (ba_fetch_warp; the forward pass uses a[0].x and b[0].x only,
+ * the backward pass both buffers in turn, reading each coordinate where it
+ * is used), and the prefix, copied by the thread itself. */
 template <class F>
 struct ba_stage {
-    aff_pt<F> a, b;
+    aff_pt<F> a[2], b[2];
     F pre;
 };
+
+/* A read of a stage where it is used: asm volatile, so that the compiler
+ * neither merges two reads of one coordinate (keeping it live across the
+ * step's calls) nor hoists them. */
+template <class E>
+static __device__ __forceinline__ E ba_lds(const E &s) {
+    static_assert(sizeof(E) % 16 == 0, "element size");
+    E r;
+    const uint32_t a = (uint32_t)__cvta_generic_to_shared(&s);
+    uint4 *d = reinterpret_cast<uint4 *>(&r);
+#pragma unroll
+    for (unsigned k = 0; k < sizeof(E) / 16; k++)
+        asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
+                     : "=r"(d[k].x), "=r"(d[k].y), "=r"(d[k].z), "=r"(d[k].w)
+                     : "r"(a + 16 * k));
+    return r;
+}
 
 /* The bin of a level thread's current slot, with its bounds in registers
  * (reloaded only when the slot crosses into another bin). */
@@ -941,8 +962,9 @@ static constexpr uint32_t BA_NONE = 0xffffffffu;
  * requests it tracks, not by the bytes. Every lane of the warp must call this.
  */
 template <class F, bool X_ONLY>
-static __device__ __forceinline__ void ba_fetch_warp(ba_stage<F> *ws, const aff_pt<F> *src,
-                                                     uint32_t ia, uint32_t ib) {
+static __device__ __forceinline__ void ba_fetch_warp(ba_stage<F> *ws, unsigned buf,
+                                                     const aff_pt<F> *src, uint32_t ia,
+                                                     uint32_t ib) {
     constexpr unsigned W = (X_ONLY ? sizeof(F) : sizeof(aff_pt<F>)) / 16; /* pieces per point */
     /* read here, not hoisted: the (q, piece) pairs of every access kept live
      * across the slot loop would cost ~2 W registers (spills in G1's level) */
@@ -954,9 +976,17 @@ static __device__ __forceinline__ void ba_fetch_warp(ba_stage<F> *ws, const aff_
         for (unsigned k = 0; k < W; k++) {
             const unsigned w = 32 * k + lane, q = w / W, piece = w % W; /* q: the lane served */
             const uint32_t idx = __shfl_sync(0xffffffffu, h ? ib : ia, q);
+            /* X_ONLY: a lane with a lone point (no b) gets that point's y in
+             * b's turn, so that its forward pass passes the point on without
+             * a load of its own (one lane's load held its warp in ~40% of
+             * the steps: doc/perf.md, session 19) */
+            const uint32_t lone = X_ONLY && h ? __shfl_sync(0xffffffffu, ia, q) : BA_NONE;
             if (idx != BA_NONE)
-                cp_async16(reinterpret_cast<uint4 *>(h ? &ws[q].b : &ws[q].a) + piece,
+                cp_async16(reinterpret_cast<uint4 *>(h ? &ws[q].b[buf] : &ws[q].a[buf]) + piece,
                            reinterpret_cast<const uint4 *>(src + idx) + piece);
+            else if (lone != BA_NONE)
+                cp_async16(reinterpret_cast<uint4 *>(&ws[q].a[buf]) + W + piece,
+                           reinterpret_cast<const uint4 *>(src + lone) + W + piece);
         }
     }
 }
@@ -966,7 +996,7 @@ static __device__ __forceinline__ void ba_fetch_warp(ba_stage<F> *ws, const aff_
  * has_b whether the second is in the bin. Every lane of the warp calls it. */
 template <class F, bool ENTRIES, bool FWD, bool X_ONLY>
 static __device__ __forceinline__ uint32_t
-ba_queue_warp(ba_stage<F> *ws, ba_bin &bin, const uint32_t *__restrict__ off_in,
+ba_queue_warp(ba_stage<F> *ws, unsigned buf, ba_bin &bin, const uint32_t *__restrict__ off_in,
               const uint32_t *__restrict__ off_out, uint32_t o, bool active,
               const aff_pt<F> *bases, const uint32_t *vals, const aff_pt<F> *in, bool &has_b,
               bool &a_neg, bool &b_neg) {
@@ -974,10 +1004,11 @@ ba_queue_warp(ba_stage<F> *ws, ba_bin &bin, const uint32_t *__restrict__ off_in,
     has_b = false;
     if (active) {
         ba_slot<FWD>(bin, off_in, off_out, o, ia, has_b);
-        sa = ba_index<ENTRIES>(vals, ia, &a_neg);
+        /* a lone point was passed on by the forward pass: nothing to copy back */
+        if (FWD || has_b) sa = ba_index<ENTRIES>(vals, ia, &a_neg);
         if (has_b) sb = ba_index<ENTRIES>(vals, ia + 1, &b_neg);
     }
-    ba_fetch_warp<F, X_ONLY>(ws, ENTRIES ? bases : in, sa, sb);
+    ba_fetch_warp<F, X_ONLY>(ws, buf, ENTRIES ? bases : in, sa, sb);
     return ia;
 }
 
@@ -1022,13 +1053,35 @@ static __device__ __forceinline__ void ba_sqr(F &r, const F &a) {
     else
         fsqr(r, a);
 }
-/* r = a + b for canonical a, b: lazy for G1 */
+/* r = a + b for canonical a, b: for G1 unreduced (< 2p, a product's operand) */
 template <class F>
 static __device__ __forceinline__ void ba_add_xs(F &r, const F &a, const F &b) {
     if constexpr (BA_LAZY<F>)
-        add_lazy(r, a, b);
+        add_noreduce(r, a, b);
     else
         add(r, a, b);
+}
+/* r = a - b for canonical a, b as a product's operand: for G1 a + p - b in
+ * (0, 2p), with no conditional step */
+template <class F>
+static __device__ __forceinline__ void ba_diff(F &r, const F &a, const F &b) {
+    if constexpr (BA_LAZY<F>)
+        sub_plus_m(r, a, b);
+    else
+        sub(r, a, b);
+}
+/* A staged point's y with its digit's sign applied: for G1 p - y when
+ * negated (in [0, p], no zero test), canonical for G2. */
+template <class F>
+static __device__ __forceinline__ F ba_y(const aff_pt<F> &s, bool neg) {
+    F y = ba_lds(s.y);
+    if (neg) {
+        if constexpr (BA_LAZY<F>)
+            neg_lazy(y, y);
+        else
+            cuzk_gpu::neg(y, y);
+    }
+    return y;
 }
 /* r = a - b, both lazy for G1 */
 template <class F>
@@ -1063,9 +1116,14 @@ static __device__ __forceinline__ void ba_canon(F &r) {
  * (ba_fetch_warp), so the lanes step through their slots in lockstep: a lane
  * with one slot fewer idles through the last step, and in a last run
  * shorter than 32 slots the lanes without one idle through every step. The bin
- * bounds stay in registers. The forward pass needs only the x coordinates:
- * both nonzero and different is an addition (what ba_kind decides for them);
- * anything else (an odd last point, x = 0, equal x) loads the points and
+ * bounds stay in registers. Each pass's stages are double-buffered: slot j's
+ * inputs in buffer j % 2 while slot j + 1's (j - 1's going back) are copied
+ * into the other, each coordinate read where it is used, so that no point
+ * is held in registers across the step's calls: G1's kernel fits 128
+ * registers and 4 blocks an SM (it needed ~164 for 3). The forward pass
+ * needs only the x coordinates: both nonzero and different is an addition
+ * (what ba_kind decides for them); a lone last point of its bin (copied
+ * whole) is passed on; anything else (x = 0, equal x) loads the points and
  * asks ba_kind, as the backward pass does.
  */
 template <class F, bool ENTRIES>
@@ -1095,31 +1153,37 @@ static __global__ void __launch_bounds__(HEAVY_THREADS, BA_MIN_BLOCKS<F>)
     F acc;
     set_one(acc);
     bool nhb, na_neg = false, nb_neg = false;
-    uint32_t nia = ba_queue_warp<F, ENTRIES, true, true>(ws, bin, off_in, off_out, o0, cnt > 0,
+    uint32_t nia = ba_queue_warp<F, ENTRIES, true, true>(ws, 0, bin, off_in, off_out, o0, cnt > 0,
                                                          bases, vals, in, nhb, na_neg, nb_neg);
     cp_async_commit();
     for (uint32_t j = 0; j < steps; j++) {
         const uint32_t o = o0 + 32 * j, ia = nia;
-        const bool has_b = nhb;
+        const bool has_b = nhb, a_neg = na_neg;
         cp_async_wait_all();
-        __syncwarp(); /* every lane's copies into the stages have landed */
-        const F ax = sl.a.x, bx = has_b ? sl.b.x : ax;
-        __syncwarp(); /* every lane has read its stage */
+        /* every lane's copies into buffer j % 2 have landed, and every lane
+         * has finished with the other buffer (the step before) */
+        __syncwarp();
         if (j + 1 < steps) { /* the next slot's loads, in flight during this slot's work */
-            nia = ba_queue_warp<F, ENTRIES, true, true>(ws, bin, off_in, off_out, o + 32,
-                                                        j + 1 < cnt, bases, vals, in, nhb, na_neg,
-                                                        nb_neg);
+            nia = ba_queue_warp<F, ENTRIES, true, true>(ws, (j + 1) & 1, bin, off_in, off_out,
+                                                        o + 32, j + 1 < cnt, bases, vals, in, nhb,
+                                                        na_neg, nb_neg);
             cp_async_commit();
         }
         if (j >= cnt) continue;
+        const aff_pt<F> &sa = sl.a[j & 1];
+        if (!has_b) { /* a lone point, copied whole: passed on (infinity too) */
+            st16(out + o, ba_arrived(ba_lds(sa), a_neg));
+            continue;
+        }
+        const F ax = ba_lds(sa.x), bx = ba_lds(sl.b[j & 1].x);
         F d;
-        sub(d, bx, ax);
+        ba_diff(d, bx, ax);
         int kind = BA_ADD;
         aff_pt<F> a, b;
-        if (!has_b || is_zero(ax) || is_zero(bx) || is_zero(d)) { /* rare: the points decide */
+        if (is_zero(ax) || is_zero(bx) || fe_equal(ax, bx)) { /* rare: the points decide */
             a = ba_load<F, ENTRIES>(bases, vals, in, ia);
-            b = has_b ? ba_load<F, ENTRIES>(bases, vals, in, ia + 1) : a;
-            kind = ba_kind(a, b, has_b, d);
+            b = ba_load<F, ENTRIES>(bases, vals, in, ia + 1);
+            kind = ba_kind(a, b, true, d);
         }
         if (kind >= BA_ADD) {
             st16(&out[o].x, acc); /* prefix: product of the denominators before this one */
@@ -1138,50 +1202,56 @@ static __global__ void __launch_bounds__(HEAVY_THREADS, BA_MIN_BLOCKS<F>)
     /* backward from the last step; the bin is the lane's last slot's, and the
      * prefixes were written by this lane (above) */
     uint32_t j = steps - 1;
-    ba_queue_warp<F, ENTRIES, false, false>(ws, bin, off_in, off_out, o0 + 32 * j, j < cnt, bases,
-                                            vals, in, nhb, na_neg, nb_neg);
+    ba_queue_warp<F, ENTRIES, false, false>(ws, j & 1, bin, off_in, off_out, o0 + 32 * j, j < cnt,
+                                            bases, vals, in, nhb, na_neg, nb_neg);
     if (j < cnt) cp_async(&sl.pre, &out[o0 + 32 * j].x);
     cp_async_commit();
     for (;; j--) {
         const uint32_t o = o0 + 32 * j;
-        const bool has_b = nhb;
+        const bool has_b = nhb, a_neg = na_neg, b_neg = nb_neg;
         cp_async_wait_all();
-        __syncwarp();
-        const aff_pt<F> a = ba_arrived(sl.a, na_neg);
-        const aff_pt<F> b = has_b ? ba_arrived(sl.b, nb_neg) : a;
+        __syncwarp(); /* as in the forward pass */
         const F pre = sl.pre;
-        __syncwarp();
-        if (j > 0) { /* the previous slot's loads */
-            ba_queue_warp<F, ENTRIES, false, false>(ws, bin, off_in, off_out, o - 32, j - 1 < cnt,
-                                                    bases, vals, in, nhb, na_neg, nb_neg);
+        if (j > 0) { /* the previous slot's loads, into the other buffer */
+            ba_queue_warp<F, ENTRIES, false, false>(ws, (j - 1) & 1, bin, off_in, off_out, o - 32,
+                                                    j - 1 < cnt, bases, vals, in, nhb, na_neg,
+                                                    nb_neg);
             /* per lane: copying the prefixes together (adjacent slots, not scattered)
              * was 1% slower (session 12) */
             if (j - 1 < cnt) cp_async(&sl.pre, &out[o - 32].x);
             cp_async_commit();
         }
-        if (j < cnt) {
+        if (j < cnt && has_b) { /* a lone point was written in the forward pass */
+            const aff_pt<F> &sa = sl.a[j & 1], &sb = sl.b[j & 1];
             F d;
-            const int kind = ba_kind(a, b, has_b, d);
+            int kind = BA_ADD;
+            {
+                const F ax = ba_lds(sa.x), bx = ba_lds(sb.x);
+                ba_diff(d, bx, ax);
+                if (is_zero(ax) || is_zero(bx) || fe_equal(ax, bx)) /* as forward */
+                    kind = ba_kind(ba_arrived(ba_lds(sa), a_neg), ba_arrived(ba_lds(sb), b_neg),
+                                   true, d);
+            }
             if (kind >= BA_ADD) { /* the others were written in the forward pass */
                 F id, num, l, t2;
                 /* 1 / d, and 1 / (the product of the denominators before) */
                 ba_mul2(id, acc, pre, acc, acc, d);
                 if (kind == BA_ADD) {
-                    sub(num, b.y, a.y);
+                    ba_diff(num, ba_y(sb, b_neg), ba_y(sa, a_neg));
                 } else {
-                    fsqr(t2, a.x);
+                    fsqr(t2, ba_lds(sa.x));
                     add(num, t2, t2);
                     add(num, num, t2);
                 }
                 ba_mul(l, num, id);
                 aff_pt<F> r;
-                ba_add_xs(t2, a.x, b.x); /* beside the squaring, not after it */
+                ba_add_xs(t2, ba_lds(sa.x), ba_lds(sb.x)); /* beside the squaring */
                 ba_sqr(r.x, l);
                 ba_sub(r.x, r.x, t2);
                 ba_canon(r.x);
-                sub(t2, a.x, r.x);
+                ba_diff(t2, ba_lds(sa.x), r.x);
                 ba_mul(r.y, l, t2);
-                ba_sub(r.y, r.y, a.y);
+                ba_sub(r.y, r.y, ba_y(sa, a_neg));
                 ba_canon(r.y);
                 st16(out + o, r);
             }
@@ -2009,8 +2079,8 @@ static cudaError_t occupancy(int *acc, int *ba) {
             &a2, accumulate_kernel<F, typename for_field<F, mul_lazy_call>::type>, HEAVY_THREADS,
             0);
     if (a2 < a1) a1 = a2;
-    /* G2's slots take 60 KiB a block, past the 48 KiB a launch gets unasked;
-     * both level kernels share one occupancy */
+    /* the stages take 54 KiB a block for G1 and 108 KiB for G2, past the 48
+     * KiB a launch gets unasked; both level kernels share one occupancy */
     const int smem = (int)ba_smem_bytes<F>();
     const void *lk[2] = {(const void *)ba_level_kernel<F, true>,
                          (const void *)ba_level_kernel<F, false>};
@@ -2018,6 +2088,9 @@ static cudaError_t occupancy(int *acc, int *ba) {
     for (int k = 0; k < 2 && e == cudaSuccess; k++) {
         int bk = 0;
         e = cudaFuncSetAttribute(lk[k], cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+        if (e == cudaSuccess) /* the blocks' stages take most of an SM's shared memory */
+            e = cudaFuncSetAttribute(lk[k], cudaFuncAttributePreferredSharedMemoryCarveout,
+                                     cudaSharedmemCarveoutMaxShared);
         if (e == cudaSuccess)
             e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&bk, lk[k], HEAVY_THREADS, smem);
         if (k == 0 || bk < bmin) bmin = bk;

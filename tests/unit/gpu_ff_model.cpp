@@ -95,6 +95,14 @@ MODEL_OP1(fp_sqr_lazy, fp_t, sqr_lazy)
 MODEL_OP2(fp_add_lazy, fp_t, add_lazy)
 MODEL_OP2(fp_sub_lazy, fp_t, sub_lazy)
 MODEL_OP1(fp_reduce_lazy, fp_t, reduce_lazy)
+/* G1's batch-affine levels: canonical inputs to lazy operands, with no
+ * conditional step */
+MODEL_OP2(fr_add_noreduce, fr_t, add_noreduce)
+MODEL_OP2(fr_sub_plus_m, fr_t, sub_plus_m)
+MODEL_OP1(fr_neg_lazy, fr_t, neg_lazy)
+MODEL_OP2(fp_add_noreduce, fp_t, add_noreduce)
+MODEL_OP2(fp_sub_plus_m, fp_t, sub_plus_m)
+MODEL_OP1(fp_neg_lazy, fp_t, neg_lazy)
 /* the inversions (ec.cuh inv: Fermat), which the batch-affine levels and
  * the XYZZ-to-affine conversions share out among their batches */
 MODEL_OP1(fp_inv, fp_t, inv)

@@ -41,6 +41,12 @@ void cuzk_model_fp_add_lazy(uint64_t r[6], const uint64_t a[6], const uint64_t b
 void cuzk_model_fp_sub_lazy(uint64_t r[6], const uint64_t a[6], const uint64_t b[6]);
 void cuzk_model_fp_reduce_lazy(uint64_t r[6], const uint64_t a[6]);
 int cuzk_model_fp_is_zero_lazy(const uint64_t a[6]);
+void cuzk_model_fr_add_noreduce(uint64_t r[4], const uint64_t a[4], const uint64_t b[4]);
+void cuzk_model_fr_sub_plus_m(uint64_t r[4], const uint64_t a[4], const uint64_t b[4]);
+void cuzk_model_fr_neg_lazy(uint64_t r[4], const uint64_t a[4]);
+void cuzk_model_fp_add_noreduce(uint64_t r[6], const uint64_t a[6], const uint64_t b[6]);
+void cuzk_model_fp_sub_plus_m(uint64_t r[6], const uint64_t a[6], const uint64_t b[6]);
+void cuzk_model_fp_neg_lazy(uint64_t r[6], const uint64_t a[6]);
 void cuzk_model_g1_madd_seq(uint64_t out[24], const uint64_t *pts, const uint8_t *neg, size_t n,
                             int lazy);
 void cuzk_model_g2_madd_seq(uint64_t out[48], const uint64_t *pts, const uint8_t *neg, size_t n,
@@ -196,7 +202,9 @@ static bool lazy_ok(const field *f, const uint64_t *got, const uint64_t *want) {
  * canonical, its limb-split one lazy or any 256-bit word (every third
  * input), which it accepts too. Fp (G1's mixed additions): both operands of
  * mul_lazy and sqr_lazy lazy. Then add_lazy, sub_lazy, reduce_lazy and
- * is_zero_lazy (0 and m, the two lazy zeros, among the edge values). */
+ * is_zero_lazy (0 and m, the two lazy zeros, among the edge values), and
+ * the canonical-to-lazy steps of G1's levels (add_noreduce, neg_lazy,
+ * sub_plus_m). */
 static void check_lazy(const field *f, size_t count) {
     uint64_t edges[MAX_COORDS][6];
     const size_t ne = edge_coords(edges, f->m, f->one, f->n), n = f->n;
@@ -237,6 +245,25 @@ static void check_lazy(const field *f, size_t count) {
         for (size_t i = 0; i < n; i++) z |= a[i];
         const int zero = (fr ? cuzk_model_fr_is_zero_lazy : cuzk_model_fp_is_zero_lazy)(al);
         if (zero != (z == 0)) bad++, report("is_zero_lazy", k, al, al, al, a, n);
+        /* from canonical a, b: a + b unreduced (the exact sum), m - a (m for
+         * 0), a + m - b, each a lazy value */
+        static const uint64_t zero6[6] = {0};
+        uint64_t sum[6];
+        memcpy(sum, a, n * 8);
+        add_n(sum, b, n);
+        (fr ? cuzk_model_fr_add_noreduce : cuzk_model_fp_add_noreduce)(got, a, b);
+        cpu_add(f, want, a, b);
+        if (memcmp(got, sum, n * 8) != 0 || !lazy_ok(f, got, want))
+            bad++, report("add_noreduce", k, a, b, got, want, n);
+        (fr ? cuzk_model_fr_neg_lazy : cuzk_model_fp_neg_lazy)(got, a);
+        cpu_sub(f, want, zero6, a);
+        memcpy(sum, f->m, n * 8);
+        sub_n(sum, a, n);
+        if (memcmp(got, sum, n * 8) != 0 || !lazy_ok(f, got, want))
+            bad++, report("neg_lazy", k, a, a, got, want, n);
+        (fr ? cuzk_model_fr_sub_plus_m : cuzk_model_fp_sub_plus_m)(got, a, b);
+        cpu_sub(f, want, a, b);
+        if (!lazy_ok(f, got, want)) bad++, report("sub_plus_m", k, a, b, got, want, n);
     }
     CHECK(bad == 0);
 }
