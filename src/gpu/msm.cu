@@ -854,9 +854,9 @@ template <class F>
 constexpr int BA_MIN_BLOCKS = sizeof(F) <= 48 ? 4 : 1;
 
 /* A level thread's shared-memory slot: its slots' inputs, copied ahead by
- * its warp (ba_fetch_warp; the forward pass uses a[0].x and b[0].x only,
- * the backward pass both buffers in turn, reading each coordinate where it
- * is used), and the prefix, copied by the thread itself. */
+ * its warp (ba_fetch_warp) into buffer j % 2 for slot j, each coordinate
+ * read where it is used (the forward pass takes the x coordinates, and a
+ * lone point's y), and the prefix, copied by the thread itself. */
 template <class F>
 struct ba_stage {
     aff_pt<F> a[2], b[2];
