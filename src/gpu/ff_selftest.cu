@@ -242,7 +242,7 @@ static cuzk_status bench_mul_body(void *d[2], cudaEvent_t ev[2], cuzk__gpu_bench
     fill_kernel<E><<<grid_for(n), THREADS>>>(y, n, 2);
     CUZK__CUDA_TRY(cudaGetLastError());
     /* the lazy rows in blocks of 128 threads, as the MSM's level kernel: n sets
-     * the warps an SM (n = 384 x SMs: its 12) */
+     * the warps an SM (n = 512 x SMs: its 16) */
     const unsigned bt = MODE == CHAIN_LAZY || MODE == CHAIN_LAZY2 ? 128 : THREADS;
     const size_t threads = MODE == CHAIN_CIOS2 || MODE == CHAIN_LAZY2 ? n / 2 : n;
     const unsigned gb = (unsigned)((threads + bt - 1) / bt);

@@ -532,9 +532,9 @@ static void bench(void) {
         {CUZK__GPU_FR_CIOS2, "Fr 2cios", 64, CUZK_TEST_FR_MUL_IMAD, 0},
         {CUZK__GPU_FP64_PROBE, "fma288", 64, 0, 0},
         {CUZK__GPU_FR_CIOS_FP64_PROBE, "cios+288", 64, 0, 0},
-        /* G1's level products (lazy), at full occupancy and at the level kernel's
-         * 12 warps an SM (16 and 24 beside it), one chain a thread or two through the
-         * paired product */
+        /* G1's level products (lazy), at full occupancy and at 12, 16 (the level
+         * kernel's) and 24 warps an SM, one chain a thread or two through the paired
+         * product */
         {CUZK__GPU_FP_LAZY, "Fp lazy", 32, CUZK_TEST_FP_MUL_IMAD, 0},
         {CUZK__GPU_FP_LAZY2, "Fp lazy2", 32, CUZK_TEST_FP_MUL_IMAD, 0},
         {CUZK__GPU_FP_LAZY, "lazy@12w", 4096, CUZK_TEST_FP_MUL_IMAD, 12},
