@@ -257,17 +257,24 @@ __device__ __forceinline__ void reduce_unless(fe<P> &r, const uint32_t (&t)[P::N
     }
 }
 
-/* r = a + b mod m: N-limb add (a + b < 2m < 2^(32N), no carry out), then
- * one conditional subtraction. */
+/* r = a + b with no reduction, for a + b < 2^(32N): a product's lazy
+ * operand (canonical a, b give r < 2m). */
+template <class P>
+__device__ __forceinline__ void add_noreduce(fe<P> &r, const fe<P> &a, const fe<P> &b) {
+    constexpr int N = P::N;
+    r.v[0] = add_cc(a.v[0], b.v[0]);
+#pragma unroll
+    for (int i = 1; i < N - 1; i++) r.v[i] = addc_cc(a.v[i], b.v[i]);
+    r.v[N - 1] = addc(a.v[N - 1], b.v[N - 1]);
+}
+
+/* r = a + b mod m: the sum (a + b < 2m < 2^(32N), no carry out), then one
+ * conditional subtraction. */
 template <class P>
 __device__ __forceinline__ void add(fe<P> &r, const fe<P> &a, const fe<P> &b) {
-    constexpr int N = P::N;
-    uint32_t t[N];
-    t[0] = add_cc(a.v[0], b.v[0]);
-#pragma unroll
-    for (int i = 1; i < N - 1; i++) t[i] = addc_cc(a.v[i], b.v[i]);
-    t[N - 1] = addc(a.v[N - 1], b.v[N - 1]);
-    reduce_once(r, t);
+    fe<P> t;
+    add_noreduce(t, a, b);
+    reduce_once(r, t.v);
 }
 
 /* r = a - b mod m: subtract, then add m back under the borrow mask. */
@@ -285,7 +292,18 @@ __device__ __forceinline__ void sub(fe<P> &r, const fe<P> &a, const fe<P> &b) {
     r.v[N - 1] = addc(t[N - 1], P::mod(N - 1) & mask);
 }
 
-/* r = -a mod m (0 stays 0). */
+/* r = m - a for a <= m: -a with no zero test (0 gives m, which a lazy value
+ * may be). */
+template <class P>
+__device__ __forceinline__ void neg_lazy(fe<P> &r, const fe<P> &a) {
+    constexpr int N = P::N;
+    r.v[0] = sub_cc(P::mod(0), a.v[0]);
+#pragma unroll
+    for (int i = 1; i < N - 1; i++) r.v[i] = subc_cc(P::mod(i), a.v[i]);
+    r.v[N - 1] = subc(P::mod(N - 1), a.v[N - 1]);
+}
+
+/* r = -a mod m (0 stays 0): m - a, masked to 0 for a = 0. */
 template <class P>
 __device__ __forceinline__ void neg(fe<P> &r, const fe<P> &a) {
     constexpr int N = P::N;
@@ -293,13 +311,10 @@ __device__ __forceinline__ void neg(fe<P> &r, const fe<P> &a) {
 #pragma unroll
     for (int i = 0; i < N; i++) nz |= a.v[i];
     const uint32_t mask = 0u - (uint32_t)(nz != 0);
-    uint32_t t[N];
-    t[0] = sub_cc(P::mod(0), a.v[0]);
+    fe<P> t;
+    neg_lazy(t, a);
 #pragma unroll
-    for (int i = 1; i < N - 1; i++) t[i] = subc_cc(P::mod(i), a.v[i]);
-    t[N - 1] = subc(P::mod(N - 1), a.v[N - 1]);
-#pragma unroll
-    for (int i = 0; i < N; i++) r.v[i] = t[i] & mask;
+    for (int i = 0; i < N; i++) r.v[i] = t.v[i] & mask;
 }
 
 /*
@@ -949,28 +964,6 @@ __device__ __forceinline__ void sub_lazy(fe<P> &r, const fe<P> &a, const fe<P> &
 #pragma unroll
     for (int i = 1; i < N - 1; i++) r.v[i] = addc_cc(t[i], mod2<P>(i) & mask);
     r.v[N - 1] = addc(t[N - 1], mod2<P>(N - 1) & mask);
-}
-
-/* r = a + b with no reduction, for a + b < 2^(32N): a product's lazy
- * operand (canonical a, b give r < 2m). */
-template <class P>
-__device__ __forceinline__ void add_noreduce(fe<P> &r, const fe<P> &a, const fe<P> &b) {
-    constexpr int N = P::N;
-    r.v[0] = add_cc(a.v[0], b.v[0]);
-#pragma unroll
-    for (int i = 1; i < N - 1; i++) r.v[i] = addc_cc(a.v[i], b.v[i]);
-    r.v[N - 1] = addc(a.v[N - 1], b.v[N - 1]);
-}
-
-/* r = m - a for a <= m: -a with no zero test (0 gives m, which a lazy value
- * may be). */
-template <class P>
-__device__ __forceinline__ void neg_lazy(fe<P> &r, const fe<P> &a) {
-    constexpr int N = P::N;
-    r.v[0] = sub_cc(P::mod(0), a.v[0]);
-#pragma unroll
-    for (int i = 1; i < N - 1; i++) r.v[i] = subc_cc(P::mod(i), a.v[i]);
-    r.v[N - 1] = subc(P::mod(N - 1), a.v[N - 1]);
 }
 
 /* r = a + (m - b) for b <= m and a + m < 2^(32N): a - b as a lazy value

@@ -1070,6 +1070,14 @@ static __device__ __forceinline__ void ba_diff(F &r, const F &a, const F &b) {
     else
         sub(r, a, b);
 }
+/* d = bx - ax (ba_diff) for a pair's staged x coordinates; true where x
+ * alone does not make it a plain addition (either point at infinity, whose
+ * x is 0, or equal x) and the points must decide (ba_kind). */
+template <class F>
+static __device__ __forceinline__ bool ba_x_undecided(F &d, const F &ax, const F &bx) {
+    ba_diff(d, bx, ax);
+    return is_zero(ax) || is_zero(bx) || fe_equal(ax, bx);
+}
 /* A staged point's y with its digit's sign applied: for G1 p - y when
  * negated (in [0, p], no zero test), canonical for G2. */
 template <class F>
@@ -1175,12 +1183,10 @@ static __global__ void __launch_bounds__(HEAVY_THREADS, BA_MIN_BLOCKS<F>)
             st16(out + o, ba_arrived(ba_lds(sa), a_neg));
             continue;
         }
-        const F ax = ba_lds(sa.x), bx = ba_lds(sl.b[j & 1].x);
         F d;
-        ba_diff(d, bx, ax);
         int kind = BA_ADD;
         aff_pt<F> a, b;
-        if (is_zero(ax) || is_zero(bx) || fe_equal(ax, bx)) { /* rare: the points decide */
+        if (ba_x_undecided(d, ba_lds(sa.x), ba_lds(sl.b[j & 1].x))) { /* rare */
             a = ba_load<F, ENTRIES>(bases, vals, in, ia);
             b = ba_load<F, ENTRIES>(bases, vals, in, ia + 1);
             kind = ba_kind(a, b, true, d);
@@ -1225,13 +1231,9 @@ static __global__ void __launch_bounds__(HEAVY_THREADS, BA_MIN_BLOCKS<F>)
             const aff_pt<F> &sa = sl.a[j & 1], &sb = sl.b[j & 1];
             F d;
             int kind = BA_ADD;
-            {
-                const F ax = ba_lds(sa.x), bx = ba_lds(sb.x);
-                ba_diff(d, bx, ax);
-                if (is_zero(ax) || is_zero(bx) || fe_equal(ax, bx)) /* as forward */
-                    kind = ba_kind(ba_arrived(ba_lds(sa), a_neg), ba_arrived(ba_lds(sb), b_neg),
-                                   true, d);
-            }
+            if (ba_x_undecided(d, ba_lds(sa.x), ba_lds(sb.x))) /* as forward */
+                kind = ba_kind(ba_arrived(ba_lds(sa), a_neg), ba_arrived(ba_lds(sb), b_neg), true,
+                               d);
             if (kind >= BA_ADD) { /* the others were written in the forward pass */
                 F id, num, l, t2;
                 /* 1 / d, and 1 / (the product of the denominators before) */
