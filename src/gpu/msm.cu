@@ -845,13 +845,19 @@ static __device__ __forceinline__ void cp_async_wait_all() {
     asm volatile("cp.async.wait_group 0;\n" ::: "memory");
 }
 
-/* Resident level blocks per SM that the registers must allow: G1's level
- * kernel fits 128 registers for 4 blocks (16 warps, with its stages in 221
- * KB of shared memory), where holding its points in registers had needed
- * ~164 for 3; at 16 warps a chain of products runs at the full rate, at 12
- * at 87% of it (test_gpu_ff --bench, doc/perf.md session 22). */
+/* Threads of a level block, one block an SM. G1's kernel fits 128
+ * registers, so 512 threads (16 warps, its stages in 221 KB of shared
+ * memory) fill an SM: at 16 warps a chain of products runs at the full
+ * rate, at 12 at 87% of it (test_gpu_ff --bench, doc/perf.md session 22).
+ * One block of 16 warps rather than four of 4 was 4.5% faster on the MSM
+ * (2^26 with 6 copies 315.2 -> 301.2 ms, H200, session 25): an SM's
+ * warps then take adjacent runs of slots, and the warps' ends spread less
+ * (the inversion's longest 1.4 ms against 3.5-4.3). G2's kernel (~230
+ * registers) runs 128 threads a block. */
 template <class F>
-constexpr int BA_MIN_BLOCKS = sizeof(F) <= 48 ? 4 : 1;
+constexpr unsigned BA_THREADS = sizeof(F) <= 48 ? 512 : HEAVY_THREADS;
+template <class F>
+constexpr int BA_MIN_BLOCKS = 1;
 
 /* A level thread's shared-memory slot: its slots' inputs, copied ahead by
  * its warp (ba_fetch_warp) into buffer j % 2 for slot j, each coordinate
@@ -1104,6 +1110,23 @@ static __device__ __forceinline__ void ba_canon(F &r) {
     if constexpr (BA_LAZY<F>) reduce_lazy(r, r);
 }
 
+/* The pass clock of a level warp (the profile only; clk null otherwise):
+ * lane 0 writes the global timer at mark k of BA_CLOCK_MARKS (start,
+ * forward pass done, inversion done, backward pass done). */
+static constexpr unsigned BA_CLOCK_MARKS = 5; /* the fifth: the warp's SM */
+static __device__ __forceinline__ void ba_clock(unsigned long long *clk, uint32_t t, unsigned k) {
+    if (clk && t % 32 == 0) {
+        unsigned long long now;
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+        clk[(size_t)(t / 32) * BA_CLOCK_MARKS + k] = now;
+        if (k == 0) {
+            unsigned sm;
+            asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+            clk[(size_t)(t / 32) * BA_CLOCK_MARKS + 4] = sm;
+        }
+    }
+}
+
 /*
  * One level: out[o] for o in [0, total_out). Bins [0, nbins) with offsets
  * off_in (inputs) and off_out (outputs), off_*[nbins] = the totals. Each
@@ -1128,18 +1151,19 @@ static __device__ __forceinline__ void ba_canon(F &r) {
  * inputs in buffer j % 2 while slot j + 1's (j - 1's going back) are copied
  * into the other, each coordinate read where it is used, so that no point
  * is held in registers across the step's calls: G1's kernel fits 128
- * registers and 4 blocks an SM (it needed ~164 for 3). The forward pass
+ * registers and 16 warps an SM (it needed ~164 for 12). The forward pass
  * needs only the x coordinates: both nonzero and different is an addition
  * (what ba_kind decides for them); a lone last point of its bin (copied
  * whole) is passed on; anything else (x = 0, equal x) loads the points and
  * asks ba_kind, as the backward pass does.
  */
 template <class F, bool ENTRIES>
-static __global__ void __launch_bounds__(HEAVY_THREADS, BA_MIN_BLOCKS<F>)
+static __global__ void __launch_bounds__(BA_THREADS<F>, BA_MIN_BLOCKS<F>)
     ba_level_kernel(const aff_pt<F> *__restrict__ bases, const uint32_t *__restrict__ vals,
                     const aff_pt<F> *__restrict__ in, const uint32_t *__restrict__ off_in,
                     const uint32_t *__restrict__ off_out, uint32_t nbins, uint32_t total_out,
-                    uint32_t slice, uint32_t nthreads, aff_pt<F> *__restrict__ out) {
+                    uint32_t slice, uint32_t nthreads, aff_pt<F> *__restrict__ out,
+                    unsigned long long *__restrict__ clk) {
     extern __shared__ uint4 ba_smem[];
     const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= nthreads) return; /* whole warps: nthreads is a multiple of 32 */
@@ -1155,6 +1179,7 @@ static __global__ void __launch_bounds__(HEAVY_THREADS, BA_MIN_BLOCKS<F>)
     const uint32_t o0 = (uint32_t)first;
     const uint32_t cnt = first < we ? (uint32_t)((we - 1 - first) / 32 + 1) : 0;
     const uint32_t steps = __shfl_sync(0xffffffffu, cnt, 0); /* lane 0's: the most */
+    ba_clock(clk, t, 0);
     /* the bin of o0: the last g with off_out[g] <= o0 (off_out[nbins] > o0) */
     ba_bin bin = {0, 0, 0, 0, 0};
     if (cnt) ba_bin_load(bin, off_in, off_out, bin_of(off_out, 0, nbins, o0));
@@ -1203,8 +1228,10 @@ static __global__ void __launch_bounds__(HEAVY_THREADS, BA_MIN_BLOCKS<F>)
             st16(out + o, r);
         }
     }
+    ba_clock(clk, t, 1);
     ba_canon(acc); /* inv's products are canonical */
     inv(acc, acc); /* 1 / (product of all denominators); nonzero: no factor is 0 */
+    ba_clock(clk, t, 2);
     /* backward from the last step; the bin is the lane's last slot's, and the
      * prefixes were written by this lane (above) */
     uint32_t j = steps - 1;
@@ -1260,12 +1287,13 @@ static __global__ void __launch_bounds__(HEAVY_THREADS, BA_MIN_BLOCKS<F>)
         }
         if (j == 0) break;
     }
+    ba_clock(clk, t, 3);
 }
 
 /* Dynamic shared memory of a level block: one ba_stage per thread. */
 template <class F>
 static constexpr size_t ba_smem_bytes() {
-    return (size_t)HEAVY_THREADS * sizeof(ba_stage<F>);
+    return (size_t)BA_THREADS<F> * sizeof(ba_stage<F>);
 }
 
 /* cnt[g] = ceil(k/2) for the k = off_in[g+1] - off_in[g] points of bin g. */
@@ -1595,7 +1623,8 @@ static cuzk_status plan_make(msm_plan &p, const cuzk__gpu_msm_bases *b, size_t n
         p.ba_gw = gw;
         p.ba_nbg = gw * p.nb;
         p.ba_resident =
-            (uint64_t)b->sms * (uint64_t)(b->ba_blocks > 0 ? b->ba_blocks : 1) * HEAVY_THREADS;
+            (uint64_t)b->sms * (uint64_t)(b->ba_blocks > 0 ? b->ba_blocks : 1) *
+            (b->group == CUZK__GPU_MSM_G1 ? BA_THREADS<fp_t> : BA_THREADS<fp2_t>);
         if (cuzk__gpu_msm_ba_max_threads && p.ba_resident > cuzk__gpu_msm_ba_max_threads)
             p.ba_resident = cuzk__gpu_msm_ba_max_threads;
     }
@@ -1677,17 +1706,89 @@ static cuzk_status msm_rest_bytes(const cuzk__gpu_msm_bases *b, size_t n, bool m
                                         : msm_rest_bytes_g<grp_g2>(b, n, masked, npts, bytes);
 }
 
+static int u64_asc(const void *x, const void *y) {
+    const uint64_t a = *static_cast<const uint64_t *>(x), b = *static_cast<const uint64_t *>(y);
+    return a < b ? -1 : a > b;
+}
+/* The q-th percentile in ms of v[0, n) (n > 0), sorted, in ns. */
+static double pct_ms(const uint64_t *v, uint32_t n, unsigned q) {
+    return v[(size_t)(n - 1) * q / 100] / 1e6;
+}
+/* Two lines on stderr for a level launch timed by its warps' pass clocks
+ * (ba_clock; a warp with no slot left its marks 0): the launch's span, the
+ * median and the longest forward pass, inversion and backward pass of a
+ * warp; then the warps' ends and each SM's last end, from the launch's
+ * first start, at percentiles 0, 10, 50, 90 and 100 (where the span goes:
+ * the warps of a slow SM or the last warps of each). Waits for the launch. */
+static cuzk_status ba_clock_report(const unsigned long long *clk, uint32_t nwarps, unsigned lev,
+                                   uint32_t slots) {
+    const unsigned sms = 1024; /* above any GPU's %nsmid (SM ids may have gaps) */
+    const size_t marks = (size_t)nwarps * BA_CLOCK_MARKS;
+    /* the marks, then the three passes' times, the ends, and the SMs' ends */
+    uint64_t *h = static_cast<uint64_t *>(malloc((marks + 4 * (size_t)nwarps + sms) * sizeof *h));
+    if (!h) return CUZK_ERR_NOMEM;
+    uint64_t *pass = h + marks, *end = pass + 3 * (size_t)nwarps, *sm_end = end + nwarps;
+    const cudaError_t e = d2h(h, clk, marks * sizeof *h);
+    if (e != cudaSuccess) {
+        free(h);
+        cuzk__gpu_record_error(e, "level pass clocks", __FILE__, __LINE__);
+        return CUZK_ERR_GPU;
+    }
+    uint32_t m = 0;
+    uint64_t first = UINT64_MAX;
+    for (uint32_t w = 0; w < nwarps; w++)
+        if (h[(size_t)w * BA_CLOCK_MARKS] != 0 && h[(size_t)w * BA_CLOCK_MARKS] < first)
+            first = h[(size_t)w * BA_CLOCK_MARKS];
+    memset(sm_end, 0, sms * sizeof *sm_end);
+    for (uint32_t w = 0; w < nwarps; w++) {
+        const uint64_t *k = h + (size_t)w * BA_CLOCK_MARKS;
+        if (k[0] == 0) continue;
+        for (unsigned q = 0; q < 3; q++) pass[(size_t)q * nwarps + m] = k[q + 1] - k[q];
+        end[m] = k[3] - first;
+        if (k[4] < sms && end[m] > sm_end[k[4]]) sm_end[k[4]] = end[m];
+        m++;
+    }
+    uint32_t used = 0; /* the SMs that ran a warp */
+    for (unsigned i = 0; i < sms; i++)
+        if (sm_end[i] != 0) sm_end[used++] = sm_end[i];
+    for (unsigned q = 0; q < 3; q++) qsort(pass + (size_t)q * nwarps, m, sizeof *h, u64_asc);
+    qsort(end, m, sizeof *h, u64_asc);
+    qsort(sm_end, used, sizeof *h, u64_asc);
+    if (m > 0) {
+        double med[3], top[3];
+        for (unsigned q = 0; q < 3; q++) {
+            med[q] = pct_ms(pass + (size_t)q * nwarps, m, 50);
+            top[q] = pct_ms(pass + (size_t)q * nwarps, m, 100);
+        }
+        fprintf(stderr,
+                "msm level %u: %u slots, %u warps, span %.2f ms; per warp, median (longest): "
+                "forward %.2f (%.2f), inversion %.3f (%.3f), backward %.2f (%.2f) ms\n",
+                lev, slots, m, pct_ms(end, m, 100), med[0], top[0],
+                med[1], top[1], med[2], top[2]);
+        fprintf(stderr, "  warp ends %.2f %.2f %.2f %.2f %.2f", pct_ms(end, m, 0),
+                pct_ms(end, m, 10), pct_ms(end, m, 50), pct_ms(end, m, 90), pct_ms(end, m, 100));
+        if (used > 0)
+            fprintf(stderr, "; SM ends (%u SMs) %.2f %.2f %.2f %.2f %.2f", used,
+                    pct_ms(sm_end, used, 0), pct_ms(sm_end, used, 10), pct_ms(sm_end, used, 50),
+                    pct_ms(sm_end, used, 90), pct_ms(sm_end, used, 100));
+        fprintf(stderr, " ms (percentiles 0 10 50 90 100)\n");
+    }
+    free(h);
+    return CUZK_OK;
+}
+
 /*
  * Variant 4's steps 4-5 (the batch-affine block above msm.cu's kernels):
  * per group of p.ba_gw bucket sets, affine levels over the group's entries
  * while a level has enough pairs, then variant 0's XYZZ accumulation and
  * combine levels over what is left, into the group's buckets. verbose:
- * one line per group on stderr (with the profile).
+ * one line per group on stderr (with the profile); clk (with it, or null):
+ * room for the level warps' pass clocks, one line per level launch.
  */
 template <class F>
-static cuzk_status ba_accumulate(cuzk__gpu_msm_bases *b, const msm_plan &p,
-                                 const msm_area<xyzz_pt<F>> &a, const uint32_t *vals,
-                                 bool verbose) {
+static cuzk_status ba_accumulate_levels(cuzk__gpu_msm_bases *b, const msm_plan &p,
+                                        const msm_area<xyzz_pt<F>> &a, const uint32_t *vals,
+                                        bool verbose, unsigned long long *clk) {
     typedef aff_pt<F> A;
     const A *bases = static_cast<const A *>(b->bases);
     A *pta = reinterpret_cast<A *>(a.ba_pta), *ptb = reinterpret_cast<A *>(a.ba_ptb);
@@ -1731,14 +1832,21 @@ static cuzk_status ba_accumulate(cuzk__gpu_msm_bases *b, const msm_plan &p,
             if (slice == 0) slice = 1;
             const uint32_t nt = (uint32_t)((tout + 32ull * slice - 1) / (32ull * slice) * 32);
             const size_t sm = ba_smem_bytes<F>();
-            const dim3 gr = grid(nt, HEAVY_THREADS);
+            const dim3 gr = grid(nt, BA_THREADS<F>);
+            if (clk)
+                CUZK__CUDA_TRY(cudaMemsetAsync(clk, 0, (size_t)nt / 32 * BA_CLOCK_MARKS *
+                                                           sizeof *clk));
             if (lev == 0)
-                ba_level_kernel<F, true><<<gr, HEAVY_THREADS, sm>>>(
-                    bases, vals + e0, nullptr, oin, oout, nbg, tout, slice, nt, pout);
+                ba_level_kernel<F, true><<<gr, BA_THREADS<F>, sm>>>(
+                    bases, vals + e0, nullptr, oin, oout, nbg, tout, slice, nt, pout, clk);
             else
-                ba_level_kernel<F, false><<<gr, HEAVY_THREADS, sm>>>(
-                    nullptr, nullptr, pin, oin, oout, nbg, tout, slice, nt, pout);
+                ba_level_kernel<F, false><<<gr, BA_THREADS<F>, sm>>>(
+                    nullptr, nullptr, pin, oin, oout, nbg, tout, slice, nt, pout, clk);
             CUZK__CUDA_TRY(cudaGetLastError());
+            if (clk) {
+                cuzk_status cs = ba_clock_report(clk, nt / 32, lev, tout);
+                if (cs != CUZK_OK) return cs;
+            }
             pin = pout;
             pout = pout == pta ? ptb : pta;
             uint32_t *ot = oin;
@@ -1775,6 +1883,23 @@ static cuzk_status ba_accumulate(cuzk__gpu_msm_bases *b, const msm_plan &p,
                     (unsigned long long)min_pairs);
     }
     return CUZK_OK;
+}
+template <class F>
+static cuzk_status ba_accumulate(cuzk__gpu_msm_bases *b, const msm_plan &p,
+                                 const msm_area<xyzz_pt<F>> &a, const uint32_t *vals,
+                                 bool verbose) {
+    /* the pass clocks: a warp's marks for each warp a level launches
+     * (no more than the resident threads' warps); without the memory, the
+     * profile goes without them */
+    unsigned long long *clk = nullptr;
+    const uint64_t warps = p.ba_resident / 32 ? p.ba_resident / 32 : 1;
+    if (verbose && cudaMalloc(&clk, warps * BA_CLOCK_MARKS * sizeof *clk) != cudaSuccess) {
+        (void)cudaGetLastError();
+        clk = nullptr;
+    }
+    const cuzk_status st = ba_accumulate_levels<F>(b, p, a, vals, verbose, clk);
+    if (clk) (void)cudaFree(clk);
+    return st;
 }
 
 /* Per-phase device times of one MSM when cuzk__gpu_msm_profile is set
@@ -2081,8 +2206,8 @@ static cudaError_t occupancy(int *acc, int *ba) {
             &a2, accumulate_kernel<F, typename for_field<F, mul_lazy_call>::type>, HEAVY_THREADS,
             0);
     if (a2 < a1) a1 = a2;
-    /* the stages take 54 KiB a block for G1 and 108 KiB for G2, past the 48
-     * KiB a launch gets unasked; both level kernels share one occupancy */
+    /* the stages take 216 KiB a block for G1 and 108 KiB for G2, past the
+     * 48 KiB a launch gets unasked; both level kernels share one occupancy */
     const int smem = (int)ba_smem_bytes<F>();
     const void *lk[2] = {(const void *)ba_level_kernel<F, true>,
                          (const void *)ba_level_kernel<F, false>};
@@ -2094,7 +2219,7 @@ static cudaError_t occupancy(int *acc, int *ba) {
             e = cudaFuncSetAttribute(lk[k], cudaFuncAttributePreferredSharedMemoryCarveout,
                                      cudaSharedmemCarveoutMaxShared);
         if (e == cudaSuccess)
-            e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&bk, lk[k], HEAVY_THREADS, smem);
+            e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&bk, lk[k], BA_THREADS<F>, smem);
         if (k == 0 || bk < bmin) bmin = bk;
     }
     *acc = a0 < a1 ? a0 : a1;
