@@ -1783,7 +1783,7 @@ static cuzk_status ba_clock_report(const unsigned long long *clk, uint32_t nwarp
  * while a level has enough pairs, then variant 0's XYZZ accumulation and
  * combine levels over what is left, into the group's buckets. verbose:
  * one line per group on stderr (with the profile); clk (with it, or null):
- * room for the level warps' pass clocks, one line per level launch.
+ * room for the level warps' pass clocks, two lines per level launch.
  */
 template <class F>
 static cuzk_status ba_accumulate_levels(cuzk__gpu_msm_bases *b, const msm_plan &p,
