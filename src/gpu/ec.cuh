@@ -205,29 +205,21 @@ template <class M>
 struct for_field<fp2_t, M> {
     typedef mul_call type;
 };
-/* a^(p-2) (Fermat): 381 squarings and ~190 multiplications; 0 maps to 0.
- * For batch inversions (one per thread and batch), where its ~570M is shared. */
-static __device__ void inv(fp_t &r, const fp_t &a) {
-    fp_t x;
-    set_one(x);
-#pragma unroll
-    for (int i = fp_params::N - 1; i >= 0; i--) {
-        const uint32_t w = fp_params::mod(i) - (i == 0 ? 2u : 0u); /* p is odd, > 2 */
-#pragma unroll 1
-        for (int k = 31; k >= 0; k--) {
-            fsqr(x, x);
-            if ((w >> k) & 1) fmul(x, x, a);
-        }
-    }
-    r = x;
+/* 1/a, 0 giving 0 (ff.cuh inv_var: binary GCD, variable time), out of
+ * line like the products: for batch inversions, one per thread and batch. */
+static __device__ __noinline__ fp_t fp_inv_call(fp_t a) {
+    fp_t r;
+    inv_var(r, a);
+    return r;
 }
+__device__ __forceinline__ void finv(fp_t &r, const fp_t &a) { r = fp_inv_call(a); }
 /* (a0 + a1 u)^-1 = (a0 - a1 u) / (a0^2 + a1^2), since u^2 = -1. */
-static __device__ void inv(fp2_t &r, const fp2_t &a) {
+__device__ __forceinline__ void finv(fp2_t &r, const fp2_t &a) {
     fp_t t0, t1;
     fsqr(t0, a.c0);
     fsqr(t1, a.c1);
     add(t0, t0, t1);
-    inv(t0, t0);
+    finv(t0, t0);
     fmul(r.c0, a.c0, t0);
     fmul(t1, a.c1, t0);
     neg(r.c1, t1);

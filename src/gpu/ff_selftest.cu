@@ -1,11 +1,13 @@
 /*
  * ff_selftest.cu — elementwise field kernels behind the C entry points of
- * gpu.h, for comparing the device arithmetic (ff.cuh) with the CPU bit for
- * bit, and a multiplication throughput kernel.
+ * gpu.h, for comparing the device arithmetic (ff.cuh, and ec.cuh's
+ * out-of-line inversion) with the CPU bit for bit, and a multiplication
+ * throughput kernel.
  */
 #include <stdint.h>
 
 #include "check.cuh"
+#include "ec.cuh" /* finv */
 #include "ff.cuh"
 
 /* Everything but the extern "C" entry points is static: nvcc turns an
@@ -75,6 +77,11 @@ struct op_neg {
     static constexpr bool binary = false;
     template <class E>
     __device__ static void apply(E &r, const E &a, const E &) { neg(r, a); }
+};
+struct op_inv {
+    static constexpr bool binary = false;
+    template <class E>
+    __device__ static void apply(E &r, const E &a, const E &) { finv(r, a); }
 };
 
 template <class E, class Op>
@@ -306,8 +313,10 @@ CUZK__GPU_UNARY(cuzk__gpu_fp_sqr, fp_t, op_sqr)
 CUZK__GPU_BINARY(cuzk__gpu_fp_add, fp_t, op_add)
 CUZK__GPU_BINARY(cuzk__gpu_fp_sub, fp_t, op_sub)
 CUZK__GPU_UNARY(cuzk__gpu_fp_neg, fp_t, op_neg)
+CUZK__GPU_UNARY(cuzk__gpu_fp_inv, fp_t, op_inv)
 CUZK__GPU_BINARY(cuzk__gpu_fp2_mul, fp2_t, op_mul)
 CUZK__GPU_UNARY(cuzk__gpu_fp2_sqr, fp2_t, op_sqr)
+CUZK__GPU_UNARY(cuzk__gpu_fp2_inv, fp2_t, op_inv)
 CUZK__GPU_UNARY(cuzk__gpu_fp_sqr_pair, fp2_t, op_sqr_pair)
 CUZK__GPU_BINARY(cuzk__gpu_fp_mul_pair, fp2_t, op_mul_pair)
 

@@ -12,13 +12,13 @@
  *             (negated for d < 0) per nonzero digit; X, Y go to out, ZZ, ZZZ
  *             and the running product P of the thread's earlier ZZ·ZZZ to
  *             scratch (a point at infinity, ZZ = 0, stays out of P);
- *   inverse   one Fermat inversion of the thread's product;
+ *   inverse   one inversion of the thread's product (a binary GCD);
  *   backward  the thread's points in reverse: 1/(ZZ ZZZ) = inv·P_before,
  *             inv *= ZZ ZZZ, x = X·ZZZ/(ZZ ZZZ), y = Y·ZZ/(ZZ ZZZ); an
  *             infinity is written as (0, 0).
  * Cost per point: one mixed addition (8M + 2S) per nonzero digit but the
  * first (a copy), 9M to make it affine, and 1/(points per thread) of an
- * inversion (~570M); doc/gpu-notes.md has the floor.
+ * inversion; doc/gpu-notes.md has the floor.
  *
  * Host pipeline per call, chunks i = 0, 1, ... alternating between two
  * buffer sets and two streams: copy chunk i's scalars into pinned memory
@@ -142,7 +142,7 @@ static __global__ void __launch_bounds__(FB_THREADS)
         }
     }
     F acc_inv;
-    inv(acc_inv, prod); /* prod is a product of nonzero values (or 1) */
+    finv(acc_inv, prod); /* prod is a product of nonzero values (or 1) */
     const uint32_t last = t + (m - 1 - t) / nthreads * nthreads;
     for (uint32_t i = last;; i -= nthreads) {
         const F z2 = ld16(zz + i);

@@ -124,10 +124,13 @@ CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_fp_add(uint64_t *out, const uint64
 CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_fp_sub(uint64_t *out, const uint64_t *a,
                                                      const uint64_t *b, size_t n);
 CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_fp_neg(uint64_t *out, const uint64_t *a, size_t n);
+/* 1/a (0 gives 0) as the kernels invert (ec.cuh finv: a binary GCD) */
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_fp_inv(uint64_t *out, const uint64_t *a, size_t n);
 
 CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_fp2_mul(uint64_t *out, const uint64_t *a,
                                                       const uint64_t *b, size_t n);
 CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_fp2_sqr(uint64_t *out, const uint64_t *a, size_t n);
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_fp2_inv(uint64_t *out, const uint64_t *a, size_t n);
 /* Two Fp squarings per element through the paired squaring (ff.cuh sqr_pair):
  * a and out hold n pairs of Fp elements (12 words each); out[i] = (a0^2, a1^2). */
 CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_fp_sqr_pair(uint64_t *out, const uint64_t *a,

@@ -104,8 +104,7 @@ unsigned cuzk__gpu_msm_ba_max_threads = 0;
 size_t cuzk__gpu_msm_ba_budget = 0;
 
 /* Pairs per resident thread a batch-affine level needs by default: the
- * inversion (~570M) over K additions costs 570/K M each; at K = 256 an
- * affine addition is ~8.2M against 10M for an XYZZ mixed addition. */
+ * inversion's cost is shared by the thread's additions. */
 static constexpr uint64_t BA_MIN_BATCH = 256;
 
 /* A positive decimal number from the environment, or dflt. */
@@ -160,10 +159,6 @@ struct grp_g2 {
         cuzk_g2_jac_add_var(r, a, b);
     }
 };
-
-/* ---- field inversion (random bases only) ------------------------------------- */
-
-/* inv(): ec.cuh */
 
 /* ---- kernels ------------------------------------------------------------------- */
 
@@ -716,7 +711,7 @@ static __device__ __forceinline__ void aff_run_put(aff_run<F> &r, aff_pt<F> *out
 template <class F>
 static __device__ __forceinline__ void aff_run_finish(aff_run<F> &r, aff_pt<F> *out,
                                                       uint32_t cnt) {
-    inv(r.prod, r.prod); /* 1 / prod of all ZZ ZZZ */
+    finv(r.prod, r.prod); /* 1 / prod of all ZZ ZZZ */
     for (uint32_t k = cnt; k-- > 0;) {
         F ik, w, a;
         fmul(ik, r.prod, r.pref[k]); /* 1 / (ZZ_k ZZZ_k) */
@@ -797,7 +792,7 @@ static __global__ void __launch_bounds__(HEAVY_THREADS)
  * in its own output slot's x; one inversion per thread and level; backward,
  * 1/d = inv * prefix, inv *= d, then l = (y2 - y1)/(x2 - x1) or
  * 3 x1^2 / (2 y1), x3 = l^2 - x1 - x2, y3 = l (x1 - x3) - y1: 5M + 1S per
- * addition (doubling + 1S) plus 1/slice of an inversion (Fermat, ~570M),
+ * addition (doubling + 1S) plus 1/slice of an inversion (binary GCD),
  * against 8M + 2S for an XYZZ mixed addition (GPU.md section 2). Infinity
  * (0, 0) as an input passes the other point through; P + (-P) gives (0, 0).
  * The denominators are recomputed from the inputs in the backward pass (the
@@ -1230,7 +1225,7 @@ static __global__ void __launch_bounds__(BA_THREADS<F>, BA_MIN_BLOCKS<F>)
     }
     ba_clock(clk, t, 1);
     ba_canon(acc); /* inv's products are canonical */
-    inv(acc, acc); /* 1 / (product of all denominators); nonzero: no factor is 0 */
+    finv(acc, acc); /* 1 / (product of all denominators); nonzero: no factor is 0 */
     ba_clock(clk, t, 2);
     /* backward from the last step; the bin is the lane's last slot's, and the
      * prefixes were written by this lane (above) */

@@ -1,7 +1,8 @@
 /*
  * GPU field arithmetic (src/gpu/ff.cuh) against the CPU (src/ff), bit for bit.
  *
- * For Fr, Fp and Fp2 and every exported elementwise operation: fresh seeded
+ * For Fr, Fp and Fp2 and every exported elementwise operation (the Fp and
+ * Fp2 inversions against the CPU's binary GCD, 0 giving 0): fresh seeded
  * random inputs of sizes 1, 1000 and 2^20, with the first elements replaced
  * by all pairs of edge values (0, 1, 2, limb boundaries, 2^(32k)-1, all
  * 32-bit limbs 0xffffffff but the top one, m-1, m-2, R mod m, -R mod m,
@@ -78,8 +79,10 @@ CPU1(cpu_fp_sqr, cuzk_fp, cuzk_fp_sqr)
 CPU2(cpu_fp_add, cuzk_fp, cuzk_fp_add)
 CPU2(cpu_fp_sub, cuzk_fp, cuzk_fp_sub)
 CPU1(cpu_fp_neg, cuzk_fp, cuzk_fp_neg)
+CPU1(cpu_fp_inv, cuzk_fp, cuzk_fp_inv_var)
 CPU2(cpu_fp2_mul, cuzk_fp2, cuzk_fp2_mul)
 CPU1(cpu_fp2_sqr, cuzk_fp2, cuzk_fp2_sqr)
+CPU1(cpu_fp2_inv, cuzk_fp2, cuzk_fp2_inv_var)
 
 /* two Fp squarings side by side, the reference for the device's sqr_pair */
 static void cpu_fp_sqr_pair(uint64_t *r, const uint64_t *a, const uint64_t *b) {
@@ -102,11 +105,12 @@ static const op_desc fr_ops[] = {
 static const op_desc fp_ops[] = {
     {"mul", cuzk__gpu_fp_mul, NULL, cpu_fp_mul}, {"sqr", NULL, cuzk__gpu_fp_sqr, cpu_fp_sqr},
     {"add", cuzk__gpu_fp_add, NULL, cpu_fp_add}, {"sub", cuzk__gpu_fp_sub, NULL, cpu_fp_sub},
-    {"neg", NULL, cuzk__gpu_fp_neg, cpu_fp_neg},
+    {"neg", NULL, cuzk__gpu_fp_neg, cpu_fp_neg}, {"inv", NULL, cuzk__gpu_fp_inv, cpu_fp_inv},
 };
 static const op_desc fp2_ops[] = {
     {"mul", cuzk__gpu_fp2_mul, NULL, cpu_fp2_mul},
     {"sqr", NULL, cuzk__gpu_fp2_sqr, cpu_fp2_sqr},
+    {"inv", NULL, cuzk__gpu_fp2_inv, cpu_fp2_inv},
 };
 static const op_desc fp_pair_ops[] = {
     {"sqr_pair", NULL, cuzk__gpu_fp_sqr_pair, cpu_fp_sqr_pair},

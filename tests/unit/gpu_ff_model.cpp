@@ -103,10 +103,12 @@ MODEL_OP1(fr_neg_lazy, fr_t, neg_lazy)
 MODEL_OP2(fp_add_noreduce, fp_t, add_noreduce)
 MODEL_OP2(fp_sub_plus_m, fp_t, sub_plus_m)
 MODEL_OP1(fp_neg_lazy, fp_t, neg_lazy)
-/* the inversions (ec.cuh inv: Fermat), which the batch-affine levels and
- * the XYZZ-to-affine conversions share out among their batches */
-MODEL_OP1(fp_inv, fp_t, inv)
-MODEL_OP1(fp2_inv, fp2_t, inv)
+/* the inversions (ff.cuh inv_var, a binary GCD, out of line as ec.cuh
+ * finv), which the batch-affine levels and the XYZZ-to-affine conversions
+ * share out among their batches; Fr's for the template's other field */
+MODEL_OP1(fr_inv, fr_t, inv_var)
+MODEL_OP1(fp_inv, fp_t, finv)
+MODEL_OP1(fp2_inv, fp2_t, finv)
 int cuzk_model_fr_is_zero_lazy(const uint64_t a[4]) { return is_zero_lazy(from<fr_t>(a)); }
 int cuzk_model_fp_is_zero_lazy(const uint64_t a[6]) { return is_zero_lazy(from<fp_t>(a)); }
 

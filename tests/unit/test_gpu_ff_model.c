@@ -4,8 +4,8 @@
  * (tests/unit/gpu_ff_model.cpp), against the CPU field code, bit for bit.
  * Every multiplier the kernels use: Fr mul, sqr and mul_pair; Fp mul, sqr,
  * mul_pair, sqr_pair; Fp2 mul and sqr; the lazy forms of Fr (the NTT's
- * butterflies) and Fp (G1's mixed additions), values in [0, 2m); the Fp and
- * Fp2 inversions; and the MSM's mixed addition (ec.cuh) with eager and lazy
+ * butterflies) and Fp (G1's mixed additions), values in [0, 2m); the Fr, Fp
+ * and Fp2 inversions; and the MSM's mixed addition (ec.cuh) with eager and lazy
  * coordinates. Inputs: all pairs of edge values,
  * carry-heavy values (limbs of 0, 1, 2^32-1, the modulus's limbs) and
  * uniform ones. tests/gpu/test_gpu_ff.c checks the compiled kernels on a GPU;
@@ -55,6 +55,7 @@ void cuzk_model_fp_mul(uint64_t r[6], const uint64_t a[6], const uint64_t b[6]);
 void cuzk_model_fp_sqr(uint64_t r[6], const uint64_t a[6]);
 void cuzk_model_fp_mul_pair(uint64_t r[12], const uint64_t a[12], const uint64_t b[12]);
 void cuzk_model_fp_sqr_pair(uint64_t r[12], const uint64_t a[12]);
+void cuzk_model_fr_inv(uint64_t r[4], const uint64_t a[4]);
 void cuzk_model_fp_inv(uint64_t r[6], const uint64_t a[6]);
 void cuzk_model_fp2_inv(uint64_t r[12], const uint64_t a[12]);
 void cuzk_model_fp2_mul(uint64_t r[12], const uint64_t a[12], const uint64_t b[12]);
@@ -161,6 +162,41 @@ static void check_prime(const field *f, size_t count) {
 
 static void test_fr(void) { check_prime(&FR, 1000000 * cuzk_test_iters_scale); }
 static void test_fp(void) { check_prime(&FP, 400000 * cuzk_test_iters_scale); }
+
+/* The inversion (ff.cuh inv_var, a binary GCD whose rounds depend on the
+ * value) of one prime field against the CPU's Fermat inversion: every edge
+ * value (0 gives 0; raw values below 2^62 take the rounds' short window),
+ * then carry-heavy and uniform ones; each result is also checked as a
+ * product, a * a^-1 = 1. */
+static void check_inv(const field *f, size_t count) {
+    uint64_t edges[MAX_COORDS][6];
+    const size_t ne = edge_coords(edges, f->m, f->one, f->n);
+    const bool fr = f->n == 4;
+    size_t bad = 0;
+    for (size_t k = 0; k < ne + count && bad < 4; k++) {
+        uint64_t a[6] = {0}, b[6], got[6], want[6], one[6];
+        if (k < ne)
+            memcpy(a, edges[k], f->n * 8);
+        else
+            pick(a, b, f, ne * ne + k, edges, ne);
+        if (fr) {
+            cuzk_model_fr_inv(got, a);
+            cuzk_fr_inv((cuzk_fr *)want, (const cuzk_fr *)a);
+        } else {
+            cuzk_model_fp_inv(got, a);
+            cuzk_fp_inv((cuzk_fp *)want, (const cuzk_fp *)a);
+        }
+        if (memcmp(got, want, f->n * 8) != 0) bad++, report("inv", k, a, a, got, want, f->n);
+        cpu_mul(f, one, a, got);
+        const bool zero = cuzk__is_zero_n(a, f->n);
+        if (!zero && memcmp(one, f->one, f->n * 8) != 0)
+            bad++, report("a * inv", k, a, got, one, f->one, f->n);
+    }
+    CHECK(bad == 0);
+}
+
+static void test_fr_inv(void) { check_inv(&FR, 100000 * cuzk_test_iters_scale); }
+static void test_fp_inv(void) { check_inv(&FP, 100000 * cuzk_test_iters_scale); }
 
 /* n-word helpers for the lazy checks: a < b, a += b, a -= b (no carry or
  * borrow out where they are used). */
@@ -513,14 +549,14 @@ static void test_g1_madd(void) { check_madd(&g1_OPS, 400 * cuzk_test_iters_scale
 static void test_g2_madd(void) { check_madd(&g2_OPS, 150 * cuzk_test_iters_scale); }
 
 /* Fp2 mul and sqr: coordinates from the same generators. On the first
- * ninv inputs (every pair of edge values, then random ones; an inversion
- * costs ~600 products) also the inversions (ec.cuh inv: Fermat): Fp of the
- * first coordinate, 0 giving 0, and Fp2. */
+ * ninv inputs (every pair of edge values, then random ones) also the
+ * inversions as the kernels call them (ec.cuh finv): Fp of the first
+ * coordinate, 0 giving 0, and Fp2. */
 static void test_fp2(void) {
     uint64_t edges[MAX_COORDS][6];
     const size_t ne = edge_coords(edges, FP.m, FP.one, FP.n);
     const size_t count = ne * ne + 100000 * cuzk_test_iters_scale;
-    const size_t ninv = ne * ne + 1000 * cuzk_test_iters_scale;
+    const size_t ninv = ne * ne + 20000 * cuzk_test_iters_scale;
     size_t bad = 0;
     for (size_t k = 0; k < count && bad < 4; k++) {
         uint64_t a[12], b[12], got[12], want[12];
@@ -742,6 +778,8 @@ int main(int argc, char **argv) {
     RUN(test_fr_shoup);
     RUN(test_fp);
     RUN(test_fp_lazy);
+    RUN(test_fr_inv);
+    RUN(test_fp_inv);
     RUN(test_fp2);
     RUN(test_g1_madd);
     RUN(test_g2_madd);
