@@ -103,9 +103,12 @@ unsigned cuzk__gpu_msm_ba_max_levels = 0;
 unsigned cuzk__gpu_msm_ba_max_threads = 0;
 size_t cuzk__gpu_msm_ba_budget = 0;
 
-/* Pairs per resident thread a batch-affine level needs by default: the
- * inversion's cost is shared by the thread's additions. */
-static constexpr uint64_t BA_MIN_BATCH = 256;
+/* Pairs per resident thread a batch-affine level needs by default. With
+ * the binary-GCD inversion (ff.cuh inv_var, ~0.15 ms a level launch on the
+ * H200 against 1.3 for Fermat's) a level pays for itself down to small
+ * batches: G1 2^26 with 6 copies ran 8 levels a set at 16 (4 at 256) and
+ * was 0.7% faster, 2^27 with 4 copies 0.6% (doc/perf.md, session 26). */
+static constexpr uint64_t BA_MIN_BATCH = 16;
 
 /* A positive decimal number from the environment, or dflt. */
 static uint64_t env_u64(const char *name, uint64_t dflt) {
