@@ -1396,11 +1396,12 @@ __device__ __forceinline__ void sqr_pair(fe<P> &r0, const fe<P> &a0, fe<P> &r1, 
  * signed 32-bit words and each full update is a 32-bit multiply-add chain.
  * The steps are branch-free (selects), so a warp's lanes stay together
  * within a round; a lane stops after the round that makes a zero, so a
- * warp runs as many rounds as its slowest lane (at most GCD_ROUNDS).
+ * warp runs as many rounds as its slowest lane (at most gcd_rounds: 26
+ * for Fp, and random inputs need 24-25, so a warp runs nearly all).
  * Invariants a = u y, b = v y (mod m) for the input's representative y = aR
  * hold through the exact divisions by 2^30 (Montgomery divisions on u, v);
  * at the end b = 1 and v = y^-1, so r = v R^3 R^-1 = a^-1 R.
- * Cost: ~1.5k 32-bit instructions a round and ~20 rounds for Fp, against
+ * Cost: ~1.5k 32-bit instructions a round, ~25 rounds for Fp, against
  * ~600 dependent products (~360k multiply-adds) for a^(p-2).
  */
 static constexpr int GCD_STEPS = 30;
