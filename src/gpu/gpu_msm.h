@@ -131,7 +131,7 @@ extern unsigned cuzk__gpu_msm_madd;
  * Knobs of variant 4 (tests and tuning; 0 = the default). Not thread-safe.
  *   ba_min_pairs    a level runs only when it has at least this many pairs
  *                   (default: resident threads x CUZK_GPU_MSM_BA_MIN_BATCH
- *                   from the environment, else 256 pairs per thread)
+ *                   from the environment, else 16 pairs per thread)
  *   ba_max_levels   at most this many affine levels per window group
  *   ba_max_threads  at most this many threads per affine level (rounded
  *                   down to whole warps, one at least)
@@ -145,6 +145,30 @@ extern uint64_t cuzk__gpu_msm_ba_min_pairs;
 extern unsigned cuzk__gpu_msm_ba_max_levels;
 extern unsigned cuzk__gpu_msm_ba_max_threads;
 extern size_t cuzk__gpu_msm_ba_budget;
+
+/*
+ * How variant 4's level launches divide their slots among the blocks
+ * (tests and tuning; not thread-safe, set it between calls):
+ *   CUZK__GPU_MSM_BA_RUNS_EVEN    equal runs by warp index, whatever SM a
+ *                                 warp lands on
+ *   CUZK__GPU_MSM_BA_RUNS_SPEED   each block claims a run for the SM it
+ *                                 runs on, sized by that SM's speed at the
+ *                                 same level in the handle's earlier
+ *                                 launches (the SMs of an H200 run a level
+ *                                 at two speeds ~9% apart, and a launch
+ *                                 ends with its slowest SM)
+ *   CUZK__GPU_MSM_BA_RUNS_RANDOM  claimed runs of random sizes, some empty
+ *                                 (tests: the claims and the run bounds)
+ * CUZK__GPU_MSM_BA_RUNS_AUTO (the initial value): CUZK_GPU_MSM_BA_RUNS from
+ * the environment when valid (1-3), else CUZK__GPU_MSM_BA_RUNS_DEFAULT.
+ * Launches capped by ba_max_threads always run even runs.
+ */
+#define CUZK__GPU_MSM_BA_RUNS_AUTO 0
+#define CUZK__GPU_MSM_BA_RUNS_EVEN 1
+#define CUZK__GPU_MSM_BA_RUNS_SPEED 2
+#define CUZK__GPU_MSM_BA_RUNS_RANDOM 3
+#define CUZK__GPU_MSM_BA_RUNS_DEFAULT CUZK__GPU_MSM_BA_RUNS_SPEED
+extern unsigned cuzk__gpu_msm_ba_runs;
 
 /* Nonzero: every MSM prints its per-phase device times to stderr
  * (variants 0, 4: count+scan, scatter; variant 5: digits, sort, boundaries;

@@ -75,6 +75,7 @@
 #include "decode.cuh"
 #include "ec.cuh"
 #include "gpu_msm.h"
+#include "level_runs.h"
 
 using namespace cuzk_gpu;
 
@@ -102,6 +103,7 @@ uint64_t cuzk__gpu_msm_ba_min_pairs = 0;
 unsigned cuzk__gpu_msm_ba_max_levels = 0;
 unsigned cuzk__gpu_msm_ba_max_threads = 0;
 size_t cuzk__gpu_msm_ba_budget = 0;
+unsigned cuzk__gpu_msm_ba_runs = CUZK__GPU_MSM_BA_RUNS_AUTO;
 
 /* Pairs per resident thread a batch-affine level needs by default. With
  * the binary-GCD inversion (ff.cuh inv_var, ~0.15 ms a level launch on the
@@ -130,6 +132,15 @@ static unsigned msm_variant(cuzk__gpu_msm_group g) {
     if (variant_ok(v)) return v;
     const uint64_t e = env_u64("CUZK_GPU_MSM_VARIANT", dflt);
     return variant_ok(e) ? (unsigned)e : dflt;
+}
+/* How the level launches divide their slots (gpu_msm.h: AUTO reads CUZK_GPU_MSM_BA_RUNS). */
+static unsigned msm_ba_runs(void) {
+    const unsigned r = cuzk__gpu_msm_ba_runs;
+    if (r >= CUZK__GPU_MSM_BA_RUNS_EVEN && r <= CUZK__GPU_MSM_BA_RUNS_RANDOM) return r;
+    const uint64_t e = env_u64("CUZK_GPU_MSM_BA_RUNS", CUZK__GPU_MSM_BA_RUNS_DEFAULT);
+    return e >= CUZK__GPU_MSM_BA_RUNS_EVEN && e <= CUZK__GPU_MSM_BA_RUNS_RANDOM
+               ? (unsigned)e
+               : CUZK__GPU_MSM_BA_RUNS_DEFAULT;
 }
 /* The G1 mixed additions' multiplier (gpu_msm.h: AUTO reads CUZK_GPU_MSM_MADD). */
 static unsigned msm_madd(void) {
@@ -857,6 +868,11 @@ constexpr unsigned BA_THREADS = sizeof(F) <= 48 ? 512 : HEAVY_THREADS;
 template <class F>
 constexpr int BA_MIN_BLOCKS = 1;
 
+/* Claimed runs (cuzk__gpu_msm_ba_runs): at most this many blocks a launch,
+ * and levels past the table's last share its row of speeds. */
+static constexpr size_t BA_MAX_RUNS = 4096;
+static constexpr unsigned BA_SPEED_LEVELS = 16;
+
 /* A level thread's shared-memory slot: its slots' inputs, copied ahead by
  * its warp (ba_fetch_warp) into buffer j % 2 for slot j, each coordinate
  * read where it is used (the forward pass takes the x coordinates, and a
@@ -1112,11 +1128,14 @@ static __device__ __forceinline__ void ba_canon(F &r) {
  * lane 0 writes the global timer at mark k of BA_CLOCK_MARKS (start,
  * forward pass done, inversion done, backward pass done). */
 static constexpr unsigned BA_CLOCK_MARKS = 5; /* the fifth: the warp's SM */
+static __device__ __forceinline__ unsigned long long ba_now() {
+    unsigned long long now;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+    return now;
+}
 static __device__ __forceinline__ void ba_clock(unsigned long long *clk, uint32_t t, unsigned k) {
     if (clk && t % 32 == 0) {
-        unsigned long long now;
-        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-        clk[(size_t)(t / 32) * BA_CLOCK_MARKS + k] = now;
+        clk[(size_t)(t / 32) * BA_CLOCK_MARKS + k] = ba_now();
         if (k == 0) {
             unsigned sm;
             asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
@@ -1125,6 +1144,27 @@ static __device__ __forceinline__ void ba_clock(unsigned long long *clk, uint32_
     }
 }
 
+/*
+ * The run a level block takes when the runs are claimed (ba_level_kernel:
+ * runs non-null): the first free one of nruns from its SM's first,
+ * sm x per_sm (per_sm: blocks an SM holds), so that a run's key names the
+ * same SM from launch to launch and the host can size it by that SM's
+ * speed. claim: nruns words, zero before the launch. The grid is nruns
+ * blocks and each takes one run, so a block always finds one within nruns
+ * tries and every run is taken once, wherever the blocks land.
+ */
+static __device__ uint32_t ba_claim_run(unsigned long long *claim, uint32_t nruns,
+                                        uint32_t per_sm) {
+    uint32_t sm;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+    const uint32_t k0 = (uint32_t)((uint64_t)sm * per_sm % nruns);
+    for (uint32_t i = 0; i < nruns; i++) {
+        const uint32_t k = k0 + i < nruns ? k0 + i : k0 + i - nruns;
+        if (atomicExch(&claim[k], 1ull) == 0) return k;
+    }
+    __trap(); /* unreachable: more blocks than runs */
+    return 0;
+}
 /*
  * One level: out[o] for o in [0, total_out). Bins [0, nbins) with offsets
  * off_in (inputs) and off_out (outputs), off_*[nbins] = the totals. Each
@@ -1135,6 +1175,13 @@ static __device__ __forceinline__ void ba_clock(unsigned long long *clk, uint32_
  * sectors. A contiguous run per thread touched 32 sectors per access
  * (Nsight, session 10) and was slower: G1 2^27 872 against 760 ms, G2 2^24
  * 328 against 323 (H200, session 11).
+ *
+ * With runs (non-null: nruns + 1 bounds, runs[nruns] = total_out, nruns
+ * the grid's blocks), the runs are a block's, not a warp's: the block
+ * claims run k (ba_claim_run on rclk[0, nruns)), and its warps split
+ * [runs[k], runs[k + 1]) as above; it records its start and its last
+ * warp's end at rclk[nruns + 2k] and [nruns + 2k + 1], from which the host
+ * measures the SMs' speeds and sizes the runs of later launches.
  *
  * Both passes queue the next slot's loads (cp.async into the lanes' stages
  * in shared memory) before working on the current one. The first version
@@ -1160,19 +1207,35 @@ static __global__ void __launch_bounds__(BA_THREADS<F>, BA_MIN_BLOCKS<F>)
     ba_level_kernel(const aff_pt<F> *__restrict__ bases, const uint32_t *__restrict__ vals,
                     const aff_pt<F> *__restrict__ in, const uint32_t *__restrict__ off_in,
                     const uint32_t *__restrict__ off_out, uint32_t nbins, uint32_t total_out,
-                    uint32_t slice, uint32_t nthreads, aff_pt<F> *__restrict__ out,
-                    unsigned long long *__restrict__ clk) {
+                    uint32_t slice, uint32_t nthreads, const uint32_t *__restrict__ runs,
+                    uint32_t per_sm, unsigned long long *__restrict__ rclk,
+                    aff_pt<F> *__restrict__ out, unsigned long long *__restrict__ clk) {
     extern __shared__ uint4 ba_smem[];
+    __shared__ uint32_t run_key; /* with runs: the block's */
     const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
-    if (t >= nthreads) return; /* whole warps: nthreads is a multiple of 32 */
     const unsigned lane = threadIdx.x % 32;
+    /* this warp's slots [wb, we); total_out <= (entries + bins) / 2 with
+     * entries < 2^32 (msm_dev_body), so no slot index wraps */
+    uint64_t wb, we;
+    if (runs) {
+        if (threadIdx.x == 0) {
+            run_key = ba_claim_run(rclk, gridDim.x, per_sm);
+            rclk[gridDim.x + 2 * run_key] = ba_now();
+        }
+        __syncthreads();
+        const uint32_t rb = runs[run_key], re = runs[run_key + 1];
+        const uint64_t per = ((uint64_t)(re - rb) + blockDim.x - 1) / blockDim.x; /* a lane's */
+        wb = rb + (uint64_t)(threadIdx.x / 32) * 32 * per;
+        we = wb + 32 * per < re ? wb + 32 * per : re;
+    } else {
+        if (t >= nthreads) return; /* whole warps: nthreads is a multiple of 32 */
+        wb = (uint64_t)(t / 32) * 32 * slice;
+        we = wb + 32ull * slice < total_out ? wb + 32ull * slice : total_out;
+    }
+    if (wb >= we) return; /* the whole warp: no slot (defensive: the launch sizes nthreads) */
     ba_stage<F> *ws = reinterpret_cast<ba_stage<F> *>(ba_smem) + (threadIdx.x - lane);
     ba_stage<F> &sl = ws[lane];
-    /* this lane's slots: o0 + 32 j for j < cnt; total_out <= (entries + bins) / 2
-     * with entries < 2^32 (msm_dev_body), so no slot index wraps */
-    const uint64_t wb = (uint64_t)(t / 32) * 32 * slice;
-    const uint64_t we = wb + 32ull * slice < total_out ? wb + 32ull * slice : total_out;
-    if (wb >= we) return; /* the whole warp: no slot (defensive: the launch sizes nthreads) */
+    /* this lane's slots: o0 + 32 j for j < cnt */
     const uint64_t first = wb + lane;
     const uint32_t o0 = (uint32_t)first;
     const uint32_t cnt = first < we ? (uint32_t)((we - 1 - first) / 32 + 1) : 0;
@@ -1286,6 +1349,7 @@ static __global__ void __launch_bounds__(BA_THREADS<F>, BA_MIN_BLOCKS<F>)
         if (j == 0) break;
     }
     ba_clock(clk, t, 3);
+    if (runs && lane == 0) atomicMax(&rclk[gridDim.x + 2 * run_key + 1], ba_now());
 }
 
 /* Dynamic shared memory of a level block: one ba_stage per thread. */
@@ -1333,6 +1397,15 @@ struct cuzk__gpu_msm_bases {
     int ba_blocks;    /* resident blocks per SM of the batch-affine level kernels */
     size_t ba_budget; /* default byte budget of the level buffers (variant 4) */
     bool ba_budget_env; /* ba_budget came from CUZK_GPU_MSM_BA_BUDGET_MB: no cap lowers it */
+    /* claimed level runs (cuzk__gpu_msm_ba_runs): a launch's blocks (its SMs x
+     * ba_blocks; 0: no table, even runs), and in host memory the speed of
+     * each run's SM at each level (level_runs.h), the last launch's runs
+     * and its blocks' clocks */
+    uint32_t ba_nruns;
+    float *ba_speed; /* BA_SPEED_LEVELS x ba_nruns */
+    uint32_t *ba_hruns;
+    unsigned long long *ba_hclk;
+    uint64_t ba_seed; /* the random runs' generator (tests) */
     size_t masked_npts; /* the most points a masked MSM on the handle had (fit_work's estimate) */
 };
 
@@ -1504,6 +1577,7 @@ struct msm_plan {
     size_t ba_psz;     /* bytes per affine point */
     size_t ba_acap, ba_bcap; /* points in the even / odd level buffers */
     uint64_t ba_resident;    /* threads per level */
+    uint32_t ba_nruns;       /* blocks of a level launch when their runs are claimed, else 0 */
     size_t npts;             /* points that take part (the mask's count; n unmasked) */
     size_t set_entries;      /* entries one bucket set can have: npts k */
 };
@@ -1613,6 +1687,7 @@ static cuzk_status plan_make(msm_plan &p, const cuzk__gpu_msm_bases *b, size_t n
     p.ba_psz = aff_bytes(b->group);
     p.ba_acap = p.ba_bcap = 0;
     p.ba_resident = 0;
+    p.ba_nruns = 0;
     if (p.ba) {
         const size_t budget = cuzk__gpu_msm_ba_budget ? cuzk__gpu_msm_ba_budget : b->ba_budget;
         unsigned gw = p.nset;
@@ -1625,6 +1700,8 @@ static cuzk_status plan_make(msm_plan &p, const cuzk__gpu_msm_bases *b, size_t n
             (b->group == CUZK__GPU_MSM_G1 ? BA_THREADS<fp_t> : BA_THREADS<fp2_t>);
         if (cuzk__gpu_msm_ba_max_threads && p.ba_resident > cuzk__gpu_msm_ba_max_threads)
             p.ba_resident = cuzk__gpu_msm_ba_max_threads;
+        else if (msm_ba_runs() != CUZK__GPU_MSM_BA_RUNS_EVEN)
+            p.ba_nruns = b->ba_nruns; /* 0 where the handle has no speed table */
     }
     return CUZK_OK;
 }
@@ -1646,6 +1723,9 @@ struct msm_area {
     /* variant 4: a group's offsets (two levels), counts, level points, identity indices */
     uint32_t *ba_offa, *ba_offb, *ba_cnt, *ba_idv;
     char *ba_pta, *ba_ptb;
+    /* claimed runs (p.ba_nruns): their bounds, then the claims and the blocks' clocks */
+    uint32_t *ba_runs;
+    unsigned long long *ba_rclk;
 };
 
 template <class X>
@@ -1676,6 +1756,12 @@ static size_t msm_carve(msm_area<X> &a, char *base, size_t off, const msm_plan &
     a.wsum = cv.take<X>(p.nset);
     a.ba_offa = a.ba_offb = a.ba_cnt = a.ba_idv = nullptr;
     a.ba_pta = a.ba_ptb = nullptr;
+    a.ba_runs = nullptr;
+    a.ba_rclk = nullptr;
+    if (p.ba_nruns) {
+        a.ba_runs = cv.take<uint32_t>((size_t)p.ba_nruns + 1);
+        a.ba_rclk = cv.take<unsigned long long>(3 * (size_t)p.ba_nruns);
+    }
     if (p.ba) {
         a.ba_offa = cv.take<uint32_t>((size_t)p.ba_nbg + 1);
         a.ba_offb = cv.take<uint32_t>((size_t)p.ba_nbg + 1);
@@ -1775,6 +1861,12 @@ static cuzk_status ba_clock_report(const unsigned long long *clk, uint32_t nwarp
     return CUZK_OK;
 }
 
+/* A handle's speeds at level lev. */
+static float *ba_speed_row(cuzk__gpu_msm_bases *b, unsigned lev) {
+    const unsigned row = lev < BA_SPEED_LEVELS ? lev : BA_SPEED_LEVELS - 1;
+    return b->ba_speed + (size_t)row * b->ba_nruns;
+}
+
 /*
  * Variant 4's steps 4-5 (the batch-affine block above msm.cu's kernels):
  * per group of p.ba_gw bucket sets, affine levels over the group's entries
@@ -1796,6 +1888,27 @@ static cuzk_status ba_accumulate_levels(cuzk__gpu_msm_bases *b, const msm_plan &
     CUZK__CUDA_TRY(cudaMemcpy2D(ew, sizeof(uint32_t), a.start, (size_t)p.nb * sizeof(uint32_t),
                                 sizeof(uint32_t), p.nset + 1, cudaMemcpyDeviceToHost));
     const uint64_t res = p.ba_resident;
+    /* claimed runs: k blocks a launch; learning: the speeds are measured */
+    const uint32_t k = p.ba_nruns;
+    const unsigned runs_mode = msm_ba_runs();
+    const bool learning = k != 0 && runs_mode == CUZK__GPU_MSM_BA_RUNS_SPEED;
+    const unsigned per_sm = b->ba_blocks > 0 ? (unsigned)b->ba_blocks : 1;
+    /* the level whose launch's clocks are still to be read (after the next
+     * synchronizing copy: reading them at once would idle the device while
+     * the host queues the next level's counts) */
+    int unread = -1;
+    auto learn = [&]() -> cuzk_status {
+        if (unread < 0) return CUZK_OK;
+        const cudaError_t e =
+            d2h(b->ba_hclk, a.ba_rclk + k, 2 * (size_t)k * sizeof *b->ba_hclk);
+        if (e != cudaSuccess) {
+            cuzk__gpu_record_error(e, "level run clocks", __FILE__, __LINE__);
+            return CUZK_ERR_GPU;
+        }
+        cuzk__level_speed_learn(ba_speed_row(b, (unsigned)unread), b->ba_hruns, b->ba_hclk, k);
+        unread = -1;
+        return CUZK_OK;
+    };
     const uint64_t min_pairs =
         cuzk__gpu_msm_ba_min_pairs
             ? cuzk__gpu_msm_ba_min_pairs
@@ -1821,6 +1934,8 @@ static cuzk_status ba_accumulate_levels(cuzk__gpu_msm_bases *b, const msm_plan &
             if (st != CUZK_OK) return st;
             uint32_t tout = 0;
             CUZK__CUDA_TRY(d2h(&tout, oout + nbg, sizeof tout));
+            st = learn(); /* the last launch is done: the copy waited for it */
+            if (st != CUZK_OK) return st;
             const uint32_t pairs = tin - tout;
             if (pairs == 0 || pairs < min_pairs) break;
             if (tout > (pout == pta ? p.ba_acap : p.ba_bcap)) return area_too_small();
@@ -1828,7 +1943,21 @@ static cuzk_status ba_accumulate_levels(cuzk__gpu_msm_bases *b, const msm_plan &
             const uint64_t warps = res / 32 ? res / 32 : 1;
             uint32_t slice = (uint32_t)((tout + 32 * warps - 1) / (32 * warps));
             if (slice == 0) slice = 1;
-            const uint32_t nt = (uint32_t)((tout + 32ull * slice - 1) / (32ull * slice) * 32);
+            uint32_t nt = (uint32_t)((tout + 32ull * slice - 1) / (32ull * slice) * 32);
+            const uint32_t *runs = nullptr;
+            if (k) { /* every block, each claiming a run */
+                cuzk__level_runs_plan(b->ba_hruns,
+                                      runs_mode == CUZK__GPU_MSM_BA_RUNS_RANDOM
+                                          ? nullptr
+                                          : ba_speed_row(b, lev),
+                                      k, tout, &b->ba_seed);
+                CUZK__CUDA_TRY(cuzk__sync_copy(a.ba_runs, b->ba_hruns,
+                                               ((size_t)k + 1) * sizeof *b->ba_hruns,
+                                               cudaMemcpyHostToDevice));
+                CUZK__CUDA_TRY(cudaMemsetAsync(a.ba_rclk, 0, 3 * (size_t)k * sizeof *a.ba_rclk));
+                runs = a.ba_runs;
+                nt = k * BA_THREADS<F>;
+            }
             const size_t sm = ba_smem_bytes<F>();
             const dim3 gr = grid(nt, BA_THREADS<F>);
             if (clk)
@@ -1836,11 +1965,14 @@ static cuzk_status ba_accumulate_levels(cuzk__gpu_msm_bases *b, const msm_plan &
                                                            sizeof *clk));
             if (lev == 0)
                 ba_level_kernel<F, true><<<gr, BA_THREADS<F>, sm>>>(
-                    bases, vals + e0, nullptr, oin, oout, nbg, tout, slice, nt, pout, clk);
+                    bases, vals + e0, nullptr, oin, oout, nbg, tout, slice, nt, runs, per_sm,
+                    a.ba_rclk, pout, clk);
             else
                 ba_level_kernel<F, false><<<gr, BA_THREADS<F>, sm>>>(
-                    nullptr, nullptr, pin, oin, oout, nbg, tout, slice, nt, pout, clk);
+                    nullptr, nullptr, pin, oin, oout, nbg, tout, slice, nt, runs, per_sm,
+                    a.ba_rclk, pout, clk);
             CUZK__CUDA_TRY(cudaGetLastError());
+            if (learning) unread = (int)lev;
             if (clk) {
                 cuzk_status cs = ba_clock_report(clk, nt / 32, lev, tout);
                 if (cs != CUZK_OK) return cs;
@@ -1852,6 +1984,8 @@ static cuzk_status ba_accumulate_levels(cuzk__gpu_msm_bases *b, const msm_plan &
             tin = tout;
             lev++;
         }
+        cuzk_status lst = learn(); /* a launch the level cap ended the loop after */
+        if (lst != CUZK_OK) return lst;
         /* what is left: oin offsets over tin points (the entries when lev = 0) */
         const A *src = bases;
         const uint32_t *sv = vals + e0;
@@ -2225,6 +2359,26 @@ static cudaError_t occupancy(int *acc, int *ba) {
     return e;
 }
 
+/* The claimed runs' host tables (one allocation: the clocks, the speeds,
+ * the runs), every SM's speed 1 at first. Without the memory the handle
+ * runs even runs (ba_nruns = 0). */
+static void ba_speed_table_new(cuzk__gpu_msm_bases *b) {
+    const size_t k = (size_t)b->sms * (size_t)(b->ba_blocks > 0 ? b->ba_blocks : 1);
+    b->ba_nruns = 0;
+    b->ba_speed = nullptr;
+    if (k == 0 || k > BA_MAX_RUNS) return;
+    const size_t speeds = BA_SPEED_LEVELS * k;
+    unsigned long long *m = static_cast<unsigned long long *>(
+        malloc(2 * k * sizeof *m + speeds * sizeof(float) + (k + 1) * sizeof(uint32_t)));
+    if (!m) return;
+    b->ba_hclk = m;
+    b->ba_speed = reinterpret_cast<float *>(m + 2 * k);
+    for (size_t i = 0; i < speeds; i++) b->ba_speed[i] = 1.0f;
+    b->ba_hruns = reinterpret_cast<uint32_t *>(b->ba_speed + speeds);
+    b->ba_nruns = (uint32_t)k;
+    b->ba_seed = 0x9e3779b97f4a7c15ull;
+}
+
 static cuzk_status handle_new(cuzk__gpu_msm_bases **out, cuzk__gpu_msm_group group, size_t n) {
     *out = nullptr;
     if ((group != CUZK__GPU_MSM_G1 && group != CUZK__GPU_MSM_G2) || n == 0 ||
@@ -2255,6 +2409,7 @@ static cuzk_status handle_new(cuzk__gpu_msm_bases **out, cuzk__gpu_msm_group gro
     CUZK__CUDA_TRY(cudaMemGetInfo(&mem_free, &mem_total));
     b->ba_budget = (size_t)env_u64("CUZK_GPU_MSM_BA_BUDGET_MB", mem_total / 4 >> 20) << 20;
     b->ba_budget_env = env_u64("CUZK_GPU_MSM_BA_BUDGET_MB", 0) != 0;
+    ba_speed_table_new(b);
     CUZK__CUDA_TRY(cudaMalloc(&b->bases, n * aff_bytes(group)));
     return CUZK_OK;
 }
@@ -2384,6 +2539,7 @@ extern "C" void cuzk__gpu_msm_bases_free(cuzk__gpu_msm_bases *b) {
     if (!b) return;
     if (b->bases) (void)cudaFree(b->bases);
     work_release(b->work);
+    free(b->ba_hclk);
     free(b);
 }
 

@@ -163,28 +163,33 @@ typedef struct {
     uint64_t min_pairs;
     unsigned max_levels, max_threads;
     size_t budget;
+    unsigned runs; /* cuzk__gpu_msm_ba_runs */
     const char *name;
 } msm_cfg;
 /* the G1 multiplier the MSM uses by default (gpu_msm.h); every other one
  * has rows of its own below */
 #define MADD_D CUZK__GPU_MSM_DEFAULT_MADD
+#define AUTO_RUNS CUZK__GPU_MSM_BA_RUNS_AUTO /* the runs by SM speed, learned by the handle */
 static const msm_cfg msm_cfgs[] = {
-    {0, MADD_D, 0, 0, 0, 0, "v0"},
-    {5, MADD_D, 0, 0, 0, 0, "v5"},
-    {4, MADD_D, 0, 0, 0, 0, "v4"},
-    {6, MADD_D, 0, 0, 0, 0, "v6"},
-    {5, 0, 0, 0, 0, 0, "v5, G1 one call per product"},
-    {5, 1, 0, 0, 0, 0, "v5, G1 products in pairs"},
-    {5, 2, 0, 0, 0, 0, "v5, G1 lazy accumulators"},
-    {6, 2, 1, 0, 250, 0, "v6 all levels, 250 threads, G1 lazy accumulators"},
-    {6, MADD_D, 1, 0, 250, 0, "v6 all levels, 250 threads"},
-    {6, MADD_D, 1, 0, 0, 0, "v6 all levels"},
-    {4, MADD_D, 1, 0, 0, 0, "v4 all levels"},
-    {4, MADD_D, 1, 0, 250, 0, "v4 all levels, 250 threads"},
-    {4, MADD_D, 1, 1, 0, 1, "v4 one level, one window per group"},
-    {4, MADD_D, 1, 2, 250, 1, "v4 two levels, 250 threads, one window per group"},
-    {4, MADD_D, 1, 0, 0, 1, "v4 all levels, one window per group"},
-    {4, MADD_D, 3, 0, 0, 0, "v4 levels while >= 3 pairs"},
+    {0, MADD_D, 0, 0, 0, 0, AUTO_RUNS, "v0"},
+    {5, MADD_D, 0, 0, 0, 0, AUTO_RUNS, "v5"},
+    {4, MADD_D, 0, 0, 0, 0, AUTO_RUNS, "v4"},
+    {6, MADD_D, 0, 0, 0, 0, AUTO_RUNS, "v6"},
+    {5, 0, 0, 0, 0, 0, AUTO_RUNS, "v5, G1 one call per product"},
+    {5, 1, 0, 0, 0, 0, AUTO_RUNS, "v5, G1 products in pairs"},
+    {5, 2, 0, 0, 0, 0, AUTO_RUNS, "v5, G1 lazy accumulators"},
+    {6, 2, 1, 0, 250, 0, AUTO_RUNS, "v6 all levels, 250 threads, G1 lazy accumulators"},
+    {6, MADD_D, 1, 0, 250, 0, AUTO_RUNS, "v6 all levels, 250 threads"},
+    {6, MADD_D, 1, 0, 0, 0, AUTO_RUNS, "v6 all levels"},
+    {4, MADD_D, 1, 0, 0, 0, AUTO_RUNS, "v4 all levels"},
+    {4, MADD_D, 1, 0, 250, 0, AUTO_RUNS, "v4 all levels, 250 threads"},
+    {4, MADD_D, 1, 1, 0, 1, AUTO_RUNS, "v4 one level, one window per group"},
+    {4, MADD_D, 1, 2, 250, 1, AUTO_RUNS, "v4 two levels, 250 threads, one window per group"},
+    {4, MADD_D, 1, 0, 0, 1, AUTO_RUNS, "v4 all levels, one window per group"},
+    {4, MADD_D, 3, 0, 0, 0, AUTO_RUNS, "v4 levels while >= 3 pairs"},
+    {4, MADD_D, 0, 0, 0, 0, CUZK__GPU_MSM_BA_RUNS_EVEN, "v4 even runs"},
+    {4, MADD_D, 0, 0, 0, 0, CUZK__GPU_MSM_BA_RUNS_RANDOM, "v4 random runs"},
+    {4, MADD_D, 1, 0, 0, 0, CUZK__GPU_MSM_BA_RUNS_RANDOM, "v4 all levels, random runs"},
 };
 #define MSM_NCFG (sizeof msm_cfgs / sizeof msm_cfgs[0])
 /* How many of msm_cfgs a comparison runs: all, except in the sort cases,
@@ -200,10 +205,11 @@ static void msm_cfg_set(const msm_cfg *c) {
     cuzk__gpu_msm_ba_max_levels = c->max_levels;
     cuzk__gpu_msm_ba_max_threads = c->max_threads;
     cuzk__gpu_msm_ba_budget = c->budget;
+    cuzk__gpu_msm_ba_runs = c->runs;
 }
 static void msm_cfg_reset(void) {
     static const msm_cfg dflt = {CUZK__GPU_MSM_VARIANT_AUTO, CUZK__GPU_MSM_VARIANT_AUTO, 0, 0, 0, 0,
-                                 "default"};
+                                 AUTO_RUNS, "default"};
     msm_cfg_set(&dflt);
 }
 

@@ -1,0 +1,181 @@
+/*
+ * test_gpu_level_runs.c — the level runs' host logic (src/gpu/level_runs.h):
+ * the bounds partition a level's slots in proportion to the weights, and
+ * the speeds learned from simulated launches balance SMs of two speeds,
+ * the way the H200's SMs differ (doc/gpu-notes.md, session 27). The device
+ * side (the claims, a block's warps over its run) is checked by
+ * test_gpu_msm's "random runs" rows against the CPU.
+ */
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu/level_runs.h"
+#include "harness.h"
+
+#define MAX_K 600
+
+/* runs[0, k] bound tout slots: from 0 to tout, nondecreasing, inner bounds
+ * multiples of 32 (or tout itself). */
+static bool bounds_ok(const uint32_t *runs, uint32_t k, uint32_t tout) {
+    if (runs[0] != 0 || runs[k] != tout) return false;
+    for (uint32_t i = 1; i <= k; i++) {
+        if (runs[i] < runs[i - 1]) return false;
+        if (i < k && runs[i] % 32 != 0 && runs[i] != tout) return false;
+    }
+    return true;
+}
+
+static double urand(void) { return (double)(cuzk_test_rand64() >> 11) / 9007199254740992.0; }
+
+/* Runs in proportion to the speeds: each within the rounding of its
+ * share (two bounds rounded down by less than 32 each). */
+static void test_plan_speeds(void) {
+    static uint32_t runs[MAX_K + 1];
+    static float speed[MAX_K];
+    for (unsigned it = 0; it < ITERS(2000); it++) {
+        const uint32_t k = 1 + (uint32_t)(cuzk_test_rand64() % MAX_K);
+        const uint32_t tout = it % 4 == 0 ? (uint32_t)(cuzk_test_rand64() % 4096)
+                                          : (uint32_t)(cuzk_test_rand64() % 300000000u);
+        double total = 0;
+        for (uint32_t i = 0; i < k; i++) {
+            speed[i] = CUZK__LEVEL_SPEED_MIN +
+                       (float)urand() * (CUZK__LEVEL_SPEED_MAX - CUZK__LEVEL_SPEED_MIN);
+            total += speed[i];
+        }
+        uint64_t seed = cuzk_test_rand64(), seed0 = seed;
+        cuzk__level_runs_plan(runs, speed, k, tout, &seed);
+        CHECK(seed == seed0); /* speeds draw nothing */
+        CHECK(bounds_ok(runs, k, tout));
+        double cum = 0;
+        for (uint32_t i = 0; i < k; i++) {
+            cum += speed[i];
+            const double want = tout * cum / total; /* where bound i + 1 belongs */
+            if (i + 1 < k) CHECK(runs[i + 1] <= want + 1e-6 * tout && runs[i + 1] + 33 > want);
+        }
+    }
+}
+
+/* Random weights: valid bounds, some runs empty, the same runs from the
+ * same seed, and the seed stepped once a run. */
+static void test_plan_random(void) {
+    static uint32_t runs[MAX_K + 1], again[MAX_K + 1];
+    unsigned empty = 0;
+    for (unsigned it = 0; it < ITERS(500); it++) {
+        const uint32_t k = 1 + (uint32_t)(cuzk_test_rand64() % MAX_K);
+        const uint32_t tout = (uint32_t)(cuzk_test_rand64() % 2000000u);
+        const uint64_t seed0 = cuzk_test_rand64();
+        uint64_t s = seed0, t = seed0;
+        cuzk__level_runs_plan(runs, NULL, k, tout, &s);
+        cuzk__level_runs_plan(again, NULL, k, tout, &t);
+        CHECK(bounds_ok(runs, k, tout));
+        CHECK(memcmp(runs, again, (k + 1) * sizeof *runs) == 0);
+        CHECK(s == seed0 + (uint64_t)k * 0x9e3779b97f4a7c15ull);
+        for (uint32_t i = 0; i < k; i++) empty += runs[i + 1] == runs[i];
+    }
+    CHECK(empty > 0);
+}
+
+/* Every weight 0 (k = 1 included): even runs. */
+static void test_plan_zero(void) {
+    static uint32_t runs[MAX_K + 1];
+    static float zero[MAX_K];
+    for (uint32_t k = 1; k <= 64; k++) {
+        uint64_t seed = 1;
+        const uint32_t tout = 32 * 1000 + k;
+        cuzk__level_runs_plan(runs, zero, k, tout, &seed);
+        CHECK(bounds_ok(runs, k, tout));
+        for (uint32_t i = 0; i < k; i++)
+            CHECK(fabs((double)(runs[i + 1] - runs[i]) - (double)tout / k) < 33);
+    }
+}
+
+/*
+ * Launches simulated: k runs on SMs of two speeds 9% apart (at random; a
+ * block's time = its run over its SM's speed, ~12 slots a microsecond as
+ * at level 0, with 0.2% noise and a fixed start), the runs planned from
+ * the learned speeds each launch.
+ * The first launch (even runs) ends with the slow SMs; after a few the
+ * last end is within 1% of the mean, and the learned speeds rank the SMs.
+ */
+static void test_learn_balances(void) {
+    enum { K = 132 };
+    static uint32_t runs[K + 1];
+    static unsigned long long clk[2 * K];
+    static float speed[K];
+    static double true_speed[K];
+    for (unsigned rep = 0; rep < ITERS(20); rep++) {
+        for (uint32_t i = 0; i < K; i++) {
+            speed[i] = 1.0f;
+            true_speed[i] = cuzk_test_rand64() % 2 ? 1.0 : 1.09;
+        }
+        const uint32_t tout = 100000000u + (uint32_t)(cuzk_test_rand64() % 1000000u);
+        double first = 0, last = 0;
+        for (unsigned launch = 0; launch < 10; launch++) {
+            uint64_t seed = 0;
+            cuzk__level_runs_plan(runs, speed, K, tout, &seed);
+            const unsigned long long t0 = 1000000000ull + cuzk_test_rand64() % 1000;
+            double end_max = 0, end_sum = 0;
+            for (uint32_t i = 0; i < K; i++) {
+                const double ns = (runs[i + 1] - runs[i]) / (true_speed[i] * 0.012) *
+                                      (1 + 0.002 * (2 * urand() - 1)) +
+                                  20000;
+                clk[2 * i] = t0 + cuzk_test_rand64() % 2000; /* the blocks start apart */
+                clk[2 * i + 1] = t0 + (unsigned long long)ns;
+                end_max = fmax(end_max, ns);
+                end_sum += ns;
+            }
+            const double ratio = end_max / (end_sum / K);
+            if (launch == 0) first = ratio;
+            last = ratio;
+            cuzk__level_speed_learn(speed, runs, clk, K);
+        }
+        CHECK(first > 1.02); /* even runs: the slow SMs end ~4% past the mean */
+        CHECK(last < 1.01);
+        for (uint32_t i = 0; i < K; i++)
+            for (uint32_t j = 0; j < K; j++)
+                if (true_speed[i] > true_speed[j]) CHECK(speed[i] > speed[j]);
+    }
+}
+
+/* Runs without slots (or without a clock) keep their speeds; a wild
+ * measurement is held to the bounds. */
+static void test_learn_edges(void) {
+    enum { K = 8 };
+    uint32_t runs[K + 1] = {0, 0, 1000, 2000, 2000, 3000, 4000, 5000, 6000};
+    unsigned long long clk[2 * K] = {0};
+    float speed[K];
+    for (uint32_t i = 0; i < K; i++) speed[i] = 0.7f + 0.1f * (float)i;
+    speed[1] = 0.3f; /* halved toward ~0: held at the floor */
+    speed[7] = 4.0f; /* halved toward ~6 (the 6 measured runs' share): held at the cap */
+    for (uint32_t i = 0; i < K; i++) {
+        clk[2 * i] = 500;
+        clk[2 * i + 1] = runs[i + 1] > runs[i] ? 500 + 1000 : 0; /* 1 slot a ns */
+    }
+    clk[2 * 7 + 1] = 501; /* run 7: 1000 slots a ns, far past the others */
+    cuzk__level_speed_learn(speed, runs, clk, K);
+    CHECK(speed[0] == 0.7f); /* no slots */
+    CHECK(speed[3] == 1.0f);
+    CHECK(speed[1] == CUZK__LEVEL_SPEED_MIN);
+    CHECK(speed[7] == CUZK__LEVEL_SPEED_MAX);
+    for (uint32_t i = 2; i < 7; i++) /* the slow five: about half their speed */
+        if (i != 3) CHECK(speed[i] > 0.35f && speed[i] < 0.7f);
+    /* nothing measured: nothing changes */
+    float before[K];
+    memcpy(before, speed, sizeof before);
+    memset(clk, 0, sizeof clk);
+    cuzk__level_speed_learn(speed, runs, clk, K);
+    CHECK(memcmp(before, speed, sizeof before) == 0);
+}
+
+int main(int argc, char **argv) {
+    cuzk_test_init(argc, argv);
+    RUN(test_plan_speeds);
+    RUN(test_plan_random);
+    RUN(test_plan_zero);
+    RUN(test_learn_balances);
+    RUN(test_learn_edges);
+    return cuzk_test_finish();
+}
