@@ -34,7 +34,7 @@
  * --only S: only the tests whose names contain one of the comma-separated S
  * (with --quick too: e.g. --quick --only g1_ba under compute-sanitizer).
  * --quick: only test_*_sort_cases and test_*_ba_cases over 4096 bases (about
- * 2.5 min on the H200, where the full run takes about 4).
+ * 30 s on the H200, where the full run takes about 6 min; session 27).
  * --ab: variants 0, 4, 5, 6 and G1's other multiplier against each other, with
  * per-phase profiles
  * (bench_ab).
