@@ -18,10 +18,11 @@
 
 #include <stdint.h>
 
-/* Speeds are relative (mean ~1) and kept in [MIN, MAX], so that one stray
- * clock cannot starve a run or hand it most of a launch. */
-#define CUZK__LEVEL_SPEED_MIN 0.25f
-#define CUZK__LEVEL_SPEED_MAX 4.0f
+/* Speeds are relative (median ~1). A measurement is held to [MIN, MAX]
+ * before it is blended in, so one stray clock can at most halve or
+ * double its own run's share next launch (the SMs differ by ~9%). */
+#define CUZK__LEVEL_SPEED_MIN 0.5f
+#define CUZK__LEVEL_SPEED_MAX 2.0f
 
 /* splitmix64: the next word of *state (the random runs of the tests). */
 static inline uint64_t cuzk__level_runs_rand(uint64_t *state) {
@@ -73,32 +74,61 @@ static inline double cuzk__level_run_rate(const uint32_t *runs, const unsigned l
 }
 
 /*
+ * The median of the k runs' nonzero rates from t0 (0: none), by bisection
+ * between the least and the greatest (no scratch memory; 64 halvings leave
+ * it within rounding of the lower median).
+ */
+static inline double cuzk__level_rate_median(const uint32_t *runs, const unsigned long long *clk,
+                                             uint32_t k, unsigned long long t0) {
+    double lo = 0, hi = 0;
+    uint32_t m = 0;
+    for (uint32_t i = 0; i < k; i++) {
+        const double r = cuzk__level_run_rate(runs, clk, i, t0);
+        if (r <= 0) continue;
+        if (m == 0 || r < lo) lo = r;
+        if (m == 0 || r > hi) hi = r;
+        m++;
+    }
+    if (m == 0) return 0;
+    const uint32_t rank = (m + 1) / 2; /* the lower median: the rank-th least */
+    for (int it = 0; it < 64 && lo < hi; it++) {
+        const double mid = lo + (hi - lo) / 2;
+        uint32_t at_most = 0;
+        for (uint32_t i = 0; i < k; i++) {
+            const double r = cuzk__level_run_rate(runs, clk, i, t0);
+            at_most += r > 0 && r <= mid;
+        }
+        if (at_most >= rank)
+            hi = mid;
+        else
+            lo = mid;
+    }
+    return hi;
+}
+
+/*
  * What a launch over k runs measured (clk: each run's block start and last
  * warp's end, 0 where it had no slots): each run's slots a nanosecond from
- * the launch's first start, relative to the mean, blended half and half
- * into speed[i]. The SMs' speeds are steady, their measurements a little
- * noisy: halving the error each launch converges in a few launches. Runs
- * without slots keep their speeds.
+ * the launch's first start, relative to the median run's (so a stray clock
+ * moves no other run), held to [MIN, MAX] and blended half and half into
+ * speed[i]. The SMs' speeds are steady, their measurements a little noisy:
+ * halving the error each launch converges in a few launches. Runs without
+ * slots keep their speeds.
  */
 static inline void cuzk__level_speed_learn(float *speed, const uint32_t *runs,
                                            const unsigned long long *clk, uint32_t k) {
     unsigned long long t0 = ~0ull;
     for (uint32_t i = 0; i < k; i++)
         if (clk[2 * i + 1] != 0 && clk[2 * i] < t0) t0 = clk[2 * i];
-    double sum = 0;
-    uint32_t m = 0;
+    const double med = cuzk__level_rate_median(runs, clk, k, t0);
+    if (med <= 0) return;
     for (uint32_t i = 0; i < k; i++) {
-        const double r = cuzk__level_run_rate(runs, clk, i, t0);
-        if (r > 0) sum += r, m++;
-    }
-    if (m == 0) return;
-    for (uint32_t i = 0; i < k; i++) {
-        const double r = cuzk__level_run_rate(runs, clk, i, t0) * m / sum;
+        const double r = cuzk__level_run_rate(runs, clk, i, t0) / med;
         if (r <= 0) continue;
-        const float v = 0.5f * speed[i] + 0.5f * (float)r;
-        speed[i] = v < CUZK__LEVEL_SPEED_MIN   ? CUZK__LEVEL_SPEED_MIN
-                   : v > CUZK__LEVEL_SPEED_MAX ? CUZK__LEVEL_SPEED_MAX
-                                               : v;
+        const float v = r < CUZK__LEVEL_SPEED_MIN   ? CUZK__LEVEL_SPEED_MIN
+                        : r > CUZK__LEVEL_SPEED_MAX ? CUZK__LEVEL_SPEED_MAX
+                                                    : (float)r;
+        speed[i] = 0.5f * speed[i] + 0.5f * v;
     }
 }
 

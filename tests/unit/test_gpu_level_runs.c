@@ -140,34 +140,67 @@ static void test_learn_balances(void) {
     }
 }
 
-/* Runs without slots (or without a clock) keep their speeds; a wild
- * measurement is held to the bounds. */
+/*
+ * Runs without slots (or without a clock) keep their speeds; the launch's
+ * start is the first start of a run that ran (an empty run's earlier one
+ * does not count: run 6, twice as long as the others, would then look
+ * faster than they); a wild measurement moves only its own run, and by
+ * at most the bounds' half.
+ */
 static void test_learn_edges(void) {
     enum { K = 8 };
-    uint32_t runs[K + 1] = {0, 0, 1000, 2000, 2000, 3000, 4000, 5000, 6000};
-    unsigned long long clk[2 * K] = {0};
-    float speed[K];
-    for (uint32_t i = 0; i < K; i++) speed[i] = 0.7f + 0.1f * (float)i;
-    speed[1] = 0.3f; /* halved toward ~0: held at the floor */
-    speed[7] = 4.0f; /* halved toward ~6 (the 6 measured runs' share): held at the cap */
+    /* runs 0 and 3 empty; run 6 holds 2000 slots, the others 1000 */
+    const uint32_t runs[K + 1] = {0, 0, 1000, 2000, 2000, 3000, 4000, 6000, 7000};
+    unsigned long long clk[2 * K];
+    float speed[K], before[K];
     for (uint32_t i = 0; i < K; i++) {
-        clk[2 * i] = 500;
-        clk[2 * i + 1] = runs[i + 1] > runs[i] ? 500 + 1000 : 0; /* 1 slot a ns */
+        const uint32_t len = runs[i + 1] - runs[i];
+        clk[2 * i] = i == 2 ? 400 : 500; /* run 2 starts first: t0 = 400 */
+        clk[2 * i + 1] = len ? 400 + len : 0; /* 1 slot a ns from t0 */
+        speed[i] = before[i] = 0.6f + 0.2f * (float)i;
     }
-    clk[2 * 7 + 1] = 501; /* run 7: 1000 slots a ns, far past the others */
+    clk[0] = 1;                 /* the empty run 0's start: not t0 */
+    clk[2 * 1 + 1] = 400 + 1000000; /* run 1: 1000x slower than the rest */
+    clk[2 * 7 + 1] = 401;       /* run 7: 1000x faster */
     cuzk__level_speed_learn(speed, runs, clk, K);
-    CHECK(speed[0] == 0.7f); /* no slots */
-    CHECK(speed[3] == 1.0f);
-    CHECK(speed[1] == CUZK__LEVEL_SPEED_MIN);
-    CHECK(speed[7] == CUZK__LEVEL_SPEED_MAX);
-    for (uint32_t i = 2; i < 7; i++) /* the slow five: about half their speed */
-        if (i != 3) CHECK(speed[i] > 0.35f && speed[i] < 0.7f);
+    CHECK(speed[0] == before[0] && speed[3] == before[3]); /* no slots */
+    CHECK(speed[1] == 0.5f * before[1] + 0.5f * CUZK__LEVEL_SPEED_MIN);
+    CHECK(speed[7] == 0.5f * before[7] + 0.5f * CUZK__LEVEL_SPEED_MAX);
+    for (uint32_t i = 2; i < 7; i++) /* at the median's rate: halfway to 1 */
+        if (i != 3) CHECK(fabsf(speed[i] - (0.5f * before[i] + 0.5f)) < 1e-6f);
     /* nothing measured: nothing changes */
-    float before[K];
     memcpy(before, speed, sizeof before);
     memset(clk, 0, sizeof clk);
     cuzk__level_speed_learn(speed, runs, clk, K);
     CHECK(memcmp(before, speed, sizeof before) == 0);
+}
+
+/* One stray clock among 132 runs at one speed: the other runs keep theirs,
+ * and the next launch's span stays within the stray run's doubled share. */
+static void test_learn_stray(void) {
+    enum { K = 132 };
+    static uint32_t runs[K + 1];
+    static unsigned long long clk[2 * K];
+    static float speed[K];
+    for (unsigned rep = 0; rep < ITERS(20); rep++) {
+        const uint32_t stray = (uint32_t)(cuzk_test_rand64() % K);
+        for (uint32_t i = 0; i < K; i++) speed[i] = 1.0f;
+        uint64_t seed = 0;
+        const uint32_t tout = 100000000u;
+        cuzk__level_runs_plan(runs, speed, K, tout, &seed);
+        for (uint32_t i = 0; i < K; i++) {
+            clk[2 * i] = 1000;
+            clk[2 * i + 1] = 1000 + (unsigned long long)((runs[i + 1] - runs[i]) / 0.012);
+        }
+        clk[2 * stray + 1] = 1001 + cuzk_test_rand64() % 100; /* ends almost at once */
+        cuzk__level_speed_learn(speed, runs, clk, K);
+        for (uint32_t i = 0; i < K; i++)
+            if (i != stray) CHECK(fabsf(speed[i] - 1.0f) < 0.01f); /* runs' rounding to 32 */
+        CHECK(speed[stray] == 0.5f + 0.5f * CUZK__LEVEL_SPEED_MAX);
+        cuzk__level_runs_plan(runs, speed, K, tout, &seed);
+        const double share = (runs[stray + 1] - runs[stray]) / ((double)tout / K);
+        CHECK(share > 1.4 && share < 1.6);
+    }
 }
 
 int main(int argc, char **argv) {
@@ -177,5 +210,6 @@ int main(int argc, char **argv) {
     RUN(test_plan_zero);
     RUN(test_learn_balances);
     RUN(test_learn_edges);
+    RUN(test_learn_stray);
     return cuzk_test_finish();
 }
