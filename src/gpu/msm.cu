@@ -1133,14 +1133,15 @@ static __device__ __forceinline__ unsigned long long ba_now() {
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
     return now;
 }
+static __device__ __forceinline__ uint32_t ba_smid() {
+    uint32_t sm;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+    return sm;
+}
 static __device__ __forceinline__ void ba_clock(unsigned long long *clk, uint32_t t, unsigned k) {
     if (clk && t % 32 == 0) {
         clk[(size_t)(t / 32) * BA_CLOCK_MARKS + k] = ba_now();
-        if (k == 0) {
-            unsigned sm;
-            asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
-            clk[(size_t)(t / 32) * BA_CLOCK_MARKS + 4] = sm;
-        }
+        if (k == 0) clk[(size_t)(t / 32) * BA_CLOCK_MARKS + 4] = ba_smid();
     }
 }
 
@@ -1155,9 +1156,7 @@ static __device__ __forceinline__ void ba_clock(unsigned long long *clk, uint32_
  */
 static __device__ uint32_t ba_claim_run(unsigned long long *claim, uint32_t nruns,
                                         uint32_t per_sm) {
-    uint32_t sm;
-    asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
-    const uint32_t k0 = (uint32_t)((uint64_t)sm * per_sm % nruns);
+    const uint32_t k0 = (uint32_t)((uint64_t)ba_smid() * per_sm % nruns);
     for (uint32_t i = 0; i < nruns; i++) {
         const uint32_t k = k0 + i < nruns ? k0 + i : k0 + i - nruns;
         if (atomicExch(&claim[k], 1ull) == 0) return k;
