@@ -803,7 +803,8 @@ static __global__ void __launch_bounds__(HEAVY_THREADS)
  *
  * Affine addition with a shared inversion (Montgomery's trick): forward,
  * each addition's prefix product (of the denominators before it) is kept
- * in its own output slot's x; one inversion per thread and level; backward,
+ * in its own output slot's x (ba_st_prefix: with its last sector filled);
+ * one inversion per thread and level; backward,
  * 1/d = inv * prefix, inv *= d, then l = (y2 - y1)/(x2 - x1) or
  * 3 x1^2 / (2 y1), x3 = l^2 - x1 - x2, y3 = l (x1 - x3) - y1: 5M + 1S per
  * addition (doubling + 1S) plus 1/slice of an inversion (binary GCD),
@@ -966,6 +967,26 @@ static __device__ __forceinline__ aff_pt<F> ba_load(const aff_pt<F> *bases, cons
     bool neg;
     const aff_pt<F> *src = ba_src<F, ENTRIES>(bases, vals, in, i, &neg);
     return ba_arrived(ld16(src), neg);
+}
+/*
+ * A forward-pass prefix into its slot's x. A G1 x (48 bytes at the start of
+ * a 96-byte point, 32-byte aligned) ends mid-sector; a sector written in
+ * part must, as we read the measurement below, be completed from DRAM
+ * before L2 writes it back (the level's outputs are many times L2, so every
+ * prefix's second sector went that way: a random read a slot). So the
+ * sector is filled: zeros in the first 16 bytes of y,
+ * which the slot's result (the backward pass, 96 bytes) overwrites. With the
+ * 48-byte store, level 0's forward pass took 25.9 ms (2^26 x6), 13.2 with no
+ * store at all, and 17.5 with the filled one: the MSM 292.2 -> 263.7 ms,
+ * 2^27 x4 576.0 -> 519.4 (H200, doc/perf.md session 28).
+ */
+template <class F>
+static __device__ __forceinline__ void ba_st_prefix(aff_pt<F> *p, const F &acc) {
+    st16(&p->x, acc);
+    if constexpr (sizeof(F) % 32 != 0) {
+        static_assert(sizeof(F) % 32 == 16, "a prefix's last sector is half-filled");
+        *reinterpret_cast<uint4 *>(&p->y) = make_uint4(0, 0, 0, 0);
+    }
 }
 /* No input: an index no source reaches (inputs and bases < 2^32 - 1). */
 static constexpr uint32_t BA_NONE = 0xffffffffu;
@@ -1277,7 +1298,7 @@ static __global__ void __launch_bounds__(BA_THREADS<F>, BA_MIN_BLOCKS<F>)
             kind = ba_kind(a, b, true, d);
         }
         if (kind >= BA_ADD) {
-            st16(&out[o].x, acc); /* prefix: product of the denominators before this one */
+            ba_st_prefix(out + o, acc); /* the product of the denominators before this one */
             ba_mul(acc, acc, d);
         } else {
             aff_pt<F> r = kind == BA_A ? a : b;
