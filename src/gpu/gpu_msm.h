@@ -157,8 +157,8 @@ extern size_t cuzk__gpu_msm_ba_budget;
  *                                 launches (the SMs of an H200 run a level
  *                                 at two speeds ~9% apart, and a launch
  *                                 ends with its slowest SM): G1 2^26 with
- *                                 6 copies -0.3%, 2^27 with 4 -0.6%, G2
- *                                 equal (doc/perf.md, session 27)
+ *                                 6 copies -0.9%, 2^27 with 4 -1.0%, G2
+ *                                 equal (doc/perf.md, sessions 27-28)
  *   CUZK__GPU_MSM_BA_RUNS_RANDOM  claimed runs of random sizes, some empty
  *                                 (tests: the claims and the run bounds)
  * CUZK__GPU_MSM_BA_RUNS_AUTO (the initial value): CUZK_GPU_MSM_BA_RUNS from

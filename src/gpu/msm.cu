@@ -974,11 +974,11 @@ static __device__ __forceinline__ aff_pt<F> ba_load(const aff_pt<F> *bases, cons
  * part must, as we read the measurement below, be completed from DRAM
  * before L2 writes it back (the level's outputs are many times L2, so every
  * prefix's second sector went that way: a random read a slot). So the
- * sector is filled: zeros in the first 16 bytes of y,
- * which the slot's result (the backward pass, 96 bytes) overwrites. With the
- * 48-byte store, level 0's forward pass took 25.9 ms (2^26 x6), 13.2 with no
- * store at all, and 17.5 with the filled one: the MSM 292.2 -> 263.7 ms,
- * 2^27 x4 576.0 -> 519.4 (H200, doc/perf.md session 28).
+ * sector is filled: zeros in the first 16 bytes of y, which the slot's
+ * result (the backward pass, 96 bytes) overwrites. With the 48-byte store,
+ * level 0's forward pass took 25.9 ms (2^26 x6), 13.2 with no store at all,
+ * and 17.5 with the filled one: the MSM 292.2 -> 263.7 ms, 2^27 x4 576.0 ->
+ * 519.4 (H200, doc/perf.md session 28).
  */
 template <class F>
 static __device__ __forceinline__ void ba_st_prefix(aff_pt<F> *p, const F &acc) {
