@@ -14,12 +14,12 @@
 
 #include "bench.h"
 #include "cuzk.h"
-#include "fp.h"
-#include "fp12.h"
-#include "fr.h"
-#include "g1.h"
-#include "g2.h"
-#include "pairing.h"
+#include "ff/fp.h"
+#include "ff/fp12.h"
+#include "ff/fr.h"
+#include "ec/g1.h"
+#include "ec/g2.h"
+#include "pairing/pairing.h"
 
 /* Inputs: fixed pseudo-random values (splitmix64 from a constant seed), so
  * runs compare like with like. */

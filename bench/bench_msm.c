@@ -31,10 +31,10 @@
 
 #include "bench.h"
 #include "cuzk.h"
-#include "fr.h"
-#include "g1.h"
-#include "g2.h"
-#include "msm.h"
+#include "ff/fr.h"
+#include "ec/g1.h"
+#include "ec/g2.h"
+#include "msm/msm.h"
 #if CUZK_HAVE_CUDA
 #include "gpu/gpu.h"
 #include "gpu/gpu_msm.h"

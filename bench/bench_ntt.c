@@ -36,9 +36,9 @@
 
 #include "bench.h"
 #include "cuzk.h"
-#include "fr.h"
-#include "h.h"
-#include "ntt.h"
+#include "ff/fr.h"
+#include "poly/h.h"
+#include "poly/ntt.h"
 
 #if CUZK_HAVE_CUDA
 #include "gpu/gpu.h"

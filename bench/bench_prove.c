@@ -30,16 +30,16 @@
 #include <string.h>
 #include <time.h>
 
-#include "backend.h"
+#include "groth16/backend.h"
 #include "bench.h"
 #include "commands.h"
 #include "cuzk.h"
-#include "groth16.h"
-#include "mem.h"
-#include "params.h"
-#include "witness.h"
-#include "wtns.h"
-#include "zkey.h"
+#include "groth16/groth16.h"
+#include "util/mem.h"
+#include "io/params.h"
+#include "circuit/witness.h"
+#include "io/wtns.h"
+#include "io/zkey.h"
 
 #define MAX_REPS 64
 

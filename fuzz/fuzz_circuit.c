@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "circuit.h"
+#include "circuit/circuit.h"
 #include "fuzz_common.h"
 
 static bool bit(const uint64_t *bm, uint64_t i) { return bm[i / 64] >> (i % 64) & 1; }

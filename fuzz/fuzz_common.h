@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
+#include "util/error.h"
 
 #define FUZZ_ASSERT(cond)                                                              \
     do {                                                                               \

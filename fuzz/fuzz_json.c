@@ -23,8 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "json.h"
-#include "snarkjs_json.h"
+#include "io/json.h"
+#include "io/snarkjs_json.h"
 #include "fuzz_common.h"
 
 #define SEL_JSON 0u

@@ -33,7 +33,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "params.h"
+#include "io/params.h"
 #include "fuzz_common.h"
 
 static bool fp_ok(const cuzk_fp *a) { return cuzk__lt_n(a->l, cuzk__fp_p, CUZK_FP_LIMBS); }

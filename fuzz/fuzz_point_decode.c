@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "encode.h"
+#include "ec/encode.h"
 #include "fuzz_common.h"
 
 #define SEL_G1_ZCASH 0u

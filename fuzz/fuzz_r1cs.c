@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "r1cs.h"
+#include "io/r1cs.h"
 #include "fuzz_common.h"
 
 static void check_lc(const cuzk_r1cs *r, const cuzk_r1cs_lc *lc) {

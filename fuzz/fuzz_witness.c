@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "witness.h"
+#include "circuit/witness.h"
 #include "fuzz_common.h"
 
 static uint64_t le64(const uint8_t *p) {

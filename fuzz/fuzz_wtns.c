@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "wtns.h"
+#include "io/wtns.h"
 #include "fuzz_common.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

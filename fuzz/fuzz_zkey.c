@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "zkey.h"
+#include "io/zkey.h"
 #include "fuzz_common.h"
 
 static bool fp_ok(const cuzk_fp *a) { return cuzk__lt_n(a->l, cuzk__fp_p, CUZK_FP_LIMBS); }

@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "limbs.h"
+#include "ff/limbs.h"
 
 #define MAX_COORDS 32 /* edge values of one prime field */
 

@@ -2,10 +2,10 @@
  * circuit.c — the circuit file (doc/formats.md §1): layout, checksum, reader,
  * builders, conversion from circom .r1cs, writer. The evaluator is spmv.c.
  */
-#include "circuit.h"
-#include "atomic_write.h"
-#include "mem.h"
-#include "mapfile.h"
+#include "circuit/circuit.h"
+#include "util/atomic_write.h"
+#include "util/mem.h"
+#include "util/mapfile.h"
 
 #include <stdlib.h>
 #include <string.h>

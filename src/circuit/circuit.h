@@ -46,9 +46,9 @@
 #include <stdint.h>
 
 #include "cuzk.h"
-#include "error.h"
-#include "fr.h"
-#include "r1cs.h"
+#include "util/error.h"
+#include "ff/fr.h"
+#include "io/r1cs.h"
 
 #define CUZK_CIRCUIT_MAGIC "cuzkcirc" /* 8 bytes, no NUL in the file */
 #define CUZK_CIRCUIT_VERSION 1u

@@ -22,8 +22,8 @@
  * then random constants (round constants / MDS-like entries; DENSE draws its
  * "random field coefficients" from a large table of them).
  */
-#include "gen.h"
-#include "mem.h"
+#include "circuit/gen.h"
+#include "util/mem.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -44,9 +44,9 @@
 
 #include <stdint.h>
 
-#include "circuit.h"
-#include "error.h"
-#include "witness.h"
+#include "circuit/circuit.h"
+#include "util/error.h"
+#include "circuit/witness.h"
 
 typedef enum { CUZK_GEN_POREP = 0, CUZK_GEN_DENSE = 1, CUZK_GEN_SHA = 2 } cuzk_gen_profile;
 

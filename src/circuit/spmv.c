@@ -15,7 +15,7 @@
  * each block writes only its own rows of a, b, c, so there is no sharing.
  * The zero padding up to the domain is written by the same loop, in parallel.
  */
-#include "circuit.h"
+#include "circuit/circuit.h"
 
 #include <string.h>
 

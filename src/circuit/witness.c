@@ -1,8 +1,8 @@
 /* witness.c — our witness file and witness -> a, b, c (witness.h; doc/formats.md §2). */
-#include "witness.h"
-#include "atomic_write.h"
-#include "mem.h"
-#include "mapfile.h"
+#include "circuit/witness.h"
+#include "util/atomic_write.h"
+#include "util/mem.h"
+#include "util/mapfile.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -19,10 +19,10 @@
 
 #include <stdint.h>
 
-#include "circuit.h"
-#include "error.h"
-#include "fr.h"
-#include "wtns.h"
+#include "circuit/circuit.h"
+#include "util/error.h"
+#include "ff/fr.h"
+#include "io/wtns.h"
 
 #define CUZK_WITNESS_MAGIC "cuzkwitn"
 #define CUZK_WITNESS_VERSION 1u

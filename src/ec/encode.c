@@ -9,7 +9,7 @@
  */
 #include <string.h>
 
-#include "encode.h"
+#include "ec/encode.h"
 
 #define ZC_COMPRESSED 0x80u
 #define ZC_INFINITY 0x40u

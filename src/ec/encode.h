@@ -20,8 +20,8 @@
 #define CUZK_ENCODE_H
 
 #include "cuzk.h"
-#include "g1.h"
-#include "g2.h"
+#include "ec/g1.h"
+#include "ec/g2.h"
 
 #define CUZK_DECODE_NO_SUBGROUP_CHECK 1u
 

@@ -1,6 +1,6 @@
 /* fixed_base.c — fixed-base multiplication in G1 and G2 (fixed_base.h):
  * fixed_base_impl.h stamped twice. VARIABLE TIME. */
-#include "fixed_base.h"
+#include "ec/fixed_base.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -35,7 +35,7 @@ unsigned cuzk_fixed_base_window_bits(size_t n) {
 #define CUZK__EC(name) cuzk_g1_##name
 #define CUZK__FE cuzk_fp
 #define FB_S(name) fb_g1_##name
-#include "fixed_base_impl.h"
+#include "ec/fixed_base_impl.h"
 #undef CUZK__EC
 #undef CUZK__FE
 #undef FB_S
@@ -43,7 +43,7 @@ unsigned cuzk_fixed_base_window_bits(size_t n) {
 #define CUZK__EC(name) cuzk_g2_##name
 #define CUZK__FE cuzk_fp2
 #define FB_S(name) fb_g2_##name
-#include "fixed_base_impl.h"
+#include "ec/fixed_base_impl.h"
 #undef CUZK__EC
 #undef CUZK__FE
 #undef FB_S

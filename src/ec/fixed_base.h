@@ -40,9 +40,9 @@
 #include <stdint.h>
 
 #include "cuzk.h"
-#include "fr.h"
-#include "g1.h"
-#include "g2.h"
+#include "ff/fr.h"
+#include "ec/g1.h"
+#include "ec/g2.h"
 
 /* Largest window accepted by the init functions (2^15 points per window). */
 #define CUZK_FIXED_BASE_MAX_C 16

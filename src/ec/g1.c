@@ -1,6 +1,6 @@
 /* g1.c — the group G1 of BLS12-381 (g1.h): ec_impl.h stamped over Fp, plus the
  * endomorphism-based subgroup check. */
-#include "g1.h"
+#include "ec/g1.h"
 
 static const uint64_t ec_b_limbs[CUZK_FP_LIMBS] = CUZK__G1_B;
 static const uint64_t ec_gen_x_limbs[CUZK_FP_LIMBS] = CUZK__G1_GEN_X;
@@ -9,7 +9,7 @@ static const uint64_t ec_gen_y_limbs[CUZK_FP_LIMBS] = CUZK__G1_GEN_Y;
 #define CUZK__EC(name) cuzk_g1_##name
 #define CUZK__FE cuzk_fp
 #define CUZK__FE_OP(name) cuzk_fp_##name
-#include "ec_impl.h"
+#include "ec/ec_impl.h"
 
 /* beta, a primitive cube root of unity in Fp, chosen so that
  * phi(x, y) = (beta x, y) acts on G1 as multiplication by -x^2 (x the seed). */

@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "fp.h"
+#include "ff/fp.h"
 
 typedef struct {
     cuzk_fp x, y;

@@ -1,10 +1,10 @@
 /* g1_ifma.c — batches of G1 affine additions on AVX-512 IFMA (see g1_ifma.h). */
-#include "g1_ifma.h"
+#include "ec/g1_ifma.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "cpu.h"
+#include "ff/cpu.h"
 
 #if CUZK__IFMA_BUILT
 #include <immintrin.h>

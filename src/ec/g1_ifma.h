@@ -26,8 +26,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cpu.h"
-#include "g1.h"
+#include "ff/cpu.h"
+#include "ec/g1.h"
 
 #define CUZK__G1_IFMA_CHUNK 512 /* pairs per shared inversion */
 

@@ -1,6 +1,6 @@
 /* g2.c — the group G2 of BLS12-381 (g2.h): ec_impl.h stamped over Fp2, plus the
  * endomorphism-based subgroup check. */
-#include "g2.h"
+#include "ec/g2.h"
 
 static const uint64_t ec_b_limbs[2][CUZK_FP_LIMBS] = CUZK__G2_B;
 static const uint64_t ec_gen_x_limbs[2][CUZK_FP_LIMBS] = CUZK__G2_GEN_X;
@@ -9,7 +9,7 @@ static const uint64_t ec_gen_y_limbs[2][CUZK_FP_LIMBS] = CUZK__G2_GEN_Y;
 #define CUZK__EC(name) cuzk_g2_##name
 #define CUZK__FE cuzk_fp2
 #define CUZK__FE_OP(name) cuzk_fp2_##name
-#include "ec_impl.h"
+#include "ec/ec_impl.h"
 
 /* psi = untwist, Frobenius, twist: psi(x, y) = (conj(x) CX, conj(y) CY). */
 static const uint64_t g2_psi_cx[2][CUZK_FP_LIMBS] = CUZK__G2_PSI_CX;

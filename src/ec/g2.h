@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "fp2.h"
+#include "ff/fp2.h"
 
 typedef struct {
     cuzk_fp2 x, y;

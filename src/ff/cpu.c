@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "cuzk.h"
-#include "cpu.h"
+#include "ff/cpu.h"
 
 int cuzk__cpu_adx = 0;
 int cuzk__cpu_ifma = 0;

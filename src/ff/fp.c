@@ -1,5 +1,5 @@
 /* fp.c — Fp operations that are not inline (see fp.h). */
-#include "fp.h"
+#include "ff/fp.h"
 
 static const uint64_t field_r2[CUZK_FP_LIMBS] = CUZK__FP_R2;
 #define CUZK__F(name) cuzk_fp_##name
@@ -9,7 +9,7 @@ static const uint64_t field_r2[CUZK_FP_LIMBS] = CUZK__FP_R2;
 #define CUZK__R3 CUZK__FP_R3
 #define CUZK__M_MINUS_2 CUZK__FP_P_MINUS_2
 #define CUZK__M_MINUS_1_DIV_2 CUZK__FP_P_MINUS_1_DIV_2
-#include "field_impl.h"
+#include "ff/field_impl.h"
 
 static const uint64_t fp_p_plus_1_div_4[CUZK_FP_LIMBS] = CUZK__FP_P_PLUS_1_DIV_4;
 static const uint64_t fp_p_minus_1_div_2[CUZK_FP_LIMBS] = CUZK__FP_P_MINUS_1_DIV_2;

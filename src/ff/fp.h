@@ -13,9 +13,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "bls12_381_consts.h"
-#include "cpu.h"
-#include "limbs.h"
+#include "ff/bls12_381_consts.h"
+#include "ff/cpu.h"
+#include "ff/limbs.h"
 
 #define CUZK_FP_LIMBS 6
 #define CUZK_FP_BYTES 48

@@ -1,5 +1,5 @@
 /* fp12.c — Fp12 operations that are not inline (see fp12.h). */
-#include "fp12.h"
+#include "ff/fp12.h"
 
 /*
  * Karatsuba over the quadratic extension (w^2 = v):

@@ -10,7 +10,7 @@
 #ifndef CUZK_FP12_H
 #define CUZK_FP12_H
 
-#include "fp6.h"
+#include "ff/fp6.h"
 
 typedef struct {
     cuzk_fp6 c0, c1;

@@ -1,5 +1,5 @@
 /* fp2.c — Fp2 operations that are not inline (see fp2.h). */
-#include "fp2.h"
+#include "ff/fp2.h"
 
 static void fp2_inv_with(cuzk_fp2 *r, const cuzk_fp2 *a,
                          void (*fp_inv)(cuzk_fp *, const cuzk_fp *)) {

@@ -7,7 +7,7 @@
 #ifndef CUZK_FP2_H
 #define CUZK_FP2_H
 
-#include "fp.h"
+#include "ff/fp.h"
 
 typedef struct {
     cuzk_fp c0, c1;

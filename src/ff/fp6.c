@@ -1,5 +1,5 @@
 /* fp6.c — Fp6 operations that are not inline (see fp6.h). */
-#include "fp6.h"
+#include "ff/fp6.h"
 
 /*
  * Karatsuba for a cubic extension (Devegili, O hEigeartaigh, Scott, Dahab,

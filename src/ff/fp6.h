@@ -9,7 +9,7 @@
 #ifndef CUZK_FP6_H
 #define CUZK_FP6_H
 
-#include "fp2.h"
+#include "ff/fp2.h"
 
 typedef struct {
     cuzk_fp2 c0, c1, c2;

@@ -1,5 +1,5 @@
 /* fr.c — Fr operations that are not inline (see fr.h). */
-#include "fr.h"
+#include "ff/fr.h"
 
 static const uint64_t field_r2[CUZK_FR_LIMBS] = CUZK__FR_R2;
 #define CUZK__F(name) cuzk_fr_##name
@@ -9,7 +9,7 @@ static const uint64_t field_r2[CUZK_FR_LIMBS] = CUZK__FR_R2;
 #define CUZK__R3 CUZK__FR_R3
 #define CUZK__M_MINUS_2 CUZK__FR_R_MINUS_2
 #define CUZK__M_MINUS_1_DIV_2 CUZK__FR_R_MINUS_1_DIV_2
-#include "field_impl.h"
+#include "ff/field_impl.h"
 
 static const uint64_t fr_t_minus_1_div_2[CUZK_FR_LIMBS] = CUZK__FR_T_MINUS_1_DIV_2;
 

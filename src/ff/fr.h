@@ -13,9 +13,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "bls12_381_consts.h"
-#include "cpu.h"
-#include "limbs.h"
+#include "ff/bls12_381_consts.h"
+#include "ff/cpu.h"
+#include "ff/limbs.h"
 
 #define CUZK_FR_LIMBS 4
 #define CUZK_FR_BYTES 32

@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "u128.h"
+#include "ff/u128.h"
 
 #define CUZK__MAX_LIMBS 6
 

@@ -4,7 +4,7 @@
  * heavy runs on the device; the host keeps only counts, bitmaps of the
  * 0/1/other classification and the MSM results.
  */
-#include "backend_gpu.h"
+#include "gpu/backend_gpu.h"
 
 #include <pthread.h>
 #include <stdint.h>
@@ -16,11 +16,11 @@
 #include <omp.h>
 #endif
 
-#include "gpu.h"
-#include "gpu_circuit.h"
-#include "gpu_msm.h"
-#include "gpu_ntt.h"
-#include "mem.h"
+#include "gpu/gpu.h"
+#include "gpu/gpu_circuit.h"
+#include "gpu/gpu_msm.h"
+#include "gpu/gpu_ntt.h"
+#include "util/mem.h"
 
 typedef unsigned long long ull;
 

@@ -49,8 +49,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "backend.h"
-#include "gpu_circuit.h"
+#include "groth16/backend.h"
+#include "gpu/gpu_circuit.h"
 
 extern const cuzk_backend_ops cuzk_backend_gpu;
 

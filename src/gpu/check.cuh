@@ -14,7 +14,7 @@
 #include <cuda_runtime.h>
 #include <stddef.h>
 
-#include "gpu.h"
+#include "gpu/gpu.h"
 
 /* Records a failure (and clears the runtime's non-sticky last error so a
  * later cudaGetLastError() does not report it twice). */

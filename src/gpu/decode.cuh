@@ -21,7 +21,7 @@
 #ifndef CUZK_GPU_DECODE_CUH
 #define CUZK_GPU_DECODE_CUH
 
-#include "ec.cuh"
+#include "gpu/ec.cuh"
 
 namespace cuzk_gpu {
 

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.cuh"
+#include "gpu/check.cuh"
 
 static thread_local char gpu_last_error[512];
 

@@ -21,7 +21,7 @@
 #ifndef CUZK_GPU_EC_CUH
 #define CUZK_GPU_EC_CUH
 
-#include "ff.cuh"
+#include "gpu/ff.cuh"
 
 namespace cuzk_gpu {
 

@@ -23,7 +23,7 @@
 
 #include <stdint.h>
 
-#include "bls12_381_consts.h"
+#include "ff/bls12_381_consts.h"
 
 namespace cuzk_gpu {
 

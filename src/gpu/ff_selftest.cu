@@ -6,9 +6,9 @@
  */
 #include <stdint.h>
 
-#include "check.cuh"
-#include "ec.cuh" /* finv */
-#include "ff.cuh"
+#include "gpu/check.cuh"
+#include "gpu/ec.cuh" /* finv */
+#include "gpu/ff.cuh"
 
 /* Everything but the extern "C" entry points is static: nvcc turns an
  * anonymous namespace into a uniquely named global one, whose functions would

@@ -32,10 +32,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "check.cuh"
-#include "ec.cuh"
-#include "gpu_fixed_base.h"
-#include "mem.h"
+#include "gpu/check.cuh"
+#include "gpu/ec.cuh"
+#include "gpu/gpu_fixed_base.h"
+#include "util/mem.h"
 
 using namespace cuzk_gpu;
 

@@ -71,11 +71,11 @@
 #define CCCL_DISABLE_EXCEPTIONS
 #include <cub/device/device_radix_sort.cuh>
 
-#include "check.cuh"
-#include "decode.cuh"
-#include "ec.cuh"
-#include "gpu_msm.h"
-#include "level_runs.h"
+#include "gpu/check.cuh"
+#include "gpu/decode.cuh"
+#include "gpu/ec.cuh"
+#include "gpu/gpu_msm.h"
+#include "gpu/level_runs.h"
 
 using namespace cuzk_gpu;
 

@@ -57,9 +57,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.cuh"
-#include "ff.cuh"
-#include "gpu_ntt.h"
+#include "gpu/check.cuh"
+#include "gpu/ff.cuh"
+#include "gpu/gpu_ntt.h"
 
 using namespace cuzk_gpu;
 

@@ -1,14 +1,14 @@
 /* setup_gpu.c — cuzk_setup_accel over the GPU fixed-base code (setup_gpu.h). */
-#include "setup_gpu.h"
+#include "gpu/setup_gpu.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "fixed_base.h"
-#include "g1.h"
-#include "g2.h"
-#include "gpu.h"
-#include "gpu_fixed_base.h"
+#include "ec/fixed_base.h"
+#include "ec/g1.h"
+#include "ec/g2.h"
+#include "gpu/gpu.h"
+#include "gpu/gpu_fixed_base.h"
 
 /* The device code reads the host's arrays as words. */
 _Static_assert(sizeof(cuzk_g1_aff) == 12 * sizeof(uint64_t), "G1 affine layout");

@@ -13,8 +13,8 @@
 #ifndef CUZK_SETUP_GPU_H
 #define CUZK_SETUP_GPU_H
 
-#include "error.h"
-#include "setup.h"
+#include "util/error.h"
+#include "groth16/setup.h"
 
 /* The window the GPU asks for and the h scalars per call. */
 #define CUZK__GPU_SETUP_WINDOW_BITS 16u

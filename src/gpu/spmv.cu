@@ -16,9 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.cuh"
-#include "ff.cuh"
-#include "gpu_circuit.h"
+#include "gpu/check.cuh"
+#include "gpu/ff.cuh"
+#include "gpu/gpu_circuit.h"
 
 using namespace cuzk_gpu;
 

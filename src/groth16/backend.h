@@ -49,12 +49,12 @@
 
 #include <stdint.h>
 
-#include "circuit.h"
-#include "error.h"
-#include "groth16.h"
-#include "params.h"
-#include "witness.h"
-#include "zkey.h"
+#include "circuit/circuit.h"
+#include "util/error.h"
+#include "groth16/groth16.h"
+#include "io/params.h"
+#include "circuit/witness.h"
+#include "io/zkey.h"
 
 typedef struct cuzk_backend_ops cuzk_backend_ops;
 

@@ -5,14 +5,14 @@
  * time); a job owns the cuzk_groth16_partial (MSM results and copies of the
  * five key points), so nothing it needs lives in the key.
  */
-#include "backend.h"
+#include "groth16/backend.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "mem.h"
-#include "ntt.h"
+#include "util/mem.h"
+#include "poly/ntt.h"
 
 static double now_ms(void) {
     struct timespec ts;

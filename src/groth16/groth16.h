@@ -13,10 +13,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "error.h"
-#include "g1.h"
-#include "g2.h"
-#include "zkey.h"
+#include "util/error.h"
+#include "ec/g1.h"
+#include "ec/g2.h"
+#include "io/zkey.h"
 
 typedef struct {
     cuzk_g1_aff a;
@@ -116,8 +116,8 @@ cuzk_status cuzk_groth16_vk_from_zkey(cuzk_groth16_vk *vk, const cuzk_zkey *zk,
 
 /* ---- proving with bellman / Filecoin parameters over our CSR circuits ------ */
 
-#include "params.h"
-#include "witness.h"
+#include "io/params.h"
+#include "circuit/witness.h"
 
 /*
  * Milliseconds per stage of a bellman-form proof, named as the reference

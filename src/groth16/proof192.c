@@ -1,12 +1,12 @@
 /* proof192.c — 192-byte bellman proofs, partition concatenations and
  * verification against a bellman verifying key (proof192.h). */
-#include "proof192.h"
+#include "groth16/proof192.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "encode.h"
+#include "ec/encode.h"
 
 #define A_OFF 0u
 #define B_OFF CUZK_G1_COMPRESSED_BYTES

@@ -32,9 +32,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "error.h"
-#include "groth16.h"
-#include "params.h"
+#include "util/error.h"
+#include "groth16/groth16.h"
+#include "io/params.h"
 
 #define CUZK_PROOF192_BYTES 192u
 

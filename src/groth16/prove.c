@@ -9,17 +9,17 @@
  * Montgomery form (FORMATS.md §2.3). a, b, c and H are Montgomery; H is
  * converted to plain limbs for its MSM; the witness MSMs use the witness as is.
  */
-#include "groth16.h"
+#include "groth16/groth16.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 #include <time.h>
 
-#include "h.h"
-#include "mem.h"
-#include "msm.h"
-#include "ntt.h"
+#include "poly/h.h"
+#include "util/mem.h"
+#include "msm/msm.h"
+#include "poly/ntt.h"
 
 static double now_ms(void) {
     struct timespec ts;

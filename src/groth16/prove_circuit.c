@@ -14,16 +14,16 @@
  * at most half the points" rule is about GPU transfers, not arithmetic, so
  * the CPU always splits; zeros cost nothing either way.
  */
-#include "groth16.h"
+#include "groth16/groth16.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "h.h"
-#include "mem.h"
-#include "msm.h"
-#include "ntt.h"
+#include "poly/h.h"
+#include "util/mem.h"
+#include "msm/msm.h"
+#include "poly/ntt.h"
 
 #if defined(CUZK_HAVE_OPENMP)
 #include <omp.h>

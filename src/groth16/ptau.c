@@ -7,18 +7,18 @@
  * Lagrange block of size m, m subtractions, one batch inversion (3m M and one
  * inversion) and 3m M for the closed form.
  */
-#include "ptau.h"
+#include "groth16/ptau.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "binfile.h"
-#include "encode.h"
-#include "fixed_base.h"
-#include "g1.h"
-#include "g2.h"
+#include "io/binfile.h"
+#include "ec/encode.h"
+#include "ec/fixed_base.h"
+#include "ec/g1.h"
+#include "ec/g2.h"
 
 /* ---- SHA-256 (FIPS 180-4), for deriving the secrets from a seed ------------- */
 

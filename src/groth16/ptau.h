@@ -48,8 +48,8 @@
 #include <stdint.h>
 
 #include "cuzk.h"
-#include "error.h"
-#include "fr.h"
+#include "util/error.h"
+#include "ff/fr.h"
 
 /* Largest power accepted (block power+1 then has 2^29 points). */
 #define CUZK_PTAU_MAX_POWER 27

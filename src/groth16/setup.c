@@ -19,21 +19,21 @@
  * branches on +-1 coefficients, fixed-base table lookups by digit): this is a
  * development setup, the waste is not protected (setup.h).
  */
-#include "setup.h"
+#include "groth16/setup.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "fixed_base.h"
-#include "fr.h"
-#include "g1.h"
-#include "g2.h"
-#include "groth16.h"
-#include "mem.h"
-#include "ntt.h"
-#include "ptau.h" /* cuzk__sha256 */
+#include "ec/fixed_base.h"
+#include "ff/fr.h"
+#include "ec/g1.h"
+#include "ec/g2.h"
+#include "groth16/groth16.h"
+#include "util/mem.h"
+#include "poly/ntt.h"
+#include "groth16/ptau.h" /* cuzk__sha256 */
 
 #if defined(CUZK_HAVE_OPENMP)
 #include <omp.h>

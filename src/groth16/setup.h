@@ -58,11 +58,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "circuit.h"
+#include "circuit/circuit.h"
 #include "cuzk.h"
-#include "error.h"
-#include "fixed_base.h"
-#include "params.h"
+#include "util/error.h"
+#include "ec/fixed_base.h"
+#include "io/params.h"
 
 /* Toxic waste of a development setup: plain canonical scalars (< r), each nonzero. */
 typedef struct {

@@ -4,13 +4,13 @@
  * multi-pairing with a single final exponentiation. Everything here is
  * public data, so variable-time code is used throughout.
  */
-#include "groth16.h"
+#include "groth16/groth16.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "msm.h"
-#include "pairing.h"
+#include "msm/msm.h"
+#include "pairing/pairing.h"
 
 void cuzk_groth16_vk_free(cuzk_groth16_vk *vk) {
     if (vk == NULL) return;

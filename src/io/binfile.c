@@ -1,10 +1,10 @@
 /* binfile.c — the iden3 binary container (binfile.h; FORMATS.md §1). */
-#include "binfile.h"
-#include "mapfile.h"
-#include "mem.h"
+#include "io/binfile.h"
+#include "util/mapfile.h"
+#include "util/mem.h"
 
-#include "fp.h"
-#include "fr.h"
+#include "ff/fp.h"
+#include "ff/fr.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -39,7 +39,7 @@
 #include <stdint.h>
 
 #include "cuzk.h"
-#include "error.h"
+#include "util/error.h"
 
 /* Sizes of the fixed container parts. */
 #define CUZK_BINFILE_HEADER_BYTES 12u  /* magic, version, nSections */

@@ -8,7 +8,7 @@
  * error handling lives in pass 1 and a failure never leaves a partial tree.
  * Recursion depth is bounded by max_depth (default 64).
  */
-#include "json.h"
+#include "io/json.h"
 
 #include <stdarg.h>
 #include <stdio.h>

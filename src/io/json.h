@@ -38,7 +38,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "error.h"
+#include "util/error.h"
 
 #define CUZK_JSON_DEFAULT_MAX_DEPTH 64u
 #define CUZK_JSON_DEFAULT_MAX_BYTES ((size_t)64 << 20)

@@ -1,9 +1,9 @@
 /* params.c — bellman/Filecoin .params and .vk reader and writer (params.h;
  * FORMATS.md §8). */
-#include "params.h"
-#include "mem.h"
+#include "io/params.h"
+#include "util/mem.h"
 
-#include "mapfile.h"
+#include "util/mapfile.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "encode.h"
+#include "ec/encode.h"
 
 #if defined(CUZK_HAVE_OPENMP) && CUZK_HAVE_OPENMP
 #define HAVE_OMP 1

@@ -104,11 +104,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "error.h"
-#include "g1.h"
-#include "g2.h"
-#include "ntt.h"
-#include "zkey.h" /* cuzk_h_kind */
+#include "util/error.h"
+#include "ec/g1.h"
+#include "ec/g2.h"
+#include "poly/ntt.h"
+#include "io/zkey.h" /* cuzk_h_kind */
 
 /* Open flags. */
 #define CUZK_PARAMS_CHECK_CURVE 1u    /* every vector point on its curve */

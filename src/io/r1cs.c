@@ -1,5 +1,5 @@
 /* r1cs.c — .r1cs reader and witness check (r1cs.h; FORMATS.md §4). */
-#include "r1cs.h"
+#include "io/r1cs.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -20,9 +20,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "binfile.h"
-#include "error.h"
-#include "fr.h"
+#include "io/binfile.h"
+#include "util/error.h"
+#include "ff/fr.h"
 
 enum { CUZK_R1CS_SEC_HEADER = 1, CUZK_R1CS_SEC_CONSTRAINTS = 2, CUZK_R1CS_SEC_WIRE2LABEL = 3 };
 

@@ -50,13 +50,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "error.h"
-#include "fp12.h"
-#include "fr.h"
-#include "g1.h"
-#include "g2.h"
-#include "groth16.h"
-#include "json.h"
+#include "util/error.h"
+#include "ff/fp12.h"
+#include "ff/fr.h"
+#include "ec/g1.h"
+#include "ec/g2.h"
+#include "groth16/groth16.h"
+#include "io/json.h"
 
 /* Buffer sizes for the decimal text of an Fp / Fr value, NUL included
  * (p < 10^115, r < 10^77). */

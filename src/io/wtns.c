@@ -1,5 +1,5 @@
 /* wtns.c — .wtns reader (wtns.h; FORMATS.md §3). */
-#include "wtns.h"
+#include "io/wtns.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -15,9 +15,9 @@
 
 #include <stdint.h>
 
-#include "binfile.h"
-#include "error.h"
-#include "fr.h"
+#include "io/binfile.h"
+#include "util/error.h"
+#include "ff/fr.h"
 
 enum { CUZK_WTNS_SEC_HEADER = 1, CUZK_WTNS_SEC_VALUES = 2 };
 

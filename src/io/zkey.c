@@ -1,11 +1,11 @@
 /* zkey.c — snarkjs Groth16 .zkey reader (zkey.h; FORMATS.md §2). */
-#include "zkey.h"
+#include "io/zkey.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "encode.h"
+#include "ec/encode.h"
 
 /* The LEM bytes are the structs' memory image (see zkey.h). */
 _Static_assert(sizeof(cuzk_g1_aff) == 96, "cuzk_g1_aff must be 12 packed words");

@@ -30,12 +30,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "binfile.h"
-#include "error.h"
-#include "fr.h"
-#include "g1.h"
-#include "g2.h"
-#include "ntt.h"
+#include "io/binfile.h"
+#include "util/error.h"
+#include "ff/fr.h"
+#include "ec/g1.h"
+#include "ec/g2.h"
+#include "poly/ntt.h"
 
 /* Section ids (FORMATS.md §2.2). */
 enum {

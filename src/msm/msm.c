@@ -2,7 +2,7 @@
  * msm.c — the group-independent parts of the MSM (msm.h): thread count, the
  * window/chunk plan, bitmaps and the 0/1/other classification. VARIABLE TIME.
  */
-#include "msm.h"
+#include "msm/msm.h"
 
 #include <string.h>
 

@@ -97,8 +97,8 @@
 #include <stdint.h>
 
 #include "cuzk.h"
-#include "g1.h"
-#include "g2.h"
+#include "ec/g1.h"
+#include "ec/g2.h"
 
 /* Largest window (bits): 2^15 buckets of 192 bytes (G1 XYZZ) = 6 MiB per thread. */
 #define CUZK_MSM_MAX_C 16

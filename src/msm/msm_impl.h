@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mem.h"
+#include "util/mem.h"
 
 #if defined(CUZK_HAVE_OPENMP)
 #include <omp.h>

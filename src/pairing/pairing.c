@@ -31,7 +31,7 @@
  * T = kQ with 1 < k < |x| < r never meets infinity or +-Q for Q in G2, so the
  * formulas need no exceptional cases.
  */
-#include "pairing.h"
+#include "pairing/pairing.h"
 
 /* Per-pair state: the running point T, the affine Q, and P's coordinates in
  * the forms the lines use. */

@@ -22,9 +22,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "fp12.h"
-#include "g1.h"
-#include "g2.h"
+#include "ff/fp12.h"
+#include "ec/g1.h"
+#include "ec/g2.h"
 
 /* r = prod_i f_{x,q[i]}(p[i]), the n Miller loops sharing one squaring chain. */
 void cuzk_miller_loop(cuzk_fp12 *r, const cuzk_g1_aff *p, const cuzk_g2_aff *q, size_t n);

@@ -9,9 +9,9 @@
  */
 #include <stdlib.h>
 
-#include "h.h"
+#include "poly/h.h"
 
-#include "mem.h"
+#include "util/mem.h"
 
 #if defined(CUZK_HAVE_OPENMP) && defined(_OPENMP)
 #define H_OMP(x) _Pragma(x)

@@ -37,8 +37,8 @@
 #include <stddef.h>
 
 #include "cuzk.h"
-#include "fr.h"
-#include "ntt.h"
+#include "ff/fr.h"
+#include "poly/ntt.h"
 
 /* bellman's coset shift: the multiplicative generator of Fr^* (FORMATS.md 10). */
 #define CUZK_H_BELLMAN_COSET_GEN 7

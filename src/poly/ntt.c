@@ -33,9 +33,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ntt.h"
+#include "poly/ntt.h"
 
-#include "mem.h"
+#include "util/mem.h"
 
 #if defined(CUZK_HAVE_OPENMP) && defined(_OPENMP)
 #include <omp.h>

@@ -59,7 +59,7 @@
 #include <stdint.h>
 
 #include "cuzk.h"
-#include "fr.h"
+#include "ff/fr.h"
 
 /* Largest supported log2 size: the 2-adicity of r - 1. */
 #define CUZK_NTT_MAX_LOG CUZK__FR_TWO_ADICITY

@@ -1,5 +1,5 @@
 /* atomic_write.c — see atomic_write.h. */
-#include "atomic_write.h"
+#include "util/atomic_write.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "error.h"
+#include "util/error.h"
 
 /* One run of bytes to write; n may exceed what one fwrite takes. */
 typedef struct {

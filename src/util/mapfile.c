@@ -1,5 +1,5 @@
 /* mapfile.c — see mapfile.h. */
-#include "mapfile.h"
+#include "util/mapfile.h"
 
 #include <errno.h>
 #include <fcntl.h>

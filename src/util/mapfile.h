@@ -28,7 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "error.h"
+#include "util/error.h"
 
 typedef struct {
     const uint8_t *data; /* the file's bytes; never NULL after success */

@@ -25,15 +25,15 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "backend.h"
-#include "gen.h"
+#include "groth16/backend.h"
+#include "circuit/gen.h"
 #include "gpu/backend_gpu.h"
 #include "gpu/gpu.h"
 #include "gpu_test.h"
 #include "harness.h"
-#include "proof192.h"
-#include "setup.h"
-#include "wtns.h"
+#include "groth16/proof192.h"
+#include "groth16/setup.h"
+#include "io/wtns.h"
 
 static void rand_scalar(uint64_t out[4]) {
     cuzk_fr f;

@@ -27,8 +27,8 @@
  */
 #include <stdbool.h>
 
-#include "fp2.h"
-#include "fr.h"
+#include "ff/fp2.h"
+#include "ff/fr.h"
 #include "gpu/gpu.h"
 #include "gpu_test.h"
 #include "harness.h"

@@ -52,14 +52,14 @@
 #include <stdbool.h>
 #include <time.h>
 
-#include "fr.h"
-#include "g1.h"
-#include "g2.h"
+#include "ff/fr.h"
+#include "ec/g1.h"
+#include "ec/g2.h"
 #include "gpu/gpu.h"
 #include "gpu/gpu_msm.h"
 #include "gpu_test.h"
 #include "harness.h"
-#include "msm.h"
+#include "msm/msm.h"
 
 /* ---- inputs --------------------------------------------------------------- */
 

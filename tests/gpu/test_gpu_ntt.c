@@ -28,13 +28,13 @@
  */
 #include <stdbool.h>
 
-#include "fr.h"
+#include "ff/fr.h"
 #include "gpu/gpu.h"
 #include "gpu/gpu_ntt.h"
-#include "h.h"
+#include "poly/h.h"
 #include "gpu_test.h"
 #include "harness.h"
-#include "ntt.h"
+#include "poly/ntt.h"
 
 static void rand_fr(cuzk_fr *r) {
     uint64_t l[4];

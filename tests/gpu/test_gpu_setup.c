@@ -33,18 +33,18 @@
 #include <string.h>
 #include <time.h>
 
-#include "fixed_base.h"
-#include "fr.h"
-#include "g1.h"
-#include "g2.h"
-#include "gen.h"
+#include "ec/fixed_base.h"
+#include "ff/fr.h"
+#include "ec/g1.h"
+#include "ec/g2.h"
+#include "circuit/gen.h"
 #include "gpu/gpu.h"
 #include "gpu/gpu_fixed_base.h"
 #include "gpu/setup_gpu.h"
 #include "gpu_test.h"
 #include "harness.h"
-#include "params.h"
-#include "setup.h"
+#include "io/params.h"
+#include "groth16/setup.h"
 
 static const uint64_t R_LIMBS[4] = CUZK__FR_R;
 

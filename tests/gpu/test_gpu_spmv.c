@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "circuit.h"
-#include "fr.h"
+#include "circuit/circuit.h"
+#include "ff/fr.h"
 #include "gpu/gpu.h"
 #include "gpu/backend_gpu.h"
 #include "gpu/gpu_circuit.h"

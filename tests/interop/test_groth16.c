@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "groth16.h"
+#include "groth16/groth16.h"
 #include "harness.h"
-#include "wtns.h"
-#include "zkey.h"
+#include "io/wtns.h"
+#include "io/zkey.h"
 
 static const char *fixtures;
 static const char *circuits[] = {"multiplier", "multi_public"};

@@ -13,11 +13,11 @@
 #include <stdbool.h>
 
 #include "cuzk.h"
-#include "encode.h"
-#include "fp12.h"
-#include "fr.h"
+#include "ec/encode.h"
+#include "ff/fp12.h"
+#include "ff/fr.h"
 #include "harness.h"
-#include "pairing.h"
+#include "pairing/pairing.h"
 
 /* ---- the vector file ----------------------------------------------------- */
 

@@ -28,10 +28,10 @@
 #include "harness.h"
 #include "test_util.h"
 
-#include "circuit.h"
-#include "r1cs.h"
-#include "witness.h"
-#include "wtns.h"
+#include "circuit/circuit.h"
+#include "io/r1cs.h"
+#include "circuit/witness.h"
+#include "io/wtns.h"
 
 #if defined(CUZK_HAVE_OPENMP)
 #include <omp.h>

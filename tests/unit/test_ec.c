@@ -10,9 +10,9 @@
  */
 #ifndef TEST_EC_STAMP
 
-#include "fr.h"
-#include "g1.h"
-#include "g2.h"
+#include "ff/fr.h"
+#include "ec/g1.h"
+#include "ec/g2.h"
 #include "harness.h"
 #include "test_util.h"
 

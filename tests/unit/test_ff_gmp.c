@@ -20,8 +20,8 @@
 #include <unistd.h>
 
 #include "cuzk.h"
-#include "fp2.h"
-#include "fr.h"
+#include "ff/fp2.h"
+#include "ff/fr.h"
 #include "harness.h"
 
 #define MAX_LIMBS 6

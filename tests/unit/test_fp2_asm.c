@@ -18,7 +18,7 @@
  * the kernels.
  */
 #include "cuzk.h"
-#include "fp2.h"
+#include "ff/fp2.h"
 #include "harness.h"
 
 #if CUZK_HAVE_X86_64_ASM

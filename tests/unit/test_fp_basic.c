@@ -1,6 +1,6 @@
 /* Quick algebraic self-checks of Fp, Fr and Fp2 that need no reference library. */
-#include "fp2.h"
-#include "fr.h"
+#include "ff/fp2.h"
+#include "ff/fr.h"
 #include "harness.h"
 #include "test_util.h"
 

@@ -10,8 +10,8 @@
  * Exits 77 (skipped) on a CPU without AVX-512 IFMA.
  */
 #include "cuzk.h"
-#include "g1.h"
-#include "g1_ifma.h"
+#include "ec/g1.h"
+#include "ec/g1_ifma.h"
 #include "harness.h"
 #include "test_util.h"
 #include "field_cases.h"

@@ -18,9 +18,9 @@
 
 #include "harness.h"
 
-#include "circuit.h"
-#include "gen.h"
-#include "witness.h"
+#include "circuit/circuit.h"
+#include "circuit/gen.h"
+#include "circuit/witness.h"
 
 static cuzk_gen *make(cuzk_gen_profile p, unsigned K, double F, uint64_t seed, unsigned threads) {
     cuzk_gen_params gp = {p, K, F, seed, threads};

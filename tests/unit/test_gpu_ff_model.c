@@ -14,12 +14,12 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "encode.h"
-#include "fp2.h"
-#include "fr.h"
-#include "g1.h"
-#include "g2.h"
-#include "params.h"
+#include "ec/encode.h"
+#include "ff/fp2.h"
+#include "ff/fr.h"
+#include "ec/g1.h"
+#include "ec/g2.h"
+#include "io/params.h"
 #include "harness.h"
 #include "field_cases.h"
 

@@ -25,15 +25,15 @@
 
 #include "harness.h"
 #include "test_util.h"
-#include "binfile.h"
-#include "fp2.h"
-#include "fr.h"
-#include "g1.h"
-#include "g2.h"
-#include "r1cs.h"
-#include "wtns.h"
-#include "zkey.h"
-#include "mem.h"
+#include "io/binfile.h"
+#include "ff/fp2.h"
+#include "ff/fr.h"
+#include "ec/g1.h"
+#include "ec/g2.h"
+#include "io/r1cs.h"
+#include "io/wtns.h"
+#include "io/zkey.h"
+#include "util/mem.h"
 
 /* ---- a tiny writer ------------------------------------------------------- */
 

@@ -20,8 +20,8 @@
 #include <unistd.h>
 
 #include "harness.h"
-#include "json.h"
-#include "snarkjs_json.h"
+#include "io/json.h"
+#include "io/snarkjs_json.h"
 #include "test_util.h"
 
 /* ---- decimal constants (Python) ---------------------------------------------- */

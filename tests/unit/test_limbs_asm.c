@@ -8,8 +8,8 @@
  * argument. Skipped (77) where the kernels are not in use.
  */
 #include "cuzk.h"
-#include "fp.h"
-#include "fr.h"
+#include "ff/fp.h"
+#include "ff/fr.h"
 #include "harness.h"
 
 #if CUZK_HAVE_X86_64_ASM

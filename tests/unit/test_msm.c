@@ -17,10 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fr.h"
-#include "g1.h"
-#include "g2.h"
-#include "msm.h"
+#include "ff/fr.h"
+#include "ec/g1.h"
+#include "ec/g2.h"
+#include "msm/msm.h"
 
 static const uint64_t R_LIMBS[4] = CUZK__FR_R;
 

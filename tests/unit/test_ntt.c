@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "harness.h"
-#include "h.h"
-#include "ntt.h"
+#include "poly/h.h"
+#include "poly/ntt.h"
 #include "test_util.h"
 
 #if defined(CUZK_HAVE_OPENMP) && defined(_OPENMP)

@@ -4,9 +4,9 @@
  * Scalar multiples come from test-local affine double-and-add (field
  * inversions, textbook chord-and-tangent), independent of src/ec.
  */
-#include "fr.h"
+#include "ff/fr.h"
 #include "harness.h"
-#include "pairing.h"
+#include "pairing/pairing.h"
 
 /*
  * e(G1, G2) for the standard generators, canonical big-endian, in the order

@@ -35,14 +35,14 @@
 #include <unistd.h>
 
 #include "harness.h"
-#include "encode.h"
-#include "fp2.h"
-#include "fr.h"
-#include "g1.h"
-#include "g2.h"
-#include "groth16.h"
-#include "params.h"
-#include "proof192.h"
+#include "ec/encode.h"
+#include "ff/fp2.h"
+#include "ff/fr.h"
+#include "ec/g1.h"
+#include "ec/g2.h"
+#include "groth16/groth16.h"
+#include "io/params.h"
+#include "groth16/proof192.h"
 #include "test_util.h"
 
 #define NAME "mem/test.params"

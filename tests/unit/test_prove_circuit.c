@@ -23,17 +23,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend.h"
-#include "circuit.h"
-#include "groth16.h"
+#include "groth16/backend.h"
+#include "circuit/circuit.h"
+#include "groth16/groth16.h"
 #include "harness.h"
-#include "params.h"
-#include "proof192.h"
-#include "setup.h"
+#include "io/params.h"
+#include "groth16/proof192.h"
+#include "groth16/setup.h"
 #include "test_util.h"
-#include "witness.h"
-#include "wtns.h"
-#include "zkey.h"
+#include "circuit/witness.h"
+#include "io/wtns.h"
+#include "io/zkey.h"
 
 static int slow;
 

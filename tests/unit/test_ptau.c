@@ -18,12 +18,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "binfile.h"
-#include "encode.h"
-#include "fr.h"
-#include "g1.h"
-#include "g2.h"
-#include "ptau.h"
+#include "io/binfile.h"
+#include "ec/encode.h"
+#include "ff/fr.h"
+#include "ec/g1.h"
+#include "ec/g2.h"
+#include "groth16/ptau.h"
 #include "test_util.h"
 
 static void hex_to_bytes(uint8_t *out, const char *hex, size_t n) {

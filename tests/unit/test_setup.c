@@ -35,14 +35,14 @@
 #include "harness.h"
 #include "test_util.h"
 
-#include "circuit.h"
-#include "fr.h"
-#include "g1.h"
-#include "g2.h"
-#include "groth16.h"
-#include "params.h"
-#include "proof192.h"
-#include "setup.h"
+#include "circuit/circuit.h"
+#include "ff/fr.h"
+#include "ec/g1.h"
+#include "ec/g2.h"
+#include "groth16/groth16.h"
+#include "io/params.h"
+#include "groth16/proof192.h"
+#include "groth16/setup.h"
 
 static char tmpdir[256];
 

@@ -8,7 +8,7 @@
  *    elements made cyclotomic by f^((p^6 - 1)(p^2 + 1));
  *  - the sparse line product against the full product.
  */
-#include "fp12.h"
+#include "ff/fp12.h"
 #include "harness.h"
 #include "test_util.h"
 

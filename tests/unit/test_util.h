@@ -20,11 +20,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "error.h"
-#include "fp.h"
-#include "fr.h"
-#include "g1.h"
-#include "g2.h"
+#include "util/error.h"
+#include "ff/fp.h"
+#include "ff/fr.h"
+#include "ec/g1.h"
+#include "ec/g2.h"
 #include "harness.h"
 
 /* ---- random field elements and scalars ------------------------------------- */

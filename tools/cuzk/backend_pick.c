@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "backend.h"
+#include "groth16/backend.h"
 #include "commands.h"
 
 #if defined(CUZK_HAVE_CUDA)

@@ -30,7 +30,7 @@ const struct cuzk_backend_ops *cuzk__cli_backend(const char *name, const char *c
 int cuzk__cli_gpu_count(void);
 
 /* Development setups (dev_setup.c). */
-#include "setup.h"
+#include "groth16/setup.h"
 #define CUZK_CLI_SEED_HEX_MAX 512 /* hex digits of --seed: 256 bytes */
 /* --seed HEX (an even number of digits, optional 0x) -> the INSECURE
  * deterministic toxic waste of cuzk__setup_toxic_from_seed; 0 on a bad string. */

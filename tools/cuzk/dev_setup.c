@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "commands.h"
-#include "mem.h"
-#include "setup.h"
+#include "util/mem.h"
+#include "groth16/setup.h"
 
 #if defined(CUZK_HAVE_CUDA)
 #include "gpu/setup_gpu.h"

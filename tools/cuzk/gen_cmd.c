@@ -20,7 +20,7 @@
 
 #include "commands.h"
 #include "cuzk.h"
-#include "gen.h"
+#include "circuit/gen.h"
 
 static int usage(void) {
     fprintf(stderr,

@@ -13,16 +13,16 @@
 #include <string.h>
 #include <time.h>
 
-#include "backend.h"
+#include "groth16/backend.h"
 #include "commands.h"
 #include "cuzk.h"
-#include "groth16.h"
-#include "mem.h"
-#include "pairing.h"
-#include "r1cs.h"
-#include "snarkjs_json.h"
-#include "wtns.h"
-#include "zkey.h"
+#include "groth16/groth16.h"
+#include "util/mem.h"
+#include "pairing/pairing.h"
+#include "io/r1cs.h"
+#include "io/snarkjs_json.h"
+#include "io/wtns.h"
+#include "io/zkey.h"
 
 #define EXIT_INVALID 1
 #define EXIT_ERROR 2

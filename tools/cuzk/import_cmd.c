@@ -16,14 +16,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "circuit.h"
+#include "circuit/circuit.h"
 #include "commands.h"
 #include "cuzk.h"
-#include "fr.h"
-#include "mem.h"
-#include "r1cs.h"
-#include "witness.h"
-#include "wtns.h"
+#include "ff/fr.h"
+#include "util/mem.h"
+#include "io/r1cs.h"
+#include "circuit/witness.h"
+#include "io/wtns.h"
 
 static int usage(void) {
     fprintf(stderr, "usage: cuzk import CIRCUIT.r1cs -o OUT.cuzk [WITNESS.wtns -w OUT.wit]...\n"

@@ -9,12 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "binfile.h"
+#include "io/binfile.h"
 #include "commands.h"
-#include "r1cs.h"
-#include "snarkjs_json.h"
-#include "wtns.h"
-#include "zkey.h"
+#include "io/r1cs.h"
+#include "io/snarkjs_json.h"
+#include "io/wtns.h"
+#include "io/zkey.h"
 
 static void print_sections(const cuzk_binfile *bf) {
     printf("  sections:");

@@ -49,17 +49,17 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "atomic_write.h"
-#include "backend.h"
-#include "circuit.h"
+#include "util/atomic_write.h"
+#include "groth16/backend.h"
+#include "circuit/circuit.h"
 #include "commands.h"
 #include "cuzk.h"
-#include "fr.h"
-#include "groth16.h"
-#include "mem.h"
-#include "params.h"
-#include "proof192.h"
-#include "witness.h"
+#include "ff/fr.h"
+#include "groth16/groth16.h"
+#include "util/mem.h"
+#include "io/params.h"
+#include "groth16/proof192.h"
+#include "circuit/witness.h"
 
 #define EXIT_INVALID 1
 #define EXIT_ERROR 2

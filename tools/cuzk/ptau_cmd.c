@@ -13,9 +13,9 @@
 #include <time.h>
 
 #include "cuzk.h"
-#include "error.h"
-#include "fr.h"
-#include "ptau.h"
+#include "util/error.h"
+#include "ff/fr.h"
+#include "groth16/ptau.h"
 
 int cuzk__cmd_ptau(int argc, char **argv);
 

@@ -10,9 +10,9 @@
 #include <time.h>
 
 #include "cuzk.h"
-#include "encode.h"
-#include "fr.h"
-#include "pairing.h"
+#include "ec/encode.h"
+#include "ff/fr.h"
+#include "pairing/pairing.h"
 #include "commands.h"
 
 static int checks_run, checks_failed;

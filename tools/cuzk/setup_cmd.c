@@ -23,14 +23,14 @@
 #include <unistd.h>
 #include <time.h>
 
-#include "backend.h"
-#include "circuit.h"
+#include "groth16/backend.h"
+#include "circuit/circuit.h"
 #include "commands.h"
 #include "cuzk.h"
-#include "error.h"
-#include "mem.h"
-#include "params.h"
-#include "setup.h"
+#include "util/error.h"
+#include "util/mem.h"
+#include "io/params.h"
+#include "groth16/setup.h"
 
 #if defined(CUZK_HAVE_CUDA)
 #include "gpu/gpu.h"
