@@ -5,7 +5,7 @@
  * Everything here handles public data (keys, proofs, public signals), so it
  * is variable-time throughout.
  */
-#include "io/snarkjs_json.h"
+#include "groth16/snarkjs_json.h"
 
 #include <errno.h>
 #include <stdarg.h>
