@@ -10,9 +10,9 @@
 #       --function MANGLED_NAME_REGEX --instance K --modifiers --per PRODUCTS
 #
 # The card's clocks are left as they are (--clock-control none), so times
-# are those of a normal run, not of base clocks. Example (doc/perf.md,
-# session 17): scripts/gpu-census.sh "$OUT" pass_kernel 3
-#   build-carry/test_gpu_ntt --bench-only --bench-min 27 --bench-max 27
+# are those of a normal run, not of base clocks. Example, the three passes
+# of a 2^27 NTT: scripts/gpu-census.sh /tmp/census pass_kernel 3
+#   build/tests/test_gpu_ntt --bench-only --bench-min 27 --bench-max 27
 set -uo pipefail
 [ $# -ge 4 ] || { sed -n '2,15p' "$0" >&2; exit 2; }
 out=$1 regex=$2 count=$3
@@ -24,7 +24,7 @@ mkdir -p "$out"
 # the same data in both runs, so that the K-th launch is the same kernel
 # (the tests' harness draws its seed from CUZK_SEED)
 export CUZK_SEED=${CUZK_SEED:-1}
-# compressed: msm.cu's SASS is larger than a device call sends back
+# compressed: msm.cu's SASS is large
 "$objdump" -sass "$1" | gzip -6 > "$out/binary.sass.gz" || exit 1
 metrics=gpu__time_duration.sum,smsp__issue_active.avg.pct_of_peak_sustained_active
 metrics+=,sm__pipe_fmaheavy_cycles_active.avg.pct_of_peak_sustained_active

@@ -12,13 +12,13 @@ called function and per basic block, from two files made on the GPU machine:
 With several kernels profiled (-c N), --instance K takes the K-th (from 0);
 --modifiers counts opcodes with their modifiers (IMAD.MOV.U32 apart from
 IMAD.WIDE.U32); --per N also prints each count divided by N (say, by the
-kernel's field products: doc/perf.md, session 17).
+kernel's field products).
 
 ncu's "Instructions Executed" metric, printed per instance, gives the warp
 instructions executed at every PC of the profiled kernel; cuobjdump's listing
 gives the instruction at every offset of the kernel's section, which also holds
 the out-of-line functions it calls (their CALL.REL targets split the section).
-Joined, they are a dynamic census (doc/gpu-notes.md, session 13).
+Joined, they are a dynamic census of the kernel (doc/gpu.md, "Floors").
 """
 import argparse
 import gzip
@@ -58,8 +58,7 @@ def executed_per_pc(path, instance=0):
 
 def read_text(path):
     """A file's text; gzip'd when its name ends in .gz (gpu-census.sh
-    compresses the SASS, which for msm.cu's binaries is larger than a
-    device call may send back)."""
+    compresses the SASS, which is large for msm.cu's binaries)."""
     if path.endswith(".gz"):
         with gzip.open(path, "rt", errors="replace") as f:
             return f.read()

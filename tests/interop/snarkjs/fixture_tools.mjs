@@ -2,9 +2,9 @@
 // fixture_tools.mjs COMMAND ARGS...
 //
 // Helpers for the snarkjs/circom Groth16 fixtures (tests/interop/fixtures.sh,
-// tests/interop/check_groth16.sh). Written from the formats in FORMATS.md §1,
-// §3, §4 and §6 with plain BigInt arithmetic, so they judge r1cs/wtns files
-// independently of snarkjs (ffjavascript) and of cuzk. @noble/curves (an
+// tests/interop/check_groth16.sh). Written from the iden3 container, .wtns,
+// .r1cs and snarkjs JSON formats with plain BigInt arithmetic, so they judge
+// r1cs/wtns files independently of snarkjs (ffjavascript) and of cuzk. @noble/curves (an
 // independent curve implementation) is loaded only by the commands that need
 // point arithmetic or a pairing.
 //
@@ -45,8 +45,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 const HERE = dirname(fileURLToPath(import.meta.url));
 const JS_DIR = process.env.CUZK_JS_DIR || join(HERE, '..', '..', 'js');
 
-// BLS12-381 base field and group order (FORMATS.md; also checked against
-// noble's constants when noble is loaded).
+// BLS12-381 base field and group order (also checked against noble's
+// constants when noble is loaded).
 const Q = 0x1a0111ea397fe69a4b1ba7b6434bacd764774b84f38512bf6730d2a0f6b0f6241eabfffeb153ffffb9feffffffffaaabn;
 const R = 0x73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000001n;
 
@@ -55,7 +55,7 @@ function die(msg, code = 2) {
   process.exit(code);
 }
 
-// ---- iden3 binary container (FORMATS.md §1) ---------------------------------
+// ---- iden3 binary container ------------------------------------------------
 
 function readBin(path, magic) {
   const buf = readFileSync(path);
@@ -302,7 +302,7 @@ async function cmdTamper([proofPath, publicPath, outDir]) {
   put('public_short.json', pub.slice(0, -1));
 }
 
-// Groth16 verification (FORMATS.md §6, §11): with the snarkjs convention
+// Groth16 verification: with the snarkjs convention
 // e(A, B) = e(alpha, beta) * e(IC0 + sum pub_i IC_i, gamma) * e(C, delta).
 async function cmdVerify([vkPath, publicPath, proofPath]) {
   const bls = await loadNoble();
