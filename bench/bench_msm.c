@@ -4,7 +4,8 @@
  * the bitmap batch-add.
  *
  *   cuzk bench msm [--log N]... [--g1] [--g2] [--threads T] [--reps R] [--no-batch-add]
- *                  [--path auto|xyzz|affine] [--c BITS] [--backend cpu|gpu] [--copies K]
+ *                  [--path auto|xyzz|affine] [--c BITS] [--glv auto|on|off]
+ *                  [--reduce tree|sum] [--backend cpu|gpu] [--copies K]
  *
  * Defaults: G1 at 2^10..2^18, G2 at 2^10..2^14; threads 1 and all cores
  * (--threads T: only T; 0 = all); R = 3 runs per row after one warm-up run,
@@ -16,7 +17,10 @@
  * blst_p1s_mult_pippenger on the same sizes with the same columns.
  * --path forces the bucket accumulation (msm.h: XYZZ mixed additions or
  * batch-affine additions); the default picks by window size. --c forces the
- * window (tuning only; the printed c is then the forced one).
+ * window (tuning only; the printed c is then the forced one). --glv forces
+ * the G1 MSM's GLV route on or off at every size, --reduce the affine
+ * buckets' reduction (trees or the plain running sum), for A/B timings. These
+ * go to the MSM as a cuzk_msm_opts (msm.h), scratch sized for them.
  * --backend gpu (CUDA builds only): the same rows on the GPU (src/gpu/gpu_msm.h),
  * bases uploaded once per group, scalars from the host (their upload is timed),
  * wall clock; --c then forces the GPU window. --copies K (GPU): the handle
@@ -97,9 +101,10 @@ static double now_ms(clockid_t clk) {
     }                                                                                         \
     /* min and median ms of reps runs (after one warm-up); kind 0 = MSM, 1 = batch-add */     \
     static int run_##g(double *min_ms, double *med_ms, const cuzk_##g##_aff *bases,           \
-                       const uint64_t(*k)[4], size_t n, unsigned threads, int reps, int kind) { \
+                       const uint64_t(*k)[4], size_t n, unsigned threads, int reps, int kind, \
+                       const cuzk_msm_opts *opts) {                                           \
         clockid_t clk = threads == 1 ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC;             \
-        size_t bytes = kind == 0 ? cuzk_##g##_msm_scratch_sizeof(n, threads)                  \
+        size_t bytes = kind == 0 ? cuzk_##g##_msm_scratch_sizeof_opts(n, threads, opts)       \
                                  : cuzk_##g##_batch_add_scratch_sizeof(threads);              \
         void *scratch = malloc(bytes);                                                        \
         double t[CUZK_BENCH_MAX_BATCHES];                                                     \
@@ -108,9 +113,9 @@ static double now_ms(clockid_t clk) {
             cuzk_##g##_jac out;                                                               \
             double t0 = now_ms(clk);                                                          \
             cuzk_status st =                                                                  \
-                kind == 0 ? cuzk_##g##_msm_var(&out, bases, k, n, NULL, threads,              \
-                                               cuzk__msm_force_c ? NULL : scratch)            \
-                          : cuzk_##g##_batch_add_var(&out, bases, n, NULL, threads, scratch); \
+                kind == 0                                                                     \
+                    ? cuzk_##g##_msm_opts_var(&out, bases, k, n, NULL, threads, scratch, opts) \
+                    : cuzk_##g##_batch_add_var(&out, bases, n, NULL, threads, scratch);       \
             double t1 = now_ms(clk);                                                          \
             if (st != CUZK_OK) {                                                              \
                 free(scratch);                                                                \
@@ -154,8 +159,8 @@ static int run_gpu(double *min_ms, double *med_ms, cuzk__gpu_msm_bases *h, const
 
 static int usage(void) {
     fprintf(stderr, "usage: cuzk bench msm [--log N]... [--g1] [--g2] [--threads T] [--reps R] "
-                    "[--no-batch-add] [--path auto|xyzz|affine] [--c BITS] [--backend cpu|gpu] "
-                    "[--copies K]\n");
+                    "[--no-batch-add] [--path auto|xyzz|affine] [--c BITS] [--glv auto|on|off] "
+                    "[--reduce tree|sum] [--backend cpu|gpu] [--copies K]\n");
     return 2;
 }
 
@@ -163,6 +168,7 @@ int cuzk__bench_msm(int argc, char **argv) {
     int logs[32], nlogs = 0, want_g1 = 0, want_g2 = 0, reps = 3, batch_add = 1, gpu = 0;
     unsigned copies = 1;
     long threads_opt = -1;
+    cuzk_msm_opts opts = {0, CUZK_MSM_PATH_AUTO, CUZK_MSM_REDUCE_TREE, CUZK_MSM_GLV_AUTO};
     for (int i = 0; i < argc; i++) {
         char *end;
         if (strcmp(argv[i], "--log") == 0 && i + 1 < argc && nlogs < 32) {
@@ -182,17 +188,35 @@ int cuzk__bench_msm(int argc, char **argv) {
         } else if (strcmp(argv[i], "--path") == 0 && i + 1 < argc) {
             i++;
             if (strcmp(argv[i], "auto") == 0)
-                cuzk__msm_force_path = 0;
+                opts.path = CUZK_MSM_PATH_AUTO;
             else if (strcmp(argv[i], "xyzz") == 0)
-                cuzk__msm_force_path = 1;
+                opts.path = CUZK_MSM_PATH_XYZZ;
             else if (strcmp(argv[i], "affine") == 0)
-                cuzk__msm_force_path = 2;
+                opts.path = CUZK_MSM_PATH_AFFINE;
+            else
+                return usage();
+        } else if (strcmp(argv[i], "--glv") == 0 && i + 1 < argc) {
+            i++;
+            if (strcmp(argv[i], "auto") == 0)
+                opts.glv = CUZK_MSM_GLV_AUTO;
+            else if (strcmp(argv[i], "on") == 0)
+                opts.glv = CUZK_MSM_GLV_ON;
+            else if (strcmp(argv[i], "off") == 0)
+                opts.glv = CUZK_MSM_GLV_OFF;
+            else
+                return usage();
+        } else if (strcmp(argv[i], "--reduce") == 0 && i + 1 < argc) {
+            i++;
+            if (strcmp(argv[i], "tree") == 0)
+                opts.reduce = CUZK_MSM_REDUCE_TREE;
+            else if (strcmp(argv[i], "sum") == 0)
+                opts.reduce = CUZK_MSM_REDUCE_RUNNING;
             else
                 return usage();
         } else if (strcmp(argv[i], "--c") == 0 && i + 1 < argc) {
             long v = strtol(argv[++i], &end, 0);
             if (*end || v < 0 || v > CUZK_MSM_MAX_C) return usage();
-            cuzk__msm_force_c = (unsigned)v;
+            opts.c = (unsigned)v;
         } else if (strcmp(argv[i], "--backend") == 0 && i + 1 < argc) {
             i++;
             if (strcmp(argv[i], "cpu") == 0)
@@ -213,7 +237,7 @@ int cuzk__bench_msm(int argc, char **argv) {
     }
     if (!want_g1 && !want_g2) want_g1 = want_g2 = 1;
 #if CUZK_HAVE_CUDA
-    if (gpu) cuzk__gpu_msm_force_c = cuzk__msm_force_c;
+    if (gpu) cuzk__gpu_msm_force_c = opts.c;
 #else
     (void)copies;
     if (gpu) {
@@ -315,9 +339,9 @@ int cuzk__bench_msm(int argc, char **argv) {
                 for (int ti = 0; ti < ntl; ti++) {
                     double mn = 0, md = 0;
                     int good = g == 1 ? run_g1(&mn, &md, bases, (const uint64_t(*)[4])k, n,
-                                               tl[ti], reps, kind)
+                                               tl[ti], reps, kind, &opts)
                                       : run_g2(&mn, &md, bases, (const uint64_t(*)[4])k, n,
-                                               tl[ti], reps, kind);
+                                               tl[ti], reps, kind, &opts);
                     if (!good) {
                         rc = 1;
                         continue;
@@ -328,8 +352,7 @@ int cuzk__bench_msm(int argc, char **argv) {
                     char c[8] = "-";
                     if (kind == 0)
                         snprintf(c, sizeof c, "%u",
-                                 cuzk__msm_force_c ? cuzk__msm_force_c
-                                                   : cuzk_msm_window_bits(n, tl[ti]));
+                                 opts.c ? opts.c : cuzk_msm_window_bits(n, tl[ti]));
                     printf("%-10s %5d %9zu %7u %3s %11.3f %11.3f %10.1f\n", name, lgs[i], n,
                            cuzk_msm_threads(tl[ti]), c, mn, md, mn * 1e6 / (double)n);
                     fflush(stdout);

@@ -4,7 +4,9 @@
  * Each test binary is one process run by ctest. Random tests draw from a
  * xoshiro256** generator seeded from the clock unless --seed N or CUZK_SEED is
  * given; the seed is printed first so any failure can be replayed.
- * CUZK_TEST_ITERS scales iteration counts. Checks record the failure with
+ * CUZK_TEST_ITERS scales iteration counts; CUZK_NO_ASM=1 switches the field
+ * arithmetic to the portable C kernels (cuzk_cpu_force_portable: the library
+ * reads no environment itself). Checks record the failure with
  * file:line and carry on; the binary ends with "N passed, N failed" and exits
  * non-zero when anything failed.
  *
@@ -25,6 +27,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include "cuzk.h"
 
 static uint64_t cuzk_test_rng_state[4];
 static uint64_t cuzk_test_seed;
@@ -80,6 +84,8 @@ static inline void cuzk_test_init(int argc, char **argv) {
     const char *it = getenv("CUZK_TEST_ITERS");
     if (it && *it) cuzk_test_iters_scale = strtoul(it, NULL, 0);
     if (cuzk_test_iters_scale == 0) cuzk_test_iters_scale = 1;
+    const char *no_asm = getenv("CUZK_NO_ASM");
+    if (no_asm && *no_asm && strcmp(no_asm, "0") != 0) cuzk_cpu_force_portable(1);
     cuzk_test_seed = seed;
     cuzk_test_reseed(seed);
     printf("%s: seed %" PRIu64 " (replay with --seed %" PRIu64 " or CUZK_SEED)\n",

@@ -1,6 +1,6 @@
-/* cpu.c — CPU feature detection for the field kernels (see cpu.h). */
-#include <stdlib.h>
-#include <string.h>
+/* cpu.c — CPU feature detection for the field kernels (see cpu.h). The
+ * library reads no environment: a program that wants the portable kernels
+ * calls cuzk_cpu_force_portable(1) (the cuzk command does for CUZK_NO_ASM). */
 
 #include "cuzk.h"
 #include "ff/cpu.h"
@@ -52,11 +52,6 @@ static int cpu_supports_adx(void) {
 #endif
 }
 
-static int asm_disabled_by_env(void) {
-    const char *v = getenv("CUZK_NO_ASM");
-    return v != NULL && v[0] != '\0' && strcmp(v, "0") != 0;
-}
-
 __attribute__((constructor)) static void cpu_init(void) { cuzk_cpu_force_portable(0); }
 
 unsigned cuzk_cpu_features(void) {
@@ -70,6 +65,6 @@ const char *cuzk_cpu_kernels(void) {
 }
 
 void cuzk_cpu_force_portable(int on) {
-    cuzk__cpu_adx = on ? 0 : (cpu_supports_adx() && !asm_disabled_by_env());
-    cuzk__cpu_ifma = on ? 0 : (cpu_supports_ifma() && !asm_disabled_by_env());
+    cuzk__cpu_adx = on ? 0 : cpu_supports_adx();
+    cuzk__cpu_ifma = on ? 0 : cpu_supports_ifma();
 }

@@ -1,7 +1,8 @@
 /*
  * cpu.h — run-time selection of the x86-64 BMI2/ADX Montgomery kernels.
- * cuzk__cpu_adx is set once before main (CPUID, CUZK_NO_ASM) and read by the
- * inline field operations; the branch is perfectly predicted.
+ * cuzk__cpu_adx is set once before main (CPUID) and read by the inline field
+ * operations; the branch is perfectly predicted. cuzk_cpu_force_portable
+ * (cuzk.h) clears it and cuzk__cpu_ifma.
  */
 #ifndef CUZK_CPU_H
 #define CUZK_CPU_H
@@ -17,7 +18,8 @@ extern int cuzk__cpu_adx;
 /* The AVX-512 IFMA batch kernels (src/ec/g1_ifma.c) are compiled where this
  * is 1 (x86-64 with 64-bit pointers and a compiler with target attributes);
  * cuzk__cpu_ifma is 1 when they are compiled, the CPU has AVX-512 F and IFMA
- * with the OS saving their registers, and CUZK_NO_ASM is unset. */
+ * with the OS saving their registers, and cuzk_cpu_force_portable(1) was not
+ * called. */
 #if CUZK_HAVE_X86_64_ASM && defined(__x86_64__) && defined(__LP64__) && \
     (defined(__GNUC__) || defined(__clang__))
 #define CUZK__IFMA_BUILT 1

@@ -23,16 +23,6 @@ unsigned cuzk_msm_threads(unsigned threads) {
 #endif
 }
 
-int cuzk__msm_force_path = 0;
-unsigned cuzk__msm_force_c = 0;
-int cuzk__msm_force_reduce = 0;
-/* A build for A/B timing with `cuzk bench msm` can start with GLV off
- * (-DCUZK__MSM_FORCE_GLV_INIT=1). */
-#ifndef CUZK__MSM_FORCE_GLV_INIT
-#define CUZK__MSM_FORCE_GLV_INIT 0
-#endif
-int cuzk__msm_force_glv = CUZK__MSM_FORCE_GLV_INIT;
-
 /* Batch-affine accumulation from this many buckets (c = 10) up (msm.h). Before
  * the affine bucket reduction (msm_impl.h: msm_aff_reduce) the threshold was
  * 2048 buckets: with fewer, a batch of nbuckets/4 pairs is short and collides
@@ -108,11 +98,16 @@ unsigned cuzk_msm_window_bits(size_t n, unsigned threads) {
 
 #define MSM_MAX_CHUNKS 16
 
-void cuzk__msm_plan_make(cuzk__msm_plan *p, size_t n, unsigned threads) {
-    cuzk__msm_plan_make_bits(p, n, threads, 255);
+void cuzk__msm_plan_make(cuzk__msm_plan *p, size_t n, unsigned threads,
+                         const cuzk_msm_opts *opts) {
+    cuzk__msm_plan_make_bits(p, n, threads, 255, opts);
 }
 
-void cuzk__msm_plan_make_bits(cuzk__msm_plan *p, size_t n, unsigned threads, unsigned bits) {
+void cuzk__msm_plan_make_bits(cuzk__msm_plan *p, size_t n, unsigned threads, unsigned bits,
+                              const cuzk_msm_opts *opts) {
+    static const cuzk_msm_opts defaults = {0, CUZK_MSM_PATH_AUTO, CUZK_MSM_REDUCE_TREE,
+                                           CUZK_MSM_GLV_AUTO};
+    const cuzk_msm_opts *o = opts != NULL ? opts : &defaults;
     if (threads == 0) threads = 1;
     p->c = cuzk_msm_window_bits(n, threads);
     /* GLV (bits 128) at 2n points: the window of 2n, but at most 13, where
@@ -120,11 +115,12 @@ void cuzk__msm_plan_make_bits(cuzk__msm_plan *p, size_t n, unsigned threads, uns
      * bases = 2^19 points, ms: c = 13 1267, c = 15 1477; 14 and 16 give no
      * fewer windows of 129 bits than 13 and 15). */
     if (bits <= 128 && p->c > MSM_AFFINE_C_LARGE) p->c = MSM_AFFINE_C_LARGE;
-    if (cuzk__msm_force_c >= 1 && cuzk__msm_force_c <= CUZK_MSM_MAX_C) p->c = cuzk__msm_force_c;
+    if (o->c >= 1 && o->c <= CUZK_MSM_MAX_C) p->c = o->c;
     p->nwin = (bits + p->c) / p->c;
     p->nbuckets = (size_t)1 << (p->c - 1);
-    p->affine = cuzk__msm_force_path == 2 ||
-                (cuzk__msm_force_path == 0 && p->nbuckets >= MSM_AFFINE_MIN_BUCKETS);
+    p->affine = o->path == CUZK_MSM_PATH_AFFINE ||
+                (o->path != CUZK_MSM_PATH_XYZZ && p->nbuckets >= MSM_AFFINE_MIN_BUCKETS);
+    p->running_sum = o->reduce == CUZK_MSM_REDUCE_RUNNING;
     double kb = p->affine ? MSM_BUCKET_COST_AFFINE : MSM_BUCKET_COST;
     /* Chunks per window: the makespan of nwin*ch equal tasks on `threads`
      * threads, each n/ch points plus one reduction. */
@@ -157,9 +153,9 @@ void cuzk__msm_plan_make_bits(cuzk__msm_plan *p, size_t n, unsigned threads, uns
 #define MSM_GLV_MIN_N 1
 #define MSM_GLV_MAX_N ((size_t)1 << 18)
 
-int cuzk__msm_glv_on(size_t np) {
-    if (cuzk__msm_force_glv == 1) return 0;
-    if (cuzk__msm_force_glv == 2) return 1;
+int cuzk__msm_glv_on(size_t np, const cuzk_msm_opts *opts) {
+    if (opts != NULL && opts->glv == CUZK_MSM_GLV_OFF) return 0;
+    if (opts != NULL && opts->glv == CUZK_MSM_GLV_ON) return 1;
     return np >= MSM_GLV_MIN_N && np <= MSM_GLV_MAX_N;
 }
 

@@ -114,15 +114,48 @@ unsigned cuzk_msm_threads(unsigned threads);
  * (the G1 MSM by GLV uses the window of 2n points). */
 unsigned cuzk_msm_window_bits(size_t n, unsigned threads);
 
+/*
+ * Overrides of the choices the MSM makes by size, for tests that must reach
+ * every path and for A/B timings (`cuzk bench msm`). Production passes NULL
+ * (the functions without opts do): every field 0 is the default, so a zeroed
+ * struct equals NULL. An options struct is read during the call only; calls
+ * with different options may run at once.
+ */
+typedef enum {
+    CUZK_MSM_PATH_AUTO = 0,  /* XYZZ below 512 buckets, batch-affine from there */
+    CUZK_MSM_PATH_XYZZ = 1,  /* always XYZZ buckets */
+    CUZK_MSM_PATH_AFFINE = 2 /* always batch-affine buckets */
+} cuzk_msm_path;
+typedef enum {
+    CUZK_MSM_REDUCE_TREE = 0,   /* affine buckets: row/column trees (msm_impl.h) */
+    CUZK_MSM_REDUCE_RUNNING = 1 /* affine buckets: the plain running sum */
+} cuzk_msm_reduce;
+typedef enum {
+    CUZK_MSM_GLV_AUTO = 0, /* G1: GLV over the measured range (cuzk__msm_glv_on) */
+    CUZK_MSM_GLV_OFF = 1,  /* G1: never */
+    CUZK_MSM_GLV_ON = 2    /* G1: at every size; G2 ignores the field */
+} cuzk_msm_glv;
+typedef struct {
+    unsigned c; /* window bits, 1..CUZK_MSM_MAX_C; 0 (or out of range) = by size */
+    cuzk_msm_path path;
+    cuzk_msm_reduce reduce;
+    cuzk_msm_glv glv;
+} cuzk_msm_opts;
+
 /* Bytes of scratch for an MSM over n bases (whatever the mask); for G1 up to
- * 88 bytes per base more (GLV items, up to 2^18 bases: 23 MB). */
+ * 88 bytes per base more (GLV items, up to 2^18 bases: 23 MB). The _opts
+ * forms size it for the same opts as the call (NULL = the defaults). */
 size_t cuzk_g1_msm_scratch_sizeof(size_t n, unsigned threads);
 size_t cuzk_g2_msm_scratch_sizeof(size_t n, unsigned threads);
+size_t cuzk_g1_msm_scratch_sizeof_opts(size_t n, unsigned threads, const cuzk_msm_opts *opts);
+size_t cuzk_g2_msm_scratch_sizeof_opts(size_t n, unsigned threads, const cuzk_msm_opts *opts);
 
 /* r = sum over i < n (with mask bit i set, or all when mask is NULL) of
  * scalars[i] * bases[i]. CUZK_ERR_INVALID_ARG: a NULL array with n > 0 or a
  * (participating) scalar >= 2^255; CUZK_ERR_NOMEM: scratch NULL and malloc
- * failed. Variable time. */
+ * failed. Variable time. The _opts forms take the overrides above (NULL =
+ * the defaults, which is what the plain forms use); a caller's scratch must
+ * then come from the _opts sizeof with the same opts. */
 CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_g1_msm_var(cuzk_g1_jac *r, const cuzk_g1_aff *bases,
                                                     const uint64_t (*scalars)[4], size_t n,
                                                     const uint64_t *mask, unsigned threads,
@@ -131,6 +164,14 @@ CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_g2_msm_var(cuzk_g2_jac *r, const cuzk_g
                                                     const uint64_t (*scalars)[4], size_t n,
                                                     const uint64_t *mask, unsigned threads,
                                                     void *scratch);
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_g1_msm_opts_var(cuzk_g1_jac *r, const cuzk_g1_aff *bases,
+                                                         const uint64_t (*scalars)[4], size_t n,
+                                                         const uint64_t *mask, unsigned threads,
+                                                         void *scratch, const cuzk_msm_opts *opts);
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_g2_msm_opts_var(cuzk_g2_jac *r, const cuzk_g2_aff *bases,
+                                                         const uint64_t (*scalars)[4], size_t n,
+                                                         const uint64_t *mask, unsigned threads,
+                                                         void *scratch, const cuzk_msm_opts *opts);
 
 /* ---- classification ------------------------------------------------------- */
 
@@ -178,7 +219,8 @@ CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_g2_batch_add_var(cuzk_g2_jac *r, const 
  * The same result as cuzk_g{1,2}_msm_var(r, bases, scalars, n, NULL, threads, NULL),
  * computed as batch_add(ones) + msm(others) after one classification pass;
  * zeros are skipped. Allocates its bitmaps and scratch internally
- * (CUZK_ERR_NOMEM); counts (may be NULL) receives the classification.
+ * (CUZK_ERR_NOMEM); counts (may be NULL) receives the classification. The
+ * _opts forms pass opts (NULL = the defaults) to the MSM of the others.
  */
 CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_g1_msm_with_classification_var(
     cuzk_g1_jac *r, cuzk_msm_counts *counts, const cuzk_g1_aff *bases,
@@ -186,6 +228,12 @@ CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_g1_msm_with_classification_var(
 CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_g2_msm_with_classification_var(
     cuzk_g2_jac *r, cuzk_msm_counts *counts, const cuzk_g2_aff *bases,
     const uint64_t (*scalars)[4], size_t n, unsigned threads);
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_g1_msm_with_classification_opts_var(
+    cuzk_g1_jac *r, cuzk_msm_counts *counts, const cuzk_g1_aff *bases,
+    const uint64_t (*scalars)[4], size_t n, unsigned threads, const cuzk_msm_opts *opts);
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_g2_msm_with_classification_opts_var(
+    cuzk_g2_jac *r, cuzk_msm_counts *counts, const cuzk_g2_aff *bases,
+    const uint64_t (*scalars)[4], size_t n, unsigned threads, const cuzk_msm_opts *opts);
 
 /* ---- internal (shared by msm_g1.c, msm_g2.c and the tests) -------------------- */
 
@@ -196,34 +244,21 @@ typedef struct {
     unsigned threads; /* threads that get a bucket array */
     size_t nbuckets;  /* 2^(c-1) */
     unsigned affine;  /* 1: batch-affine bucket accumulation, 0: XYZZ buckets */
+    unsigned running_sum; /* affine buckets: 1 = the plain running sum (opts), 0 = trees */
 } cuzk__msm_plan;
 
-/* Bucket accumulation for tests and benchmarks: 0 = chosen by size (default),
- * 1 = always XYZZ, 2 = always batch-affine. Not thread-safe against running
- * MSMs. */
-extern int cuzk__msm_force_path;
-/* Reduction of the affine buckets: 0 = row/column trees in affine coordinates
- * (default), 1 = the plain running sum (A/B measurements and tests). Not
- * thread-safe against running MSMs. */
-extern int cuzk__msm_force_reduce;
-/* Window override for tuning (0 = chosen by size). The scratch functions do
- * not know it: pass scratch = NULL while it is set. */
-extern unsigned cuzk__msm_force_c;
-
-/* GLV in the G1 MSM (msm_impl.h, msm_var_glv): 0 = chosen by size (default,
- * cuzk__msm_glv_on), 1 = off, 2 = on at every size. G2 ignores it. Not
- * thread-safe against running MSMs; the scratch functions read it. */
-extern int cuzk__msm_force_glv;
-
-/* The plan for n participating points on (resolved) `threads` threads. */
-void cuzk__msm_plan_make(cuzk__msm_plan *p, size_t n, unsigned threads);
+/* The plan for n participating points on (resolved) `threads` threads; opts
+ * (may be NULL) as in cuzk_g1_msm_opts_var. */
+void cuzk__msm_plan_make(cuzk__msm_plan *p, size_t n, unsigned threads,
+                         const cuzk_msm_opts *opts);
 /* The same for n points with scalars below 2^bits (GLV halves: 128, with 2n
  * points): nwin = ceil((bits + 1) / c) so that the top Booth digit has no carry
  * out (see above). cuzk__msm_plan_make is bits = 255. */
-void cuzk__msm_plan_make_bits(cuzk__msm_plan *p, size_t n, unsigned threads, unsigned bits);
+void cuzk__msm_plan_make_bits(cuzk__msm_plan *p, size_t n, unsigned threads, unsigned bits,
+                              const cuzk_msm_opts *opts);
 /* Whether the G1 MSM over np participating points takes the GLV route
- * (cuzk__msm_force_glv, then the measured range in msm.c). */
-int cuzk__msm_glv_on(size_t np);
+ * (opts->glv, then the measured range in msm.c). */
+int cuzk__msm_glv_on(size_t np, const cuzk_msm_opts *opts);
 /* Largest np cuzk__msm_glv_on can accept by default (bounds the scratch). */
 size_t cuzk__msm_glv_max_n(void);
 

@@ -120,9 +120,10 @@ static size_t msm_scratch_bytes(const cuzk__msm_plan *p) {
  * 2^bits) on `threads` threads: the window grows with the number of points
  * (msm.c), so the plan for all n points bounds the plan for any masked subset;
  * every thread counted, and either accumulation path, whichever needs more. */
-static size_t msm_scratch_bound(size_t n, unsigned threads, unsigned bits) {
+static size_t msm_scratch_bound(size_t n, unsigned threads, unsigned bits,
+                                const cuzk_msm_opts *opts) {
     cuzk__msm_plan p;
-    cuzk__msm_plan_make_bits(&p, n, threads, bits);
+    cuzk__msm_plan_make_bits(&p, n, threads, bits, opts);
     p.threads = threads;
     p.affine = 0;
     size_t x = msm_scratch_bytes(&p);
@@ -149,21 +150,26 @@ static size_t msm_glv_bytes(size_t np, int masked) {
 }
 #endif
 
-size_t CUZK__EC(msm_scratch_sizeof)(size_t n, unsigned threads) {
+size_t CUZK__EC(msm_scratch_sizeof_opts)(size_t n, unsigned threads, const cuzk_msm_opts *opts) {
     unsigned t = cuzk_msm_threads(threads);
-    size_t bytes = msm_scratch_bound(n, t, 255);
+    size_t bytes = msm_scratch_bound(n, t, 255, opts);
 #if defined(CUZK__MSM_GLV_BETA)
     /* the GLV route takes np <= ng participating points (cuzk__msm_glv_on) */
-    size_t ng = cuzk__msm_force_glv == 1   ? 0
-                : cuzk__msm_force_glv == 2 ? n
+    const cuzk_msm_glv glv = opts != NULL ? opts->glv : CUZK_MSM_GLV_AUTO;
+    size_t ng = glv == CUZK_MSM_GLV_OFF  ? 0
+                : glv == CUZK_MSM_GLV_ON ? n
                 : n < cuzk__msm_glv_max_n() ? n
                                             : cuzk__msm_glv_max_n();
     if (ng) {
-        size_t g = msm_glv_bytes(ng, 1) + msm_scratch_bound(2 * ng, t, 128);
+        size_t g = msm_glv_bytes(ng, 1) + msm_scratch_bound(2 * ng, t, 128, opts);
         if (g > bytes) bytes = g;
     }
 #endif
     return bytes;
+}
+
+size_t CUZK__EC(msm_scratch_sizeof)(size_t n, unsigned threads) {
+    return CUZK__EC(msm_scratch_sizeof_opts)(n, threads, NULL);
 }
 
 /* out = sum (b + 1) B[b] over the nb XYZZ buckets: running = B[top] + ... + B[b];
@@ -489,7 +495,7 @@ static void msm_running_sum(msm_xyzz *total, const msm_aff *S, const uint8_t *st
 }
 
 /* The same sum by the plain running sum over all nb buckets (2 XYZZ additions
- * per bucket); kept for A/B measurements (cuzk__msm_force_reduce = 1). */
+ * per bucket); kept for A/B measurements and tests (CUZK_MSM_REDUCE_RUNNING). */
 static void msm_running_sum_all(msm_jac *out, const msm_aff_ws *w, size_t nb) {
     msm_xyzz total;
     msm_running_sum(&total, w->bk, w->state, nb, 1);
@@ -532,7 +538,7 @@ static void msm_aff_reduce(msm_jac *out, msm_aff_ws *w, unsigned c) {
 /* Empty the batch and the queue, then reduce the buckets into out. */
 static void msm_aff_finish(msm_jac *out, msm_aff_ws *w, const cuzk__msm_plan *p) {
     while (w->m || w->qn) msm_aff_drain(w);
-    if (cuzk__msm_force_reduce == 1) { /* the plain running sum, for A/B measurements */
+    if (p->running_sum) { /* the plain running sum, for A/B measurements */
         msm_running_sum_all(out, w, p->nbuckets);
         return;
     }
@@ -771,9 +777,9 @@ static void msm_run(msm_jac *r, const cuzk__msm_plan *pp, uint8_t *mem, const ms
  */
 static cuzk_status msm_var_glv(msm_jac *r, const msm_aff *bases, const uint64_t (*scalars)[4],
                                size_t n, const uint64_t *mask, size_t np, unsigned tmax,
-                               void *scratch) {
+                               void *scratch, const cuzk_msm_opts *opts) {
     cuzk__msm_plan p;
-    cuzk__msm_plan_make_bits(&p, 2 * np, tmax, 128);
+    cuzk__msm_plan_make_bits(&p, 2 * np, tmax, 128, opts);
     size_t gbytes = msm_glv_bytes(np, mask != NULL);
     void *owned = NULL;
     if (!scratch) {
@@ -803,8 +809,9 @@ static cuzk_status msm_var_glv(msm_jac *r, const msm_aff *bases, const uint64_t 
 }
 #endif
 
-cuzk_status CUZK__EC(msm_var)(msm_jac *r, const msm_aff *bases, const uint64_t (*scalars)[4],
-                              size_t n, const uint64_t *mask, unsigned threads, void *scratch) {
+cuzk_status CUZK__EC(msm_opts_var)(msm_jac *r, const msm_aff *bases,
+                                   const uint64_t (*scalars)[4], size_t n, const uint64_t *mask,
+                                   unsigned threads, void *scratch, const cuzk_msm_opts *opts) {
     if (!r || (n > 0 && (!bases || !scalars))) return CUZK_ERR_INVALID_ARG;
     CUZK__EC(jac_set_inf)(r);
     for (size_t i = 0; i < n; i++)
@@ -814,10 +821,11 @@ cuzk_status CUZK__EC(msm_var)(msm_jac *r, const msm_aff *bases, const uint64_t (
 
     unsigned tmax = cuzk_msm_threads(threads);
 #if defined(CUZK__MSM_GLV_BETA)
-    if (cuzk__msm_glv_on(np)) return msm_var_glv(r, bases, scalars, n, mask, np, tmax, scratch);
+    if (cuzk__msm_glv_on(np, opts))
+        return msm_var_glv(r, bases, scalars, n, mask, np, tmax, scratch, opts);
 #endif
     cuzk__msm_plan p;
-    cuzk__msm_plan_make(&p, np, tmax);
+    cuzk__msm_plan_make(&p, np, tmax, opts);
     void *owned = NULL;
     if (!scratch) {
         owned = cuzk__alloc_large(msm_scratch_bytes(&p));
@@ -827,6 +835,11 @@ cuzk_status CUZK__EC(msm_var)(msm_jac *r, const msm_aff *bases, const uint64_t (
     msm_run(r, &p, msm_align(scratch), bases, scalars, n, mask, NULL);
     free(owned);
     return CUZK_OK;
+}
+
+cuzk_status CUZK__EC(msm_var)(msm_jac *r, const msm_aff *bases, const uint64_t (*scalars)[4],
+                              size_t n, const uint64_t *mask, unsigned threads, void *scratch) {
+    return CUZK__EC(msm_opts_var)(r, bases, scalars, n, mask, threads, scratch, NULL);
 }
 
 /* ---- bitmap batch-add --------------------------------------------------------- */
@@ -979,10 +992,11 @@ cuzk_status CUZK__EC(batch_add_var)(msm_jac *r, const msm_aff *bases, size_t n,
 
 /* ---- classification + batch-add + MSM ------------------------------------------ */
 
-cuzk_status CUZK__EC(msm_with_classification_var)(msm_jac *r, cuzk_msm_counts *counts,
-                                                  const msm_aff *bases,
-                                                  const uint64_t (*scalars)[4], size_t n,
-                                                  unsigned threads) {
+cuzk_status CUZK__EC(msm_with_classification_opts_var)(msm_jac *r, cuzk_msm_counts *counts,
+                                                       const msm_aff *bases,
+                                                       const uint64_t (*scalars)[4], size_t n,
+                                                       unsigned threads,
+                                                       const cuzk_msm_opts *opts) {
     if (!r || (n > 0 && (!bases || !scalars))) return CUZK_ERR_INVALID_ARG;
     CUZK__EC(jac_set_inf)(r);
     size_t words = cuzk_msm_bitmap_words(n);
@@ -998,9 +1012,16 @@ cuzk_status CUZK__EC(msm_with_classification_var)(msm_jac *r, cuzk_msm_counts *c
     CUZK__EC(jac_set_inf)(&others);
     if (cnt.one) st = CUZK__EC(batch_add_var)(&ones, bases, n, one, threads, NULL);
     if (st == CUZK_OK && cnt.other)
-        st = CUZK__EC(msm_var)(&others, bases, scalars, n, other, threads, NULL);
+        st = CUZK__EC(msm_opts_var)(&others, bases, scalars, n, other, threads, NULL, opts);
     free(bm);
     if (st != CUZK_OK) return st;
     CUZK__EC(jac_add_var)(r, &ones, &others);
     return CUZK_OK;
+}
+
+cuzk_status CUZK__EC(msm_with_classification_var)(msm_jac *r, cuzk_msm_counts *counts,
+                                                  const msm_aff *bases,
+                                                  const uint64_t (*scalars)[4], size_t n,
+                                                  unsigned threads) {
+    return CUZK__EC(msm_with_classification_opts_var)(r, counts, bases, scalars, n, threads, NULL);
 }

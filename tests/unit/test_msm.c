@@ -24,6 +24,11 @@
 
 static const uint64_t R_LIMBS[4] = CUZK__FR_R;
 
+/* The overrides every MSM call of the group tests passes (MSM, MSM_SCRATCH
+ * below): main and the tests that force a window, a bucket path, a reduction
+ * or GLV set them, and put them back to the defaults (all zero) after. */
+static cuzk_msm_opts msm_opts;
+
 /* a < b on 4 limbs */
 static int lt4(const uint64_t a[4], const uint64_t b[4]) {
     for (int i = 3; i >= 0; i--)
@@ -170,9 +175,8 @@ static void test_booth_digits_128(void) {
         for (unsigned c = 1; c <= CUZK_MSM_MAX_C; c++) {
             unsigned nwin = (129 + c - 1) / c;
             cuzk__msm_plan p;
-            cuzk__msm_force_c = c;
-            cuzk__msm_plan_make_bits(&p, 1000, 1, 128);
-            cuzk__msm_force_c = 0;
+            cuzk_msm_opts o = {c, CUZK_MSM_PATH_AUTO, CUZK_MSM_REDUCE_TREE, CUZK_MSM_GLV_AUTO};
+            cuzk__msm_plan_make_bits(&p, 1000, 1, 128, &o);
             CHECK(p.nwin == nwin && p.c == c);
             uint64_t acc[4] = {0};
             int range_ok = 1;
@@ -361,22 +365,23 @@ int main(int argc, char **argv) {
     /* G1 with GLV forced on at every size, then off (G2 has no GLV; the plain
      * path's window, reduction and thread tests are the same code as G2's, so
      * the second pass keeps the cheap ones) */
-    for (int glv = 2; glv >= 1; glv--) {
-        cuzk__msm_force_glv = glv;
-        printf("G1, GLV %s:\n", glv == 2 ? "on" : "off");
+    for (int glv = CUZK_MSM_GLV_ON; glv >= CUZK_MSM_GLV_OFF; glv--) {
+        msm_opts.glv = (cuzk_msm_glv)glv;
+        printf("G1, GLV %s:\n", glv == CUZK_MSM_GLV_ON ? "on" : "off");
         fflush(stdout);
         RUN(g1_test_small_naive);
         RUN(g1_test_edges);
         RUN(g1_test_mask_and_classification);
         RUN(g1_test_paths);
         RUN(g1_test_bad_args);
-        if (glv == 1) continue;
+        if (glv == CUZK_MSM_GLV_OFF) continue;
         RUN(g1_test_dlog_large);
         RUN(g1_test_reduce_grid);
         RUN(g1_test_every_window);
         RUN(g1_test_glv_mask_threads);
     }
-    cuzk__msm_force_glv = 0;
+    msm_opts.glv = CUZK_MSM_GLV_AUTO;
+    RUN(g1_test_default_opts);
     RUN(g1_test_batch_add);
     RUN(g2_test_small_naive);
     RUN(g2_test_edges);
@@ -388,6 +393,7 @@ int main(int argc, char **argv) {
     RUN(g2_test_every_window);
     RUN(g2_test_glv_mask_threads);
     RUN(g2_test_bad_args);
+    RUN(g2_test_default_opts);
     return cuzk_test_finish();
 }
 
@@ -520,6 +526,9 @@ static void T(data_free)(T(data) *d) {
 }
 
 #define KC(d) ((const uint64_t(*)[4])(d).k)
+/* The MSM and its scratch size with the current overrides (msm_opts). */
+#define MSM(...) G(msm_opts_var)(__VA_ARGS__, &msm_opts)
+#define MSM_SCRATCH(n, threads) G(msm_scratch_sizeof_opts)(n, threads, &msm_opts)
 
 /* n in {0, 1, 2, 3, 17, 100, NAIVE_MAX} against the naive sum; the dlog
  * reference is checked against the naive one on the way. */
@@ -532,9 +541,9 @@ static void T(test_small_naive)(void) {
         T(naive)(&ref, d.P, KC(d), d.n, NULL);
         T(dlog_ref)(&ref2, d.a, KC(d), d.n, NULL);
         CHECK(G(jac_eq)(&ref, &ref2));
-        CHECK(G(msm_var)(&got, d.P, KC(d), d.n, NULL, 1, NULL) == CUZK_OK);
+        CHECK(MSM(&got, d.P, KC(d), d.n, NULL, 1, NULL) == CUZK_OK);
         CHECK(G(jac_eq)(&got, &ref));
-        CHECK(G(msm_var)(&got, d.P, KC(d), d.n, NULL, 0, NULL) == CUZK_OK);
+        CHECK(MSM(&got, d.P, KC(d), d.n, NULL, 0, NULL) == CUZK_OK);
         CHECK(G(jac_eq)(&got, &ref));
         if (!G(jac_eq)(&got, &ref)) printf("  mismatch at n = %zu\n", d.n);
         T(data_free)(&d);
@@ -563,9 +572,9 @@ static void T(test_edges)(void) {
             }
         }
         T(dlog_ref)(&ref, d.a, KC(d), n, NULL);
-        CHECK(G(msm_var)(&got, d.P, KC(d), n, NULL, 1, NULL) == CUZK_OK);
+        CHECK(MSM(&got, d.P, KC(d), n, NULL, 1, NULL) == CUZK_OK);
         CHECK(G(jac_eq)(&got, &ref));
-        CHECK(G(msm_var)(&got, d.P, KC(d), n, NULL, 3, NULL) == CUZK_OK);
+        CHECK(MSM(&got, d.P, KC(d), n, NULL, 3, NULL) == CUZK_OK);
         CHECK(G(jac_eq)(&got, &ref));
         if (kind == 2) CHECK(G(jac_is_inf)(&got));
     }
@@ -574,9 +583,10 @@ static void T(test_edges)(void) {
     CHECK(inf != NULL);
     if (inf) {
         for (size_t i = 0; i < n; i++) rand_scalar(d.k[i]);
-        CHECK(G(msm_var)(&got, inf, KC(d), n, NULL, 2, NULL) == CUZK_OK);
+        CHECK(MSM(&got, inf, KC(d), n, NULL, 2, NULL) == CUZK_OK);
         CHECK(G(jac_is_inf)(&got));
-        CHECK(G(msm_with_classification_var)(&got, NULL, inf, KC(d), n, 2) == CUZK_OK);
+        CHECK(G(msm_with_classification_opts_var)(&got, NULL, inf, KC(d), n, 2, &msm_opts) ==
+              CUZK_OK);
         CHECK(G(jac_is_inf)(&got));
     }
     free(inf);
@@ -593,7 +603,7 @@ static void T(test_edges)(void) {
     }
     d.k[n - 1][0] = 1, d.k[n - 1][1] = d.k[n - 1][2] = d.k[n - 1][3] = 0;
     T(dlog_ref)(&ref, d.a, KC(d), n, NULL);
-    CHECK(G(msm_var)(&got, d.P, KC(d), n, NULL, 1, NULL) == CUZK_OK);
+    CHECK(MSM(&got, d.P, KC(d), n, NULL, 1, NULL) == CUZK_OK);
     CHECK(G(jac_eq)(&got, &ref));
     T(jac) p1;
     G(aff_to_jac)(&p1, &d.P[1]);
@@ -610,14 +620,14 @@ static void T(test_dlog_large)(void) {
         CHECK(T(data_new)(&d, sizes[si]));
         T(jac) ref, got, got1;
         T(dlog_ref)(&ref, d.a, KC(d), d.n, NULL);
-        CHECK(G(msm_var)(&got1, d.P, KC(d), d.n, NULL, 1, NULL) == CUZK_OK);
+        CHECK(MSM(&got1, d.P, KC(d), d.n, NULL, 1, NULL) == CUZK_OK);
         CHECK(G(jac_eq)(&got1, &ref));
         unsigned tl[] = {2, 3, 0};
         for (int ti = 0; ti < 3; ti++) {
-            size_t bytes = G(msm_scratch_sizeof)(d.n, tl[ti]);
+            size_t bytes = MSM_SCRATCH(d.n, tl[ti]);
             void *scr = malloc(bytes);
             CHECK(scr != NULL);
-            CHECK(G(msm_var)(&got, d.P, KC(d), d.n, NULL, tl[ti], scr) == CUZK_OK);
+            CHECK(MSM(&got, d.P, KC(d), d.n, NULL, tl[ti], scr) == CUZK_OK);
             CHECK(G(jac_eq)(&got, &got1));
             free(scr);
         }
@@ -644,18 +654,18 @@ static void T(test_mask_and_classification)(void) {
         for (size_t w = 0; w < words; w++) mask[w] = cuzk_test_rand64() & cuzk_test_rand64();
         T(jac) ref, got, plain;
         T(dlog_ref)(&ref, d.a, KC(d), n, mask);
-        CHECK(G(msm_var)(&got, d.P, KC(d), n, mask, 1, NULL) == CUZK_OK);
+        CHECK(MSM(&got, d.P, KC(d), n, mask, 1, NULL) == CUZK_OK);
         CHECK(G(jac_eq)(&got, &ref));
-        CHECK(G(msm_var)(&got, d.P, KC(d), n, mask, 0, NULL) == CUZK_OK);
+        CHECK(MSM(&got, d.P, KC(d), n, mask, 0, NULL) == CUZK_OK);
         CHECK(G(jac_eq)(&got, &ref));
 
         T(dlog_ref)(&ref, d.a, KC(d), n, NULL);
-        CHECK(G(msm_var)(&plain, d.P, KC(d), n, NULL, 0, NULL) == CUZK_OK);
+        CHECK(MSM(&plain, d.P, KC(d), n, NULL, 0, NULL) == CUZK_OK);
         CHECK(G(jac_eq)(&plain, &ref));
         cuzk_msm_counts cnt;
         for (unsigned threads = 1; threads <= 3; threads += 2) {
-            CHECK(G(msm_with_classification_var)(&got, &cnt, d.P, KC(d), n, threads) ==
-                  CUZK_OK);
+            CHECK(G(msm_with_classification_opts_var)(&got, &cnt, d.P, KC(d), n, threads,
+                                                      &msm_opts) == CUZK_OK);
             CHECK(G(jac_eq)(&got, &plain));
             CHECK(cnt.zero + cnt.one + cnt.other == n);
         }
@@ -668,7 +678,7 @@ static void T(test_mask_and_classification)(void) {
             CHECK(G(batch_add_var)(&a, d.P, n, one, 1, NULL) == CUZK_OK);
             T(naive)(&s, d.P, KC(d), n, one);
             CHECK(G(jac_eq)(&a, &s));
-            CHECK(G(msm_var)(&b, d.P, KC(d), n, other, 2, NULL) == CUZK_OK);
+            CHECK(MSM(&b, d.P, KC(d), n, other, 2, NULL) == CUZK_OK);
             G(jac_add_var)(&s, &a, &b);
             CHECK(G(jac_eq)(&s, &plain));
         }
@@ -724,21 +734,21 @@ static void T(test_batch_add)(void) {
 static void T(test_paths)(void) {
     size_t sizes[] = {1, 2, 17, 300, TEST_MSM_GROUP == 1 ? 3000 : 1000};
     for (int path = 1; path <= 2; path++) {
-        cuzk__msm_force_path = path;
+        msm_opts.path = (cuzk_msm_path)path;
         for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++) {
             T(data) d;
             CHECK(T(data_new)(&d, sizes[si]));
             T(jac) ref, got;
             T(dlog_ref)(&ref, d.a, KC(d), d.n, NULL);
-            CHECK(G(msm_var)(&got, d.P, KC(d), d.n, NULL, 1, NULL) == CUZK_OK);
+            CHECK(MSM(&got, d.P, KC(d), d.n, NULL, 1, NULL) == CUZK_OK);
             CHECK(G(jac_eq)(&got, &ref));
-            CHECK(G(msm_var)(&got, d.P, KC(d), d.n, NULL, 3, NULL) == CUZK_OK);
+            CHECK(MSM(&got, d.P, KC(d), d.n, NULL, 3, NULL) == CUZK_OK);
             CHECK(G(jac_eq)(&got, &ref));
             T(data_free)(&d);
         }
         T(test_edges)();
     }
-    cuzk__msm_force_path = 0;
+    msm_opts.path = CUZK_MSM_PATH_AUTO;
 }
 
 /*
@@ -773,7 +783,7 @@ static void T(test_reduce_grid)(void) {
     }
     G(aff_neg)(&np0, &p0);
     cuzk_fr_neg(&anp, &ap);
-    cuzk__msm_force_path = 2;
+    msm_opts.path = CUZK_MSM_PATH_AFFINE;
     for (unsigned c = 1; c <= max_c; c++) {
         size_t nb = (size_t)1 << (c - 1);
         unsigned h = (c - 1) / 2;
@@ -807,11 +817,11 @@ static void T(test_reduce_grid)(void) {
             }
             T(jac) ref, got;
             T(dlog_ref)(&ref, a, (const uint64_t(*)[4])k, n, NULL);
-            cuzk__msm_force_c = c;
+            msm_opts.c = c;
             for (int red = 0; red <= 1; red++) {
-                cuzk__msm_force_reduce = red;
+                msm_opts.reduce = (cuzk_msm_reduce)red;
                 for (unsigned threads = 1; threads <= (c <= 13 ? 2u : 1u); threads++) {
-                    CHECK(G(msm_var)(&got, P, (const uint64_t(*)[4])k, n, NULL, threads, NULL) ==
+                    CHECK(MSM(&got, P, (const uint64_t(*)[4])k, n, NULL, threads, NULL) ==
                           CUZK_OK);
                     CHECK(G(jac_eq)(&got, &ref));
                     if (!G(jac_eq)(&got, &ref))
@@ -819,11 +829,11 @@ static void T(test_reduce_grid)(void) {
                                red, threads);
                 }
             }
-            cuzk__msm_force_reduce = 0;
-            cuzk__msm_force_c = 0;
+            msm_opts.reduce = CUZK_MSM_REDUCE_TREE;
+            msm_opts.c = 0;
         }
     }
-    cuzk__msm_force_path = 0;
+    msm_opts.path = CUZK_MSM_PATH_AUTO;
     free(P);
     free(a);
     free(k);
@@ -849,18 +859,24 @@ static void T(test_every_window)(void) {
     /* the plan takes XYZZ buckets below c = 10 only (msm.c); the large XYZZ
      * windows cost a full running sum per window, so they stop at 11 here */
     for (unsigned c = 1; c <= CUZK_MSM_MAX_C; c++) {
-        cuzk__msm_force_c = c;
+        msm_opts.c = c;
         for (int path = c <= 11 ? 1 : 2; path <= 2; path++) {
-            cuzk__msm_force_path = path;
-            CHECK(G(msm_var)(&got, d.P, KC(d), n, NULL, 1, NULL) == CUZK_OK);
+            msm_opts.path = (cuzk_msm_path)path;
+            CHECK(MSM(&got, d.P, KC(d), n, NULL, 1, NULL) == CUZK_OK);
             CHECK(G(jac_eq)(&got, &ref));
+            /* the scratch size knows the forced window and path */
+            void *scr = malloc(MSM_SCRATCH(n, 1));
+            CHECK(scr != NULL);
+            CHECK(MSM(&got, d.P, KC(d), n, mask, 1, scr) == CUZK_OK);
+            CHECK(G(jac_eq)(&got, &refm));
+            free(scr);
             if (c > 13) continue; /* several threads stop at 13 */
-            CHECK(G(msm_var)(&got, d.P, KC(d), n, mask, 2, NULL) == CUZK_OK);
+            CHECK(MSM(&got, d.P, KC(d), n, mask, 2, NULL) == CUZK_OK);
             CHECK(G(jac_eq)(&got, &refm));
         }
     }
-    cuzk__msm_force_c = 0;
-    cuzk__msm_force_path = 0;
+    msm_opts.c = 0;
+    msm_opts.path = CUZK_MSM_PATH_AUTO;
     T(data_free)(&d);
     free(mask);
     /* the plan's own choice just below and above its thresholds (msm.c) */
@@ -871,9 +887,9 @@ static void T(test_every_window)(void) {
         CHECK(T(data_new)(&d, sizes[si]));
         T(dlog_ref)(&ref, d.a, KC(d), d.n, NULL);
         for (unsigned threads = 1; threads <= 2; threads++) {
-            void *scr = malloc(G(msm_scratch_sizeof)(d.n, threads));
+            void *scr = malloc(MSM_SCRATCH(d.n, threads));
             CHECK(scr != NULL);
-            CHECK(G(msm_var)(&got, d.P, KC(d), d.n, NULL, threads, scr) == CUZK_OK);
+            CHECK(MSM(&got, d.P, KC(d), d.n, NULL, threads, scr) == CUZK_OK);
             CHECK(G(jac_eq)(&got, &ref));
             free(scr);
         }
@@ -902,13 +918,13 @@ static void T(test_glv_mask_threads)(void) {
     T(jac) ref, refm, got;
     T(dlog_ref)(&ref, d.a, KC(d), n, NULL);
     T(dlog_ref)(&refm, d.a, KC(d), n, mask);
-    CHECK(G(msm_var)(&got, d.P, KC(d), n, mask, 1, NULL) == CUZK_OK);
+    CHECK(MSM(&got, d.P, KC(d), n, mask, 1, NULL) == CUZK_OK);
     CHECK(G(jac_eq)(&got, &refm));
-    void *scr = malloc(G(msm_scratch_sizeof)(n, 2));
+    void *scr = malloc(MSM_SCRATCH(n, 2));
     CHECK(scr != NULL);
-    CHECK(G(msm_var)(&got, d.P, KC(d), n, NULL, 2, scr) == CUZK_OK);
+    CHECK(MSM(&got, d.P, KC(d), n, NULL, 2, scr) == CUZK_OK);
     CHECK(G(jac_eq)(&got, &ref));
-    CHECK(G(msm_var)(&got, d.P, KC(d), n, mask, 2, scr) == CUZK_OK);
+    CHECK(MSM(&got, d.P, KC(d), n, mask, 2, scr) == CUZK_OK);
     CHECK(G(jac_eq)(&got, &refm));
     free(scr);
     free(mask);
@@ -920,15 +936,43 @@ static void T(test_bad_args)(void) {
     CHECK(T(data_new)(&d, 5));
     T(jac) got;
     d.k[3][3] |= (uint64_t)1 << 63; /* 2^255 and above are refused */
-    CHECK(G(msm_var)(&got, d.P, KC(d), d.n, NULL, 1, NULL) == CUZK_ERR_INVALID_ARG);
+    CHECK(MSM(&got, d.P, KC(d), d.n, NULL, 1, NULL) == CUZK_ERR_INVALID_ARG);
     uint64_t mask = 0x17; /* bit 3 clear: the bad scalar does not take part */
-    CHECK(G(msm_var)(&got, d.P, KC(d), d.n, &mask, 1, NULL) == CUZK_OK);
-    CHECK(G(msm_var)(&got, NULL, KC(d), d.n, NULL, 1, NULL) == CUZK_ERR_INVALID_ARG);
-    CHECK(G(msm_var)(&got, NULL, NULL, 0, NULL, 1, NULL) == CUZK_OK);
+    CHECK(MSM(&got, d.P, KC(d), d.n, &mask, 1, NULL) == CUZK_OK);
+    CHECK(MSM(&got, NULL, KC(d), d.n, NULL, 1, NULL) == CUZK_ERR_INVALID_ARG);
+    CHECK(MSM(&got, NULL, NULL, 0, NULL, 1, NULL) == CUZK_OK);
     CHECK(G(jac_is_inf)(&got));
     T(data_free)(&d);
 }
 
+/* The forms without options, NULL options and zeroed options are the same
+ * MSM (the defaults), with scratch sized either way. */
+static void T(test_default_opts)(void) {
+    T(data) d;
+    CHECK(T(data_new)(&d, 700));
+    const cuzk_msm_opts zero = {0, CUZK_MSM_PATH_AUTO, CUZK_MSM_REDUCE_TREE, CUZK_MSM_GLV_AUTO};
+    T(jac) ref, got;
+    T(dlog_ref)(&ref, d.a, KC(d), d.n, NULL);
+    CHECK(G(msm_scratch_sizeof)(d.n, 2) == G(msm_scratch_sizeof_opts)(d.n, 2, NULL));
+    CHECK(G(msm_scratch_sizeof)(d.n, 2) == G(msm_scratch_sizeof_opts)(d.n, 2, &zero));
+    void *scr = malloc(G(msm_scratch_sizeof)(d.n, 2));
+    CHECK(scr != NULL);
+    CHECK(G(msm_var)(&got, d.P, KC(d), d.n, NULL, 2, scr) == CUZK_OK);
+    CHECK(G(jac_eq)(&got, &ref));
+    CHECK(G(msm_opts_var)(&got, d.P, KC(d), d.n, NULL, 2, scr, NULL) == CUZK_OK);
+    CHECK(G(jac_eq)(&got, &ref));
+    CHECK(G(msm_opts_var)(&got, d.P, KC(d), d.n, NULL, 1, NULL, &zero) == CUZK_OK);
+    CHECK(G(jac_eq)(&got, &ref));
+    CHECK(G(msm_with_classification_var)(&got, NULL, d.P, KC(d), d.n, 2) == CUZK_OK);
+    CHECK(G(jac_eq)(&got, &ref));
+    CHECK(G(msm_with_classification_opts_var)(&got, NULL, d.P, KC(d), d.n, 1, NULL) == CUZK_OK);
+    CHECK(G(jac_eq)(&got, &ref));
+    free(scr);
+    T(data_free)(&d);
+}
+
+#undef MSM
+#undef MSM_SCRATCH
 #undef G
 #undef T
 #undef NAIVE_MAX

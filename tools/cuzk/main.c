@@ -1,9 +1,11 @@
 /*
  * main.c — the cuzk command: one binary, subcommands. Each subcommand lives
  * in its own file (tools/cuzk/NAME_cmd.c, bench/bench_NAME.c) and parses its own
- * arguments; this file only dispatches and prints the overview.
+ * arguments; this file only dispatches, prints the overview and applies the
+ * environment (the library itself reads none).
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "bench.h"
@@ -46,7 +48,11 @@ static int usage(FILE *f) {
             "                    of the bases\n"
             "  bench prove --zkey K --wtns W [--threads T] [--reps R] [--json]\n"
             "  bench prove --circuit C --params P --witness W.. [--partitions N] [--reps R] [--no-stage]\n"
-            "                    per-stage times of whole proofs\n");
+            "                    per-stage times of whole proofs\n"
+            "environment:\n"
+            "  CUZK_NO_ASM=1     use the portable C field kernels instead of the x86-64\n"
+            "                    BMI2/ADX and AVX-512 IFMA ones (unset or 0: the best the\n"
+            "                    CPU has; `cuzk version` names the kernels in use)\n");
     return f == stderr ? 2 : 0;
 }
 
@@ -96,7 +102,15 @@ static const struct {
     {"bench", cmd_bench},
 };
 
+/* CUZK_NO_ASM set to anything but "" or "0": the portable kernels, before any
+ * arithmetic runs. */
+static void apply_environment(void) {
+    const char *v = getenv("CUZK_NO_ASM");
+    if (v != NULL && v[0] != '\0' && strcmp(v, "0") != 0) cuzk_cpu_force_portable(1);
+}
+
 int main(int argc, char **argv) {
+    apply_environment();
     if (argc < 2) return usage(stderr);
     if (strcmp(argv[1], "help") == 0 || strcmp(argv[1], "--help") == 0) return usage(stdout);
     for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
