@@ -117,32 +117,18 @@ __device__ __forceinline__ void fsqr(fp2_t &r, const fp2_t &a) {
 }
 
 /*
- * How a mixed addition multiplies (the policy M of xyzz_add_aff). The
- * formula names its independent products in pairs (mul2, sqr2):
- *   mul_call    every product one call of fp_mul_call (fmul; for Fp2 its
- *               Karatsuba over such calls): the rest of the point code's way
- *   mul_paired  G1: a pair is one out-of-line call that runs both products
- *               with their rows alternating (ff.cuh mul_pair, sqr_pair). The MSM's
- *               accumulation runs 2 warps per scheduler (~200 registers),
- *               and one schoolbook product is one dependent carry chain
- *               that they cannot keep the multiplier busy with; two chains
- *               could (7% off the G1 MSM at 2^27 on the H200). With the
- *               Karatsuba Fp product (three independent 6x6 products, so
- *               more parallel work per call, and more registers) two
- *               interleaved products reach the 255-register cap and lose;
- *               with the per-parity CIOS (session 17) pairs and
- *               mul_lazy_call are even, 701.3 against 703.6 ms (gpu_msm.h,
- *               doc/perf.md).
+ * How a point addition multiplies (the policy M of xyzz_add_aff, xyzz_add).
+ * The formulas name their independent products in pairs (mul2, sqr2):
+ *   mul_call       every product one call of fp_mul_call (fmul; for Fp2 its
+ *                  Karatsuba over such calls)
  *   mul_lazy_call  G1: mul_call, except that the mixed addition keeps its
- *               accumulator lazy (coordinates in [0, 2p), ff.cuh's lazy
- *               forms): no product pays a final subtraction, sub and the
- *               zero tests work modulo 2p. A kernel that adds with it
- *               makes a point canonical (xyzz_canon) before storing it.
- *               The full addition (xyzz_add) stays canonical. The default
- *               (gpu_msm.h: G1 MSM 2^27 852 -> 811 ms on the H200).
- * for_field<F, M>::type is M for G1 and mul_call for G2 (no paired Fp2
- * product; the lazy form made no difference to G2's MSM, whose default
- * variant adds most points in affine levels: doc/perf.md, session 8).
+ *                  accumulator lazy (coordinates in [0, 2p), ff.cuh's lazy
+ *                  forms): no product pays a final subtraction, sub and the
+ *                  zero tests work modulo 2p. A kernel that adds with it
+ *                  makes a point canonical (xyzz_canon) before storing it.
+ *                  The full addition (xyzz_add) stays canonical.
+ * for_field<F, M>::type is M for G1 and mul_call for G2, whose MSM adds
+ * most points in affine levels, where the lazy form gains nothing.
  * M::lazy tells the mixed addition which field operations to use.
  */
 struct mul_call {
@@ -162,11 +148,6 @@ struct mul_call {
 struct fp_pair {
     fp_t r0, r1;
 };
-static __device__ __noinline__ fp_pair fp_mul2_call(fp_t a0, fp_t b0, fp_t a1, fp_t b1) {
-    fp_pair r;
-    mul_pair(r.r0, a0, b0, r.r1, a1, b1);
-    return r;
-}
 /* The pair without final subtractions (operands and results in [0, 2p),
  * ff.cuh mul_lazy): G1's affine levels (msm.cu ba_mul2). */
 static __device__ __noinline__ fp_pair fp_mul2_lazy_call(fp_t a0, fp_t b0, fp_t a1, fp_t b1) {
@@ -174,26 +155,6 @@ static __device__ __noinline__ fp_pair fp_mul2_lazy_call(fp_t a0, fp_t b0, fp_t 
     mul_pair_cios<fp_params, true>(r.r0, a0, b0, r.r1, a1, b1);
     return r;
 }
-static __device__ __noinline__ fp_pair fp_sqr2_call(fp_t a0, fp_t a1) {
-    fp_pair r;
-    sqr_pair(r.r0, a0, r.r1, a1);
-    return r;
-}
-struct mul_paired {
-    static constexpr bool lazy = false;
-    static __device__ __forceinline__ void mul2(fp_t &r0, const fp_t &a0, const fp_t &b0,
-                                                fp_t &r1, const fp_t &a1, const fp_t &b1) {
-        const fp_pair r = fp_mul2_call(a0, b0, a1, b1);
-        r0 = r.r0;
-        r1 = r.r1;
-    }
-    static __device__ __forceinline__ void sqr2(fp_t &r0, const fp_t &a0, fp_t &r1,
-                                                const fp_t &a1) {
-        const fp_pair r = fp_sqr2_call(a0, a1);
-        r0 = r.r0;
-        r1 = r.r1;
-    }
-};
 struct mul_lazy_call : mul_call {
     static constexpr bool lazy = true;
 };

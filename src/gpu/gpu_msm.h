@@ -28,8 +28,8 @@
  * CUDA call (message in cuzk__gpu_last_error()). Nothing aborts.
  *
  * Algorithm (msm.cu): signed Booth digits of c bits (c from n), a sort of
- * (point, sign) by bucket on the device (counting sort with atomics, or a
- * radix sort in variant 5), bucket accumulation with
+ * (point, sign) by bucket on the device (a radix sort, or a counting sort
+ * with atomics for masked MSMs), bucket accumulation with
  * XYZZ mixed additions where every thread gets an equal slice of the sorted
  * entries (so a hot bucket is spread over many threads; buckets cut by a
  * slice boundary are finished by a tree of partial sums), running-sum bucket
@@ -71,64 +71,7 @@ extern unsigned cuzk__gpu_msm_force_c;
 extern unsigned cuzk__gpu_msm_bucket_cost;
 
 /*
- * Implementation variant, for A/B measurements in one binary (tests and
- * benchmarks). Not thread-safe; set it between calls.
- *   0  entries sorted by bin with global atomics (count, scan, scatter);
- *      accumulation with the next base prefetched and partial sums stored
- *      as they end; windows up to CUZK__GPU_MSM_MAX_C; reduction segments
- *      sized to the thread count
- *   4  batch-affine: each bucket's sorted run is summed pairwise in affine
- *      coordinates, level by level, one inversion per thread and level
- *      (Montgomery's trick), while the levels have enough pairs per thread
- *      to amortize it; variant 0's accumulation finishes the short runs left
- *   5  variant 0 with the entries sorted by CUB's radix sort instead of
- *      atomics: one (bin key, point | sign) pair per window and point, zero
- *      digits under a sentinel key past the last bin
- *   6  variant 5's sort with variant 4's batch-affine levels
- * Numbers 1-3 (the first version, variant 0 with windows <= 16, variant 0
- * at 3 blocks per SM) were removed after they lost the 2026-11-30 A/B
- * (doc/gpu-notes.md); the numbers are not reused, so that the recorded
- * measurements keep their meaning, and act as CUZK__GPU_MSM_VARIANT_AUTO.
- * CUZK__GPU_MSM_VARIANT_AUTO (the initial value): the environment variable
- * CUZK_GPU_MSM_VARIANT when it holds a valid number, else the group's
- * default: variant 6 for both groups. G1's levels lost to variant 5 while
- * each level thread took a contiguous run of slots (2^27 v6 872 ms against
- * v5 814, session 10) and win since a warp's lanes take adjacent slots (760
- * against 812.5). Measured on the H200, 2026-11-30 (doc/perf.md, session
- * 11), v6 / v0: G1 0.97x at 2^20, 0.85x at 2^24, 0.81x at 2^26, 0.75x at
- * 2^27; G2 2^24 0.73x.
- */
-#define CUZK__GPU_MSM_VARIANTS 7 /* numbers below this; 1-3 removed */
-#define CUZK__GPU_MSM_VARIANT_AUTO 0xffffffffu
-#define CUZK__GPU_MSM_DEFAULT_VARIANT_G1 6
-#define CUZK__GPU_MSM_DEFAULT_VARIANT_G2 6
-extern unsigned cuzk__gpu_msm_variant;
-
-/*
- * How the G1 point additions (accumulation, batch-add, bucket reduction,
- * combine levels) multiply (ec.cuh's multiplier policies), for A/B
- * measurements; same results. Not thread-safe.
- *   0  one out-of-line call per product (with the Karatsuba Fp product:
- *      G1 MSM 2^27 850 ms against 879 for pairs on the H200, 2026-11-30,
- *      the pairs then hitting the register cap)
- *   1  independent products in pairs, one call per pair, rows alternating
- *      (with the one-array schoolbook product of 2026-11-30 it won: 1032 ->
- *      961 ms; every product inline was 993 ms and has been removed)
- *   2  as 0, the mixed additions' accumulators lazy (coordinates in
- *      [0, 2p): no final subtraction per product, ~6% fewer instructions
- *      issued per addition; ec.cuh mul_lazy_call): the default, G1 MSM
- *      2^27 852 -> 811 ms on the H200 (doc/perf.md, session 8); with the
- *      per-parity CIOS product (ff.cuh, session 17) 703.6 ms, even with 1
- *      (701.3)
- * CUZK__GPU_MSM_VARIANT_AUTO (the initial value): CUZK_GPU_MSM_MADD from
- * the environment when valid, else CUZK__GPU_MSM_DEFAULT_MADD.
- */
-#define CUZK__GPU_MSM_MADDS 3
-#define CUZK__GPU_MSM_DEFAULT_MADD 2
-extern unsigned cuzk__gpu_msm_madd;
-
-/*
- * Knobs of variant 4 (tests and tuning; 0 = the default). Not thread-safe.
+ * Knobs of the batch-affine levels (tests and tuning; 0 = the default). Not thread-safe.
  *   ba_min_pairs    a level runs only when it has at least this many pairs
  *                   (default: resident threads x CUZK_GPU_MSM_BA_MIN_BATCH
  *                   from the environment, else 16 pairs per thread)
@@ -146,35 +89,7 @@ extern unsigned cuzk__gpu_msm_ba_max_levels;
 extern unsigned cuzk__gpu_msm_ba_max_threads;
 extern size_t cuzk__gpu_msm_ba_budget;
 
-/*
- * How variant 4's level launches divide their slots among the blocks
- * (tests and tuning; not thread-safe, set it between calls):
- *   CUZK__GPU_MSM_BA_RUNS_EVEN    equal runs by warp index, whatever SM a
- *                                 warp lands on
- *   CUZK__GPU_MSM_BA_RUNS_SPEED   each block claims a run for the SM it
- *                                 runs on, sized by that SM's speed at the
- *                                 same level in the handle's earlier
- *                                 launches (the SMs of an H200 run a level
- *                                 at two speeds ~9% apart, and a launch
- *                                 ends with its slowest SM): G1 2^26 with
- *                                 6 copies -0.9%, 2^27 with 4 -1.0%, G2
- *                                 equal (doc/perf.md, sessions 27-28)
- *   CUZK__GPU_MSM_BA_RUNS_RANDOM  claimed runs of random sizes, some empty
- *                                 (tests: the claims and the run bounds)
- * CUZK__GPU_MSM_BA_RUNS_AUTO (the initial value): CUZK_GPU_MSM_BA_RUNS from
- * the environment when valid (1-3), else CUZK__GPU_MSM_BA_RUNS_DEFAULT.
- * Launches capped by ba_max_threads always run even runs.
- */
-#define CUZK__GPU_MSM_BA_RUNS_AUTO 0
-#define CUZK__GPU_MSM_BA_RUNS_EVEN 1
-#define CUZK__GPU_MSM_BA_RUNS_SPEED 2
-#define CUZK__GPU_MSM_BA_RUNS_RANDOM 3
-#define CUZK__GPU_MSM_BA_RUNS_DEFAULT CUZK__GPU_MSM_BA_RUNS_SPEED
-extern unsigned cuzk__gpu_msm_ba_runs;
-
-/* Nonzero: every MSM prints its per-phase device times to stderr
- * (variants 0, 4: count+scan, scatter; variant 5: digits, sort, boundaries;
- * then accumulate, combine, reduce, host). */
+/* Nonzero: every MSM prints its per-phase device times to stderr. */
 extern int cuzk__gpu_msm_profile;
 
 /* Uploads n host bases of the group to the current device. n >= 1. */
@@ -217,17 +132,6 @@ CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_msm_bases_random(cuzk__gpu_msm_bas
                                                                const uint64_t *table,
                                                                size_t ntable, size_t n,
                                                                uint64_t seed);
-
-/* Benchmark of the memory system under the level kernels' level-0 loads:
- * `reads` bases chosen at random, the first `bytes` (a multiple of 16, at
- * most a point) of each; mode 0: each lane reads its own bases into
- * registers, 1: a warp's lanes read 32 bases together (a base's 16-byte
- * pieces in adjacent lanes), 2 and 3: as 0 and 1 by cp.async into shared
- * memory; *ms is the device time of one such pass after a warm-up pass. */
-CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_msm_gather_bench(const cuzk__gpu_msm_bases *b,
-                                                               uint64_t reads, unsigned bytes,
-                                                               unsigned mode, uint64_t seed,
-                                                               double *ms);
 
 /*
  * Shifted copies of the bases, made on the device: afterwards the handle

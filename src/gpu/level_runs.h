@@ -1,15 +1,14 @@
 /*
  * level_runs.h — how a batch-affine level launch divides its slots among
- * its blocks when each block claims a run for the SM it landed on
- * (msm.cu ba_level_kernel, cuzk__gpu_msm_ba_runs): the runs' bounds from
- * the SMs' speeds, and the speeds from what a launch measured.
+ * its blocks, each block claiming a run for the SM it landed on (msm.cu
+ * ba_level_kernel): the runs' bounds from the SMs' speeds, and the speeds
+ * from what a launch measured.
  *
  * Why: a level launch is one wave with the same work in every SM, and it
- * ends with its slowest SM; the H200's SMs run a level at two speeds ~9%
- * apart (doc/gpu-notes.md, session 25). The work of a batch-affine chain
- * must be fixed before its forward pass starts (handing out the tail by
- * arrival was 18% slower, session 25), so the sizes come from the speeds
- * that earlier launches of the same level measured.
+ * ends with its slowest SM; the SMs of one GPU can run a level at speeds
+ * several percent apart. The work of a batch-affine chain must be fixed
+ * before its forward pass starts, so the sizes come from the speeds that
+ * earlier launches of the same level measured.
  *
  * Host code, C and C++ (msm.cu and the unit test share it); no allocation.
  */
@@ -24,45 +23,26 @@
 #define CUZK__LEVEL_SPEED_MIN 0.5f
 #define CUZK__LEVEL_SPEED_MAX 2.0f
 
-/* splitmix64: the next word of *state (the random runs of the tests). */
-static inline uint64_t cuzk__level_runs_rand(uint64_t *state) {
-    uint64_t x = (*state += 0x9e3779b97f4a7c15ull);
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
-}
-
-/* Run i's weight: speed[i], or (speed null) a random one, a quarter of them 0. */
-static inline double cuzk__level_run_weight(const float *speed, uint32_t i, uint64_t *state) {
-    if (speed) return speed[i];
-    const uint64_t x = cuzk__level_runs_rand(state);
-    return x % 4 == 0 ? 0.0 : (double)(1 + (x >> 8) % 64);
-}
-
 /*
  * The bounds of k >= 1 runs over tout slots: runs[0] = 0, runs[k] = tout,
- * nondecreasing, run i in proportion to its weight (above; *seed steps once
- * a run when speed is null). Inner bounds are multiples of 32, so that a
- * warp's accesses stay aligned to whole sectors. All weights 0: even runs.
+ * nondecreasing, run i in proportion to speed[i]. Inner bounds are
+ * multiples of 32, so that a warp's accesses stay aligned to whole sectors.
+ * All speeds 0: even runs.
  */
 static inline void cuzk__level_runs_plan(uint32_t *runs, const float *speed, uint32_t k,
-                                         uint32_t tout, uint64_t *seed) {
-    const uint64_t s0 = *seed;
+                                         uint32_t tout) {
     double total = 0;
-    for (uint32_t i = 0; i < k; i++) total += cuzk__level_run_weight(speed, i, seed);
-    const uint64_t s1 = *seed;
-    *seed = s0; /* the same weights again */
+    for (uint32_t i = 0; i < k; i++) total += speed[i];
     double cum = 0;
     runs[0] = 0;
     for (uint32_t i = 1; i < k; i++) {
-        cum += cuzk__level_run_weight(speed, i - 1, seed);
+        cum += speed[i - 1];
         const double f = total > 0 ? cum / total : (double)i / k;
         const double at = f * tout;
         uint32_t r = at >= tout ? tout : (uint32_t)at & ~31u;
         runs[i] = r < runs[i - 1] ? runs[i - 1] : r;
     }
     runs[k] = tout;
-    *seed = s1;
 }
 
 /* Slots a nanosecond of run i from t0 (0: no slots, or no clock). */

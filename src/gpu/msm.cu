@@ -96,14 +96,11 @@ size_t cuzk__msm_popcount(const uint64_t *bitmap, size_t n); /* src/msm/msm.h */
 }
 
 unsigned cuzk__gpu_msm_force_c = 0;
-unsigned cuzk__gpu_msm_variant = CUZK__GPU_MSM_VARIANT_AUTO;
-unsigned cuzk__gpu_msm_madd = CUZK__GPU_MSM_VARIANT_AUTO;
 int cuzk__gpu_msm_profile = 0;
 uint64_t cuzk__gpu_msm_ba_min_pairs = 0;
 unsigned cuzk__gpu_msm_ba_max_levels = 0;
 unsigned cuzk__gpu_msm_ba_max_threads = 0;
 size_t cuzk__gpu_msm_ba_budget = 0;
-unsigned cuzk__gpu_msm_ba_runs = CUZK__GPU_MSM_BA_RUNS_AUTO;
 
 /* Pairs per resident thread a batch-affine level needs by default. With
  * the binary-GCD inversion (ff.cuh inv_var, ~0.15 ms a level launch on the
@@ -121,37 +118,6 @@ static uint64_t env_u64(const char *name, uint64_t dflt) {
     return end && *end == 0 ? (uint64_t)x : dflt;
 }
 
-/* Is v an implemented variant (gpu_msm.h: 1-3 were removed)? */
-static constexpr bool variant_ok(uint64_t v) { return v == 0 || (v >= 4 && v <= 6); }
-
-/* The variant this call runs (gpu_msm.h: AUTO reads CUZK_GPU_MSM_VARIANT). */
-static unsigned msm_variant(cuzk__gpu_msm_group g) {
-    const unsigned dflt = g == CUZK__GPU_MSM_G1 ? CUZK__GPU_MSM_DEFAULT_VARIANT_G1
-                                               : CUZK__GPU_MSM_DEFAULT_VARIANT_G2;
-    const unsigned v = cuzk__gpu_msm_variant;
-    if (variant_ok(v)) return v;
-    const uint64_t e = env_u64("CUZK_GPU_MSM_VARIANT", dflt);
-    return variant_ok(e) ? (unsigned)e : dflt;
-}
-/* How the level launches divide their slots (gpu_msm.h: AUTO reads CUZK_GPU_MSM_BA_RUNS). */
-static unsigned msm_ba_runs(void) {
-    const unsigned r = cuzk__gpu_msm_ba_runs;
-    if (r >= CUZK__GPU_MSM_BA_RUNS_EVEN && r <= CUZK__GPU_MSM_BA_RUNS_RANDOM) return r;
-    const uint64_t e = env_u64("CUZK_GPU_MSM_BA_RUNS", CUZK__GPU_MSM_BA_RUNS_DEFAULT);
-    return e >= CUZK__GPU_MSM_BA_RUNS_EVEN && e <= CUZK__GPU_MSM_BA_RUNS_RANDOM
-               ? (unsigned)e
-               : CUZK__GPU_MSM_BA_RUNS_DEFAULT;
-}
-/* The G1 mixed additions' multiplier (gpu_msm.h: AUTO reads CUZK_GPU_MSM_MADD). */
-static unsigned msm_madd(void) {
-    const unsigned m = cuzk__gpu_msm_madd;
-    if (m < CUZK__GPU_MSM_MADDS) return m;
-    const uint64_t e = env_u64("CUZK_GPU_MSM_MADD", CUZK__GPU_MSM_DEFAULT_MADD);
-    return e < CUZK__GPU_MSM_MADDS ? (unsigned)e : CUZK__GPU_MSM_DEFAULT_MADD;
-}
-static_assert(variant_ok(CUZK__GPU_MSM_DEFAULT_VARIANT_G1), "default variant");
-static_assert(variant_ok(CUZK__GPU_MSM_DEFAULT_VARIANT_G2), "default variant");
-static_assert(CUZK__GPU_MSM_VARIANTS == 7, "variants 0, 4, 5, 6 (1-3 removed)");
 
 /* ---- groups ---------------------------------------------------------------- */
 
@@ -524,17 +490,10 @@ static __global__ void __launch_bounds__(HEAVY_THREADS)
     if (!tail_set) st16(opts + 2 * t + 1, inf);
 }
 
-/* Calls launch(M()) with the multiplier policy of cuzk__gpu_msm_madd for F
- * (ec.cuh: G2 always mul_call). */
-template <class F, class K>
-static void by_multiplier(K launch) {
-    if (msm_madd() == 1)
-        launch(typename for_field<F, mul_paired>::type());
-    else if (msm_madd() == 2)
-        launch(typename for_field<F, mul_lazy_call>::type());
-    else
-        launch(mul_call());
-}
+/* The G1 point additions keep their mixed additions' accumulators lazy
+ * (ec.cuh mul_lazy_call); G2's are canonical (for_field). */
+template <class F>
+using madd_t = typename for_field<F, mul_lazy_call>::type;
 
 /* Step 5: the same slicing over m sorted (key, partial sum) pairs. */
 template <class F, class M>
@@ -1425,7 +1384,6 @@ struct cuzk__gpu_msm_bases {
     float *ba_speed; /* BA_SPEED_LEVELS x ba_nruns */
     uint32_t *ba_hruns;
     unsigned long long *ba_hclk;
-    uint64_t ba_seed; /* the random runs' generator (tests) */
     size_t masked_npts; /* the most points a masked MSM on the handle had (fit_work's estimate) */
 };
 
@@ -1546,10 +1504,8 @@ static cuzk_status combine_levels(uint32_t *ka, xyzz_pt<F> *pa, uint32_t *kb, xy
                                   uint32_t m, xyzz_pt<F> *out) {
     while (m > 0) {
         const uint32_t nt = (m + COMBINE_SLICE - 1) / COMBINE_SLICE;
-        by_multiplier<F>([&](auto mp) {
-            combine_kernel<F, decltype(mp)><<<grid(nt, HEAVY_THREADS), HEAVY_THREADS>>>(
-                ka, pa, m, COMBINE_SLICE, nt, out, kb, pb);
-        });
+        combine_kernel<F, madd_t<F>><<<grid(nt, HEAVY_THREADS), HEAVY_THREADS>>>(
+            ka, pa, m, COMBINE_SLICE, nt, out, kb, pb);
         CUZK__CUDA_TRY(cudaGetLastError());
         if (nt == 1) break;
         uint32_t *kt = ka;
@@ -1576,11 +1532,10 @@ static void host_horner(uint64_t *result, const uint64_t *wsum, unsigned nset, u
 
 /* ---- MSM ------------------------------------------------------------------------ */
 
-/* The shape of one MSM: window, bins, reduction segments, pair capacity;
- * for variant 4 the window groups and level buffers, for variant 5 the
- * sort's key bits and temporary storage. */
+/* The shape of one MSM: window, bins, reduction segments, pair capacity,
+ * the sort (radix: its key bits and temporary storage) and the affine
+ * levels' window groups and buffers. */
 struct msm_plan {
-    unsigned v; /* the variant */
     unsigned c, nwin;
     unsigned k;      /* windows per bucket set: the copies of the bases used (1: none) */
     unsigned nset;   /* bucket sets, ceil(nwin / k) */
@@ -1588,10 +1543,9 @@ struct msm_plan {
     uint32_t nb, nbins, seglen, nseg;
     uint64_t resident; /* threads of accumulate_kernel resident at once */
     size_t cap;        /* pairs per list buffer */
-    bool sort;         /* variant 5 */
+    bool sort;         /* by radix (else by atomics) */
     int sort_bits;     /* key bits: those of nbins, the sentinel */
     size_t sort_tmp;   /* bytes of CUB's temporary storage */
-    bool ba;           /* variant 4 */
     unsigned ba_gw;    /* bucket sets per group */
     uint32_t ba_nbg;   /* bins per group */
     size_t ba_psz;     /* bytes per affine point */
@@ -1633,20 +1587,19 @@ static uint64_t resident_threads(const cuzk__gpu_msm_bases *b) {
 }
 
 /* The plan of an MSM of n points; fails only when CUB cannot size its
- * temporary storage (variant 5). */
+ * temporary storage. */
 /* npts: how many of the n points take part (the mask's count, n when
  * unmasked): the window is sized to them, not to n, so a sparse tail (at
  * 2^27 a few million of the 2^27 points) gets a window of its own size and
  * not 2^21 buckets per window to reduce. */
 static cuzk_status plan_make(msm_plan &p, const cuzk__gpu_msm_bases *b, size_t n, bool masked,
                              size_t npts) {
-    unsigned v = msm_variant(b->group);
     /* The radix sort sorts every (window, point) pair, masked-out points
      * too (under the sentinel key); the atomic sort's work is the points
      * that take part. The masked MSMs (a proof's tails) are mostly sparse:
      * they keep the atomic sort (2^24 porep partition: tails 53 ms against
      * 62 ms sorted by radix, doc/gpu-notes.md). */
-    if (masked && (v == 5 || v == 6)) v = v == 5 ? 0 : 4;
+    p.sort = !masked;
     p.npts = masked ? npts : n;
     const size_t pts = p.npts ? p.npts : 1;
     p.c = window_bits(pts);
@@ -1664,8 +1617,7 @@ static cuzk_status plan_make(msm_plan &p, const cuzk__gpu_msm_bases *b, size_t n
     p.set_entries = p.npts * p.k;
     /* CUB's sort takes a 32-bit count (and has hung near 2^32: NVIDIA/cub
      * #459): 2^31 pairs and more go to the atomic sort */
-    if ((v == 5 || v == 6) && (uint64_t)n * p.nwin >= ((uint64_t)1 << 31)) v = v == 5 ? 0 : 4;
-    p.v = v;
+    if ((uint64_t)n * p.nwin >= ((uint64_t)1 << 31)) p.sort = false;
     /* entry positions are 32-bit: at most npts * nwin entries (atomic sort) */
     if ((uint64_t)p.npts * p.nwin >= ((uint64_t)1 << 32)) {
         char what[96];
@@ -1690,7 +1642,6 @@ static cuzk_status plan_make(msm_plan &p, const cuzk__gpu_msm_bases *b, size_t n
         p.seglen = (uint32_t)((p.nb + nseg - 1) / nseg);
         p.nseg = (p.nb + p.seglen - 1) / p.seglen;
     }
-    p.sort = v == 5 || v == 6;
     p.sort_bits = 32 - __builtin_clz(p.nbins); /* nbins >= 256 */
     p.sort_tmp = 0;
     const uint64_t pairs = (uint64_t)n * p.nwin;
@@ -1701,28 +1652,20 @@ static cuzk_status plan_make(msm_plan &p, const cuzk__gpu_msm_bases *b, size_t n
     }
     p.cap = 2 * p.resident + 2; /* 2 pairs per accumulate thread, 1 per reduce thread */
     if (p.cap < (size_t)p.nset * p.nseg + 2) p.cap = (size_t)p.nset * p.nseg + 2;
-    p.ba = v == 4 || v == 6;
-    p.ba_gw = 0;
-    p.ba_nbg = 0;
     p.ba_psz = aff_bytes(b->group);
-    p.ba_acap = p.ba_bcap = 0;
-    p.ba_resident = 0;
     p.ba_nruns = 0;
-    if (p.ba) {
-        const size_t budget = cuzk__gpu_msm_ba_budget ? cuzk__gpu_msm_ba_budget : b->ba_budget;
-        unsigned gw = p.nset;
-        while (gw > 1 && ba_point_bytes(p, p.set_entries, gw) > budget) gw--;
-        ba_caps(p, p.set_entries, gw);
-        p.ba_gw = gw;
-        p.ba_nbg = gw * p.nb;
-        p.ba_resident =
-            (uint64_t)b->sms * (uint64_t)(b->ba_blocks > 0 ? b->ba_blocks : 1) *
-            (b->group == CUZK__GPU_MSM_G1 ? BA_THREADS<fp_t> : BA_THREADS<fp2_t>);
-        if (cuzk__gpu_msm_ba_max_threads && p.ba_resident > cuzk__gpu_msm_ba_max_threads)
-            p.ba_resident = cuzk__gpu_msm_ba_max_threads;
-        else if (msm_ba_runs() != CUZK__GPU_MSM_BA_RUNS_EVEN)
-            p.ba_nruns = b->ba_nruns; /* 0 where the handle has no speed table */
-    }
+    const size_t budget = cuzk__gpu_msm_ba_budget ? cuzk__gpu_msm_ba_budget : b->ba_budget;
+    unsigned gw = p.nset;
+    while (gw > 1 && ba_point_bytes(p, p.set_entries, gw) > budget) gw--;
+    ba_caps(p, p.set_entries, gw);
+    p.ba_gw = gw;
+    p.ba_nbg = gw * p.nb;
+    p.ba_resident = (uint64_t)b->sms * (uint64_t)(b->ba_blocks > 0 ? b->ba_blocks : 1) *
+                    (b->group == CUZK__GPU_MSM_G1 ? BA_THREADS<fp_t> : BA_THREADS<fp2_t>);
+    if (cuzk__gpu_msm_ba_max_threads && p.ba_resident > cuzk__gpu_msm_ba_max_threads)
+        p.ba_resident = cuzk__gpu_msm_ba_max_threads;
+    else
+        p.ba_nruns = b->ba_nruns; /* 0 where the handle has no speed table */
     return CUZK_OK;
 }
 
@@ -1730,17 +1673,17 @@ static cuzk_status plan_make(msm_plan &p, const cuzk__gpu_msm_bases *b, size_t n
 template <class X>
 struct msm_area {
     uint32_t *start; /* nbins + 1 starts (the last is the total), then the range flag */
-    uint32_t *cursor; /* variants 0, 4: counts, then the scatter's cursors */
-    uint32_t *vals;   /* variants 0, 4: n * nwin entries at most */
+    uint32_t *cursor; /* atomic sort: counts, then the scatter's cursors */
+    uint32_t *vals;   /* atomic sort: npts * nwin entries at most */
     X *buckets;
     uint32_t *ka, *kb;
     X *pa, *pb;
     X *wsum;
-    uint32_t *tsum; /* variants 0, 4: tile sums of the multi-block scan */
-    /* variant 5: keys and values of the n * nwin pairs (two buffers each), CUB's storage */
+    uint32_t *tsum; /* tile sums of the multi-block scans */
+    /* radix sort: keys and values of the n * nwin pairs (two buffers each), CUB's storage */
     uint32_t *sk[2], *sv[2];
     void *sort_tmp;
-    /* variant 4: a group's offsets (two levels), counts, level points, identity indices */
+    /* the affine levels: a group's offsets (two levels), counts, level points, identity indices */
     uint32_t *ba_offa, *ba_offb, *ba_cnt, *ba_idv;
     char *ba_pta, *ba_ptb;
     /* claimed runs (p.ba_nruns): their bounds, then the claims and the blocks' clocks */
@@ -1767,29 +1710,25 @@ static size_t msm_carve(msm_area<X> &a, char *base, size_t off, const msm_plan &
     }
     /* tile sums of the scans: the atomic sort's, and the batch-affine levels'
      * offsets (which run after either sort) */
-    if (!p.sort || p.ba) a.tsum = cv.take<uint32_t>(scan_tsum_words(p.nbins));
+    a.tsum = cv.take<uint32_t>(scan_tsum_words(p.nbins));
     a.buckets = cv.take<X>(p.nbins);
     a.ka = cv.take<uint32_t>(p.cap);
     a.kb = cv.take<uint32_t>(p.cap);
     a.pa = cv.take<X>(p.cap);
     a.pb = cv.take<X>(p.cap);
     a.wsum = cv.take<X>(p.nset);
-    a.ba_offa = a.ba_offb = a.ba_cnt = a.ba_idv = nullptr;
-    a.ba_pta = a.ba_ptb = nullptr;
     a.ba_runs = nullptr;
     a.ba_rclk = nullptr;
     if (p.ba_nruns) {
         a.ba_runs = cv.take<uint32_t>((size_t)p.ba_nruns + 1);
         a.ba_rclk = cv.take<unsigned long long>(3 * (size_t)p.ba_nruns);
     }
-    if (p.ba) {
-        a.ba_offa = cv.take<uint32_t>((size_t)p.ba_nbg + 1);
-        a.ba_offb = cv.take<uint32_t>((size_t)p.ba_nbg + 1);
-        a.ba_cnt = cv.take<uint32_t>(p.ba_nbg);
-        a.ba_idv = cv.take<uint32_t>(p.ba_acap);
-        a.ba_pta = cv.take<char>(p.ba_acap * p.ba_psz);
-        a.ba_ptb = cv.take<char>(p.ba_bcap * p.ba_psz);
-    }
+    a.ba_offa = cv.take<uint32_t>((size_t)p.ba_nbg + 1);
+    a.ba_offb = cv.take<uint32_t>((size_t)p.ba_nbg + 1);
+    a.ba_cnt = cv.take<uint32_t>(p.ba_nbg);
+    a.ba_idv = cv.take<uint32_t>(p.ba_acap);
+    a.ba_pta = cv.take<char>(p.ba_acap * p.ba_psz);
+    a.ba_ptb = cv.take<char>(p.ba_bcap * p.ba_psz);
     return cv.off;
 }
 
@@ -1908,10 +1847,8 @@ static cuzk_status ba_accumulate_levels(cuzk__gpu_msm_bases *b, const msm_plan &
     CUZK__CUDA_TRY(cudaMemcpy2D(ew, sizeof(uint32_t), a.start, (size_t)p.nb * sizeof(uint32_t),
                                 sizeof(uint32_t), p.nset + 1, cudaMemcpyDeviceToHost));
     const uint64_t res = p.ba_resident;
-    /* claimed runs: k blocks a launch; learning: the speeds are measured */
+    /* claimed runs: k blocks a launch, whose clocks measure the SMs' speeds */
     const uint32_t k = p.ba_nruns;
-    const unsigned runs_mode = msm_ba_runs();
-    const bool learning = k != 0 && runs_mode == CUZK__GPU_MSM_BA_RUNS_SPEED;
     const unsigned per_sm = b->ba_blocks > 0 ? (unsigned)b->ba_blocks : 1;
     /* the level whose launch's clocks are still to be read (after the next
      * synchronizing copy: reading them at once would idle the device while
@@ -1966,11 +1903,7 @@ static cuzk_status ba_accumulate_levels(cuzk__gpu_msm_bases *b, const msm_plan &
             uint32_t nt = (uint32_t)((tout + 32ull * slice - 1) / (32ull * slice) * 32);
             const uint32_t *runs = nullptr;
             if (k) { /* every block, each claiming a run */
-                cuzk__level_runs_plan(b->ba_hruns,
-                                      runs_mode == CUZK__GPU_MSM_BA_RUNS_RANDOM
-                                          ? nullptr
-                                          : ba_speed_row(b, lev),
-                                      k, tout, &b->ba_seed);
+                cuzk__level_runs_plan(b->ba_hruns, ba_speed_row(b, lev), k, tout);
                 CUZK__CUDA_TRY(cuzk__sync_copy(a.ba_runs, b->ba_hruns,
                                                ((size_t)k + 1) * sizeof *b->ba_hruns,
                                                cudaMemcpyHostToDevice));
@@ -1992,7 +1925,7 @@ static cuzk_status ba_accumulate_levels(cuzk__gpu_msm_bases *b, const msm_plan &
                     nullptr, nullptr, pin, oin, oout, nbg, tout, slice, nt, runs, per_sm,
                     a.ba_rclk, pout, clk);
             CUZK__CUDA_TRY(cudaGetLastError());
-            if (learning) unread = (int)lev;
+            if (k) unread = (int)lev;
             if (clk) {
                 cuzk_status cs = ba_clock_report(clk, nt / 32, lev, tout);
                 if (cs != CUZK_OK) return cs;
@@ -2018,10 +1951,8 @@ static cuzk_status ba_accumulate_levels(cuzk__gpu_msm_bases *b, const msm_plan &
         uint32_t slice = (uint32_t)((tin + p.resident - 1) / p.resident);
         if (slice == 0) slice = 1;
         const uint32_t nt = (tin + slice - 1) / slice;
-        by_multiplier<F>([&](auto m) {
-            accumulate_kernel<F, decltype(m)><<<grid(nt, HEAVY_THREADS), HEAVY_THREADS>>>(
-                src, sv, oin, nbg, tin, slice, nt, a.buckets + b0, a.ka, a.pa);
-        });
+        accumulate_kernel<F, madd_t<F>><<<grid(nt, HEAVY_THREADS), HEAVY_THREADS>>>(
+            src, sv, oin, nbg, tin, slice, nt, a.buckets + b0, a.ka, a.pa);
         CUZK__CUDA_TRY(cudaGetLastError());
         if (nt > 1) {
             cuzk_status st = combine_levels<F>(a.ka, a.pa, a.kb, a.pb, 2 * nt, a.buckets + b0);
@@ -2140,14 +2071,12 @@ static cuzk_status msm_dev_body(cuzk__gpu_msm_bases *b, uint64_t *result,
     typedef xyzz_pt<F> X;
     const unsigned nwin = p.nwin, nset = p.nset;
     const uint32_t nb = p.nb, nbins = p.nbins, seglen = p.seglen, nseg = p.nseg;
-    const uint64_t resident = p.resident;
     /* entry positions are 32-bit: the radix sort has n * nwin pairs, the
      * atomic sort at most npts * nwin entries */
     if ((uint64_t)(p.sort ? n : p.npts) * nwin >= ((uint64_t)1 << 32)) return CUZK_ERR_INVALID_ARG;
     msm_area<X> a;
     if (msm_carve(a, nullptr, ws_offset, p, n) > b->work->bytes) return area_too_small();
     msm_carve(a, static_cast<char *>(b->work->p), ws_offset, p, n);
-    uint32_t *start = a.start;
     X *buckets = a.buckets, *pa = a.pa, *pb = a.pb, *wsum = a.wsum;
     uint32_t *ka = a.ka, *kb = a.kb;
 
@@ -2167,36 +2096,15 @@ static cuzk_status msm_dev_body(cuzk__gpu_msm_bases *b, uint64_t *result,
     /* 4-5: buckets */
     CUZK__CUDA_TRY(cudaMemset(buckets, 0, (size_t)nbins * sizeof(X)));
     prof_mark(prof, p.sort ? "boundaries" : "scatter");
-    if (p.ba) {
-        st = ba_accumulate<F>(b, p, a, vals, prof.on);
-        if (st != CUZK_OK) return st;
-        prof_mark(prof, "accumulate"); /* all of it; "combine" stays empty */
-        prof_mark(prof, "combine");
-    } else {
-        uint32_t slice = (uint32_t)((total + resident - 1) / resident);
-        if (slice == 0) slice = 1;
-        const uint32_t nt = (total + slice - 1) / slice;
-        by_multiplier<F>([&](auto m) {
-            accumulate_kernel<F, decltype(m)><<<grid(nt, HEAVY_THREADS), HEAVY_THREADS>>>(
-                static_cast<const aff_pt<F> *>(b->bases), vals, start, nbins, total, slice, nt,
-                buckets, ka, pa);
-        });
-        CUZK__CUDA_TRY(cudaGetLastError());
-        prof_mark(prof, "accumulate");
-        if (nt > 1) {
-            st = combine_levels<F>(ka, pa, kb, pb, 2 * nt, buckets);
-            if (st != CUZK_OK) return st;
-        }
-        prof_mark(prof, "combine");
-    }
+    st = ba_accumulate<F>(b, p, a, vals, prof.on);
+    if (st != CUZK_OK) return st;
+    prof_mark(prof, "accumulate");
 
     /* 6-7: the sums of the bucket sets (of the windows without copies) */
     CUZK__CUDA_TRY(cudaMemset(wsum, 0, nset * sizeof(X)));
-    by_multiplier<F>([&](auto m) {
-        bucket_reduce_kernel<F, decltype(m)>
-            <<<grid((size_t)nset * nseg, HEAVY_THREADS), HEAVY_THREADS>>>(buckets, nb, seglen,
-                                                                          nseg, nset, ka, pa);
-    });
+    bucket_reduce_kernel<F, madd_t<F>>
+        <<<grid((size_t)nset * nseg, HEAVY_THREADS), HEAVY_THREADS>>>(buckets, nb, seglen,
+                                                                      nseg, nset, ka, pa);
     CUZK__CUDA_TRY(cudaGetLastError());
     st = combine_levels<F>(ka, pa, kb, pb, nset * nseg, wsum);
     if (st != CUZK_OK) return st;
@@ -2235,8 +2143,9 @@ static cuzk_status msm_dev(cuzk__gpu_msm_bases *b, uint64_t *result, const uint6
     st = msm_dev_body<G>(b, result, d_scalars, n, d_mask, ws_offset, p, prof);
     if (prof.on && st == CUZK_OK && prof.k >= 2 &&
         cudaEventSynchronize(prof.ev[prof.k - 1]) == cudaSuccess) {
-        fprintf(stderr, "msm profile %s n=%zu c=%u copies=%u variant=%u seg=%u threads=%llu:",
-                G::JAC_WORDS == 18 ? "G1" : "G2", n, p.c, p.k, p.v, p.seglen,
+        fprintf(stderr, "msm profile %s n=%zu c=%u copies=%u sort=%s seg=%u threads=%llu:",
+                G::JAC_WORDS == 18 ? "G1" : "G2", n, p.c, p.k, p.sort ? "radix" : "atomics",
+                p.seglen,
                 (unsigned long long)p.resident);
         for (int i = 1; i < prof.k; i++) {
             float ms = 0;
@@ -2322,11 +2231,9 @@ static cuzk_status batch_add_dev(cuzk__gpu_msm_bases *b, uint64_t *result, size_
         st = excl_scan(wcnt, p.nw, tsum, wpre, wpre);
         if (st != CUZK_OK) return st;
     }
-    by_multiplier<F>([&](auto m) {
-        batch_add_kernel<F, decltype(m)><<<grid(nt, HEAVY_THREADS), HEAVY_THREADS>>>(
-            static_cast<const aff_pt<F> *>(b->bases), d_bitmap, wpre, (uint32_t)n, p.nw, nt, ka,
-            pa);
-    });
+    batch_add_kernel<F, madd_t<F>><<<grid(nt, HEAVY_THREADS), HEAVY_THREADS>>>(
+        static_cast<const aff_pt<F> *>(b->bases), d_bitmap, wpre, (uint32_t)n, p.nw, nt, ka,
+        pa);
     CUZK__CUDA_TRY(cudaGetLastError());
     st = combine_levels<F>(ka, pa, kb, pb, nt, out);
     if (st != CUZK_OK) return st;
@@ -2342,22 +2249,13 @@ static size_t aff_bytes(cuzk__gpu_msm_group g) {
     return g == CUZK__GPU_MSM_G1 ? sizeof(g1_aff) : sizeof(g2_aff);
 }
 
-/* Resident blocks per SM of the accumulation kernel (*acc; the fewer of its
- * multipliers, which the knob may switch between calls) and of the
+/* Resident blocks per SM of the accumulation kernel (*acc) and of the
  * batch-affine level kernels (*ba). */
 template <class F>
 static cudaError_t occupancy(int *acc, int *ba) {
-    int a0 = 0, a1 = 0, a2 = 0;
+    int a0 = 0;
     cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &a0, accumulate_kernel<F, mul_call>, HEAVY_THREADS, 0);
-    if (e == cudaSuccess)
-        e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-            &a1, accumulate_kernel<F, typename for_field<F, mul_paired>::type>, HEAVY_THREADS, 0);
-    if (e == cudaSuccess)
-        e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-            &a2, accumulate_kernel<F, typename for_field<F, mul_lazy_call>::type>, HEAVY_THREADS,
-            0);
-    if (a2 < a1) a1 = a2;
+        &a0, accumulate_kernel<F, madd_t<F>>, HEAVY_THREADS, 0);
     /* the stages take 216 KiB a block for G1 and 108 KiB for G2, past the
      * 48 KiB a launch gets unasked; both level kernels share one occupancy */
     const int smem = (int)ba_smem_bytes<F>();
@@ -2374,7 +2272,7 @@ static cudaError_t occupancy(int *acc, int *ba) {
             e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&bk, lk[k], BA_THREADS<F>, smem);
         if (k == 0 || bk < bmin) bmin = bk;
     }
-    *acc = a0 < a1 ? a0 : a1;
+    *acc = a0;
     *ba = bmin;
     return e;
 }
@@ -2396,7 +2294,6 @@ static void ba_speed_table_new(cuzk__gpu_msm_bases *b) {
     for (size_t i = 0; i < speeds; i++) b->ba_speed[i] = 1.0f;
     b->ba_hruns = reinterpret_cast<uint32_t *>(b->ba_speed + speeds);
     b->ba_nruns = (uint32_t)k;
-    b->ba_seed = 0x9e3779b97f4a7c15ull;
 }
 
 static cuzk_status handle_new(cuzk__gpu_msm_bases **out, cuzk__gpu_msm_group group, size_t n) {
@@ -2512,7 +2409,7 @@ extern "C" cuzk_status cuzk__gpu_msm_bases_fit_work(cuzk__gpu_msm_bases *const *
             const size_t npts = masked ? t.masked_npts : t.n;
             if (npts == 0) continue;
             msm_plan p;
-            if (plan_make(p, &t, t.n, masked, npts) != CUZK_OK || !p.ba) continue;
+            if (plan_make(p, &t, t.n, masked, npts) != CUZK_OK) continue;
             for (unsigned gw = 1; gw <= p.nset && nc < sizeof cand / sizeof cand[0]; gw++) {
                 const size_t lv = ba_point_bytes(p, p.set_entries, gw);
                 if (lv < hs[i]->ba_budget) cand[nc++] = lv;
@@ -2793,92 +2690,6 @@ extern "C" cuzk_status cuzk__gpu_msm_bases_precompute_fit(cuzk__gpu_msm_bases *b
         return CUZK_OK;
     }
     return CUZK_OK;
-}
-
-/* Random gathers: reads bases chosen by a hash of (seed, i), the first
- * words16 x 16 bytes of each (the level kernels' level-0 pattern). Per lane
- * (COOP false), each lane reads its own bases 16 bytes at a time, as the
- * level kernels did before session 12; cooperative (COOP true), the warp
- * reads 32 bases at once and lane l of its k-th access takes piece
- * (32 k + l) % words16 of base (32 k + l) / words16, a base's pieces in
- * adjacent lanes (straddling two accesses at most). Each lane hashes the
- * base of every piece it reads (ba_fetch_warp shuffles one index per lane
- * instead), which if anything slows the cooperative mode.
- * ASYNC: cp.async into shared memory (what the level kernels use) instead of
- * loads into registers. What arrives is kept by a sink written only if its
- * xor has an impossible value. */
-static __device__ __forceinline__ uint64_t gather_pick(uint64_t seed, uint64_t i, size_t n) {
-    return splitmix64_out(seed + i * 0x9e3779b97f4a7c15ull) % n; /* splitmix64's i-th word */
-}
-template <bool COOP, bool ASYNC>
-static __global__ void gather_kernel(const uint4 *__restrict__ bases, size_t stride16, size_t n,
-                                     uint64_t reads, unsigned words16, uint64_t seed,
-                                     uint4 *sink) {
-    extern __shared__ uint4 gather_smem[]; /* ASYNC: words16 pieces per thread */
-    uint4 acc = make_uint4(0, 0, 0, 0);
-    const unsigned lane = threadIdx.x % 32;
-    const uint64_t step = (uint64_t)gridDim.x * blockDim.x;
-    /* i: this lane's read (per lane) or its warp's first read + lane (COOP) */
-    for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i - lane < reads;
-         i += step) {
-        for (unsigned k = 0; k < words16; k++) {
-            const unsigned w = 32 * k + lane;
-            const uint64_t r = COOP ? i - lane + w / words16 : i;
-            if (r >= reads) continue;
-            const uint4 *p = bases + gather_pick(seed, r, n) * stride16 + (COOP ? w % words16 : k);
-            if (ASYNC) {
-                cp_async16(&gather_smem[threadIdx.x * words16 + k], p);
-            } else {
-                const uint4 v = __ldcg(p);
-                acc.x ^= v.x, acc.y ^= v.y, acc.z ^= v.z, acc.w ^= v.w;
-            }
-        }
-        if (ASYNC) {
-            cp_async_commit();
-            cp_async_wait_all();
-            const uint4 v = gather_smem[threadIdx.x * words16];
-            acc.x ^= v.x, acc.y ^= v.y, acc.z ^= v.z, acc.w ^= v.w;
-        }
-    }
-    if (acc.x == 0x9e3779b9u && acc.y == acc.x && acc.z == acc.x && acc.w == acc.x) *sink = acc;
-}
-
-extern "C" cuzk_status cuzk__gpu_msm_gather_bench(const cuzk__gpu_msm_bases *b, uint64_t reads,
-                                                  unsigned bytes, unsigned mode, uint64_t seed,
-                                                  double *ms) {
-    const size_t psz = b ? aff_bytes(b->group) : 0;
-    if (!b || !ms || reads == 0 || bytes == 0 || bytes % 16 != 0 || bytes > psz || mode > 3)
-        return CUZK_ERR_INVALID_ARG;
-    void *sink = nullptr;
-    cudaEvent_t ev[2] = {nullptr, nullptr};
-    cuzk_status st = CUZK_ERR_GPU;
-    float t = 0;
-    if (cudaMalloc(&sink, sizeof(uint4)) == cudaSuccess &&
-        cudaEventCreate(&ev[0]) == cudaSuccess && cudaEventCreate(&ev[1]) == cudaSuccess) {
-        /* 1024 threads per SM in every mode (the async ones' 256 x words16 x 16 bytes of
-         * shared memory per block allow four blocks) */
-        const unsigned threads = 256, blocks = (unsigned)b->sms * 4, w16 = bytes / 16;
-        const size_t smem = mode >= 2 ? (size_t)threads * w16 * 16 : 0;
-        auto k = mode == 0 ? gather_kernel<false, false>
-                 : mode == 1 ? gather_kernel<true, false>
-                 : mode == 2 ? gather_kernel<false, true>
-                             : gather_kernel<true, true>;
-        const uint4 *base = static_cast<const uint4 *>(b->bases);
-        uint4 *snk = static_cast<uint4 *>(sink);
-        k<<<blocks, threads, smem>>>(base, psz / 16, b->n, reads, w16, seed, snk);
-        (void)cudaEventRecord(ev[0]);
-        k<<<blocks, threads, smem>>>(base, psz / 16, b->n, reads, w16, seed + 1, snk);
-        (void)cudaEventRecord(ev[1]);
-        if (cudaEventSynchronize(ev[1]) == cudaSuccess && cudaGetLastError() == cudaSuccess &&
-            cudaEventElapsedTime(&t, ev[0], ev[1]) == cudaSuccess)
-            st = CUZK_OK;
-    }
-    if (st != CUZK_OK) cuzk__gpu_record_error(cudaGetLastError(), "gather bench", __FILE__, __LINE__);
-    for (int i = 0; i < 2; i++)
-        if (ev[i]) (void)cudaEventDestroy(ev[i]);
-    if (sink) (void)cudaFree(sink);
-    *ms = t;
-    return st;
 }
 
 extern "C" cuzk_status cuzk__gpu_msm_scalars_upload(uint64_t **dev, const uint64_t *scalars,

@@ -11,13 +11,12 @@
  * all-one scalar vectors; masks; every window size 1..CUZK__GPU_MSM_MAX_C at
  * n = 1000 and 17..MAX_C at 2^14 (short runs, empty bins skipped, runs cut
  * by slice ends); scalars on the host and on the device; a scalar >= 2^255
- * is refused. Every MSM comparison (and every range refusal) runs every
- * implementation variant (cuzk__gpu_msm_variant: 0, 4, 5, 6) against the one
- * CPU result, variants 4 and 6 (batch-affine) also with their knobs forced
- * (affine levels down to single points, one or two levels then XYZZ, few
- * threads so that a thread's slice spans many bins, one window per group).
- * Short cases for the digit sort of variants 5 and 6, run by each
- * variant's defaults (test_*_sort_cases):
+ * is refused. Every MSM comparison (and every range refusal) runs the
+ * defaults and the batch-affine knobs forced (affine levels down to single
+ * points, one or two levels then XYZZ, few threads so that a thread's slice
+ * spans many bins, one window per group) against the one CPU result; a
+ * masked MSM sorts by atomics, an unmasked one by radix.
+ * Short cases for the digit sorts, run by the defaults (test_*_sort_cases):
  * n = 1 (taking part, masked out, zero, >= 2^255), masks of none, half and
  * all points, all-zero and all-equal scalars, a refused scalar among many
  * and the same one masked out, windows whose bin count is a power of two
@@ -35,12 +34,6 @@
  * (with --quick too: e.g. --quick --only g1_ba under compute-sanitizer).
  * --quick: only test_*_sort_cases and test_*_ba_cases over 4096 bases (about
  * 30 s on the H200, where the full run takes about 6 min; session 27).
- * --ab: variants 0, 4, 5, 6 and G1's other multiplier against each other, with
- * per-phase profiles
- * (bench_ab).
- * --gather: random gathers of half or whole bases from device-made tables of
- * 2^24-2^27 points, each lane its own bases or the warp's lanes together,
- * by loads or cp.async: the level kernels' level-0 pattern (bench_gather).
  * --bench: median of 5 timed MSMs (after a warm-up) with bases resident and
  * scalars on the device, and with the scalar upload, G1 2^16..2^27 and G2
  * 2^16..2^26 (--bench-max LOG lowers the top; --bench-g2-max LOG, anywhere, sets G2's
@@ -154,64 +147,42 @@ static unsigned pattern_bitmap(uint64_t *bm, size_t n, unsigned pat) {
 }
 
 /*
- * The implementation variants and knob settings every MSM comparison runs
- * (gpu_msm.h). Thread caps are kept moderate: a capped level runs its
- * slices serially per thread.
+ * The knob settings every MSM comparison runs (gpu_msm.h): the defaults,
+ * then the batch-affine levels forced down to single points, capped to one
+ * or two levels (the XYZZ accumulation finishes longer runs), run by few
+ * threads (a thread's slots span many bins; even runs), one window per
+ * group. Thread caps are kept moderate: a capped level runs its slices
+ * serially per thread.
  */
 typedef struct {
-    unsigned variant, madd;
     uint64_t min_pairs;
     unsigned max_levels, max_threads;
     size_t budget;
-    unsigned runs; /* cuzk__gpu_msm_ba_runs */
     const char *name;
 } msm_cfg;
-/* the G1 multiplier the MSM uses by default (gpu_msm.h); every other one
- * has rows of its own below */
-#define MADD_D CUZK__GPU_MSM_DEFAULT_MADD
-#define AUTO_RUNS CUZK__GPU_MSM_BA_RUNS_AUTO /* the runs by SM speed, learned by the handle */
 static const msm_cfg msm_cfgs[] = {
-    {0, MADD_D, 0, 0, 0, 0, AUTO_RUNS, "v0"},
-    {5, MADD_D, 0, 0, 0, 0, AUTO_RUNS, "v5"},
-    {4, MADD_D, 0, 0, 0, 0, AUTO_RUNS, "v4"},
-    {6, MADD_D, 0, 0, 0, 0, AUTO_RUNS, "v6"},
-    {5, 0, 0, 0, 0, 0, AUTO_RUNS, "v5, G1 one call per product"},
-    {5, 1, 0, 0, 0, 0, AUTO_RUNS, "v5, G1 products in pairs"},
-    {5, 2, 0, 0, 0, 0, AUTO_RUNS, "v5, G1 lazy accumulators"},
-    {6, 2, 1, 0, 250, 0, AUTO_RUNS, "v6 all levels, 250 threads, G1 lazy accumulators"},
-    {6, MADD_D, 1, 0, 250, 0, AUTO_RUNS, "v6 all levels, 250 threads"},
-    {6, MADD_D, 1, 0, 0, 0, AUTO_RUNS, "v6 all levels"},
-    {4, MADD_D, 1, 0, 0, 0, AUTO_RUNS, "v4 all levels"},
-    {4, MADD_D, 1, 0, 250, 0, AUTO_RUNS, "v4 all levels, 250 threads"},
-    {4, MADD_D, 1, 1, 0, 1, AUTO_RUNS, "v4 one level, one window per group"},
-    {4, MADD_D, 1, 2, 250, 1, AUTO_RUNS, "v4 two levels, 250 threads, one window per group"},
-    {4, MADD_D, 1, 0, 0, 1, AUTO_RUNS, "v4 all levels, one window per group"},
-    {4, MADD_D, 3, 0, 0, 0, AUTO_RUNS, "v4 levels while >= 3 pairs"},
-    {4, MADD_D, 0, 0, 0, 0, CUZK__GPU_MSM_BA_RUNS_EVEN, "v4 even runs"},
-    {4, MADD_D, 0, 0, 0, 0, CUZK__GPU_MSM_BA_RUNS_RANDOM, "v4 random runs"},
-    {4, MADD_D, 1, 0, 0, 0, CUZK__GPU_MSM_BA_RUNS_RANDOM, "v4 all levels, random runs"},
+    {0, 0, 0, 0, "defaults"},
+    {1, 0, 0, 0, "all levels"},
+    {1, 0, 250, 0, "all levels, 250 threads"},
+    {1, 1, 0, 1, "one level, one window per group"},
+    {1, 2, 250, 1, "two levels, 250 threads, one window per group"},
+    {1, 0, 0, 1, "all levels, one window per group"},
+    {3, 0, 0, 0, "levels while >= 3 pairs"},
 };
 #define MSM_NCFG (sizeof msm_cfgs / sizeof msm_cfgs[0])
 /* How many of msm_cfgs a comparison runs: all, except in the sort cases,
- * which test the digit sort and take the variants' defaults only (v0, v5,
- * v4, v6: the batch-affine knobs at forced c = 1 made them minutes long). */
+ * which test the digit sort and take the defaults only (the batch-affine
+ * knobs at forced c = 1 made them minutes long). */
 static size_t msm_ncfg = MSM_NCFG;
-#define MSM_NCFG_DEFAULTS 4
+#define MSM_NCFG_DEFAULTS 1
 
 static void msm_cfg_set(const msm_cfg *c) {
-    cuzk__gpu_msm_variant = c->variant;
-    cuzk__gpu_msm_madd = c->madd;
     cuzk__gpu_msm_ba_min_pairs = c->min_pairs;
     cuzk__gpu_msm_ba_max_levels = c->max_levels;
     cuzk__gpu_msm_ba_max_threads = c->max_threads;
     cuzk__gpu_msm_ba_budget = c->budget;
-    cuzk__gpu_msm_ba_runs = c->runs;
 }
-static void msm_cfg_reset(void) {
-    static const msm_cfg dflt = {CUZK__GPU_MSM_VARIANT_AUTO, CUZK__GPU_MSM_VARIANT_AUTO, 0, 0, 0, 0,
-                                 AUTO_RUNS, "default"};
-    msm_cfg_set(&dflt);
-}
+static void msm_cfg_reset(void) { msm_cfg_set(&msm_cfgs[0]); }
 
 #define REPORT(st, what)                                                                   \
     do {                                                                                   \
@@ -286,7 +257,7 @@ static void msm_cfg_reset(void) {
         cuzk_##g##_jac want, got;                                                             \
         cuzk_status st = cuzk_##g##_msm_var(&want, bs, k, n, mask, 0, NULL);                  \
         CHECK(st == CUZK_OK);                                                                 \
-        /* every implementation variant and knob setting against the one CPU result */        \
+        /* every knob setting against the one CPU result */                                   \
         for (size_t ci = 0; ci < msm_ncfg; ci++) {                                            \
             msm_cfg_set(&msm_cfgs[ci]);                                                       \
             memset(&got, 0x5a, sizeof got);                                                   \
@@ -310,7 +281,7 @@ static void msm_cfg_reset(void) {
                               const uint64_t *mask, const char *what) {                       \
         g##_check_msm_on(h, g##_bases, k, n, mask, what);                                     \
     }                                                                                         \
-    /* a scalar >= 2^255 takes part: every variant refuses the MSM */                         \
+    /* a scalar >= 2^255 takes part: every knob setting refuses the MSM */                    \
     static void g##_check_refused(cuzk__gpu_msm_bases *h, const uint64_t (*k)[4], size_t n,   \
                                   const uint64_t *mask, const char *what) {                   \
         for (size_t ci = 0; ci < msm_ncfg; ci++) {                                            \
@@ -656,7 +627,7 @@ static void msm_cfg_reset(void) {
         cuzk__gpu_msm_bases_free(h);                                                          \
     }                                                                                         \
                                                                                               \
-    /* short cases for the digit sort (variant 5), run by the variants' defaults: one point, masks, */ \
+    /* short cases for the digit sorts, run by the defaults: one point, masks, */             \
     /* zero and equal scalars, refusals, bin counts that are powers of two (c = 1, 17) or not */ \
     static void test_##g##_sort_cases(void) {                                                 \
         CHECK(g##_bases != NULL); /* made by test_*_msm or main */                            \
@@ -932,186 +903,6 @@ static void bench(int minlog, int maxlog1, int maxlog2) {
     free(bm);
 }
 
-/*
- * --ab: variants 0 (atomics, XYZZ), 4 (batch-affine), 5 (radix sort) and 6 (both),
- * and for G1 variant 5 with the eager one-call multiplier (madd 0) or the lazy one (madd 2,
- * whichever is not the default; gpu_msm.h), on the same bases and device scalars, median of 3 after a
- * warm-up, G1 at 2^20, 2^24, 2^26, 2^27 and G2 at 2^20, 2^24 (up to
- * --bench-max); then one profiled run of each (per-phase device times and
- * variant 4's levels on stderr). The table comes last.
- */
-#define AB_REPS 3
-static double ab_one(cuzk__gpu_msm_bases *h, const uint64_t *dk, size_t n) {
-    double t[AB_REPS];
-    uint64_t out[36];
-    for (int r = -1; r < AB_REPS; r++) {
-        double t0 = now_ms();
-        cuzk_status st = cuzk__gpu_msm(h, out, dk, n, NULL);
-        double t1 = now_ms();
-        if (st != CUZK_OK) {
-            printf("  failed at n=%zu: %s: %s\n", n, cuzk_status_name(st), cuzk__gpu_last_error());
-            return -1;
-        }
-        if (r >= 0) t[r] = t1 - t0;
-    }
-    qsort(t, AB_REPS, sizeof t[0], cmp_double);
-    return t[AB_REPS / 2];
-}
-
-static void bench_ab(int maxlog1, int maxlog2) {
-    static const int logs1[] = {20, 24, 26, 27}, logs2[] = {20, 24};
-    /* (variant, multiplier); the multipliers are G1's only */
-    static const unsigned vs[][2] = {
-        {0, MADD_D}, {4, MADD_D}, {5, MADD_D}, {6, MADD_D}, {5, MADD_D == 2 ? 0 : 2}};
-    char rows[16][400];
-    int nrows = 0;
-    int top1 = maxlog1 < 27 ? maxlog1 : 27, top2 = maxlog2 < 24 ? maxlog2 : 24;
-    size_t nmax = (size_t)1 << (top1 > top2 ? top1 : top2);
-    uint64_t(*k)[4] = malloc(nmax * 32);
-    if (!k) return;
-    for (size_t i = 0; i < nmax; i++) rand_scalar(k[i]);
-    msm_cfg_reset();
-    for (int g = 1; g <= 2; g++) {
-        int top = g == 1 ? top1 : top2;
-        const int *logs = g == 1 ? logs1 : logs2;
-        const int nlogs = g == 1 ? 4 : 2;
-        const unsigned nv = sizeof vs / sizeof vs[0]; /* G2: the multiplier row repeats v5 */
-        const uint64_t *table = g == 1 ? (const uint64_t *)(g1_bases + 16)
-                                       : (const uint64_t *)(g2_bases + 16);
-        cuzk__gpu_msm_bases *h = NULL;
-        cuzk_status st = CUZK_ERR_GPU;
-        for (; top >= 16; top--) {
-            st = cuzk__gpu_msm_bases_random(&h, g == 1 ? CUZK__GPU_MSM_G1 : CUZK__GPU_MSM_G2,
-                                            table, 16, (size_t)1 << top, 7);
-            if (st == CUZK_OK) break;
-            printf("  %s: 2^%d bases failed: %s\n", g == 1 ? "G1" : "G2", top,
-                   cuzk__gpu_last_error());
-        }
-        if (st != CUZK_OK) continue;
-        uint64_t *dk = NULL;
-        if (cuzk__gpu_msm_scalars_upload(&dk, (const uint64_t *)k, (size_t)1 << top) != CUZK_OK) {
-            cuzk__gpu_msm_bases_free(h);
-            continue;
-        }
-        for (int li = 0; li < nlogs; li++) {
-            int lg = logs[li];
-            if (lg > top) break;
-            size_t n = (size_t)1 << lg;
-            double ms[sizeof vs / sizeof vs[0]];
-            unsigned cv[sizeof vs / sizeof vs[0]];
-            uint64_t ref[36], out[36];
-            int same = 1;
-            for (unsigned i = 0; i < nv; i++) {
-                cuzk__gpu_msm_variant = vs[i][0];
-                cuzk__gpu_msm_madd = vs[i][1];
-                cv[i] = cuzk__gpu_msm_window_bits(n);
-                ms[i] = ab_one(h, dk, n);
-                /* the variants must agree (the tests compare them with the CPU) */
-                if (cuzk__gpu_msm(h, i ? out : ref, dk, n, NULL) != CUZK_OK) same = 0;
-                if (i && same) {
-                    if (g == 1) {
-                        cuzk_g1_aff x, y;
-                        cuzk_g1_jac_to_aff_var(&x, (const cuzk_g1_jac *)ref);
-                        cuzk_g1_jac_to_aff_var(&y, (const cuzk_g1_jac *)out);
-                        same = memcmp(&x, &y, sizeof x) == 0;
-                    } else {
-                        cuzk_g2_aff x, y;
-                        cuzk_g2_jac_to_aff_var(&x, (const cuzk_g2_jac *)ref);
-                        cuzk_g2_jac_to_aff_var(&y, (const cuzk_g2_jac *)out);
-                        same = memcmp(&x, &y, sizeof x) == 0;
-                    }
-                }
-            }
-            CHECK(same);
-            cuzk__gpu_msm_profile = 1;
-            for (unsigned i = 0; i < nv; i++) {
-                cuzk__gpu_msm_variant = vs[i][0];
-                cuzk__gpu_msm_madd = vs[i][1];
-                if (cuzk__gpu_msm(h, out, dk, n, NULL) != CUZK_OK) printf("  profile run failed\n");
-            }
-            cuzk__gpu_msm_profile = 0;
-            msm_cfg_reset();
-            if (nrows < 16) {
-                int o = snprintf(rows[nrows], sizeof rows[0], "%-3s %5d", g == 1 ? "G1" : "G2", lg);
-                for (unsigned i = 0; i < nv && o < (int)sizeof rows[0]; i++)
-                    o += snprintf(rows[nrows] + o, sizeof rows[0] - (size_t)o, " %9.2f (c=%2u)",
-                                  ms[i], cv[i]);
-                for (unsigned i = 1; i < nv && o < (int)sizeof rows[0]; i++)
-                    o += snprintf(rows[nrows] + o, sizeof rows[0] - (size_t)o, "  v%u.%u/v0 %.2fx",
-                                  vs[i][0], vs[i][1],
-                                  ms[0] > 0 ? ms[i] / ms[0] : 0.0);
-                if (o < (int)sizeof rows[0] && !same)
-                    snprintf(rows[nrows] + o, sizeof rows[0] - (size_t)o, "  RESULTS DIFFER");
-                nrows++;
-            }
-            printf("%s\n", rows[nrows - 1]);
-            fflush(stdout);
-        }
-        cuzk__gpu_msm_scalars_free(dk);
-        cuzk__gpu_msm_bases_free(h);
-    }
-    free(k);
-    char name[128];
-    int sms = 0;
-    if (cuzk__gpu_device_name(0, name, sizeof name, &sms) != CUZK_OK) name[0] = 0;
-    printf("\nA/B on %s (%d SMs), device scalars, resident bases, median of %d, ms:\n", name, sms,
-           AB_REPS);
-    printf("grp log2n %16s %16s %16s %16s %16s\n", "v0 (atomics)", "v4 (batch-aff)", "v5 (radix)",
-           "v6 (radix+aff)", MADD_D == 2 ? "v5 mul by call" : "v5 lazy accum");
-    for (int r = 0; r < nrows; r++) printf("%s\n", rows[r]);
-}
-
-/*
- * --gather: the memory system under the level kernels' level-0 loads (random
- * bases, the x coordinate or the whole point; each lane its own bases or
- * the warp's lanes together, by loads or cp.async) on device-made bases of
- * several sizes: GB/s of the bytes asked for, and of whole 32-byte sectors.
- */
-static void bench_gather(void) {
-    static const int logs[] = {24, 26, 27};
-    static const char *const modes[] = {"lane", "warp", "lane-async", "warp-async"};
-    char rows[48][128];
-    int nrows = 0;
-    for (int g = 1; g <= 2; g++) {
-        const size_t psz = g == 1 ? 96 : 192;
-        const uint64_t *table = g == 1 ? (const uint64_t *)(g1_bases + 16)
-                                       : (const uint64_t *)(g2_bases + 16);
-        for (size_t li = 0; li < sizeof logs / sizeof logs[0]; li++) {
-            const int lg = logs[li];
-            if (g == 2 && lg > 26) break;
-            cuzk__gpu_msm_bases *h = NULL;
-            if (cuzk__gpu_msm_bases_random(&h, g == 1 ? CUZK__GPU_MSM_G1 : CUZK__GPU_MSM_G2,
-                                           table, 16, (size_t)1 << lg, 7) != CUZK_OK) {
-                printf("  %s 2^%d bases: %s\n", g == 1 ? "G1" : "G2", lg, cuzk__gpu_last_error());
-                continue;
-            }
-            for (unsigned mode = 0; mode < 4; mode++)
-                for (unsigned half = 0; half < 2; half++) {
-                    const unsigned bytes = (unsigned)(half ? psz : psz / 2);
-                    const uint64_t reads = (uint64_t)1 << 28;
-                    double ms = 0;
-                    CHECK(cuzk__gpu_msm_gather_bench(h, reads, bytes, mode, 11, &ms) == CUZK_OK);
-                    /* sectors touched: the point starts on a 32-byte boundary (96 | 32) */
-                    const double sect = (double)((bytes + 31) / 32 * 32);
-                    if (nrows < 48 && ms > 0)
-                        snprintf(rows[nrows++], sizeof rows[0],
-                                 "%-3s %5d %-10s %4u %9.2f %11.0f %12.0f %9.2f",
-                                 g == 1 ? "G1" : "G2", lg, modes[mode], bytes, ms,
-                                 reads * (double)bytes / ms / 1e6, reads * sect / ms / 1e6,
-                                 reads / ms / 1e6);
-                }
-            cuzk__gpu_msm_bases_free(h);
-        }
-    }
-    char name[128];
-    int sms = 0;
-    if (cuzk__gpu_device_name(0, name, sizeof name, &sms) != CUZK_OK) name[0] = 0;
-    printf("\nRandom gathers on %s (%d SMs), 2^28 reads of the first B bytes of a random base:\n",
-           name, sms);
-    printf("grp log2n mode          B        ms  GB/s asked GB/s sectors  Greads/s\n");
-    for (int r = 0; r < nrows; r++) printf("%s\n", rows[r]);
-}
-
 /* --only S: only the tests whose name contains one of the comma-separated S */
 static const char *only_tests;
 static int wanted(const char *name) {
@@ -1133,12 +924,9 @@ int main(int argc, char **argv) {
     cuzk_test_init(argc, argv);
     int need = cuzk_gpu_test_need_device();
     if (need != 0) return need;
-    int do_bench = 0, min1 = 16, max1 = 27, max2 = -1, only_bench = 0, do_ab = 0, quick = 0;
-    int do_gather = 0;
+    int do_bench = 0, min1 = 16, max1 = 27, max2 = -1, only_bench = 0, quick = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--bench") == 0) do_bench = 1;
-        if (strcmp(argv[i], "--ab") == 0) do_ab = 1;
-        if (strcmp(argv[i], "--gather") == 0) do_gather = 1;
         if (strcmp(argv[i], "--bench-only") == 0) do_bench = only_bench = 1;
         /* --quick: only the sort and batch-affine edge cases (a short device call) */
         if (strcmp(argv[i], "--quick") == 0) quick = 1;
@@ -1160,7 +948,7 @@ int main(int argc, char **argv) {
         if (strcmp(argv[i], "--bench-g2-max") == 0 && i + 1 < argc) max2 = atoi(argv[i + 1]);
     }
     if (max2 < 0) max2 = max1 < 26 ? max1 : 26;
-    if (only_bench || do_gather || (do_ab && !do_bench)) { /* bases for the device tables only */
+    if (only_bench) { /* bases for the device tables only */
         CHECK(g1_make_bases(64));
         CHECK(g2_make_bases(64));
     } else if (quick) {
@@ -1188,8 +976,6 @@ int main(int argc, char **argv) {
         RUN_WANTED(test_g2_ba_cases);
     }
     if (do_bench) bench(min1 < 16 ? 16 : min1, max1, max2);
-    if (do_ab) bench_ab(max1, max2);
-    if (do_gather) bench_gather();
     free(g1_bases);
     free(g2_bases);
     return cuzk_test_finish();
