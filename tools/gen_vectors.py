@@ -9,7 +9,8 @@ code: zcash compressed, zcash uncompressed and snarkjs (LE Montgomery) bytes.
 
 The generator coordinates are the standard ones (zkcrypto/IETF pairing-friendly
 curves draft); the script checks that they lie on the curves and have order r,
-and that G1 compresses to 97f1d3a7... (FORMATS.md section 7) and G2 to 93e02b60...
+and that G1 compresses to 97f1d3a7... and G2 to 93e02b60... (doc/formats.md,
+zcash point encoding).
 """
 import json
 import os

@@ -36,7 +36,7 @@
 
 typedef unsigned long long ull;
 
-/* ---- reference numbers: REFERENCE-SYSTEM.md §14, PoRep-32G partition ---- */
+/* ---- reference numbers: the reference system's PoRep-32G partition ---- */
 #define REF_CONSTRAINTS 130278869ull
 #define REF_AUX 130169893ull
 #define REF_INPUTS 328ull
@@ -47,7 +47,7 @@ typedef unsigned long long ull;
 #define REF_B_AUX (33.1e6 / 130169893.0)
 /* The reference gives no number for the share of 0/1 aux values, only that
  * the 0/1 parts dominate (batch-add 0.65 s against 0.08-0.13 s of tail MSMs
- * per partition, §4.2/§14; GPU.md "mostly 0/1 witness"). 0.97 is our
+ * per partition in its measurements). 0.97 is our
  * estimate: SHA-256 bits everywhere, field elements in Poseidon and packing. */
 #define POREP_BOOL_DEFAULT 0.97
 #define DENSE_BOOL_DEFAULT 0.05

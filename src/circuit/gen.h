@@ -4,7 +4,7 @@
  * SpMV, the NTTs and the MSMs without a real PoRep partition.
  *
  * Profiles:
- *   POREP  the statistics of a PoRep-32G partition (REFERENCE-SYSTEM.md §14):
+ *   POREP  the statistics of a PoRep-32G partition (the reference system's):
  *          n_constraints = 130,278,869 / 2^27 of the domain, 328 inputs,
  *          one new aux per constraint (130,169,893 / 130,278,869), nnz per row
  *          A 2.375, B 1.000, C 2.170, a_aux 99.7%, b_inp = {ONE}, b_aux 25.4%,
@@ -61,7 +61,7 @@ typedef struct {
     unsigned threads; /* 0 = all cores */
 } cuzk_gen_params;
 
-/* Reference statistics a profile aims at (POREP: REFERENCE-SYSTEM.md §14). */
+/* Reference statistics a profile aims at (POREP: the reference system's figures). */
 typedef struct {
     double nnz_per_row[3];   /* A, B, C; 0 = no target */
     double a_aux, b_aux;     /* densities; < 0 = no target */

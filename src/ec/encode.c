@@ -1,6 +1,6 @@
 /*
  * encode.c — zcash/bellman and snarkjs byte encodings of G1/G2 points
- * (encode.h; FORMATS.md sections 2.1 and 7).
+ * (encode.h; doc/formats.md, zkey point encoding and zcash point encoding).
  *
  * Encoders are constant-time in the point (they may serialize secret
  * intermediate values). Decoders are variable-time: they read public data

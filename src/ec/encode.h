@@ -1,15 +1,15 @@
 /*
  * encode.h — byte encodings of G1/G2 points.
  *
- * zcash/bellman form (FORMATS.md §7): big-endian canonical coordinates,
- * Fp2 written c1 then c0; flags in the top three bits of byte 0: 0x80
- * compressed, 0x40 infinity (all other bits then zero), 0x20 "y is the
- * lexicographically largest root" (compressed, finite only). Lengths are
- * exact: G1 48/96, G2 96/192 bytes.
+ * zcash/bellman form (doc/formats.md, zcash point encoding): big-endian
+ * canonical coordinates, Fp2 written c1 then c0; flags in the top three bits
+ * of byte 0: 0x80 compressed, 0x40 infinity (all other bits then zero), 0x20
+ * "y is the lexicographically largest root" (compressed, finite only).
+ * Lengths are exact: G1 48/96, G2 96/192 bytes.
  *
- * snarkjs form (FORMATS.md §2.1): coordinates little-endian in Montgomery form
- * (x * 2^384 mod p), Fp2 c0 then c1, infinity as all-zero bytes. G1 96 B,
- * G2 192 B.
+ * snarkjs form (doc/formats.md, zkey point encoding): coordinates
+ * little-endian in Montgomery form (x * 2^384 mod p), Fp2 c0 then c1,
+ * infinity as all-zero bytes. G1 96 B, G2 192 B.
  *
  * Decoders return CUZK_OK or the precise reason (ERR_BAD_LENGTH,
  * ERR_BAD_ENCODING, ERR_NOT_CANONICAL, ERR_NOT_ON_CURVE, ERR_NOT_IN_SUBGROUP)

@@ -36,7 +36,7 @@ static inline uint64_t cuzk__mac(uint64_t *hi, uint64_t a, uint64_t b, uint64_t 
  * through *carry / *borrow. On x86-64 the intrinsics compile to one adc/sbb
  * each, so unrolled limb loops become single carry chains; the portable
  * versions are what compilers cannot always see through (about 3x slower Fp
- * additions, measured in doc/perf.md).
+ * additions, measured in doc/performance.md).
  */
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <x86intrin.h>

@@ -1,9 +1,9 @@
 /*
- * backend.h — the prover backend interface (DESIGN.md "Layers": prepare,
- * prove_start, prove_finish, release). The engine, the commands and the
- * benchmarks prove through it; the CPU backend (backend_cpu.c) always
- * exists, a CUDA backend (src/gpu, C-callable) provides another
- * cuzk_backend_ops value.
+ * backend.h — the prover backend interface (doc/design.md, "The backend
+ * interface": prepare, prove_start, prove_finish, release). The engine, the
+ * commands and the benchmarks prove through it; the CPU backend
+ * (backend_cpu.c) always exists, a CUDA backend (src/gpu, C-callable)
+ * provides another cuzk_backend_ops value.
  *
  * Objects
  *   cuzk_backend      one instance: the ops, a thread count, a device ordinal
@@ -21,8 +21,7 @@
  * standard-layout structs). The inline dispatchers at the end call through
  * the header's ops.
  *
- * Ownership (the reference system had a use-after-free exactly here,
- * REFERENCE-SYSTEM.md §7):
+ * Ownership (the reference system had a use-after-free exactly here):
  *   - prepare BORROWS the circuit and parameters (or the zkey): they stay
  *     open and unchanged until release_key.
  *   - prove_start borrows the witness for the call only; stage borrows it
@@ -216,13 +215,13 @@ static inline cuzk_status cuzk_backend_prove_start(cuzk_backend *be, cuzk_backen
  * Announces a coming prove_start(key, w) so that the backend can move the
  * witness ahead of it, beside the proof the key is computing now (the GPU
  * backend copies it into a second device buffer on a copy stream: the
- * pre-staging of DESIGN.md). Returns at once. Announcements are taken in
- * order, one per prove_start of the same witness, and should follow the
- * order of the proofs (announce the next witness, then prove the current
- * one). Staging never changes a proof: a prove_start whose witness is not
- * the one staged uploads it as usual, and once the prove_start of w has
- * begun nothing is copied from w for it any more (its announcement and
- * older ones it overtook are dropped). With several threads proving on one
+ * pre-staging of doc/gpu.md, "The GPU backend"). Returns at once.
+ * Announcements are taken in order, one per prove_start of the same witness,
+ * and should follow the order of the proofs (announce the next witness, then
+ * prove the current one). Staging never changes a proof: a prove_start
+ * whose witness is not the one staged uploads it as usual, and once the
+ * prove_start of w has begun nothing is copied from w for it any more (its
+ * announcement and older ones it overtook are dropped). With several threads proving on one
  * key, or announcements out of order, proofs stay right but may not gain.
  * A key keeps 4 announcements (a fifth drops the oldest). w == NULL
  * withdraws them all, waiting for a copy in progress. The caller keeps an

@@ -39,11 +39,11 @@ void cuzk_groth16_vk_free(cuzk_groth16_vk *vk);
 
 /*
  * Verifies proof against vk and the public inputs (n_public plain scalars,
- * each < r). Stricter than snarkjs (FORMATS.md §11): the count must equal
- * vk->n_public, each input must be canonical, A, C must be finite points of
- * G1 and B a finite point of G2. Returns CUZK_OK for a valid proof,
- * CUZK_ERR_PROOF_INVALID when the pairing equation fails, or the input error,
- * with the reason in *err.
+ * each < r). Stricter than snarkjs (doc/formats.md, Verification): the
+ * count must equal vk->n_public, each input must be canonical, A, C must be
+ * finite points of G1 and B a finite point of G2. Returns CUZK_OK for a
+ * valid proof, CUZK_ERR_PROOF_INVALID when the pairing equation fails, or the
+ * input error, with the reason in *err.
  */
 cuzk_status cuzk_groth16_verify(const cuzk_groth16_vk *vk, const uint64_t (*pub)[4],
                                 size_t n_public, const cuzk_groth16_proof *proof,
@@ -121,7 +121,7 @@ cuzk_status cuzk_groth16_vk_from_zkey(cuzk_groth16_vk *vk, const cuzk_zkey *zk,
 
 /*
  * Milliseconds per stage of a bellman-form proof, named as the reference
- * system's timing lines (REFERENCE-SYSTEM.md §11) so logs compare directly.
+ * system's timing lines (its CUZK_TIMING log line) so logs compare directly.
  * The snarkjs path keeps cuzk_groth16_timings; this prover fills both (the
  * partial's t with the per-MSM view, this one with the per-kind view).
  */

@@ -1,13 +1,15 @@
 /*
  * proof192.h — bellman/Filecoin Groth16 proofs: the 192-byte encoding,
  * concatenated partition proofs, and verification against a bellman
- * verifying key (FORMATS.md §9, §11; params.h for the .vk).
+ * verifying key (doc/formats.md, The 192-byte proof and Verification; params.h
+ * for the .vk).
  *
  * Encoding (bellperson `Proof::write`): A as a 48-byte compressed G1 point,
  * B as a 96-byte compressed G2 point (Fp2 written c1 then c0), C as a 48-byte
- * compressed G1 point, zcash flags (FORMATS.md §7): 192 bytes, no header. A
- * job of N partitions is the N proofs concatenated in partition order, N x
- * 192 bytes, again without a header (PoRep 32 GiB: 10 x 192 = 1920 bytes).
+ * compressed G1 point, zcash flags (doc/formats.md, zcash point encoding):
+ * 192 bytes, no header. A job of N partitions is the N proofs concatenated
+ * in partition order, N x 192 bytes, again without a header (PoRep 32 GiB:
+ * 10 x 192 = 1920 bytes).
  *
  * Decoding checks, per element, in this order: flag bits (compressed bit
  * set, infinity bit only on the all-zero encoding, sign bit only on finite

@@ -6,8 +6,9 @@
  *
  * Scalars: the witness arrives plain (.wtns); the key's coefficients are
  * v*R^2, so one Montgomery product with a plain witness value gives v*w in
- * Montgomery form (FORMATS.md §2.3). a, b, c and H are Montgomery; H is
- * converted to plain limbs for its MSM; the witness MSMs use the witness as is.
+ * Montgomery form (doc/formats.md, zkey coefficients). a, b, c and H are
+ * Montgomery; H is converted to plain limbs for its MSM; the witness MSMs use
+ * the witness as is.
  */
 #include "groth16/groth16.h"
 

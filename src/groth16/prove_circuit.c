@@ -1,7 +1,8 @@
 /*
  * prove_circuit.c — the Groth16 prover for bellman / Filecoin parameters
  * (.params) over our CSR circuits: bellperson's prover with the MSMs split as
- * the reference system splits them (REFERENCE-SYSTEM.md §4.2-4.4).
+ * the reference system splits them (a batch-add of the bases whose scalar is
+ * 1, Pippenger over the other scalars).
  *
  * Scalars: the witness is plain (witness.h); the SpMV works on a Montgomery
  * copy and leaves a, b, c in Montgomery form; H comes out of cuzk_h_bellman

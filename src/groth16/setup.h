@@ -7,7 +7,7 @@
  * without a ceremony.
  *
  * The parameters are those of bellman's generator (groth16/generator.rs,
- * FORMATS.md §8, REFERENCE-SYSTEM.md §4.4), computed directly in Fr:
+ * doc/formats.md, bellman .params and .vk), computed directly in Fr:
  *   domain N = 2^k >= n_constraints + n_inputs, omega_N from 7^t
  *   (CUZK_NTT_ROOT7); QAP rows are the constraints, then one row
  *   input_i * 0 = 0 per input (row n_constraints + i);

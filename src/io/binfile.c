@@ -1,4 +1,5 @@
-/* binfile.c — the iden3 binary container (binfile.h; FORMATS.md §1). */
+/* binfile.c — the iden3 binary container (binfile.h; doc/formats.md, iden3
+ * container). */
 #include "io/binfile.h"
 #include "util/mapfile.h"
 #include "util/mem.h"

@@ -1,6 +1,6 @@
 /*
  * binfile.h — the iden3 binary container shared by .zkey, .wtns, .r1cs and
- * .ptau (FORMATS.md §1).
+ * .ptau (doc/formats.md, iden3 container).
  *
  * Layout: 4-byte ASCII magic, u32 version, u32 nSections, then nSections
  * records of (u32 id, u64 size, payload). All integers little-endian.

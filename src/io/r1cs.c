@@ -1,4 +1,4 @@
-/* r1cs.c — .r1cs reader and witness check (r1cs.h; FORMATS.md §4). */
+/* r1cs.c — .r1cs reader and witness check (r1cs.h; doc/formats.md, r1cs). */
 #include "io/r1cs.h"
 
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /*
- * r1cs.h — circom constraint systems (.r1cs version 1, FORMATS.md §4),
+ * r1cs.h — circom constraint systems (.r1cs version 1; doc/formats.md, r1cs),
  * BLS12-381 only.
  *
  * Section 1 (header): u32 n8, prime, u32 nWires, nPubOut, nPubIn, nPrvIn,

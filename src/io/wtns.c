@@ -1,4 +1,4 @@
-/* wtns.c — .wtns reader (wtns.h; FORMATS.md §3). */
+/* wtns.c — .wtns reader (wtns.h; doc/formats.md, wtns). */
 #include "io/wtns.h"
 
 #include <stdlib.h>

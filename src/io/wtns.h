@@ -1,5 +1,5 @@
 /*
- * wtns.h — circom/snarkjs witness files (.wtns version 2, FORMATS.md §3),
+ * wtns.h — circom/snarkjs witness files (.wtns version 2; doc/formats.md, wtns),
  * BLS12-381 only.
  *
  * Section 1: u32 n8, prime (n8 bytes LE), u32 nWitness. Section 2: nWitness

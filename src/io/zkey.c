@@ -1,4 +1,4 @@
-/* zkey.c — snarkjs Groth16 .zkey reader (zkey.h; FORMATS.md §2). */
+/* zkey.c — snarkjs Groth16 .zkey reader (zkey.h; doc/formats.md, zkey). */
 #include "io/zkey.h"
 
 #include <stdio.h>
@@ -344,7 +344,7 @@ static cuzk_status coefs_check(cuzk_zkey *zk, cuzk_error *err) {
  * is reported as the size disagreement it causes), then the memory-bound part
  * on OpenMP threads, one task per section: the copies of misaligned point
  * sections with their canonical checks, and the coefficient records. On a
- * 2-core VM this halves the open of a 22 MB key (doc/perf.md). Errors are
+ * 2-core VM this halves the open of a 22 MB key (doc/performance.md). Errors are
  * reported in a fixed order whatever the threads did: records, then the
  * sections in file order; the costlier curve/subgroup levels (and every
  * check under CUZK_ZKEY_PARALLEL, which spreads each section over all

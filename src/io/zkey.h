@@ -1,5 +1,6 @@
 /*
- * zkey.h — snarkjs Groth16 proving keys (.zkey, FORMATS.md §2), BLS12-381 only.
+ * zkey.h — snarkjs Groth16 proving keys (.zkey; doc/formats.md, zkey),
+ * BLS12-381 only.
  *
  * The file is memory-mapped. Point sections are exposed as arrays of
  * cuzk_g1_aff / cuzk_g2_aff: the LEM encoding (6 little-endian 64-bit words
@@ -37,7 +38,7 @@
 #include "ec/g2.h"
 #include "poly/ntt.h"
 
-/* Section ids (FORMATS.md §2.2). */
+/* Section ids (doc/formats.md, zkey sections). */
 enum {
     CUZK_ZKEY_SEC_PROTOCOL = 1,
     CUZK_ZKEY_SEC_HEADER = 2,
@@ -56,9 +57,10 @@ enum {
 #define CUZK_ZKEY_CHECK_SUBGROUP 2u /* every point in the r-torsion (implies CURVE) */
 #define CUZK_ZKEY_PARALLEL 4u       /* run the point checks on OpenMP threads */
 
-/* The key's domain was built on the root cuzk_ntt_root (ntt.h; FORMATS.md §2.4). */
+/* The key's domain was built on the root cuzk_ntt_root (ntt.h; doc/formats.md,
+ * zkey domain and root of unity). */
 
-/* What the H bases are (FORMATS.md §2.5, §10). */
+/* What the H bases are (doc/formats.md, zkey H points; Two H conventions). */
 typedef enum {
     /* n Lagrange points on the odd coset of the 2n domain; scalars are
      * A*B - C at those points, no division by Z. */

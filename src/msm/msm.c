@@ -73,12 +73,13 @@ static unsigned msm_window_bits_1(size_t n) {
 }
 
 /* The measured windows of the batch-affine path with the tree reduction (G1,
- * 1 thread, 2-vCPU VM, ms, doc/perf.md 2026-11-30): from 2^9 points c = 10
- * (2^11: c = 9..13 21.3 19.2 20.2 20.3 20.5); from 2^12 c = 13 (2^12: c = 10
- * 34.1, 13 33.4; 2^13 67.7 / 60.1; 2^14 c = 11..14 127 117 104 117; 2^16 492
- * 437 381 427; 2^18 c = 13, 14, 16: 1513 1681 2034). c = 12 loses to 13 for
- * its batch of 512 pairs among 2048 buckets (collisions defer points); c = 14
- * to the larger bucket array. Beyond 2^18 (unmeasured since) the model. */
+ * 1 thread, 2-vCPU VM, ms, 2026-11-30; doc/performance.md, CPU MSM): from
+ * 2^9 points c = 10 (2^11: c = 9..13 21.3 19.2 20.2 20.3 20.5); from 2^12
+ * c = 13 (2^12: c = 10 34.1, 13 33.4; 2^13 67.7 / 60.1; 2^14 c = 11..14 127
+ * 117 104 117; 2^16 492 437 381 427; 2^18 c = 13, 14, 16: 1513 1681 2034).
+ * c = 12 loses to 13 for its batch of 512 pairs among 2048 buckets
+ * (collisions defer points); c = 14 to the larger bucket array. Beyond 2^18
+ * (unmeasured since) the model. */
 #define MSM_AFFINE_MIN_N 512
 #define MSM_AFFINE_C_SMALL 10
 #define MSM_AFFINE_LARGE_N 4096
@@ -146,10 +147,10 @@ void cuzk__msm_plan_make_bits(cuzk__msm_plan *p, size_t n, unsigned threads, uns
 /* GLV from this many participating points up to MSM_GLV_MAX_N. It won at every
  * size measured from 1 to 2^18 points (G1, 2-vCPU VM, 1 thread, GLV vs plain,
  * min ms: 2^4 0.48 / 0.64, 2^8 3.28 / 4.26, 2^12 29.1 / 34.5, 2^15 168 / 185,
- * 2^16 342 / 349, 2^18 1318 / 1339; doc/perf.md 2026-11-30). At 2^20 on one
- * thread it lost (5341 / 4791 ms): there the plain route takes c = 16 (16
- * windows of 2^20 points) where GLV at c = 13 adds 10 windows of 2^21, and
- * the reductions it halves are a small share. Above 2^18 the plain route. */
+ * 2^16 342 / 349, 2^18 1318 / 1339; 2026-11-30, doc/performance.md). At
+ * 2^20 on one thread it lost (5341 / 4791 ms): there the plain route takes
+ * c = 16 (16 windows of 2^20 points) where GLV at c = 13 adds 10 windows of
+ * 2^21, and the reductions it halves are a small share. Above 2^18 the plain route. */
 #define MSM_GLV_MIN_N 1
 #define MSM_GLV_MAX_N ((size_t)1 << 18)
 

@@ -3,8 +3,8 @@
  * classification of scalars and the "bitmap batch-add" of the bases whose scalar
  * is 1. VARIABLE TIME: everything here branches and indexes memory on the
  * scalars and on the points. It is meant for public data or for data whose
- * timing is accepted to leak (the prover's MSMs over witness scalars; see
- * DESIGN.md); never call it with secret scalars that must stay secret.
+ * timing is accepted to leak (the prover's MSMs over witness scalars, as in
+ * bellman); never call it with secret scalars that must stay secret.
  *
  * Inputs
  *   bases    affine points (cuzk_g1_aff / cuzk_g2_aff, Montgomery coordinates);

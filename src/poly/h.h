@@ -1,6 +1,6 @@
 /*
- * h.h — the quotient polynomial H of Groth16 in the two conventions of
- * FORMATS.md section 10 (DESIGN.md "Two H conventions").
+ * h.h — the quotient polynomial H of Groth16 in its two conventions
+ * (doc/formats.md, Two H conventions).
  *
  * Input for both: a, b, c hold the n = d->n evaluations of A, B, C on
  * <omega_n> in natural order (a[i] = A(omega_n^i), row i of the constraint
@@ -40,7 +40,8 @@
 #include "ff/fr.h"
 #include "poly/ntt.h"
 
-/* bellman's coset shift: the multiplicative generator of Fr^* (FORMATS.md 10). */
+/* bellman's coset shift: the multiplicative generator of Fr^* (doc/formats.md,
+ * Two H conventions). */
 #define CUZK_H_BELLMAN_COSET_GEN 7
 
 CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_h_snarkjs(const cuzk_ntt_domain *d, cuzk_fr *a,

@@ -6,10 +6,11 @@
  * Domain. A cuzk_ntt_domain of size n = 2^k is the group <omega_n> of n-th
  * roots of unity, with omega_n taken from one of two fixed roots of order 2^32
  * (the 2-adicity of r - 1), because the proving key fixes which one:
- *   CUZK_NTT_ROOT5: omega_2^32 = 5^t  (snarkjs/ffjavascript .zkey; FORMATS.md 2.4)
+ *   CUZK_NTT_ROOT5: omega_2^32 = 5^t  (snarkjs/ffjavascript .zkey)
  *   CUZK_NTT_ROOT7: omega_2^32 = 7^t  (bellman/zkcrypto/blstrs .params)
  * with t = (r - 1)/2^32, and omega_n = omega_2^32^(2^(32-k)). Using the wrong
- * root gives invalid proofs, never an error, so each key records its root.
+ * root gives invalid proofs, never an error, so each key records its root
+ * (doc/formats.md, zkey domain and root of unity).
  *
  * Transforms. Every transform works in place on n elements in Montgomery
  * form. "Forward" maps coefficients p_0..p_{n-1} of p(x) = sum p_j x^j to the

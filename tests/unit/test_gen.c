@@ -9,7 +9,8 @@
  *    must fail it (so the check can fail);
  *  - statistics recomputed here from the CSR arrays and the witness values
  *    (own loops and bitmaps), compared with the reference targets
- *    (REFERENCE-SYSTEM.md §14) and with the generator's own report.
+ *    (the reference system's PoRep-32G figures) and with the generator's
+ *    own report.
  * Determinism: same seed -> identical circuit and witness bytes for 1, 2 and
  * 3 threads; another seed -> another circuit.
  */

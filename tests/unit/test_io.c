@@ -363,7 +363,7 @@ static void zmodel_make(zmodel *m, uint32_t n_vars, uint32_t n_public, uint32_t 
     for (uint32_t i = 0; i < n_vars; i++) rand_g2(&m->b2[i]);
     rand_g1_run(m->c, n_vars - n_public - 1);
     rand_g1_run(m->h, domain);
-    /* Infinity where snarkjs keys have it (FORMATS.md §2.6). */
+    /* Infinity where snarkjs keys have it (doc/formats.md, zkey points at infinity). */
     cuzk_g1_aff_set_inf(&m->b1[n_vars - 1]);
     cuzk_g2_aff_set_inf(&m->b2[n_vars - 1]);
     if (n_vars - n_public - 1 > 0) cuzk_g1_aff_set_inf(&m->c[0]);

@@ -2,9 +2,9 @@
  * test_ntt.c — NTT domains, transforms and the two Groth16 H conventions.
  *
  * References are independent of src/poly: roots come from 5^t and 7^t
- * computed here with cuzk_fr_pow (and checked against FORMATS.md's hex
- * values), transforms against naive evaluation by Horner's rule and naive
- * interpolation by the inverse-DFT sum, H against direct polynomial
+ * computed here with cuzk_fr_pow (and checked against the hex values in
+ * doc/formats.md), transforms against naive evaluation by Horner's rule and
+ * naive interpolation by the inverse-DFT sum, H against direct polynomial
  * arithmetic on those interpolants.
  */
 #include <stdlib.h>

@@ -4,8 +4,9 @@
  * (src/groth16/proof192.h).
  *
  * An honest setup for a tiny circuit is made here from known toxic waste
- * (tau, alpha, beta, gamma, delta) following FORMATS.md §8 with the QAP over
- * Lagrange polynomials of the 7^t domain, computed in closed form in Fr:
+ * (tau, alpha, beta, gamma, delta) following bellman's generator
+ * (doc/formats.md, bellman .params and .vk) with the QAP over Lagrange
+ * polynomials of the 7^t domain, computed in closed form in Fr:
  *   circuit: x * x = a1, a1 * x = a2, (a2 + 5x) * 1 = a3, then bellman's
  *   input rows 1 * 0 = 0, x * 0 = 0; inputs (1, x), aux (a1, a2, a3);
  *   5 rows, domain N = 8, h has 7 points; a3 never appears in A and only

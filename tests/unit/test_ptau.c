@@ -2,8 +2,9 @@
  * test_ptau.c — the development powers-of-tau writer (src/groth16/ptau.h).
  *
  * Independent references: SHA-256 test vectors (FIPS 180-2 examples); the
- * 2^32-th root of unity 5^t as printed in FORMATS.md §2.4; the Lagrange
- * blocks checked through the interpolation identity
+ * 2^32-th root of unity 5^t as printed in doc/formats.md (zkey domain and
+ * root of unity); the Lagrange blocks checked through the interpolation
+ * identity
  *   sum_i L_i(tau) omega^(ik) = tau^k   (k < m)
  * (a forward DFT of block j gives back the powers of tau), in Fr and on the
  * points against the monomial sections, and every monomial point against
@@ -64,7 +65,7 @@ static void test_sha256(void) {
     free(a);
 }
 
-/* omega_(2^32) from the constant printed in FORMATS.md, then squared down. */
+/* omega_(2^32) from the constant printed in doc/formats.md, then squared down. */
 static void ref_root(cuzk_fr *w, unsigned j) {
     uint8_t be[32];
     hex_to_bytes(be, "0212d79e5b416b6f0fd56dc8d168d6c0c4024ff270b3e0941b788f500b912f1f", 32);

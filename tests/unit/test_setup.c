@@ -730,8 +730,8 @@ static void g2_acc(cuzk_g2_jac *acc, const cuzk_g2_aff *p, const cuzk_fr *k) {
  * of its own whose value closes <A,w><B,w> = <C,w>), a setup from fresh waste, and a proof made
  * here from the parameter points alone, with the quotient
  * h(x) = (a(x) b(x) - c(x)) / (x^N - 1) by naive interpolation and long
- * division (remainder checked zero) — bellman's assembly, FORMATS.md §8 and
- * REFERENCE-SYSTEM.md §4.4. It must pass cuzk_groth16_verify on the
+ * division (remainder checked zero) — bellman's assembly (doc/formats.md,
+ * bellman .params and .vk). It must pass cuzk_groth16_verify on the
  * parameters' vk and fail for a changed public input.
  */
 static void test_proof_verifies(void) {
