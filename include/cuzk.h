@@ -1,13 +1,46 @@
 /*
- * cuzk.h — the one public header of cuzk, a Groth16 proving engine for
- * BLS12-381 (CPU and CUDA backends).
+ * cuzk.h — the one public header of cuzk, a Groth16 prover for BLS12-381
+ * with a CPU and a CUDA backend.
  *
- * Conventions (see doc/api.md when it grows):
- *  - Every public identifier starts with cuzk_ (macros CUZK_).
- *  - Functions that can fail on caller input return a cuzk_status; CUZK_OK is 0.
- *  - Argument order: context, outputs, in/out, inputs; a count follows its
- *    array; flags come last.
- *  - Serialized forms are fixed-size byte blobs with parse and serialize calls.
+ * What it offers:
+ *   - a context (cuzk_context): which backend, which GPUs, how many threads,
+ *     memory limits, whether proofs are checked before they are returned;
+ *   - keys (cuzk_key): a snarkjs .zkey, or one of our circuit files with its
+ *     bellman .params; prepared once (resident on the GPU, or the CPU's NTT
+ *     domain), then used for any number of proofs;
+ *   - proving: one proof, N partitions at once (spread over the context's
+ *     GPUs or CPU lanes), or the split form (start, then finish) for
+ *     pipelines;
+ *   - verification against a snarkjs verification_key.json, a bellman .vk or
+ *     .params, or the key itself; one proof or N partitions;
+ *   - encodings: the 192-byte proof (zcash/bellman compressed points), the
+ *     snarkjs proof.json, public.json and verification_key.json; files
+ *     written whole or not at all.
+ *
+ * Conventions
+ *   - Every public identifier starts with cuzk_ (macros CUZK_).
+ *   - Calls that can fail return a cuzk_status (CUZK_OK is 0) and take a
+ *     last argument `cuzk_error *err` (may be NULL) that receives the status
+ *     and one sentence naming what was wrong and where: the file and offset,
+ *     the partition, the constraint. On failure every output argument is
+ *     left empty (NULL handles, zeroed counts) unless said otherwise.
+ *   - Argument order: the context or key, outputs, in/out, inputs; a count
+ *     follows its array; flags come last.
+ *   - Scalars (public inputs, witness values, r and s) are 32 bytes,
+ *     little-endian, canonical (below the group order r).
+ *   - Ownership: a handle is owned by whoever created it and freed by the
+ *     matching release/free call (each accepts NULL). Memory returned
+ *     through `char **` or `uint8_t **` is freed with cuzk_free. Input
+ *     pointers are borrowed for the call only, unless a function says
+ *     otherwise.
+ *   - Thread safety: functions on distinct objects may run at once on any
+ *     threads. A context, a key and a verifying key are safe to share
+ *     between threads once created (proofs on one key from several threads
+ *     at once are allowed; the key serializes what its device requires). A
+ *     pending proof belongs to one thread at a time. Releasing an object
+ *     while another thread uses it is a caller error.
+ *   - No global state: nothing here reads the environment or changes
+ *     process-wide settings, except cuzk_cpu_force_portable (documented).
  */
 #ifndef CUZK_H
 #define CUZK_H
@@ -25,13 +58,23 @@ extern "C" {
 #define CUZK_WARN_UNUSED_RESULT
 #endif
 
+/* Marks what the shared library exports; everything else in it is hidden. */
+#if defined(__GNUC__) && !defined(_WIN32)
+#define CUZK_API __attribute__((visibility("default")))
+#else
+#define CUZK_API
+#endif
+
 #define CUZK_VERSION_MAJOR 0
-#define CUZK_VERSION_MINOR 1
+#define CUZK_VERSION_MINOR 2
 #define CUZK_VERSION_PATCH 0
+
+/* ==== status and errors =================================================== */
 
 /*
  * Status codes. One table generates the enum, cuzk_strerror and
- * cuzk_status_name, so the three never disagree.
+ * cuzk_status_name, so the three never disagree. Values are stable: new
+ * codes are added at the end.
  */
 #define CUZK_STATUS_MAP(XX)                                                    \
     XX(OK, "success")                                                          \
@@ -48,7 +91,8 @@ extern "C" {
     XX(ERR_UNSUPPORTED, "unsupported feature or format")                       \
     XX(ERR_PROOF_INVALID, "proof does not verify")                             \
     XX(ERR_WITNESS_UNSATISFIED, "witness does not satisfy the circuit")        \
-    XX(ERR_GPU, "GPU error")
+    XX(ERR_GPU, "GPU error")                                                   \
+    XX(ERR_KEY_CORRUPT, "the proving key is corrupt")
 
 typedef enum {
 #define CUZK__STATUS_ENUM(name, msg) CUZK_##name,
@@ -58,33 +102,51 @@ typedef enum {
 } cuzk_status;
 
 /* A human-readable sentence for a status ("unknown status" if out of range). */
-const char *cuzk_strerror(cuzk_status st);
+CUZK_API const char *cuzk_strerror(cuzk_status st);
 /* The symbolic name without prefix, e.g. "ERR_NOT_ON_CURVE". */
-const char *cuzk_status_name(cuzk_status st);
+CUZK_API const char *cuzk_status_name(cuzk_status st);
 
-/* "0.1.0" */
-const char *cuzk_version(void);
+#define CUZK_ERROR_MSG_BYTES 512
+
+/* A status and the sentence that explains it (empty for CUZK_OK). A message
+ * longer than the buffer ends in "...". */
+typedef struct {
+    cuzk_status status;
+    char msg[CUZK_ERROR_MSG_BYTES];
+} cuzk_error;
+
+/* err's message, or cuzk_strerror(err->status) when it has none. */
+CUZK_API const char *cuzk_error_text(const cuzk_error *err);
+
+/* Frees memory the library returned through a char ** or uint8_t ** output. */
+CUZK_API void cuzk_free(void *p);
+
+/* "0.2.0" */
+CUZK_API const char *cuzk_version(void);
+
+/* ==== the CPU's arithmetic kernels ======================================== */
 
 /*
- * CPU features used by the arithmetic. The x86-64 BMI2/ADX path is chosen at
- * run time (CPUID) unless disabled with cuzk_cpu_force_portable(1) or the
- * environment variable CUZK_NO_ASM=1.
+ * The x86-64 BMI2/ADX path is chosen at load time from CPUID.
  */
 #define CUZK_CPU_ADX 1u  /* mulx/adcx/adox Montgomery kernels in use */
 #define CUZK_CPU_IFMA 2u /* AVX-512 IFMA batch kernels in use (the MSM's G1 buckets) */
-unsigned cuzk_cpu_features(void);
+CUZK_API unsigned cuzk_cpu_features(void);
 /* Those kernels in words, for reports: "x86-64 BMI2/ADX" or "portable C",
  * with " + AVX-512 IFMA" when the batch kernels run. */
-const char *cuzk_cpu_kernels(void);
-/* Switch every later field operation to the portable C kernels (1) or back to
- * the best available ones (0). Not thread-safe against concurrent arithmetic;
- * meant for tests and benchmarks. */
-void cuzk_cpu_force_portable(int on);
+CUZK_API const char *cuzk_cpu_kernels(void);
+/* Switches every later field operation of the process to the portable C
+ * kernels (1) or back to the best available ones (0). Process-wide and not
+ * thread-safe against concurrent arithmetic: call it before any other
+ * thread uses the library (the command does so for CUZK_NO_ASM=1). */
+CUZK_API void cuzk_cpu_force_portable(int on);
+
+/* ==== point encodings ===================================================== */
 
 /*
- * Point encodings (BLS12-381). zcash/bellman form: big-endian, flag bits in
- * the top three bits of byte 0, Fp2 as c1 then c0. snarkjs form: little-endian
- * Montgomery coordinates, c0 first, infinity as all zero bytes.
+ * zcash/bellman form: big-endian, flag bits in the top three bits of byte 0,
+ * Fp2 as c1 then c0. snarkjs form: little-endian Montgomery coordinates, c0
+ * first, infinity as all zero bytes.
  */
 #define CUZK_G1_COMPRESSED_BYTES 48
 #define CUZK_G1_UNCOMPRESSED_BYTES 96
@@ -92,12 +154,355 @@ void cuzk_cpu_force_portable(int on);
 #define CUZK_G2_UNCOMPRESSED_BYTES 192
 
 /*
- * Check a zcash-encoded G1/G2 point (compressed or uncompressed, chosen by
+ * Checks a zcash-encoded G1/G2 point (compressed or uncompressed, chosen by
  * len): flags, canonical coordinates, curve equation and subgroup. Returns
  * CUZK_OK for a valid point (the point at infinity included).
  */
-CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_g1_validate(const uint8_t *in, size_t len);
-CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_g2_validate(const uint8_t *in, size_t len);
+CUZK_API CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_g1_validate(const uint8_t *in, size_t len);
+CUZK_API CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_g2_validate(const uint8_t *in, size_t len);
+
+/* ==== contexts ============================================================ */
+
+typedef enum {
+    CUZK_BACKEND_AUTO = 0, /* a GPU for keys from a 2^auto_gpu_min_log domain, when present */
+    CUZK_BACKEND_CPU = 1,
+    CUZK_BACKEND_GPU = 2 /* CUZK_ERR_UNSUPPORTED when the build or machine has none */
+} cuzk_backend_kind;
+
+/* Lanes a context can drive at once (GPU ordinals listed, or CPU lanes). */
+#define CUZK_MAX_LANES 64
+
+/*
+ * How a context proves. Fill with cuzk_options_init, then change fields.
+ * Every field has a working default; nothing is read from the environment.
+ */
+typedef struct {
+    /* sizeof(cuzk_options), set by cuzk_options_init: lets later versions
+     * add fields at the end without breaking callers built against this one */
+    size_t struct_size;
+    cuzk_backend_kind backend; /* default AUTO */
+    /* GPU ordinals, one lane each (an ordinal listed twice gets two lanes,
+     * each with its own copy of a key: one partition's host work beside the
+     * other's kernels). n_devices 0: device 0. Ignored on the CPU. */
+    int devices[CUZK_MAX_LANES];
+    size_t n_devices;
+    /* CPU backend: partitions proved at a time (the cores shared among
+     * them); 0 or 1: one. */
+    unsigned cpu_lanes;
+    /* CPU threads a lane may use; 0: all cores (divided among cpu_lanes). */
+    unsigned threads;
+    /* AUTO takes a GPU only for keys whose domain is at least 2^this (below,
+     * bringing the device up costs more than the proof). Default 16. */
+    unsigned auto_gpu_min_log;
+    /* Bytes of host memory a key may hold (its circuit, parameters or
+     * zkey as read, and the buffers of its lanes); 0: no limit. A key over
+     * the limit is refused with CUZK_ERR_NOMEM before anything is read. */
+    uint64_t host_memory_limit;
+    /* Bytes of device memory a key may take on each card; 0: what the card
+     * has free. A key whose resident size exceeds it is refused
+     * (CUZK_ERR_NOMEM) on the GPU backend, or proved on the CPU with AUTO. */
+    uint64_t device_memory_limit;
+    /* 1 (default): every proof is verified against the key's verifying key
+     * before it is returned; a failure is reported as the witness's fault
+     * or the key's, with the offset of a corrupt point where one is found.
+     * 0: skip (the caller verifies). */
+    int self_check;
+    /* Progress and timing lines (one sentence each, no newline), e.g. per
+     * partition stage times; NULL: none. Called from the proving threads. */
+    void (*log)(void *user, const char *line);
+    void *log_user;
+} cuzk_options;
+
+/* The defaults above. */
+CUZK_API void cuzk_options_init(cuzk_options *opt);
+
+typedef struct cuzk_context cuzk_context;
+
+/*
+ * A context with a copy of *opt (NULL: the defaults). Checks the options
+ * (CUZK_ERR_INVALID_ARG naming the field) and, for backend GPU, that the
+ * build has CUDA and the listed devices exist (CUZK_ERR_UNSUPPORTED or
+ * CUZK_ERR_INVALID_ARG). Devices are brought up when a key is prepared.
+ */
+CUZK_API CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_context_create(cuzk_context **out,
+                                                                 const cuzk_options *opt,
+                                                                 cuzk_error *err);
+/* Frees the context; its keys must be released first. NULL is a no-op. */
+CUZK_API void cuzk_context_destroy(cuzk_context *ctx);
+/* CUDA devices present (0 without a device, a driver or a CUDA build). */
+CUZK_API int cuzk_gpu_count(void);
+
+/* ==== keys ================================================================ */
+
+typedef struct cuzk_key cuzk_key;
+
+/*
+ * A proving key from a snarkjs .zkey (Groth16, BLS12-381). The file stays
+ * mapped until cuzk_key_release. Its header and sections are checked now;
+ * its points when the self-check needs to explain a failure.
+ */
+CUZK_API CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_key_open_zkey(cuzk_context *ctx,
+                                                                cuzk_key **out,
+                                                                const char *zkey_path,
+                                                                cuzk_error *err);
+
+/*
+ * A proving key from one of our circuit files (CSR form: `cuzk import` makes
+ * one from a circom .r1cs, `cuzk gen-circuit` synthetic ones) and its bellman
+ * .params. The counts of both must agree (CUZK_ERR_INVALID_ARG naming both
+ * files and the count). With a GPU backend the parameters' points stay in the
+ * file until each lane's device reads and checks them.
+ */
+CUZK_API CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_key_open_params(cuzk_context *ctx,
+                                                                  cuzk_key **out,
+                                                                  const char *circuit_path,
+                                                                  const char *params_path,
+                                                                  cuzk_error *err);
+
+/*
+ * Gives a zkey its circuit (circom's .r1cs), so that a witness that does not
+ * satisfy it is reported with its first failing constraint, and a proof that
+ * fails its self-check although the witness satisfies the circuit is blamed
+ * on the key. CUZK_ERR_IO or a format error when the file cannot be read,
+ * CUZK_ERR_INVALID_ARG when it is not the key's circuit (counts differ),
+ * CUZK_ERR_UNSUPPORTED for a circuit key.
+ */
+CUZK_API CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_key_attach_r1cs(cuzk_key *key,
+                                                                  const char *r1cs_path,
+                                                                  cuzk_error *err);
+
+/*
+ * Makes the key ready to prove on every lane of its context: the GPU
+ * backend uploads it to each listed device (resident), the CPU builds its
+ * NTT domain. Optional: the first proof prepares what it needs. Returns when
+ * proofs can start (on a GPU the vectors after the first may still be
+ * loading; proofs wait for what they need). Idempotent.
+ */
+CUZK_API CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_key_prepare(cuzk_key *key, cuzk_error *err);
+
+/* Releases the caller's handle. The key's device memory and files are freed
+ * at once, or when the last pending proof started on it is released (a
+ * pending proof keeps its key alive). NULL is a no-op. */
+CUZK_API void cuzk_key_release(cuzk_key *key);
+
+typedef enum { CUZK_KEY_ZKEY = 1, CUZK_KEY_PARAMS = 2 } cuzk_key_kind;
+
+/* What a key is. n_public counts the public inputs without the constant 1;
+ * n_vars the whole witness (the constant 1 included). */
+typedef struct {
+    cuzk_key_kind kind;
+    uint64_t n_public;
+    uint64_t n_vars;
+    uint64_t n_constraints;
+    unsigned domain_log;
+    cuzk_backend_kind backend; /* CPU or GPU: what AUTO chose */
+} cuzk_key_info;
+
+CUZK_API void cuzk_key_get_info(const cuzk_key *key, cuzk_key_info *info);
+
+/* ==== witnesses and proofs ================================================ */
+
+#define CUZK_SCALAR_BYTES 32
+#define CUZK_PROOF_BYTES 192
+
+/*
+ * A proof in the 192-byte form of bellman / Filecoin: A (G1), B (G2), C (G1)
+ * as zcash compressed points. Encode to snarkjs JSON with
+ * cuzk_proof_to_json. A proof of N partitions is N of these in order.
+ */
+typedef struct {
+    uint8_t bytes[CUZK_PROOF_BYTES];
+} cuzk_proof;
+
+/*
+ * Where a witness comes from: a file (path not NULL), either a snarkjs .wtns
+ * or one of our witness files (told apart by their first bytes), or values
+ * in memory (path NULL): n_values scalars of 32 bytes, the whole assignment
+ * in the key's order, values[0] = 1. Borrowed for the call.
+ */
+typedef struct {
+    const char *path;
+    const uint8_t *values;
+    size_t n_values;
+} cuzk_witness_input;
+
+/* Milliseconds per stage of one proof (zero where a stage did not run). */
+typedef struct {
+    double abc_ms;       /* witness -> a, b, c */
+    double check_ms;     /* a_i b_i = c_i on every constraint (circuit keys) */
+    double ntt_ms;       /* H */
+    double msm_h_ms;     /* sum h_i H_i */
+    double prep_ms;      /* density gathers, 0/1/other classification */
+    double batch_add_ms; /* bases whose scalar is 1 */
+    double tail_msm_ms;  /* G1 Pippenger over the other scalars */
+    double b_g2_msm_ms;  /* G2 Pippenger */
+    double key_wait_ms;  /* waiting for the key's vectors to load */
+    double finish_ms;    /* assembly with r, s */
+    double self_check_ms;
+    double total_ms;
+    int witness_staged;  /* 1: the witness was copied to the device beside the proof before */
+} cuzk_proof_times;
+
+/*
+ * One proof. proof: the result; public_inputs (may be NULL): receives the
+ * key's n_public public inputs (n_public x 32 bytes), what a verifier
+ * needs; times (may be NULL). r and s are drawn from the OS CSPRNG.
+ * Errors: CUZK_ERR_INVALID_ARG for a witness of another size or with
+ * values[0] != 1; CUZK_ERR_WITNESS_UNSATISFIED naming the first failing
+ * constraint (circuit keys check every constraint; zkeys are caught by the
+ * self-check); CUZK_ERR_KEY_CORRUPT naming the key's file and offset when
+ * the self-check finds the key at fault; file errors naming the file.
+ */
+CUZK_API CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_prove(cuzk_key *key, cuzk_proof *proof,
+                                                        uint8_t *public_inputs,
+                                                        cuzk_proof_times *times,
+                                                        const cuzk_witness_input *witness,
+                                                        cuzk_error *err);
+
+/*
+ * N proofs of one key (a Filecoin proof's partitions), proofs[i] for
+ * witnesses[i], spread over the context's lanes (each GPU listed, or the
+ * CPU lanes) with each lane's next witness loaded while it proves the
+ * current one. public_inputs (may be NULL): n x n_public x 32 bytes, in
+ * order; times (may be NULL): n entries. The first failure stops the other
+ * lanes; *failed (may be NULL) receives the lowest failing partition among
+ * those tried (n on success) and the message starts "partition i (file)".
+ * On failure nothing in proofs is meaningful.
+ */
+CUZK_API CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_prove_partitions(
+    cuzk_key *key, cuzk_proof *proofs, uint8_t *public_inputs, cuzk_proof_times *times,
+    size_t *failed, const cuzk_witness_input *witnesses, size_t n, cuzk_error *err);
+
+/*
+ * The split form, for pipelines: start does all the heavy work (a, b, c, H
+ * and the MSMs) and returns a pending proof; finish draws r and s,
+ * assembles and self-checks. The key may be released in between (the
+ * pending proof keeps it alive). Several starts may run at once on one key.
+ */
+typedef struct cuzk_pending_proof cuzk_pending_proof;
+
+CUZK_API CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_prove_start(cuzk_key *key,
+                                                              cuzk_pending_proof **out,
+                                                              const cuzk_witness_input *witness,
+                                                              cuzk_error *err);
+/* proof, public_inputs and times as for cuzk_prove. The pending proof is
+ * still to be released, whatever the result. */
+CUZK_API CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_prove_finish(cuzk_pending_proof *pending,
+                                                               cuzk_proof *proof,
+                                                               uint8_t *public_inputs,
+                                                               cuzk_proof_times *times,
+                                                               cuzk_error *err);
+/*
+ * finish with given r and s (32-byte little-endian scalars below the group
+ * order, not zero) instead of fresh random ones. For tests that compare
+ * backends bit for bit: a proof with known r, s is NOT zero-knowledge.
+ */
+CUZK_API CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_prove_finish_with_rs(
+    cuzk_pending_proof *pending, cuzk_proof *proof, uint8_t *public_inputs,
+    cuzk_proof_times *times, const uint8_t r[CUZK_SCALAR_BYTES],
+    const uint8_t s[CUZK_SCALAR_BYTES], cuzk_error *err);
+/* Frees a pending proof, finished or not (wiping its witness-derived
+ * state). NULL is a no-op. */
+CUZK_API void cuzk_pending_proof_release(cuzk_pending_proof *pending);
+
+/* ==== verification ======================================================== */
+
+typedef struct cuzk_vk cuzk_vk;
+
+/* The verifying key of a proving key. */
+CUZK_API CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_vk_from_key(cuzk_vk **out, const cuzk_key *key,
+                                                              cuzk_error *err);
+/*
+ * A verifying key from a file: snarkjs verification_key.json, a bellman .vk,
+ * or a bellman .params (only its verifying key is read; the file's vectors
+ * are not). Every point is checked (curve, subgroup).
+ */
+CUZK_API CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_vk_read(cuzk_vk **out, const char *path,
+                                                          cuzk_error *err);
+/* Public inputs the key verifies (without the constant 1). */
+CUZK_API size_t cuzk_vk_n_public(const cuzk_vk *vk);
+CUZK_API void cuzk_vk_free(cuzk_vk *vk);
+
+/*
+ * Verifies a proof against n_public public inputs (32 bytes each). Stricter
+ * than snarkjs: the count must equal the key's, each input must be
+ * canonical, A and C finite points of G1 and B of G2. CUZK_OK for a valid
+ * proof, CUZK_ERR_PROOF_INVALID when the pairing equation fails, or the
+ * error of a malformed input.
+ */
+CUZK_API CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_verify(const cuzk_vk *vk,
+                                                         const cuzk_proof *proof,
+                                                         const uint8_t *public_inputs,
+                                                         size_t n_public, cuzk_error *err);
+
+/*
+ * Verifies n partition proofs, partition i against public_inputs[i *
+ * n_public * 32 ...]. Stops at the first that fails; *failed (may be NULL)
+ * receives its index (n on success) and the message starts "partition i".
+ */
+CUZK_API CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_verify_partitions(
+    const cuzk_vk *vk, size_t *failed, const cuzk_proof *proofs, size_t n,
+    const uint8_t *public_inputs, size_t n_public, cuzk_error *err);
+
+/* ==== encodings =========================================================== */
+
+/* A proof as snarkjs's proof.json (NUL-terminated; free with cuzk_free).
+ * CUZK_ERR_BAD_ENCODING when proof's bytes are not valid points. */
+CUZK_API CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_proof_to_json(char **json, size_t *len,
+                                                                const cuzk_proof *proof,
+                                                                cuzk_error *err);
+/* A proof from snarkjs JSON text (len bytes; rapidsnark's form too). */
+CUZK_API CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_proof_from_json(cuzk_proof *proof,
+                                                                  const char *json, size_t len,
+                                                                  cuzk_error *err);
+/* n public inputs as snarkjs's public.json (decimal strings). */
+CUZK_API CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_public_to_json(char **json, size_t *len,
+                                                                 const uint8_t *public_inputs,
+                                                                 size_t n, cuzk_error *err);
+/* Public inputs from public.json text: *public_inputs gets *n x 32 bytes
+ * (free with cuzk_free). */
+CUZK_API CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_public_from_json(uint8_t **public_inputs,
+                                                                   size_t *n, const char *json,
+                                                                   size_t len, cuzk_error *err);
+/*
+ * Public inputs of one partition from a file: one of our witness files (its
+ * inputs after the constant 1) or text, one input per line, decimal or
+ * 0x-hex, the constant 1 left out, blank and '#' lines skipped, a last line
+ * without newline accepted, NUL bytes refused. Exactly n_public inputs are
+ * expected; out receives n_public x 32 bytes.
+ */
+CUZK_API CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_public_read(uint8_t *out, size_t n_public,
+                                                              const char *path, cuzk_error *err);
+/* A verifying key as snarkjs's verification_key.json. */
+CUZK_API CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_vk_to_json(char **json, size_t *len,
+                                                             const cuzk_vk *vk, cuzk_error *err);
+
+/*
+ * Reads a whole file (at most max_bytes; CUZK_ERR_BAD_LENGTH above) into
+ * *data (free with cuzk_free), NUL-terminated past *len.
+ */
+CUZK_API CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_file_read(uint8_t **data, size_t *len,
+                                                            const char *path, size_t max_bytes,
+                                                            cuzk_error *err);
+
+/* One output file for cuzk_files_write. */
+typedef struct {
+    const char *path;
+    const void *data;
+    size_t len;
+} cuzk_output;
+
+/*
+ * Writes n files together or not at all: each to a unique temporary file
+ * beside its target, flushed to disk, then all renamed into place. A target
+ * that exists and is not a regular file (a device, a FIFO) is written in
+ * place, never replaced; a directory is refused. Two outputs with one path
+ * are refused before anything is written. On failure no target has
+ * changed and no temporary file is left; a crash can leave only a
+ * temporary file behind, never a partial target.
+ */
+CUZK_API CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_files_write(const cuzk_output *outputs,
+                                                              size_t n, cuzk_error *err);
 
 #ifdef __cplusplus
 }

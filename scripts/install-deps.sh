@@ -29,6 +29,7 @@ if [ "$mode" = test ]; then
     want_cmd node nodejs
     want_cmd npm npm
     want_cmd python3 python3 # regenerates generated files to check they are current
+    want_cmd pkg-config pkgconf # the install test builds the embed example through cuzk.pc
 fi
 
 if [ ${#need[@]} -gt 0 ]; then

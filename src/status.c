@@ -1,6 +1,8 @@
 /* status.c — status strings and version, generated from CUZK_STATUS_MAP. */
 #include "cuzk.h"
 
+#include <stdlib.h>
+
 const char *cuzk_strerror(cuzk_status st) {
     switch (st) {
 #define CUZK__STATUS_MSG(name, msg) \
@@ -31,3 +33,5 @@ const char *cuzk_version(void) {
     return CUZK__STR(CUZK_VERSION_MAJOR) "." CUZK__STR(CUZK_VERSION_MINOR) "." CUZK__STR(
         CUZK_VERSION_PATCH);
 }
+
+void cuzk_free(void *p) { free(p); }

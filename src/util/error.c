@@ -30,3 +30,8 @@ const char *cuzk__error_text(const cuzk_error *err) {
     if (err->msg[0] != '\0') return err->msg;
     return cuzk_strerror(err->status);
 }
+
+const char *cuzk_error_text(const cuzk_error *err) {
+    if (err == NULL) return cuzk_strerror(CUZK_ERR_INVALID_ARG);
+    return cuzk__error_text(err);
+}

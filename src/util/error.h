@@ -12,12 +12,7 @@
 
 #include "cuzk.h"
 
-#define CUZK_ERROR_MSG_BYTES 512
-
-typedef struct {
-    cuzk_status status;
-    char msg[CUZK_ERROR_MSG_BYTES];
-} cuzk_error;
+/* cuzk_error (status + message) is public: include/cuzk.h. */
 
 /* Records st and the formatted message in *err (when err is not NULL) and
  * returns st. A message that does not fit is truncated with "...". */

@@ -2,18 +2,16 @@
  * dev_setup.c — the development setup as the commands run it: `cuzk setup`
  * (which writes the result) and `cuzk bench prove --setup-seed` (which keeps
  * it in memory, so a 2^27 benchmark needs no 47 GB file). The fixed-base
- * multiplications go to the GPU when asked and built with CUDA.
- */
+ * multiplications go to the GPU when asked and built with CUDA
+ * (src/api/dev_setup.c). */
 #include <stdio.h>
 #include <string.h>
 
+#include "api/api.h"
 #include "commands.h"
 #include "util/mem.h"
 #include "groth16/setup.h"
 
-#if defined(CUZK_HAVE_CUDA)
-#include "gpu/setup_gpu.h"
-#endif
 
 static int hexval(char ch) {
     if (ch >= '0' && ch <= '9') return ch - '0';
@@ -43,22 +41,5 @@ int cuzk__cli_setup_seed(cuzk_setup_toxic *tw, const char *hex) {
 cuzk_status cuzk__cli_dev_setup(cuzk_params *p, const cuzk_circuit *c, const cuzk_setup_toxic *tw,
                                 unsigned threads, int use_gpu, cuzk_setup_times *tm,
                                 cuzk_error *err) {
-    cuzk_setup_accel accel;
-    memset(&accel, 0, sizeof(accel));
-#if defined(CUZK_HAVE_CUDA)
-    if (use_gpu) {
-        cuzk_status st = cuzk__gpu_setup_accel_open(&accel, 0, threads, err);
-        if (st != CUZK_OK) return st;
-    }
-#else
-    if (use_gpu)
-        return cuzk__fail(err, CUZK_ERR_UNSUPPORTED,
-                          "this build has no GPU backend (built without CUDA)");
-#endif
-    cuzk_status st =
-        cuzk__groth16_setup_dev_accel(p, c, tw, threads, use_gpu ? &accel : NULL, tm, err);
-#if defined(CUZK_HAVE_CUDA)
-    cuzk__gpu_setup_accel_close(&accel);
-#endif
-    return st;
+    return cuzk__api_dev_setup(p, c, tw, threads, use_gpu, tm, err);
 }

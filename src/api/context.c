@@ -1,0 +1,141 @@
+/* context.c — options, contexts and the choice of backend (include/cuzk.h). */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/api.h"
+
+#if defined(CUZK_HAVE_CUDA)
+#include "gpu/backend_gpu.h"
+#endif
+
+/* AUTO's default threshold: below a 2^16 domain, bringing a device up and
+ * uploading the key costs more than the proof (CUDA context creation alone is
+ * 0.1-0.3 s). */
+#define AUTO_GPU_MIN_LOG_DEFAULT 16u
+#define THREADS_MAX 4096u
+
+void cuzk_options_init(cuzk_options *opt) {
+    memset(opt, 0, sizeof(*opt));
+    opt->struct_size = sizeof(*opt);
+    opt->backend = CUZK_BACKEND_AUTO;
+    opt->auto_gpu_min_log = AUTO_GPU_MIN_LOG_DEFAULT;
+    opt->self_check = 1;
+}
+
+int cuzk_gpu_count(void) {
+#if defined(CUZK_HAVE_CUDA)
+    return cuzk__backend_gpu_devices();
+#else
+    return 0;
+#endif
+}
+
+static cuzk_status check_options(const cuzk_options *o, cuzk_error *err) {
+    if (o->struct_size != sizeof(*o))
+        return cuzk__fail(err, CUZK_ERR_INVALID_ARG,
+                          "options: struct_size %zu, this library's is %zu (call "
+                          "cuzk_options_init)",
+                          o->struct_size, sizeof(*o));
+    if (o->backend != CUZK_BACKEND_AUTO && o->backend != CUZK_BACKEND_CPU &&
+        o->backend != CUZK_BACKEND_GPU)
+        return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "options: backend %d: must be AUTO, CPU or GPU",
+                          (int)o->backend);
+    if (o->n_devices > CUZK_MAX_LANES)
+        return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "options: n_devices %zu: at most %d",
+                          o->n_devices, CUZK_MAX_LANES);
+    if (o->cpu_lanes > CUZK_MAX_LANES)
+        return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "options: cpu_lanes %u: at most %d",
+                          o->cpu_lanes, CUZK_MAX_LANES);
+    if (o->threads > THREADS_MAX)
+        return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "options: threads %u: at most %u",
+                          o->threads, THREADS_MAX);
+    if (o->auto_gpu_min_log > 40)
+        return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "options: auto_gpu_min_log %u: at most 40",
+                          o->auto_gpu_min_log);
+    if (o->self_check != 0 && o->self_check != 1)
+        return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "options: self_check %d: must be 0 or 1",
+                          o->self_check);
+    for (size_t i = 0; i < o->n_devices; i++)
+        if (o->devices[i] < 0)
+            return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "options: devices[%zu] = %d: negative",
+                              i, o->devices[i]);
+    if (o->backend == CUZK_BACKEND_GPU) {
+#if !defined(CUZK_HAVE_CUDA)
+        return cuzk__fail(err, CUZK_ERR_UNSUPPORTED,
+                          "backend GPU: this build has no GPU backend (built without CUDA)");
+#else
+        const int count = cuzk_gpu_count();
+        if (count <= 0)
+            return cuzk__fail(err, CUZK_ERR_UNSUPPORTED, "backend GPU: no CUDA device present");
+        for (size_t i = 0; i < o->n_devices; i++)
+            if (o->devices[i] >= count)
+                return cuzk__fail(err, CUZK_ERR_INVALID_ARG,
+                                  "options: devices[%zu] = %d: %d GPU%s present", i,
+                                  o->devices[i], count, count == 1 ? "" : "s");
+#endif
+    }
+    return CUZK_OK;
+}
+
+cuzk_status cuzk_context_create(cuzk_context **out, const cuzk_options *opt, cuzk_error *err) {
+    cuzk__error_clear(err);
+    if (out == NULL) return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "context_create: out is NULL");
+    *out = NULL;
+    cuzk_options dflt;
+    if (opt == NULL) {
+        cuzk_options_init(&dflt);
+        opt = &dflt;
+    }
+    cuzk_status st = check_options(opt, err);
+    if (st != CUZK_OK) return st;
+    cuzk_context *ctx = calloc(1, sizeof(*ctx));
+    if (ctx == NULL) return cuzk__fail(err, CUZK_ERR_NOMEM, "no memory for a context");
+    ctx->opt = *opt;
+    *out = ctx;
+    return CUZK_OK;
+}
+
+void cuzk_context_destroy(cuzk_context *ctx) { free(ctx); }
+
+const cuzk_backend_ops *cuzk__api_backend_ops(const cuzk_options *opt, unsigned domain_log,
+                                              cuzk_backend_kind *chosen, cuzk_error *err) {
+    *chosen = CUZK_BACKEND_CPU;
+    switch (opt->backend) {
+    case CUZK_BACKEND_CPU:
+        return &cuzk_backend_cpu;
+    case CUZK_BACKEND_GPU:
+#if defined(CUZK_HAVE_CUDA)
+        *chosen = CUZK_BACKEND_GPU;
+        return &cuzk_backend_gpu;
+#else
+        cuzk__fail(err, CUZK_ERR_UNSUPPORTED,
+                   "backend GPU: this build has no GPU backend (built without CUDA)");
+        return NULL;
+#endif
+    case CUZK_BACKEND_AUTO:
+#if defined(CUZK_HAVE_CUDA)
+        if (domain_log >= opt->auto_gpu_min_log && cuzk_gpu_count() > 0) {
+            *chosen = CUZK_BACKEND_GPU;
+            return &cuzk_backend_gpu;
+        }
+#else
+        (void)domain_log;
+#endif
+        return &cuzk_backend_cpu;
+    }
+    cuzk__fail(err, CUZK_ERR_INVALID_ARG, "backend %d: must be AUTO, CPU or GPU",
+               (int)opt->backend);
+    return NULL;
+}
+
+void cuzk__api_log(const cuzk_context *ctx, const char *fmt, ...) {
+    if (ctx->opt.log == NULL) return;
+    char line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof(line), fmt, ap);
+    va_end(ap);
+    ctx->opt.log(ctx->opt.log_user, line);
+}

@@ -1,0 +1,321 @@
+/* key.c — proving keys: open, lanes, prepare, release (include/cuzk.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "api/api.h"
+#include "groth16/proof192.h"
+#include "util/mem.h"
+
+#if defined(CUZK_HAVE_CUDA)
+#include "gpu/gpu.h"
+#endif
+
+static cuzk_status file_size(uint64_t *size, const char *path, cuzk_error *err) {
+    struct stat sb;
+    if (stat(path, &sb) != 0)
+        return cuzk__fail(err, CUZK_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    if (!S_ISREG(sb.st_mode))
+        return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "%s: not a regular file", path);
+    *size = (uint64_t)sb.st_size;
+    return CUZK_OK;
+}
+
+static cuzk_key *key_new(cuzk_context *ctx, cuzk_key_kind kind, const char *path,
+                         cuzk_error *err) {
+    cuzk_key *k = calloc(1, sizeof(*k));
+    if (k == NULL || (k->path = cuzk__strdup(path)) == NULL) {
+        free(k);
+        cuzk__fail(err, CUZK_ERR_NOMEM, "no memory for a key");
+        return NULL;
+    }
+    k->ctx = ctx;
+    k->kind = kind;
+    atomic_init(&k->refs, 1);
+    atomic_init(&k->next_lane, 0);
+    return k;
+}
+
+/* The lanes of a key: one per GPU listed (device 0 when none is), or the
+ * context's CPU lanes, with one preparation lock per distinct device. */
+static cuzk_status make_lanes(cuzk_key *k, cuzk_error *err) {
+    const cuzk_options *o = &k->ctx->opt;
+    const int gpu = k->backend == CUZK_BACKEND_GPU;
+    const size_t n = gpu ? (o->n_devices ? o->n_devices : 1) : (o->cpu_lanes > 1 ? o->cpu_lanes : 1);
+    k->lanes = calloc(n, sizeof(*k->lanes));
+    k->mutexes = calloc(n, sizeof(*k->mutexes));
+    if (k->lanes == NULL || k->mutexes == NULL)
+        return cuzk__fail(err, CUZK_ERR_NOMEM, "no memory for %zu lanes", n);
+    unsigned threads = o->threads;
+    if (!gpu && threads == 0 && n > 1) { /* CPU lanes share the cores */
+        const long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+        threads = ncpu > (long)n ? (unsigned)(ncpu / (long)n) : 1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        cuzk__lane *L = &k->lanes[i];
+        L->key = k;
+        L->device = gpu ? (o->n_devices ? o->devices[i] : 0) : -1;
+        L->threads = threads;
+        if (gpu && n > 1) snprintf(L->where, sizeof(L->where), " on GPU %d", L->device);
+        for (size_t j = 0; j < i && L->prepare_mu == NULL; j++)
+            if (k->lanes[j].device == L->device) L->prepare_mu = k->lanes[j].prepare_mu;
+        if (L->prepare_mu == NULL) {
+            if (pthread_mutex_init(&k->mutexes[k->n_mutexes], NULL) != 0)
+                return cuzk__fail(err, CUZK_ERR_NOMEM, "cannot create a mutex");
+            L->prepare_mu = &k->mutexes[k->n_mutexes++];
+        }
+    }
+    k->n_lanes = n;
+    return CUZK_OK;
+}
+
+/*
+ * Refuses a key over the context's host memory limit, and picks the CPU for
+ * an AUTO key whose resident size exceeds what a card allows (the GPU
+ * backend refuses it). host_bytes: what the key holds in host memory;
+ * device_bytes: what a resident GPU copy takes at least.
+ */
+static cuzk_status check_memory(cuzk_key *k, uint64_t host_bytes, uint64_t device_bytes,
+                                cuzk_error *err) {
+    const cuzk_options *o = &k->ctx->opt;
+    if (o->host_memory_limit != 0 && host_bytes > o->host_memory_limit)
+        return cuzk__fail(err, CUZK_ERR_NOMEM,
+                          "%s: the key needs %llu bytes of host memory, the limit is %llu",
+                          k->path, (unsigned long long)host_bytes,
+                          (unsigned long long)o->host_memory_limit);
+    if (k->backend != CUZK_BACKEND_GPU) return CUZK_OK;
+    uint64_t cap = o->device_memory_limit;
+#if defined(CUZK_HAVE_CUDA)
+    const size_t n_dev = o->n_devices ? o->n_devices : 1;
+    for (size_t i = 0; i < n_dev; i++) {
+        size_t free_b = 0, total_b = 0;
+        const int d = o->n_devices ? o->devices[i] : 0;
+        if (cuzk__gpu_set_device(d) == CUZK_OK && cuzk__gpu_mem_info(&free_b, &total_b) == CUZK_OK &&
+            (cap == 0 || total_b < cap))
+            cap = total_b;
+    }
+#endif
+    if (cap == 0 || device_bytes <= cap) return CUZK_OK;
+    if (o->backend == CUZK_BACKEND_AUTO) {
+        k->backend = CUZK_BACKEND_CPU;
+        k->ops = &cuzk_backend_cpu;
+        return CUZK_OK;
+    }
+    return cuzk__fail(err, CUZK_ERR_NOMEM,
+                      "%s: a resident copy needs at least %llu bytes of device memory, a card "
+                      "allows %llu",
+                      k->path, (unsigned long long)device_bytes, (unsigned long long)cap);
+}
+
+cuzk_status cuzk_key_open_zkey(cuzk_context *ctx, cuzk_key **out, const char *zkey_path,
+                               cuzk_error *err) {
+    cuzk__error_clear(err);
+    if (out == NULL || ctx == NULL || zkey_path == NULL)
+        return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "key_open_zkey: NULL argument");
+    *out = NULL;
+    uint64_t size = 0;
+    cuzk_status st = file_size(&size, zkey_path, err);
+    if (st != CUZK_OK) return st;
+    cuzk_key *k = key_new(ctx, CUZK_KEY_ZKEY, zkey_path, err);
+    if (k == NULL) return CUZK_ERR_NOMEM;
+    if ((st = cuzk_zkey_open(&k->zk, zkey_path, 0, err)) != CUZK_OK) goto fail;
+    k->have_zk = 1;
+    k->n_public = k->zk.n_public;
+    k->n_vars = k->zk.n_vars;
+    k->n_constraints = k->zk.n_rows;
+    k->domain_log = k->zk.log_domain_size;
+    if ((k->ops = cuzk__api_backend_ops(&ctx->opt, k->domain_log, &k->backend, err)) == NULL) {
+        st = err ? err->status : CUZK_ERR_INVALID_ARG;
+        goto fail;
+    }
+    if ((st = check_memory(k, size, size, err)) != CUZK_OK) goto fail;
+    if ((st = cuzk_groth16_vk_from_zkey(&k->vk, &k->zk, err)) != CUZK_OK) goto fail;
+    if ((st = make_lanes(k, err)) != CUZK_OK) goto fail;
+    *out = k;
+    return CUZK_OK;
+fail:
+    cuzk__key_unref(k);
+    return st;
+}
+
+cuzk_status cuzk_key_open_params(cuzk_context *ctx, cuzk_key **out, const char *circuit_path,
+                                 const char *params_path, cuzk_error *err) {
+    cuzk__error_clear(err);
+    if (out == NULL || ctx == NULL || circuit_path == NULL || params_path == NULL)
+        return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "key_open_params: NULL argument");
+    *out = NULL;
+    uint64_t c_size = 0, p_size = 0;
+    cuzk_status st;
+    if ((st = file_size(&c_size, circuit_path, err)) != CUZK_OK ||
+        (st = file_size(&p_size, params_path, err)) != CUZK_OK)
+        return st;
+    cuzk_key *k = key_new(ctx, CUZK_KEY_PARAMS, params_path, err);
+    if (k == NULL) return CUZK_ERR_NOMEM;
+    if ((k->circuit_path = cuzk__strdup(circuit_path)) == NULL) {
+        st = cuzk__fail(err, CUZK_ERR_NOMEM, "no memory for a key");
+        goto fail;
+    }
+    if ((st = cuzk_circuit_open(&k->c, circuit_path, 0, err)) != CUZK_OK) goto fail;
+    k->have_c = 1;
+    k->domain_log = k->c.domain_log;
+    if ((k->ops = cuzk__api_backend_ops(&ctx->opt, k->domain_log, &k->backend, err)) == NULL) {
+        st = err ? err->status : CUZK_ERR_INVALID_ARG;
+        goto fail;
+    }
+    /* A GPU key reads the parameters' points from the file on its device; the
+     * host holds them only for the CPU. Their resident size on a card is
+     * about their size in the file (uncompressed points), plus the circuit. */
+    if ((st = check_memory(k, k->backend == CUZK_BACKEND_GPU ? c_size : c_size + p_size,
+                           c_size + p_size, err)) != CUZK_OK)
+        goto fail;
+    /* Points are not checked one by one here (seconds to minutes at PoRep
+     * size): a corrupt point makes a proof that fails the self-check, which
+     * then finds and names it. The verifying key is always checked. */
+    const unsigned pflags =
+        CUZK_PARAMS_PARALLEL | (k->ops->reads_deferred_points ? CUZK_PARAMS_DEFER_POINTS : 0);
+    if ((st = cuzk_params_open(&k->p, params_path, pflags, err)) != CUZK_OK) goto fail;
+    k->have_p = 1;
+    if ((st = cuzk_groth16_check_params(&k->c, &k->p, err)) != CUZK_OK) goto fail;
+    if ((st = cuzk_groth16_vk_from_params(&k->vk, &k->p.vk, err)) != CUZK_OK) goto fail;
+    k->n_public = k->c.n_inputs - 1;
+    k->n_vars = k->c.n_inputs + k->c.n_aux;
+    k->n_constraints = k->c.n_constraints;
+    if ((st = make_lanes(k, err)) != CUZK_OK) goto fail;
+    *out = k;
+    return CUZK_OK;
+fail:
+    cuzk__key_unref(k);
+    return st;
+}
+
+cuzk_status cuzk_key_attach_r1cs(cuzk_key *key, const char *r1cs_path, cuzk_error *err) {
+    cuzk__error_clear(err);
+    if (key == NULL || r1cs_path == NULL)
+        return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "key_attach_r1cs: NULL argument");
+    if (key->kind != CUZK_KEY_ZKEY)
+        return cuzk__fail(err, CUZK_ERR_UNSUPPORTED,
+                          "%s: only a zkey takes an r1cs (a circuit key has its circuit)",
+                          r1cs_path);
+    if (key->have_r1cs)
+        return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "%s: the key has an r1cs already",
+                          r1cs_path);
+    cuzk_r1cs r;
+    memset(&r, 0, sizeof(r));
+    cuzk_status st = cuzk_r1cs_open(&r, r1cs_path, err);
+    if (st != CUZK_OK) return st;
+    const cuzk_zkey *zk = &key->zk;
+    if (r.n_wires != zk->n_vars || r.n_pub_out + r.n_pub_in != zk->n_public ||
+        (uint64_t)r.n_constraints + zk->n_public + 1 != zk->n_rows) {
+        st = cuzk__fail(err, CUZK_ERR_INVALID_ARG,
+                        "%s is not the circuit of %s: %u wires, %u public signals, %u "
+                        "constraints; the key has %u variables, %u public, %u rows",
+                        r1cs_path, key->path, r.n_wires, r.n_pub_out + r.n_pub_in,
+                        r.n_constraints, zk->n_vars, zk->n_public, zk->n_rows);
+        cuzk_r1cs_close(&r);
+        return st;
+    }
+    key->r1cs = r;
+    key->have_r1cs = 1;
+    return CUZK_OK;
+}
+
+cuzk_status cuzk__lane_prepare(cuzk__lane *L, cuzk_error *err) {
+    cuzk_key *k = L->key;
+    pthread_mutex_lock(L->prepare_mu);
+    cuzk_status st = CUZK_OK;
+    if (L->ready) {
+        /* prepared before */
+    } else if (L->failed != CUZK_OK) {
+        st = L->failed;
+        if (err != NULL) *err = L->failure;
+    } else {
+        st = cuzk_backend_open(&L->be, k->ops, L->threads, L->device, err);
+        if (st == CUZK_OK)
+            st = k->kind == CUZK_KEY_ZKEY
+                     ? cuzk_backend_prepare_zkey(&L->be, &L->bkey, &k->zk, err)
+                     : cuzk_backend_prepare_early(&L->be, &L->bkey, &k->c, &k->p, err);
+        if (st == CUZK_OK && L->bkey == NULL)
+            st = cuzk__fail(err, CUZK_ERR_UNSUPPORTED, "the %s backend prepared no key",
+                            k->ops->name);
+        if (st == CUZK_OK) {
+            L->ready = 1;
+        } else {
+            cuzk_backend_release_key(&L->be, L->bkey);
+            L->bkey = NULL;
+            cuzk_backend_close(&L->be);
+            L->failed = st;
+            if (err != NULL) L->failure = *err;
+            else cuzk__fail(&L->failure, st, "%s", cuzk_strerror(st));
+        }
+    }
+    pthread_mutex_unlock(L->prepare_mu);
+    return st;
+}
+
+static void *prepare_main(void *arg) {
+    cuzk__lane *L = arg;
+    cuzk_error e;
+    cuzk__error_clear(&e);
+    (void)cuzk__lane_prepare(L, &e); /* kept in the lane */
+    return NULL;
+}
+
+cuzk_status cuzk_key_prepare(cuzk_key *key, cuzk_error *err) {
+    cuzk__error_clear(err);
+    if (key == NULL) return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "key_prepare: NULL key");
+    if (key->n_lanes == 1) return cuzk__lane_prepare(&key->lanes[0], err);
+    /* lanes of different devices side by side; those of one device wait
+     * for each other on its lock */
+    pthread_t *th = calloc(key->n_lanes, sizeof(*th));
+    if (th == NULL) return cuzk__fail(err, CUZK_ERR_NOMEM, "no memory for threads");
+    size_t started = 0;
+    for (; started < key->n_lanes; started++)
+        if (pthread_create(&th[started], NULL, prepare_main, &key->lanes[started]) != 0) break;
+    for (size_t i = 0; i < started; i++) pthread_join(th[i], NULL);
+    free(th);
+    for (size_t i = started; i < key->n_lanes; i++) prepare_main(&key->lanes[i]);
+    for (size_t i = 0; i < key->n_lanes; i++)
+        if (key->lanes[i].failed != CUZK_OK) {
+            if (err != NULL) *err = key->lanes[i].failure;
+            return key->lanes[i].failed;
+        }
+    return CUZK_OK;
+}
+
+void cuzk_key_get_info(const cuzk_key *key, cuzk_key_info *info) {
+    memset(info, 0, sizeof(*info));
+    if (key == NULL) return;
+    info->kind = key->kind;
+    info->n_public = key->n_public;
+    info->n_vars = key->n_vars;
+    info->n_constraints = key->n_constraints;
+    info->domain_log = key->domain_log;
+    info->backend = key->backend;
+}
+
+void cuzk__key_unref(cuzk_key *k) {
+    if (k == NULL || atomic_fetch_sub(&k->refs, 1) != 1) return;
+    for (size_t i = 0; i < k->n_lanes; i++) {
+        cuzk__lane *L = &k->lanes[i];
+        if (L->ready) {
+            cuzk_backend_release_key(&L->be, L->bkey);
+            cuzk_backend_close(&L->be);
+        }
+    }
+    for (size_t i = 0; i < k->n_mutexes; i++) pthread_mutex_destroy(&k->mutexes[i]);
+    free(k->lanes);
+    free(k->mutexes);
+    cuzk_groth16_vk_free(&k->vk);
+    if (k->have_r1cs) cuzk_r1cs_close(&k->r1cs);
+    if (k->have_p) cuzk_params_close(&k->p);
+    if (k->have_c) cuzk_circuit_close(&k->c);
+    if (k->have_zk) cuzk_zkey_close(&k->zk);
+    free(k->circuit_path);
+    free(k->path);
+    free(k);
+}
+
+void cuzk_key_release(cuzk_key *key) { cuzk__key_unref(key); }

@@ -1,0 +1,108 @@
+/* witness_input.c — a cuzk_witness_input (a file or values in memory) as the
+ * backends' cuzk_witness, checked against the key. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/api.h"
+#include "io/wtns.h"
+
+void cuzk__scalar_to_bytes(uint8_t out[32], const uint64_t in[4]) {
+    for (int i = 0; i < 4; i++)
+        for (int b = 0; b < 8; b++) out[8 * i + b] = (uint8_t)(in[i] >> (8 * b));
+}
+
+void cuzk__scalar_from_bytes(uint64_t out[4], const uint8_t in[32]) {
+    for (int i = 0; i < 4; i++) {
+        uint64_t v = 0;
+        for (int b = 7; b >= 0; b--) v = v << 8 | in[8 * i + b];
+        out[i] = v;
+    }
+}
+
+/* The split of the key's variables into inputs (the constant 1 included)
+ * and aux. A zkey's backend takes only the total; its witness keeps the
+ * constant alone as the input. */
+static void key_split(const cuzk_key *k, uint64_t *n_inputs, uint64_t *n_aux) {
+    if (k->kind == CUZK_KEY_PARAMS) {
+        *n_inputs = k->c.n_inputs;
+        *n_aux = k->c.n_aux;
+    } else {
+        *n_inputs = 1;
+        *n_aux = k->n_vars - 1;
+    }
+}
+
+static cuzk_status count_mismatch(const cuzk_key *k, const char *name, uint64_t got,
+                                  cuzk_error *err) {
+    return cuzk__fail(err, CUZK_ERR_INVALID_ARG,
+                      "%s has %llu values, but %s expects %llu: a witness of another circuit?",
+                      name, (unsigned long long)got, k->kind == CUZK_KEY_PARAMS ? k->circuit_path : k->path,
+                      (unsigned long long)k->n_vars);
+}
+
+static cuzk_status load_file(const cuzk_key *k, cuzk_witness *w, const char *path,
+                             cuzk_error *err) {
+    FILE *f = fopen(path, "rb");
+    if (f == NULL) return cuzk__fail(err, CUZK_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    char magic[8] = {0};
+    const size_t got = fread(magic, 1, sizeof(magic), f);
+    fclose(f);
+    cuzk_status st;
+    if (got == sizeof(magic) && memcmp(magic, CUZK_WITNESS_MAGIC, 8) == 0) {
+        if ((st = cuzk_witness_open(w, path, err)) != CUZK_OK) return st;
+        const int fits = k->kind == CUZK_KEY_PARAMS
+                             ? w->n_inputs == k->c.n_inputs && w->n_aux == k->c.n_aux
+                             : cuzk_witness_n_vars(w) == k->n_vars;
+        if (!fits) {
+            if (k->kind == CUZK_KEY_PARAMS)
+                st = cuzk__fail(err, CUZK_ERR_INVALID_ARG,
+                                "%s has %llu inputs and %llu aux, the circuit %s has %llu and %llu",
+                                path, (unsigned long long)w->n_inputs,
+                                (unsigned long long)w->n_aux, k->circuit_path,
+                                (unsigned long long)k->c.n_inputs, (unsigned long long)k->c.n_aux);
+            else
+                st = count_mismatch(k, path, cuzk_witness_n_vars(w), err);
+            cuzk_witness_close(w);
+        }
+        return st;
+    }
+    if (got >= 4 && memcmp(magic, "wtns", 4) == 0) {
+        cuzk_wtns wt;
+        memset(&wt, 0, sizeof(wt));
+        if ((st = cuzk_wtns_open(&wt, path, err)) != CUZK_OK) return st;
+        if (k->kind == CUZK_KEY_PARAMS) {
+            st = cuzk_witness_from_wtns(w, &k->c, &wt, err);
+        } else if (wt.n_witness != k->n_vars) {
+            st = count_mismatch(k, path, wt.n_witness, err);
+        } else {
+            st = cuzk_witness_from_values(w, wt.values, 1, (uint64_t)wt.n_witness - 1, path, err);
+        }
+        cuzk_wtns_close(&wt);
+        return st;
+    }
+    return cuzk__fail(err, CUZK_ERR_BAD_ENCODING,
+                      "%s: neither a snarkjs .wtns nor a cuzk witness file (first bytes)", path);
+}
+
+cuzk_status cuzk__witness_load(const cuzk_key *k, cuzk_witness *w, const cuzk_witness_input *in,
+                               cuzk_error *err) {
+    memset(w, 0, sizeof(*w));
+    if (in == NULL) return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "witness: NULL");
+    if (in->path != NULL) return load_file(k, w, in->path, err);
+    static const char name[] = "the witness in memory";
+    if (in->values == NULL)
+        return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "witness: neither a path nor values");
+    if ((uint64_t)in->n_values != k->n_vars) return count_mismatch(k, name, in->n_values, err);
+    uint64_t n_inputs, n_aux;
+    key_split(k, &n_inputs, &n_aux);
+    uint64_t *limbs = malloc(in->n_values * 32);
+    if (limbs == NULL)
+        return cuzk__fail(err, CUZK_ERR_NOMEM, "no memory for %zu witness values", in->n_values);
+    for (size_t i = 0; i < in->n_values; i++)
+        cuzk__scalar_from_bytes(limbs + 4 * i, in->values + 32 * i);
+    const cuzk_status st = cuzk_witness_from_values(w, limbs, n_inputs, n_aux, name, err);
+    free(limbs);
+    return st;
+}
