@@ -328,6 +328,55 @@ static void test_params_partitions(void) {
     cuzk_context_destroy(ctx);
 }
 
+/* With a GPU, the same proofs bit for bit through the API for fixed r, s:
+ * the zkey sample and the circuit key's partitions (the fixture above). */
+static void test_gpu_equals_cpu(void) {
+    if (cuzk_gpu_count() <= 0) {
+        printf("  (no GPU: skipped)\n");
+        return;
+    }
+    char zkey[1100], wtns[1100], circuit[300], params[300], w0[300];
+    path_in(zkey, sizeof zkey, sample, "circuit.zkey");
+    path_in(wtns, sizeof wtns, sample, "witness.wtns");
+    if (!write_params_fixture(1)) {
+        CHECK(0);
+        return;
+    }
+    path_in(circuit, sizeof circuit, tmpdir, "circuit.cuzk");
+    path_in(params, sizeof params, tmpdir, "circuit.params");
+    path_in(w0, sizeof w0, tmpdir, "w0.wit");
+    cuzk_options o;
+    cuzk_options_init(&o);
+    o.backend = CUZK_BACKEND_GPU;
+    cuzk_context *gpu = NULL, *cpu = cpu_context(0);
+    cuzk_error e;
+    CHECK(cuzk_context_create(&gpu, &o, &e) == CUZK_OK);
+    const uint8_t r[32] = {3, 1, 4, 1, 5}, s[32] = {2, 7, 1, 8, 2, 8};
+    for (int kind = 0; kind < 2 && gpu != NULL; kind++) {
+        cuzk_proof proof[2];
+        const cuzk_witness_input w = {.path = kind == 0 ? wtns : w0};
+        for (int b = 0; b < 2; b++) {
+            cuzk_key *key = NULL;
+            cuzk_context *ctx = b == 0 ? cpu : gpu;
+            const cuzk_status st = kind == 0 ? cuzk_key_open_zkey(ctx, &key, zkey, &e)
+                                             : cuzk_key_open_params(ctx, &key, circuit, params, &e);
+            CHECK(st == CUZK_OK);
+            cuzk_key_info info;
+            cuzk_key_get_info(key, &info);
+            CHECK(info.backend == (b == 0 ? CUZK_BACKEND_CPU : CUZK_BACKEND_GPU));
+            cuzk_pending_proof *p = NULL;
+            CHECK(cuzk_prove_start(key, &p, &w, &e) == CUZK_OK);
+            CHECK(cuzk_prove_finish_with_rs(p, &proof[b], NULL, NULL, r, s, &e) == CUZK_OK);
+            if (e.status != CUZK_OK) fprintf(stderr, "  %s\n", cuzk_error_text(&e));
+            cuzk_pending_proof_release(p);
+            cuzk_key_release(key);
+        }
+        CHECK_MEM(proof[0].bytes, proof[1].bytes, CUZK_PROOF_BYTES);
+    }
+    cuzk_context_destroy(gpu);
+    cuzk_context_destroy(cpu);
+}
+
 static void test_public_read_text(void) {
     char path[300];
     path_in(path, sizeof path, tmpdir, "inputs.txt");
@@ -377,6 +426,7 @@ int main(int argc, char **argv) {
     RUN(test_split_fixed_rs);
     RUN(test_zkey_bad_witness);
     RUN(test_params_partitions);
+    RUN(test_gpu_equals_cpu);
     RUN(test_public_read_text);
     RUN(test_files_write);
     char cmd[300];
