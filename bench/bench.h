@@ -42,6 +42,7 @@ typedef struct {
     int batches;     /* timed batches per operation (>= 7 for a useful median) */
     long iters;      /* the scale it came from, for the report */
     int json;        /* print one JSON object instead of the table */
+    char bad[160];   /* after cuzk_bench_cfg_init returned -1: what was wrong */
 } cuzk_bench_cfg;
 
 typedef struct {
@@ -97,38 +98,56 @@ static inline double cuzk_bench_median(double *v, int n) {
  *                                    9 batches per operation
  *   --clock wall|cpu / CUZK_BENCH_CLOCK   the clock (default: default_clock)
  *   --json                           one JSON object instead of the table
- * Consumes those from argv; returns -1 on a bad argument, else the number of
- * arguments left in argv (compacted). */
+ * Consumes those from argv; returns -1 on a bad argument (cfg->bad then says
+ * which and what it accepts, e.g. "--iters 0: must be 1..100000"), else the
+ * number of arguments left in argv (compacted). */
 static inline int cuzk_bench_cfg_init(cuzk_bench_cfg *cfg, int argc, char **argv,
                                       clockid_t default_clock) {
     long iters = CUZK_BENCH_DEFAULT_ITERS;
-    const char *env = getenv("CUZK_BENCH_ITERS");
-    if (env && *env) iters = strtol(env, NULL, 0);
+    const char *iters_from = "CUZK_BENCH_ITERS", *clk_from = "CUZK_BENCH_CLOCK";
+    const char *iters_s = getenv("CUZK_BENCH_ITERS");
     const char *clk = getenv("CUZK_BENCH_CLOCK");
     cfg->json = 0;
+    cfg->bad[0] = '\0';
     int out = 0;
     for (int i = 0; i < argc; i++) {
+        int takes_value = strcmp(argv[i], "--clock") == 0 || strcmp(argv[i], "--iters") == 0;
+        if (takes_value && i + 1 >= argc) {
+            snprintf(cfg->bad, sizeof(cfg->bad), "%s: needs a value", argv[i]);
+            return -1;
+        }
         if (strcmp(argv[i], "--json") == 0) {
             cfg->json = 1;
-        } else if (strcmp(argv[i], "--clock") == 0 && i + 1 < argc) {
+        } else if (strcmp(argv[i], "--clock") == 0) {
+            clk_from = argv[i];
             clk = argv[++i];
-        } else if (strcmp(argv[i], "--iters") == 0 && i + 1 < argc) {
-            char *end;
-            iters = strtol(argv[++i], &end, 0);
-            if (*end != '\0') return -1;
+        } else if (strcmp(argv[i], "--iters") == 0) {
+            iters_from = argv[i];
+            iters_s = argv[++i];
         } else {
             argv[out++] = argv[i];
         }
     }
-    if (iters < 1 || iters > 100000) return -1;
-    if (!clk || !*clk)
+    if (iters_s && *iters_s) {
+        char *end;
+        iters = strtol(iters_s, &end, 0);
+        if (*end != '\0' || iters < 1 || iters > 100000) {
+            snprintf(cfg->bad, sizeof(cfg->bad), "%s%s%s: must be 1..100000", iters_from,
+                     iters_from[0] == '-' ? " " : "=", iters_s);
+            return -1;
+        }
+    }
+    if (!clk || !*clk) {
         cuzk_bench_clock = default_clock;
-    else if (strcmp(clk, "cpu") == 0)
+    } else if (strcmp(clk, "cpu") == 0) {
         cuzk_bench_clock = CLOCK_THREAD_CPUTIME_ID;
-    else if (strcmp(clk, "wall") == 0)
+    } else if (strcmp(clk, "wall") == 0) {
         cuzk_bench_clock = CLOCK_MONOTONIC;
-    else
+    } else {
+        snprintf(cfg->bad, sizeof(cfg->bad), "%s%s%s: must be cpu or wall", clk_from,
+                 clk_from[0] == '-' ? " " : "=", clk);
         return -1;
+    }
     cfg->iters = iters;
     cfg->batch_ns = CUZK_BENCH_NS_PER_ITER * (double)iters;
     cfg->batches = 9;

@@ -307,6 +307,14 @@ int cuzk__bench_field(int argc, char **argv) {
     cuzk_bench_cfg cfg;
     /* Single-threaded: time on the thread's CPU clock by default (bench.h). */
     int left = cuzk_bench_cfg_init(&cfg, argc, argv, CLOCK_THREAD_CPUTIME_ID);
+    if (left > 0 && (strcmp(argv[0], "-h") == 0 || strcmp(argv[0], "--help") == 0)) {
+        printf("usage: cuzk bench field [--json] [--iters N] [--clock cpu|wall]\n");
+        return 0;
+    }
+    if (left < 0)
+        fprintf(stderr, "cuzk bench field: %s\n", cfg.bad);
+    else if (left > 0)
+        fprintf(stderr, "cuzk bench field: unknown option '%s'\n", argv[0]);
     if (left != 0) {
         fprintf(stderr,
                 "usage: cuzk bench field [--json] [--iters N] [--clock cpu|wall]\n"

@@ -27,6 +27,7 @@
  * keeps K shifted copies of its bases (gpu_msm.h: cuzk__gpu_msm_bases_precompute),
  * made once before the rows; the c column is then the window each row uses.
  */
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +40,7 @@
 #include "ec/g1.h"
 #include "ec/g2.h"
 #include "msm/msm.h"
+#include "opt.h"
 #if CUZK_HAVE_CUDA
 #include "gpu/gpu.h"
 #include "gpu/gpu_msm.h"
@@ -164,6 +166,35 @@ static int usage(void) {
     return 2;
 }
 
+#define CMD "cuzk bench msm"
+
+/* Option a takes a value and none follows: 1 after printing which. */
+static int value_missing(const char *a, int i, int argc) {
+    static const char *const with_value[] = {"--log",    "--threads", "--reps",    "--path",
+                                             "--glv",    "--reduce",  "--c",       "--backend",
+                                             "--copies"};
+    for (size_t k = 0; k < sizeof(with_value) / sizeof(with_value[0]); k++)
+        if (strcmp(a, with_value[k]) == 0 && i + 1 >= argc) {
+            fprintf(stderr, "%s: %s: needs a value\n", CMD, a);
+            return 1;
+        }
+    return 0;
+}
+
+/* "CMD: OPT VAL: must be WHAT" (WHAT formatted) and the usage error status. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+static int bad_value(const char *opt, const char *val, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "%s: %s %s: must be ", CMD, opt, val);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    return 2;
+}
+
 int cuzk__bench_msm(int argc, char **argv) {
     int logs[32], nlogs = 0, want_g1 = 0, want_g2 = 0, reps = 3, batch_add = 1, gpu = 0;
     unsigned copies = 1;
@@ -171,9 +202,12 @@ int cuzk__bench_msm(int argc, char **argv) {
     cuzk_msm_opts opts = {0, CUZK_MSM_PATH_AUTO, CUZK_MSM_REDUCE_TREE, CUZK_MSM_GLV_AUTO};
     for (int i = 0; i < argc; i++) {
         char *end;
+        if (value_missing(argv[i], i, argc)) return 2;
+        if (strcmp(argv[i], "--log") == 0 && nlogs >= 32)
+            return bad_value(argv[i], argv[i + 1], "given at most 32 times");
         if (strcmp(argv[i], "--log") == 0 && i + 1 < argc && nlogs < 32) {
             long v = strtol(argv[++i], &end, 0);
-            if (*end || v < 0 || v > 26) return usage();
+            if (*end || v < 0 || v > 26) return bad_value("--log", argv[i], "0..26");
             logs[nlogs++] = (int)v;
         } else if (strcmp(argv[i], "--g1") == 0) {
             want_g1 = 1;
@@ -181,10 +215,12 @@ int cuzk__bench_msm(int argc, char **argv) {
             want_g2 = 1;
         } else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc) {
             threads_opt = strtol(argv[++i], &end, 0);
-            if (*end || threads_opt < 0 || threads_opt > 4096) return usage();
+            if (*end || threads_opt < 0 || threads_opt > 4096)
+                return bad_value("--threads", argv[i], "0..4096 (0 = all cores)");
         } else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc) {
             reps = (int)strtol(argv[++i], &end, 0);
-            if (*end || reps < 1 || reps > CUZK_BENCH_MAX_BATCHES) return usage();
+            if (*end || reps < 1 || reps > CUZK_BENCH_MAX_BATCHES)
+                return bad_value("--reps", argv[i], "1..%d", CUZK_BENCH_MAX_BATCHES);
         } else if (strcmp(argv[i], "--path") == 0 && i + 1 < argc) {
             i++;
             if (strcmp(argv[i], "auto") == 0)
@@ -194,7 +230,7 @@ int cuzk__bench_msm(int argc, char **argv) {
             else if (strcmp(argv[i], "affine") == 0)
                 opts.path = CUZK_MSM_PATH_AFFINE;
             else
-                return usage();
+                return bad_value("--path", argv[i], "auto, xyzz or affine");
         } else if (strcmp(argv[i], "--glv") == 0 && i + 1 < argc) {
             i++;
             if (strcmp(argv[i], "auto") == 0)
@@ -204,7 +240,7 @@ int cuzk__bench_msm(int argc, char **argv) {
             else if (strcmp(argv[i], "off") == 0)
                 opts.glv = CUZK_MSM_GLV_OFF;
             else
-                return usage();
+                return bad_value("--glv", argv[i], "auto, on or off");
         } else if (strcmp(argv[i], "--reduce") == 0 && i + 1 < argc) {
             i++;
             if (strcmp(argv[i], "tree") == 0)
@@ -212,10 +248,11 @@ int cuzk__bench_msm(int argc, char **argv) {
             else if (strcmp(argv[i], "sum") == 0)
                 opts.reduce = CUZK_MSM_REDUCE_RUNNING;
             else
-                return usage();
+                return bad_value("--reduce", argv[i], "tree or sum");
         } else if (strcmp(argv[i], "--c") == 0 && i + 1 < argc) {
             long v = strtol(argv[++i], &end, 0);
-            if (*end || v < 0 || v > CUZK_MSM_MAX_C) return usage();
+            if (*end || v < 0 || v > CUZK_MSM_MAX_C)
+                return bad_value("--c", argv[i], "0..%d (0 = by size)", CUZK_MSM_MAX_C);
             opts.c = (unsigned)v;
         } else if (strcmp(argv[i], "--backend") == 0 && i + 1 < argc) {
             i++;
@@ -224,14 +261,18 @@ int cuzk__bench_msm(int argc, char **argv) {
             else if (strcmp(argv[i], "gpu") == 0)
                 gpu = 1;
             else
-                return usage();
+                return bad_value("--backend", argv[i], "cpu or gpu");
         } else if (strcmp(argv[i], "--copies") == 0 && i + 1 < argc) {
             long v = strtol(argv[++i], &end, 0);
-            if (*end || v < 1 || v > 256) return usage();
+            if (*end || v < 1 || v > 256) return bad_value("--copies", argv[i], "1..256");
             copies = (unsigned)v;
         } else if (strcmp(argv[i], "--no-batch-add") == 0) {
             batch_add = 0;
+        } else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+            usage();
+            return 0;
         } else {
+            cuzk__opt_unknown(CMD, argv[i]);
             return usage();
         }
     }

@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "bench.h"
+#include "opt.h"
 #include "cuzk.h"
 #include "ff/fr.h"
 #include "poly/h.h"
@@ -121,13 +122,22 @@ static int run_op(int op, const cuzk_ntt_domain *d, cuzk_fr *v) {
     return 1;
 }
 
+/* --log N or A-B; -1 after printing what is wrong. */
 static int parse_logs(const char *s, unsigned *logs, int *count) {
     char *end;
     long a = strtol(s, &end, 10), b = a;
-    if (*end == '-') b = strtol(end + 1, &end, 10);
-    if (*end != '\0' || a < 0 || b < a || b > CUZK_NTT_MAX_LOG) return -1;
+    if (end != s && *end == '-') b = strtol(end + 1, &end, 10);
+    if (end == s || *end != '\0' || a < 0 || b < a || b > CUZK_NTT_MAX_LOG) {
+        fprintf(stderr, "cuzk bench ntt: --log %s: must be N or A-B with 0 <= A <= B <= %d\n", s,
+                CUZK_NTT_MAX_LOG);
+        return -1;
+    }
     for (long k = a; k <= b; k++) {
-        if (*count >= MAX_LOGS) return -1;
+        if (*count >= MAX_LOGS) {
+            fprintf(stderr, "cuzk bench ntt: --log %s: more than %d sizes in all\n", s,
+                    MAX_LOGS);
+            return -1;
+        }
         logs[(*count)++] = (unsigned)k;
     }
     return 0;
@@ -197,30 +207,40 @@ int cuzk__bench_ntt(int argc, char **argv) {
     unsigned logs[MAX_LOGS];
     int nlogs = 0, threads = 0, reps_arg = 0, json = 0, all_ops = 0, gpu = 0;
     const char *clk = NULL;
+    static const char cmd[] = "cuzk bench ntt";
     for (int i = 0; i < argc; i++) {
-        if (strcmp(argv[i], "--log") == 0 && i + 1 < argc) {
-            if (parse_logs(argv[++i], logs, &nlogs) != 0) goto bad;
-        } else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc) {
-            threads = atoi(argv[++i]);
-            if (threads < 1) goto bad;
-        } else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc) {
-            reps_arg = atoi(argv[++i]);
-            if (reps_arg < 1 || reps_arg > MAX_REPS) goto bad;
-        } else if (strcmp(argv[i], "--clock") == 0 && i + 1 < argc) {
-            clk = argv[++i];
-            if (strcmp(clk, "wall") != 0 && strcmp(clk, "cpu") != 0) goto bad;
-        } else if (strcmp(argv[i], "--json") == 0) {
+        const char *a = argv[i];
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) goto bad;
+        if (strcmp(a, "--json") == 0) {
             json = 1;
-        } else if (strcmp(argv[i], "--all") == 0) {
+            continue;
+        }
+        if (strcmp(a, "--all") == 0) {
             all_ops = 1;
-        } else if (strcmp(argv[i], "--backend") == 0 && i + 1 < argc) {
-            const char *b = argv[++i];
-            if (strcmp(b, "gpu") == 0)
-                gpu = 1;
-            else if (strcmp(b, "cpu") != 0)
-                goto bad;
-        } else {
+            continue;
+        }
+        if (strcmp(a, "--log") != 0 && strcmp(a, "--threads") != 0 && strcmp(a, "--reps") != 0 &&
+            strcmp(a, "--clock") != 0 && strcmp(a, "--backend") != 0) {
+            cuzk__opt_unknown(cmd, a);
             goto bad;
+        }
+        const char *v = cuzk__opt_value(cmd, argc, argv, &i);
+        if (v == NULL) return 2;
+        if (strcmp(a, "--log") == 0) {
+            if (parse_logs(v, logs, &nlogs) != 0) return 2;
+        } else if (strcmp(a, "--threads") == 0) {
+            if (!cuzk__opt_int(cmd, a, v, 1, 4096, &threads)) return 2;
+        } else if (strcmp(a, "--reps") == 0) {
+            if (!cuzk__opt_int(cmd, a, v, 1, MAX_REPS, &reps_arg)) return 2;
+        } else if (strcmp(a, "--clock") == 0) {
+            static const char *const clocks[] = {"wall", "cpu"};
+            if (cuzk__opt_choice(cmd, a, v, clocks, 2) < 0) return 2;
+            clk = v;
+        } else {
+            static const char *const backends[] = {"cpu", "gpu"};
+            int k = cuzk__opt_choice(cmd, a, v, backends, 2);
+            if (k < 0) return 2;
+            gpu = k == 1;
         }
     }
     if (nlogs == 0)

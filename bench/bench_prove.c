@@ -40,6 +40,7 @@
 #include "circuit/witness.h"
 #include "io/wtns.h"
 #include "io/zkey.h"
+#include "opt.h"
 
 #define MAX_REPS 64
 
@@ -53,6 +54,23 @@ static double wall_ms(void) {
 
 #define MAX_PROOFS 4096
 
+#define CMD "cuzk bench prove"
+
+/* Whether option a takes a value; if it does and none follows, 1 after
+ * printing which (the loops below then stop with status 2). */
+static int value_missing(const char *a, int i, int argc) {
+    static const char *const with_value[] = {"--circuit", "--params",  "--setup-seed",
+                                             "--partitions", "--backend", "--threads",
+                                             "--reps",    "--zkey",    "--wtns",
+                                             "--copies-after"};
+    for (size_t k = 0; k < sizeof(with_value) / sizeof(with_value[0]); k++)
+        if (strcmp(a, with_value[k]) == 0 && i + 1 >= argc) {
+            fprintf(stderr, "%s: %s: needs a value\n", CMD, a);
+            return 1;
+        }
+    return 0;
+}
+
 static int bench_circuit(int argc, char **argv) {
     const char *circuit_path = NULL, *params_path = NULL, *seed_hex = NULL, *backend = "cpu";
     const char **wpaths = calloc((size_t)argc + 1, sizeof(char *));
@@ -61,6 +79,10 @@ static int bench_circuit(int argc, char **argv) {
     int reps = 3, json = 0, parts = 1, stage = 1;
     if (wpaths == NULL) return 2;
     for (int i = 0; i < argc; i++) {
+        if (value_missing(argv[i], i, argc)) {
+            free(wpaths);
+            return 2;
+        }
         if (strcmp(argv[i], "--circuit") == 0 && i + 1 < argc)
             circuit_path = argv[++i];
         else if (strcmp(argv[i], "--params") == 0 && i + 1 < argc)
@@ -69,19 +91,34 @@ static int bench_circuit(int argc, char **argv) {
             seed_hex = argv[++i];
         else if (strcmp(argv[i], "--witness") == 0)
             while (i + 1 < argc && argv[i + 1][0] != '-') wpaths[n_w++] = argv[++i];
-        else if (strcmp(argv[i], "--partitions") == 0 && i + 1 < argc)
-            parts = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--partitions") == 0 && i + 1 < argc) {
+            if (!cuzk__opt_int(CMD, argv[i], argv[i + 1], 1, MAX_PROOFS, &parts)) {
+                free(wpaths);
+                return 2;
+            }
+            i++;
+        }
         else if (strcmp(argv[i], "--backend") == 0 && i + 1 < argc)
             backend = argv[++i];
-        else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc)
-            threads = (unsigned)strtoul(argv[++i], NULL, 10);
-        else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc)
-            reps = atoi(argv[++i]);
-        else if (strcmp(argv[i], "--json") == 0)
+        else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc) {
+            if (!cuzk__opt_uint(CMD, argv[i], argv[i + 1], 0, 4096, &threads)) {
+                free(wpaths);
+                return 2;
+            }
+            i++;
+        } else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc) {
+            if (!cuzk__opt_int(CMD, argv[i], argv[i + 1], 1, MAX_REPS, &reps)) {
+                free(wpaths);
+                return 2;
+            }
+            i++;
+        } else if (strcmp(argv[i], "--json") == 0)
             json = 1;
         else if (strcmp(argv[i], "--no-stage") == 0)
             stage = 0;
         else {
+            if (strcmp(argv[i], "-h") != 0 && strcmp(argv[i], "--help") != 0)
+                cuzk__opt_unknown(CMD, argv[i]);
             fprintf(stderr, "usage: cuzk bench prove --circuit C (--params P | --setup-seed HEX) "
                             "--witness W0 [W1 ...] [--partitions N] [--backend cpu|gpu|auto] "
                             "[--threads T] [--reps R] [--no-stage] [--json]\n");
@@ -248,17 +285,22 @@ int cuzk__bench_prove(int argc, char **argv) {
     unsigned threads = 0;
     int reps = 3, json = 0;
     for (int i = 0; i < argc; i++) {
-        if (strcmp(argv[i], "--zkey") == 0 && i + 1 < argc)
+        if (value_missing(argv[i], i, argc)) return 2;
+        if (strcmp(argv[i], "--zkey") == 0 && i + 1 < argc) {
             zkey_path = argv[++i];
-        else if (strcmp(argv[i], "--wtns") == 0 && i + 1 < argc)
+        } else if (strcmp(argv[i], "--wtns") == 0 && i + 1 < argc) {
             wtns_path = argv[++i];
-        else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc)
-            threads = (unsigned)strtoul(argv[++i], NULL, 10);
-        else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc)
-            reps = atoi(argv[++i]);
-        else if (strcmp(argv[i], "--json") == 0)
+        } else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc) {
+            if (!cuzk__opt_uint(CMD, argv[i], argv[i + 1], 0, 4096, &threads)) return 2;
+            i++;
+        } else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc) {
+            if (!cuzk__opt_int(CMD, argv[i], argv[i + 1], 1, MAX_REPS, &reps)) return 2;
+            i++;
+        } else if (strcmp(argv[i], "--json") == 0) {
             json = 1;
-        else {
+        } else {
+            if (strcmp(argv[i], "-h") != 0 && strcmp(argv[i], "--help") != 0)
+                cuzk__opt_unknown(CMD, argv[i]);
             fprintf(stderr, "usage: cuzk bench prove --zkey K --wtns W [--threads T] "
                             "[--reps R] [--json]\n");
             return 2;

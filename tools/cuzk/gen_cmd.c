@@ -21,6 +21,7 @@
 #include "commands.h"
 #include "cuzk.h"
 #include "circuit/gen.h"
+#include "opt.h"
 
 static int usage(void) {
     fprintf(stderr,
@@ -58,15 +59,6 @@ static double now_s(void) {
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static int parse_u64(const char *s, uint64_t max, uint64_t *v) {
-    char *end;
-    errno = 0;
-    unsigned long long x = strtoull(s, &end, 0);
-    if (*s == '\0' || *s == '-' || *end != '\0' || errno != 0 || x > max) return 0;
-    *v = (uint64_t)x;
-    return 1;
-}
-
 static uint64_t fresh_seed(void) {
     uint64_t s = 0;
     FILE *f = fopen("/dev/urandom", "rb");
@@ -93,68 +85,52 @@ int cuzk__cmd_gen_circuit(int argc, char **argv) {
     int have_profile = 0, have_k = 0, have_seed = 0;
     uint64_t parts = 1, v;
     const char *dir = NULL;
+    static const char cmd[] = "cuzk gen-circuit";
+    static const char *const known[] = {"--profile", "--log-constraints", "--partitions",
+                                        "--boolean-fraction", "--seed", "--threads", "-o",
+                                        "--output"};
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             usage();
             return 0;
         }
-        if (i + 1 >= argc) {
-            fprintf(stderr, "cuzk gen-circuit: %s needs a value\n", a);
-            return usage();
-        }
-        const char *val = argv[++i];
+        size_t k = 0;
+        while (k < sizeof(known) / sizeof(known[0]) && strcmp(a, known[k]) != 0) k++;
+        if (k == sizeof(known) / sizeof(known[0])) return cuzk__opt_unknown(cmd, a);
+        const char *val = cuzk__opt_value(cmd, argc, argv, &i);
+        if (val == NULL) return 2;
         if (strcmp(a, "--profile") == 0) {
             int pr = cuzk_gen_profile_from_name(val);
             if (pr < 0) {
-                fprintf(stderr, "cuzk gen-circuit: unknown profile '%s' (porep, dense, sha)\n",
-                        val);
+                fprintf(stderr, "%s: --profile %s: must be porep, dense or sha\n", cmd, val);
                 return 2;
             }
             p.profile = (cuzk_gen_profile)pr;
             have_profile = 1;
         } else if (strcmp(a, "--log-constraints") == 0) {
-            if (!parse_u64(val, CUZK_GEN_MAX_LOG, &v) || v < CUZK_GEN_MIN_LOG) {
-                fprintf(stderr, "cuzk gen-circuit: --log-constraints must be %u..%u, not '%s'\n",
-                        CUZK_GEN_MIN_LOG, CUZK_GEN_MAX_LOG, val);
-                return 2;
-            }
+            if (!cuzk__opt_u64(cmd, a, val, CUZK_GEN_MIN_LOG, CUZK_GEN_MAX_LOG, &v)) return 2;
             p.log_constraints = (unsigned)v;
             have_k = 1;
         } else if (strcmp(a, "--partitions") == 0) {
-            if (!parse_u64(val, 1000000, &parts) || parts < 1) {
-                fprintf(stderr, "cuzk gen-circuit: bad --partitions '%s'\n", val);
-                return 2;
-            }
+            if (!cuzk__opt_u64(cmd, a, val, 1, 1000000, &parts)) return 2;
         } else if (strcmp(a, "--boolean-fraction") == 0) {
-            char *end;
-            double f = strtod(val, &end);
-            if (*val == '\0' || *end != '\0' || !(f >= 0.0 && f <= 1.0)) {
-                fprintf(stderr, "cuzk gen-circuit: --boolean-fraction must be 0..1, not '%s'\n",
-                        val);
-                return 2;
-            }
-            p.boolean_fraction = f;
+            if (!cuzk__opt_double(cmd, a, val, 0.0, 1.0, &p.boolean_fraction)) return 2;
         } else if (strcmp(a, "--seed") == 0) {
-            if (!parse_u64(val, UINT64_MAX, &p.seed)) {
-                fprintf(stderr, "cuzk gen-circuit: bad --seed '%s'\n", val);
-                return 2;
-            }
+            if (!cuzk__opt_u64(cmd, a, val, 0, UINT64_MAX, &p.seed)) return 2;
             have_seed = 1;
         } else if (strcmp(a, "--threads") == 0) {
-            if (!parse_u64(val, 4096, &v)) {
-                fprintf(stderr, "cuzk gen-circuit: bad --threads '%s'\n", val);
-                return 2;
-            }
+            if (!cuzk__opt_u64(cmd, a, val, 0, 4096, &v)) return 2;
             p.threads = (unsigned)v;
-        } else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
-            dir = val;
         } else {
-            fprintf(stderr, "cuzk gen-circuit: unknown option '%s'\n", a);
-            return usage();
+            dir = val;
         }
     }
-    if (!have_profile || !have_k || dir == NULL) return usage();
+    if (!have_profile) return cuzk__opt_fail(cmd, "--profile porep|dense|sha is required");
+    if (!have_k)
+        return cuzk__opt_fail(cmd, "--log-constraints K is required (%u..%u)", CUZK_GEN_MIN_LOG,
+                              CUZK_GEN_MAX_LOG);
+    if (dir == NULL) return cuzk__opt_fail(cmd, "-o DIR is required");
     if (!have_seed) p.seed = fresh_seed();
     printf("cuzk gen-circuit: profile %s, 2^%u, seed %" PRIu64 "%s\n",
            cuzk_gen_profile_name(p.profile), p.log_constraints, p.seed,

@@ -24,6 +24,7 @@
 #include "io/r1cs.h"
 #include "circuit/witness.h"
 #include "io/wtns.h"
+#include "opt.h"
 
 static int usage(void) {
     fprintf(stderr, "usage: cuzk import CIRCUIT.r1cs -o OUT.cuzk [WITNESS.wtns -w OUT.wit]...\n"
@@ -80,17 +81,19 @@ int cuzk__cmd_import(int argc, char **argv) {
             usage();
             rc = 0;
             goto done;
-        } else if (strcmp(a, "-o") == 0 && i + 1 < argc) {
-            out = argv[++i];
-        } else if (strcmp(a, "-w") == 0 && i + 1 < argc) {
-            if (nw == 0 || wout[nw - 1] != NULL) { /* -w must follow a .wtns */
-                rc = usage();
+        } else if (strcmp(a, "-o") == 0 || strcmp(a, "-w") == 0) {
+            const char *v = cuzk__opt_value("cuzk import", argc, argv, &i);
+            if (v == NULL) goto done;
+            if (a[1] == 'o') {
+                out = v;
+            } else if (nw == 0 || wout[nw - 1] != NULL) { /* -w must follow a .wtns */
+                fprintf(stderr, "cuzk import: -w %s: must follow the WITNESS.wtns it is for\n", v);
                 goto done;
+            } else {
+                wout[nw - 1] = v;
             }
-            wout[nw - 1] = argv[++i];
         } else if (a[0] == '-') {
-            fprintf(stderr, "cuzk import: unknown option or missing value: %s\n", a);
-            rc = usage();
+            rc = cuzk__opt_unknown("cuzk import", a);
             goto done;
         } else if (r1cs_path == NULL) {
             r1cs_path = a;
@@ -99,13 +102,13 @@ int cuzk__cmd_import(int argc, char **argv) {
         }
     }
     if (r1cs_path == NULL || out == NULL) {
-        rc = usage();
+        rc = cuzk__opt_fail("cuzk import", "%s",
+                            r1cs_path == NULL ? "no CIRCUIT.r1cs given" : "-o OUT.cuzk is required");
         goto done;
     }
     for (size_t k = 0; k < nw; k++)
         if (wout[k] == NULL) {
             fprintf(stderr, "cuzk import: %s has no -w OUT.wit after it\n", win[k]);
-            rc = usage();
             goto done;
         }
     if (!cuzk__cli_output_ok(out, "import")) goto done;

@@ -71,13 +71,17 @@ static const struct {
 static int cmd_bench(int argc, char **argv) {
     for (size_t i = 0; argc >= 1 && i < sizeof(benches) / sizeof(benches[0]); i++)
         if (strcmp(argv[0], benches[i].name) == 0) return benches[i].fn(argc - 1, argv + 1);
-    if (argc >= 1) fprintf(stderr, "cuzk bench: unknown benchmark '%s'\n", argv[0]);
-    return usage(stderr);
+    fprintf(stderr, "cuzk bench: %s%s%s: must be field, ntt, msm or prove\n",
+            argc >= 1 ? "unknown benchmark '" : "no benchmark given", argc >= 1 ? argv[0] : "",
+            argc >= 1 ? "'" : "");
+    return 2;
 }
 
 static int cmd_version(int argc, char **argv) {
-    (void)argc;
-    (void)argv;
+    if (argc >= 1) {
+        fprintf(stderr, "cuzk version: takes no arguments, not '%s'\n", argv[0]);
+        return 2;
+    }
     printf("cuzk %s (field kernels: %s)\n", cuzk_version(),
            cuzk_cpu_kernels());
     return 0;
@@ -112,9 +116,11 @@ static void apply_environment(void) {
 int main(int argc, char **argv) {
     apply_environment();
     if (argc < 2) return usage(stderr);
-    if (strcmp(argv[1], "help") == 0 || strcmp(argv[1], "--help") == 0) return usage(stdout);
+    if (strcmp(argv[1], "help") == 0 || strcmp(argv[1], "--help") == 0 ||
+        strcmp(argv[1], "-h") == 0)
+        return usage(stdout);
     for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
         if (strcmp(argv[1], commands[i].name) == 0) return commands[i].fn(argc - 2, argv + 2);
-    fprintf(stderr, "cuzk: unknown command '%s'\n", argv[1]);
-    return usage(stderr);
+    fprintf(stderr, "cuzk: unknown command '%s' (cuzk --help lists them)\n", argv[1]);
+    return 2;
 }

@@ -16,6 +16,7 @@
 #include "util/error.h"
 #include "ff/fr.h"
 #include "groth16/ptau.h"
+#include "opt.h"
 
 int cuzk__cmd_ptau(int argc, char **argv);
 
@@ -28,14 +29,6 @@ static int usage(void) {
             "  1-7 and 12-15) whose secrets tau, alpha, beta are derived from S\n"
             "  (default \"" DEFAULT_SEED "\"). NOT FOR PRODUCTION: test keys only.\n");
     return 2;
-}
-
-static int parse_uint(const char *s, unsigned max, unsigned *v) {
-    char *end;
-    unsigned long x = strtoul(s, &end, 10);
-    if (*s == '\0' || *end != '\0' || x > max) return 0;
-    *v = (unsigned)x;
-    return 1;
 }
 
 static void print_fr(FILE *f, const char *name, const cuzk_fr *a) {
@@ -53,38 +46,35 @@ static double now_s(void) {
 }
 
 static int cmd_new(int argc, char **argv) {
+    static const char cmd[] = "cuzk ptau new";
     unsigned power = 0, threads = 0;
     int have_power = 0;
     const char *seed = DEFAULT_SEED, *out = NULL;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
-        if (i + 1 >= argc) {
-            fprintf(stderr, "cuzk ptau new: %s needs a value\n", a);
-            return usage();
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            usage();
+            return 0;
         }
-        const char *v = argv[++i];
+        if (strcmp(a, "--power") != 0 && strcmp(a, "--seed") != 0 &&
+            strcmp(a, "--threads") != 0 && strcmp(a, "-o") != 0 && strcmp(a, "--output") != 0)
+            return cuzk__opt_unknown(cmd, a);
+        const char *v = cuzk__opt_value(cmd, argc, argv, &i);
+        if (v == NULL) return 2;
         if (strcmp(a, "--power") == 0) {
-            if (!parse_uint(v, CUZK_PTAU_MAX_POWER, &power) || power < 1) {
-                fprintf(stderr, "cuzk ptau new: --power must be 1..%u, not '%s'\n",
-                        CUZK_PTAU_MAX_POWER, v);
-                return 2;
-            }
+            if (!cuzk__opt_uint(cmd, a, v, 1, CUZK_PTAU_MAX_POWER, &power)) return 2;
             have_power = 1;
         } else if (strcmp(a, "--seed") == 0) {
             seed = v;
         } else if (strcmp(a, "--threads") == 0) {
-            if (!parse_uint(v, 4096, &threads)) {
-                fprintf(stderr, "cuzk ptau new: bad --threads '%s'\n", v);
-                return 2;
-            }
-        } else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
-            out = v;
+            if (!cuzk__opt_uint(cmd, a, v, 0, 4096, &threads)) return 2;
         } else {
-            fprintf(stderr, "cuzk ptau new: unknown option '%s'\n", a);
-            return usage();
+            out = v;
         }
     }
-    if (!have_power || out == NULL) return usage();
+    if (!have_power)
+        return cuzk__opt_fail(cmd, "--power P is required (1..%u)", CUZK_PTAU_MAX_POWER);
+    if (out == NULL) return cuzk__opt_fail(cmd, "-o out.ptau is required");
 
     cuzk_ptau_secrets s;
     cuzk_ptau_secrets_from_seed(&s, seed, strlen(seed));
@@ -111,5 +101,11 @@ static int cmd_new(int argc, char **argv) {
 
 int cuzk__cmd_ptau(int argc, char **argv) {
     if (argc >= 1 && strcmp(argv[0], "new") == 0) return cmd_new(argc - 1, argv + 1);
+    if (argc >= 1 && (strcmp(argv[0], "-h") == 0 || strcmp(argv[0], "--help") == 0)) {
+        usage();
+        return 0;
+    }
+    if (argc >= 1)
+        fprintf(stderr, "cuzk ptau: unknown subcommand '%s' (there is: new)\n", argv[0]);
     return usage();
 }

@@ -14,6 +14,7 @@
 #include "ff/fr.h"
 #include "pairing/pairing.h"
 #include "commands.h"
+#include "opt.h"
 
 static int checks_run, checks_failed;
 
@@ -58,8 +59,12 @@ static void scalar_mul_mod_r(uint64_t out[4], const uint64_t a[4], const uint64_
 }
 
 int cuzk__selftest_main(int argc, char **argv) {
-    (void)argc;
-    (void)argv;
+    if (argc >= 1 && (strcmp(argv[0], "-h") == 0 || strcmp(argv[0], "--help") == 0)) {
+        printf("usage: cuzk selftest\n"
+               "  known-answer and random checks of the arithmetic stack; takes no options\n");
+        return 0;
+    }
+    if (argc >= 1) return cuzk__opt_unknown("cuzk selftest", argv[0]);
     static const uint64_t r[4] = CUZK__FR_R;
     double t;
     printf("cuzk %s selftest (field kernels: %s)\n", cuzk_version(),

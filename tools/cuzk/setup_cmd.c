@@ -31,6 +31,7 @@
 #include "util/mem.h"
 #include "io/params.h"
 #include "groth16/setup.h"
+#include "opt.h"
 
 #if defined(CUZK_HAVE_CUDA)
 #include "gpu/gpu.h"
@@ -49,14 +50,6 @@ static int usage(void) {
             "  does so when a device is present and the domain is at least 2^%d.\n",
             CUZK_AUTO_GPU_MIN_LOG);
     return 2;
-}
-
-static int parse_uint(const char *s, unsigned max, unsigned *v) {
-    char *end;
-    unsigned long x = strtoul(s, &end, 10);
-    if (*s == '\0' || *end != '\0' || x > max) return 0;
-    *v = (unsigned)x;
-    return 1;
 }
 
 static double now_s(void) {
@@ -78,43 +71,38 @@ int cuzk__cmd_setup(int argc, char **argv) {
         if (a[0] != '-' || a[1] == '\0') {
             if (circ != NULL) {
                 fprintf(stderr, "cuzk setup: more than one circuit ('%s' and '%s')\n", circ, a);
-                return usage();
+                return 2;
             }
             circ = a;
             continue;
         }
-        if (i + 1 >= argc) {
-            fprintf(stderr, "cuzk setup: %s needs a value\n", a);
-            return usage();
-        }
-        const char *v = argv[++i];
+        if (strcmp(a, "-o") != 0 && strcmp(a, "--output") != 0 && strcmp(a, "--vk") != 0 &&
+            strcmp(a, "--threads") != 0 && strcmp(a, "--seed") != 0 &&
+            strcmp(a, "--backend") != 0)
+            return cuzk__opt_unknown("cuzk setup", a);
+        const char *v = cuzk__opt_value("cuzk setup", argc, argv, &i);
+        if (v == NULL) return 2;
         if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
             out = v;
         } else if (strcmp(a, "--vk") == 0) {
             vk_out = v;
         } else if (strcmp(a, "--threads") == 0) {
-            if (!parse_uint(v, 4096, &threads)) {
-                fprintf(stderr, "cuzk setup: bad --threads '%s' (0..4096, 0 = all cores)\n", v);
-                return 2;
-            }
+            if (!cuzk__opt_uint("cuzk setup", a, v, 0, 4096, &threads)) return 2;
         } else if (strcmp(a, "--seed") == 0) {
             seed_hex = v;
-        } else if (strcmp(a, "--backend") == 0) {
-            backend_name = v;
         } else {
-            fprintf(stderr, "cuzk setup: unknown option '%s'\n", a);
-            return usage();
+            backend_name = v;
         }
     }
-    if (circ == NULL || out == NULL) {
-        fprintf(stderr, "cuzk setup: %s\n", circ == NULL ? "no circuit file given" : "no -o OUT.params given");
-        return usage();
-    }
+    if (circ == NULL) return cuzk__opt_fail("cuzk setup", "no CIRCUIT file given");
+    if (out == NULL) return cuzk__opt_fail("cuzk setup", "-o OUT.params is required");
 
     cuzk_setup_toxic tw;
     if (seed_hex != NULL && !cuzk__cli_setup_seed(&tw, seed_hex)) {
-        fprintf(stderr, "cuzk setup: --seed wants an even number (2..%d) of hex digits, not '%s'\n",
-                CUZK_CLI_SEED_HEX_MAX, seed_hex);
+        fprintf(stderr,
+                "cuzk setup: --seed %s: must be an even number (2..%d) of hex digits, "
+                "optionally after 0x\n",
+                seed_hex, CUZK_CLI_SEED_HEX_MAX);
         return 2;
     }
 
