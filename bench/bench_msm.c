@@ -5,7 +5,7 @@
  *
  *   cuzk bench msm [--log N]... [--g1] [--g2] [--threads T] [--reps R] [--no-batch-add]
  *                  [--path auto|xyzz|affine] [--c BITS] [--glv auto|on|off]
- *                  [--reduce tree|sum] [--backend cpu|gpu] [--copies K]
+ *                  [--reduce tree|sum] [--backend cpu|gpu] [--copies K] [--profile]
  *
  * Defaults: G1 at 2^10..2^18, G2 at 2^10..2^14; threads 1 and all cores
  * (--threads T: only T; 0 = all); R = 3 runs per row after one warm-up run,
@@ -26,6 +26,8 @@
  * wall clock; --c then forces the GPU window. --copies K (GPU): the handle
  * keeps K shifted copies of its bases (gpu_msm.h: cuzk__gpu_msm_bases_precompute),
  * made once before the rows; the c column is then the window each row uses.
+ * --profile (GPU): every MSM prints its per-phase device times to stderr
+ * (gpu_msm.h cuzk__gpu_msm_config).
  */
 #include <stdarg.h>
 #include <stdint.h>
@@ -162,7 +164,7 @@ static int run_gpu(double *min_ms, double *med_ms, cuzk__gpu_msm_bases *h, const
 static int usage(void) {
     fprintf(stderr, "usage: cuzk bench msm [--log N]... [--g1] [--g2] [--threads T] [--reps R] "
                     "[--no-batch-add] [--path auto|xyzz|affine] [--c BITS] [--glv auto|on|off] "
-                    "[--reduce tree|sum] [--backend cpu|gpu] [--copies K]\n");
+                    "[--reduce tree|sum] [--backend cpu|gpu] [--copies K] [--profile]\n");
     return 2;
 }
 
@@ -197,6 +199,7 @@ static int bad_value(const char *opt, const char *val, const char *fmt, ...) {
 
 int cuzk__bench_msm(int argc, char **argv) {
     int logs[32], nlogs = 0, want_g1 = 0, want_g2 = 0, reps = 3, batch_add = 1, gpu = 0;
+    int profile = 0;
     unsigned copies = 1;
     long threads_opt = -1;
     cuzk_msm_opts opts = {0, CUZK_MSM_PATH_AUTO, CUZK_MSM_REDUCE_TREE, CUZK_MSM_GLV_AUTO};
@@ -268,6 +271,8 @@ int cuzk__bench_msm(int argc, char **argv) {
             copies = (unsigned)v;
         } else if (strcmp(argv[i], "--no-batch-add") == 0) {
             batch_add = 0;
+        } else if (strcmp(argv[i], "--profile") == 0) {
+            profile = 1;
         } else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
             usage();
             return 0;
@@ -277,10 +282,9 @@ int cuzk__bench_msm(int argc, char **argv) {
         }
     }
     if (!want_g1 && !want_g2) want_g1 = want_g2 = 1;
-#if CUZK_HAVE_CUDA
-    if (gpu) cuzk__gpu_msm_force_c = opts.c;
-#else
+#if !CUZK_HAVE_CUDA
     (void)copies;
+    (void)profile;
     if (gpu) {
         fprintf(stderr, "cuzk bench msm: --backend gpu needs a CUDA build\n");
         return 2;
@@ -339,6 +343,8 @@ int cuzk__bench_msm(int argc, char **argv) {
                 fprintf(stderr, "gpu upload: %s\n", cuzk__gpu_last_error());
                 rc = 1;
             }
+            const cuzk__gpu_msm_config cfg = {opts.c, 0, 0, 0, 0, profile}; /* --c: the window */
+            cuzk__gpu_msm_bases_configure(h, &cfg);
             if (st == CUZK_OK && copies > 1) {
                 double t0 = now_ms(CLOCK_MONOTONIC);
                 st = cuzk__gpu_msm_bases_precompute(h, copies);

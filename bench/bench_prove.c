@@ -6,7 +6,7 @@
  *     R repetitions (default 3) after one warm-up proof.
  *   --circuit C (--params P | --setup-seed HEX) --witness W0 [W1 ...]
  *     [--partitions N] [--backend cpu|gpu|auto] [--threads T] [--reps R] [--no-stage]
- *     [--json]
+ *     [--copies-after K] [--json]
  *     bellman parameters over our circuit files, through the backend
  *     interface: each repetition proves N partitions (default 1, witness
  *     i mod the number given), after one warm-up proof. Each proof's witness
@@ -21,7 +21,10 @@
  *     tests do that). --setup-seed makes the parameters in memory with the
  *     INSECURE development setup (as `cuzk setup --seed HEX`, on the GPU with
  *     --backend gpu) instead of reading a file: a 2^27 partition's 47 GB of
- *     parameters need no disk.
+ *     parameters need no disk. --copies-after K (GPU): the key makes its
+ *     shifted copies of the H and L bases after K proofs instead of the
+ *     backend's 64 (backend_gpu.h; 0: never), so that a run of a few proofs
+ *     times a key that has served many.
  * Wall clock: the MSMs and NTTs run on all cores. Opening the files and
  * preparing the key are not timed (a daemon keeps them open).
  */
@@ -41,6 +44,9 @@
 #include "io/wtns.h"
 #include "io/zkey.h"
 #include "opt.h"
+#if CUZK_HAVE_CUDA
+#include "gpu/backend_gpu.h"
+#endif
 
 #define MAX_REPS 64
 
@@ -77,6 +83,8 @@ static int bench_circuit(int argc, char **argv) {
     size_t n_w = 0;
     unsigned threads = 0;
     int reps = 3, json = 0, parts = 1, stage = 1;
+    unsigned copies_after = 0;
+    int copies_after_set = 0; /* else the backend's own */
     if (wpaths == NULL) return 2;
     for (int i = 0; i < argc; i++) {
         if (value_missing(argv[i], i, argc)) {
@@ -116,12 +124,20 @@ static int bench_circuit(int argc, char **argv) {
             json = 1;
         else if (strcmp(argv[i], "--no-stage") == 0)
             stage = 0;
-        else {
+        else if (strcmp(argv[i], "--copies-after") == 0 && i + 1 < argc) {
+            if (!cuzk__opt_uint(CMD, argv[i], argv[i + 1], 0, 1000000, &copies_after)) {
+                free(wpaths);
+                return 2;
+            }
+            copies_after_set = 1;
+            i++;
+        } else {
             if (strcmp(argv[i], "-h") != 0 && strcmp(argv[i], "--help") != 0)
                 cuzk__opt_unknown(CMD, argv[i]);
             fprintf(stderr, "usage: cuzk bench prove --circuit C (--params P | --setup-seed HEX) "
                             "--witness W0 [W1 ...] [--partitions N] [--backend cpu|gpu|auto] "
-                            "[--threads T] [--reps R] [--no-stage] [--json]\n");
+                            "[--threads T] [--reps R] [--no-stage] [--copies-after K] "
+                            "[--json]\n");
             free(wpaths);
             return 2;
         }
@@ -188,9 +204,18 @@ static int bench_circuit(int argc, char **argv) {
                                 &err) != CUZK_OK) { /* a GPU key decodes the points itself */
         goto fail;
     }
-    if (cuzk_backend_open(&be, ops, threads, -1, &err) != CUZK_OK ||
-        cuzk_backend_prepare(&be, &key, &c, &p, &err) != CUZK_OK)
-        goto fail;
+    if (cuzk_backend_open(&be, ops, threads, -1, &err) != CUZK_OK) goto fail;
+#if CUZK_HAVE_CUDA
+    if (copies_after_set && ops == &cuzk_backend_gpu) {
+        cuzk__gpu_backend_hooks hooks = CUZK__GPU_BACKEND_HOOKS_DEFAULT;
+        hooks.copies_after = copies_after;
+        cuzk__gpu_backend_set_test_hooks(&be, &hooks);
+    }
+#else
+    (void)copies_after;
+    (void)copies_after_set;
+#endif
+    if (cuzk_backend_prepare(&be, &key, &c, &p, &err) != CUZK_OK) goto fail;
     for (size_t i = 0; i < n_w; i++)
         if (cuzk_witness_open(&w[i], wpaths[i], &err) != CUZK_OK) goto fail;
     /* proof j (0: the warm-up) proves witness ((j - 1) mod parts) mod n_w; with

@@ -24,13 +24,15 @@
 
 typedef unsigned long long ull;
 
-size_t cuzk__gpu_backend_stage_bytes = (size_t)32 << 20;
-unsigned cuzk__gpu_backend_pin_fail = 0;
-int cuzk__gpu_backend_room_fail = 0;
-int cuzk__gpu_backend_loader_hold = 0;
-unsigned cuzk__gpu_backend_copies_after = CUZK__GPU_BACKEND_COPIES_AFTER;
-unsigned cuzk__gpu_backend_copies_max = CUZK__GPU_BACKEND_COPIES_MAX;
-cuzk__gpu_backend_upload_counts cuzk__gpu_backend_uploads;
+/* The most bytes a staging buffer takes unless the hooks say otherwise
+ * (stage_alloc sizes it for at least 4 chunks of the key's largest input). */
+#define STAGE_BYTES_MAX ((size_t)32 << 20)
+
+/* An instance (be->impl): its hooks and counts, read and counted by its keys. */
+typedef struct {
+    cuzk__gpu_backend_hooks hooks;
+    cuzk__gpu_backend_upload_counts stats;
+} gpu_backend;
 
 static void count_uploads(uint64_t *counter, uint64_t n) {
     __atomic_fetch_add(counter, n, __ATOMIC_RELAXED);
@@ -53,6 +55,7 @@ static cuzk_status gpu_fail(cuzk_error *err, cuzk_status st, const char *what) {
 
 typedef struct {
     cuzk_backend_key base; /* first member: the pointer handed out */
+    gpu_backend *inst;     /* the instance that prepared the key (outlives it) */
     int device;
     unsigned threads; /* CPU threads for the staging copies (0 = all) */
     /* borrowed */
@@ -144,11 +147,34 @@ static cuzk_status gpu_open(cuzk_backend *be, cuzk_error *err) {
                           n);
     cuzk_status st = cuzk__gpu_set_device(be->device);
     if (st != CUZK_OK) return gpu_fail(err, st, "selecting the device");
-    be->impl = NULL;
+    gpu_backend *inst = calloc(1, sizeof(*inst));
+    if (inst == NULL) return cuzk__fail(err, CUZK_ERR_NOMEM, "no memory for a GPU backend");
+    const cuzk__gpu_backend_hooks dflt = CUZK__GPU_BACKEND_HOOKS_DEFAULT;
+    inst->hooks = dflt;
+    be->impl = inst;
     return CUZK_OK;
 }
 
-static void gpu_close(cuzk_backend *be) { be->impl = NULL; }
+static void gpu_close(cuzk_backend *be) {
+    free(be->impl);
+    be->impl = NULL;
+}
+
+void cuzk__gpu_backend_set_test_hooks(cuzk_backend *be, const cuzk__gpu_backend_hooks *hooks) {
+    if (be == NULL || be->ops != &cuzk_backend_gpu || be->impl == NULL) return;
+    gpu_backend *inst = be->impl;
+    const cuzk__gpu_backend_hooks dflt = CUZK__GPU_BACKEND_HOOKS_DEFAULT;
+    inst->hooks = hooks != NULL ? *hooks : dflt;
+}
+
+void cuzk__gpu_backend_stats(const cuzk_backend *be, cuzk__gpu_backend_upload_counts *out) {
+    memset(out, 0, sizeof(*out));
+    if (be == NULL || be->ops != &cuzk_backend_gpu || be->impl == NULL) return;
+    const uint64_t *src = (const uint64_t *)&((const gpu_backend *)be->impl)->stats;
+    uint64_t *dst = (uint64_t *)out;
+    for (size_t i = 0; i < sizeof(*out) / sizeof(uint64_t); i++)
+        dst[i] = __atomic_load_n(&src[i], __ATOMIC_RELAXED);
+}
 
 static void stage_stop(gpu_key *k);
 static void loader_reap(gpu_key *k, int quit);
@@ -211,14 +237,8 @@ static gpu_key *key_new(cuzk_backend *be) {
         return NULL;
     }
     k->ld_copied = k->ld_decoded = 5; /* nothing to load unless prepare starts a loader */
-    /* CUZK_GPU_COPIES_AFTER (a count, 0: never) for runs such as `cuzk bench prove` */
-    k->copies_after = cuzk__gpu_backend_copies_after;
-    const char *e = getenv("CUZK_GPU_COPIES_AFTER");
-    char *end = NULL;
-    if (e != NULL && *e != 0) {
-        const unsigned long long v = strtoull(e, &end, 10);
-        if (*end == 0) k->copies_after = v;
-    }
+    k->inst = be->impl;
+    k->copies_after = k->inst->hooks.copies_after;
     k->device = be->device;
     k->threads = be->threads;
     k->base.ops = &cuzk_backend_gpu;
@@ -247,7 +267,7 @@ static cuzk_status upload_g2(cuzk__gpu_msm_bases **out, const cuzk_g2_aff *p, ui
 /*
  * The staging buffers for uploads from pageable memory, sized for at least 4
  * chunks of the largest input (so the host copy of one overlaps the DMA of
- * another even for mid-sized keys), at most cuzk__gpu_backend_stage_bytes,
+ * another even for mid-sized keys), at most the hooks' stage_bytes,
  * at least 1 MiB. Without them (page-locked memory refused) the key uploads
  * with plain copies: a slower proof, not a failed one.
  */
@@ -258,9 +278,9 @@ static void stage_alloc(gpu_key *k) {
         need = 3 * (size_t)k->n_dom * 32;
     size_t bytes = (need + 3) / 4;
     if (bytes < ((size_t)1 << 20)) bytes = (size_t)1 << 20;
-    if (cuzk__gpu_backend_stage_bytes != 0 && bytes > cuzk__gpu_backend_stage_bytes)
-        bytes = cuzk__gpu_backend_stage_bytes;
-    if ((cuzk__gpu_backend_pin_fail & CUZK__GPU_PIN_FAIL_STAGE) == 0 &&
+    const size_t most = k->inst->hooks.stage_bytes ? k->inst->hooks.stage_bytes : STAGE_BYTES_MAX;
+    if (bytes > most) bytes = most;
+    if ((k->inst->hooks.pin_fail & CUZK__GPU_PIN_FAIL_STAGE) == 0 &&
         cuzk__gpu_host_alloc(&k->stage[0], bytes) == CUZK_OK &&
         cuzk__gpu_host_alloc(&k->stage[1], bytes) == CUZK_OK &&
         cuzk__gpu_copy_queue_create(&k->cq, 2) == CUZK_OK) {
@@ -483,7 +503,7 @@ static cuzk_status copy_encoded(gpu_key *k, enc_upload *u, cuzk__gpu_msm_bases *
                           what, u->run_bytes);
     uint64_t runs = 0;
     for (uint64_t first = 0; first < n; first += per, runs++) {
-        const int hold = cuzk__gpu_backend_loader_hold && v != CUZK_PARAMS_VEC_H && u->threaded;
+        const int hold = k->inst->hooks.loader_hold && v != CUZK_PARAMS_VEC_H && u->threaded;
         pthread_mutex_lock(&k->ld_mu);
         while ((k->ld_yield || hold) && !__atomic_load_n(&k->ld_quit, __ATOMIC_RELAXED))
             pthread_cond_wait(&k->ld_cv, &k->ld_mu);
@@ -504,7 +524,7 @@ static cuzk_status copy_encoded(gpu_key *k, enc_upload *u, cuzk__gpu_msm_bases *
     }
     if (u->cq && (st = cuzk__gpu_copy_queue_sync(u->cq)) != CUZK_OK)
         return gpu_fail(err, st, what);
-    count_uploads(&cuzk__gpu_backend_uploads.staged_chunks, u->cq ? runs : 0);
+    count_uploads(&k->inst->stats.staged_chunks, u->cq ? runs : 0);
     return CUZK_OK;
 }
 
@@ -681,6 +701,7 @@ static cuzk_status prepare_with(cuzk_backend *be, cuzk_backend_key **out, const 
     if (st != CUZK_OK) return st;
     if ((st = cuzk__gpu_set_device(be->device)) != CUZK_OK)
         return gpu_fail(err, st, "selecting the device");
+    if (be->impl == NULL) return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "GPU backend not opened");
     gpu_key *k = key_new(be);
     if (k == NULL) return cuzk__fail(err, CUZK_ERR_NOMEM, "no memory for a backend key");
     k->c = c;
@@ -776,6 +797,7 @@ static cuzk_status gpu_prepare_zkey(cuzk_backend *be, cuzk_backend_key **out,
         return cuzk__fail(err, CUZK_ERR_UNSUPPORTED,
                           "%s: only snarkjs keys (root 5^t, odd-coset H) are proved here",
                           zk->file.path);
+    if (be->impl == NULL) return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "GPU backend not opened");
     gpu_key *k = key_new(be);
     if (k == NULL) return cuzk__fail(err, CUZK_ERR_NOMEM, "no memory for a backend key");
     k->zk = zk;
@@ -786,7 +808,7 @@ static cuzk_status gpu_prepare_zkey(cuzk_backend *be, cuzk_backend_key **out,
     k->max_query = k->n_vars > k->n_dom ? k->n_vars : k->n_dom;
     /* page-locked, so its upload is one DMA; else through the staging buffers */
     const size_t abc_bytes = 3 * (size_t)k->n_dom * sizeof(cuzk_fr);
-    if ((cuzk__gpu_backend_pin_fail & CUZK__GPU_PIN_FAIL_ABC) == 0 &&
+    if ((k->inst->hooks.pin_fail & CUZK__GPU_PIN_FAIL_ABC) == 0 &&
         cuzk__gpu_host_alloc((void **)&k->host_abc, abc_bytes) == CUZK_OK)
         k->host_abc_pinned = 1;
     else
@@ -835,10 +857,11 @@ fail:
  * are waited for before a buffer is refilled or freed.
  */
 /* Chunks of src through the two page-locked staging buffers stage[0..1] on
- * queue cq (see upload_input); waits for the last copy. */
+ * queue cq (see upload_input), counted in *chunks_sent; waits for the last
+ * copy. */
 static cuzk_status upload_chunked(cuzk__gpu_copy_queue *cq, void *const stage[2],
                                   size_t stage_bytes, unsigned threads, void *dst,
-                                  const void *src, size_t bytes) {
+                                  const void *src, size_t bytes, uint64_t *chunks_sent) {
     const uint8_t *s = src;
     uint8_t *d = dst;
     uint64_t chunks = 0;
@@ -852,21 +875,22 @@ static cuzk_status upload_chunked(cuzk__gpu_copy_queue *cq, void *const stage[2]
             return st;
         off += n;
     }
-    count_uploads(&cuzk__gpu_backend_uploads.staged_chunks, chunks);
+    count_uploads(chunks_sent, chunks);
     return cuzk__gpu_copy_queue_sync(cq);
 }
 
 static cuzk_status upload_input(gpu_key *k, void *dst, const void *src, size_t bytes) {
     if (bytes == 0) return CUZK_OK;
     if (cuzk__gpu_host_is_pinned(src)) {
-        count_uploads(&cuzk__gpu_backend_uploads.pinned, 1);
+        count_uploads(&k->inst->stats.pinned, 1);
         return cuzk__gpu_upload(dst, src, bytes);
     }
     if (k->cq == NULL) {
-        count_uploads(&cuzk__gpu_backend_uploads.pageable, 1);
+        count_uploads(&k->inst->stats.pageable, 1);
         return cuzk__gpu_upload(dst, src, bytes);
     }
-    return upload_chunked(k->cq, k->stage, k->stage_bytes, k->threads, dst, src, bytes);
+    return upload_chunked(k->cq, k->stage, k->stage_bytes, k->threads, dst, src, bytes,
+                          &k->inst->stats.staged_chunks);
 }
 
 /* ---- pre-staging (cuzk_backend_stage) --------------------------------------------- */
@@ -906,7 +930,7 @@ static void *stage_worker(void *arg) {
             }
         } else if (st == CUZK_OK) {
             st = upload_chunked(k->st_cq, k->st_stage, k->st_stage_bytes, k->threads, k->w_slot,
-                                w->values, bytes);
+                                w->values, bytes, &k->inst->stats.staged_chunks);
         }
         pthread_mutex_lock(&k->st_mu);
         k->st_state = st == CUZK_OK ? SLOT_READY : SLOT_FAILED;
@@ -954,7 +978,7 @@ static void stage_give_up(gpu_key *k) {
         if (grow + ((size_t)2 << 20) <= free_b) {
             for (unsigned i = 0; i < nh; i++)
                 cuzk__gpu_msm_bases_restore_level_budget(hs[i], k->st_budgets[i]);
-            count_uploads(&cuzk__gpu_backend_uploads.level_restores, 1);
+            count_uploads(&k->inst->stats.level_restores, 1);
         }
     }
     stage_off(k);
@@ -979,7 +1003,7 @@ static void stage_setup(gpu_key *k) {
     k->st_stage_bytes = chunk; /* before the worker starts: it may copy at once */
     /* the host side first: without it no budget is worth lowering */
     if (k->st_cq == NULL &&
-        ((cuzk__gpu_backend_pin_fail & CUZK__GPU_PIN_FAIL_STAGE) != 0 ||
+        ((k->inst->hooks.pin_fail & CUZK__GPU_PIN_FAIL_STAGE) != 0 ||
          cuzk__gpu_copy_queue_create_beside(&k->st_cq, 2) != CUZK_OK ||
          cuzk__gpu_host_alloc(&k->st_stage[0], chunk) != CUZK_OK ||
          cuzk__gpu_host_alloc(&k->st_stage[1], chunk) != CUZK_OK)) {
@@ -993,7 +1017,7 @@ static void stage_setup(gpu_key *k) {
     }
     /* the look after a fit: the room may still not be there (another
      * allocation took it, or the estimate was short) */
-    if (k->st_fitted && cuzk__gpu_backend_room_fail) free_b = 0;
+    if (k->st_fitted && k->inst->hooks.room_fail) free_b = 0;
     if (free_b < 3 * bytes) {
         cuzk__gpu_msm_bases *hs[5];
         const unsigned nh = k->h != NULL ? key_msms(k, hs) : 0;
@@ -1010,7 +1034,7 @@ static void stage_setup(gpu_key *k) {
                 freed = 0;
             if (freed) { /* a fit that does not help is undone: stage_give_up */
                 k->st_fitted = 1;
-                count_uploads(&cuzk__gpu_backend_uploads.level_fits, 1);
+                count_uploads(&k->inst->stats.level_fits, 1);
                 return; /* still wanted: again after the next proof */
             }
         }
@@ -1092,9 +1116,7 @@ static int stage_take(gpu_key *k, const cuzk_witness *w) {
     }
     slot_clear(k);
     pthread_mutex_unlock(&k->st_mu);
-    count_uploads(hit ? &cuzk__gpu_backend_uploads.staged_witness
-                      : &cuzk__gpu_backend_uploads.unstaged_witness,
-                  1);
+    count_uploads(hit ? &k->inst->stats.staged_witness : &k->inst->stats.unstaged_witness, 1);
     return hit;
 }
 
@@ -1378,10 +1400,10 @@ static void key_copies(gpu_key *k) {
     for (int i = 0; i < 2; i++) {
         unsigned made = 1;
         if (hs[i] != NULL &&
-            cuzk__gpu_msm_bases_precompute_fit(hs[i], cuzk__gpu_backend_copies_max, serves[i],
+            cuzk__gpu_msm_bases_precompute_fit(hs[i], k->inst->hooks.copies_max, serves[i],
                                                total_b / 16, &made) == CUZK_OK &&
             made > 1)
-            count_uploads(&cuzk__gpu_backend_uploads.copies, made);
+            count_uploads(&k->inst->stats.copies, made);
     }
 }
 

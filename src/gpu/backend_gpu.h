@@ -33,8 +33,8 @@
  * key uploads with plain copies (slower proofs, not failed ones). The
  * uploads count in spmv_ms, as before.
  *
- * A key that keeps proving (cuzk__gpu_backend_copies_after proofs, 64 by
- * default) makes shifted copies of its H and L bases where the MSM's cost
+ * A key that keeps proving (copies_after proofs, 64 by default: below)
+ * makes shifted copies of its H and L bases where the MSM's cost
  * model says they pay and the device has room beside the work area and the
  * staging slot (gpu_msm.h cuzk__gpu_msm_bases_precompute_fit): a 2^24
  * partition proves 7% faster afterwards; a 2^27 one leaves no room.
@@ -61,39 +61,45 @@ void cuzk__gpu_circuit_src_of(cuzk__gpu_circuit_src *src, const cuzk_circuit *c)
 int cuzk__backend_gpu_devices(void);
 
 /*
- * For tests (not thread-safe; prepare reads them, later keys see changes):
- *   cuzk__gpu_backend_stage_bytes  bytes per staging buffer, at most (default
- *                                  32 MiB; a key's inputs take at least 4 chunks)
- *   cuzk__gpu_backend_pin_fail     CUZK__GPU_PIN_FAIL_* bits: these page-locked
- *                                  allocations of prepare fail as if the host
- *                                  had none left (the fallback paths); the
- *                                  STAGE bit also keeps pre-staging off
- *   cuzk__gpu_backend_room_fail    nonzero: the look after a level fit finds no
- *                                  room for the staging slot, as if another
- *                                  allocation had taken it (the budgets' way back)
- *   cuzk__gpu_backend_loader_hold  nonzero: a key's loader thread stops before
- *                                  the vector after h until the key is released
- *                                  (a release while it loads; with
- *                                  prepare_early only: prepare would wait forever)
- *   cuzk__gpu_backend_copies_after after this many proofs a key makes shifted
- *                                  copies of its H and L bases where they pay
- *                                  and the device has room (key_copies; 0:
- *                                  never; default CUZK__GPU_BACKEND_COPIES_AFTER;
- *                                  CUZK_GPU_COPIES_AFTER overrides it at prepare)
- *   cuzk__gpu_backend_copies_max   at most this many copies a handle (default
- *                                  CUZK__GPU_BACKEND_COPIES_MAX)
- * and the paths taken, counted by every proof (atomic additions).
+ * Settings of one backend instance for tests and benchmarks
+ * (cuzk__gpu_backend_set_test_hooks); an instance opens with
+ * CUZK__GPU_BACKEND_HOOKS_DEFAULT, what production runs. Read by the
+ * instance's keys while they work (set them between calls):
+ *   stage_bytes   bytes per staging buffer, at most (0: the default, 32 MiB;
+ *                 a key's inputs take at least 4 chunks)
+ *   pin_fail      CUZK__GPU_PIN_FAIL_* bits: these page-locked allocations
+ *                 of prepare fail as if the host had none left (the fallback
+ *                 paths); the STAGE bit also keeps pre-staging off
+ *   room_fail     nonzero: the look after a level fit finds no room for the
+ *                 staging slot, as if another allocation had taken it (the
+ *                 budgets' way back)
+ *   loader_hold   nonzero: a key's loader thread stops before the vector
+ *                 after h until the key is released (a release while it
+ *                 loads; with prepare_early only: prepare would wait forever)
+ *   copies_after  after this many proofs a key makes shifted copies of its H
+ *                 and L bases where they pay and the device has room
+ *                 (key_copies; 0: never; read when a key is prepared)
+ *   copies_max    at most this many copies a handle
  */
 #define CUZK__GPU_PIN_FAIL_STAGE 1u /* the staging buffers */
 #define CUZK__GPU_PIN_FAIL_ABC 2u   /* the host a, b, c of snarkjs keys */
-extern size_t cuzk__gpu_backend_stage_bytes;
-extern unsigned cuzk__gpu_backend_pin_fail;
-extern int cuzk__gpu_backend_room_fail;
-extern int cuzk__gpu_backend_loader_hold;
-#define CUZK__GPU_BACKEND_COPIES_AFTER 64u
-#define CUZK__GPU_BACKEND_COPIES_MAX 8u
-extern unsigned cuzk__gpu_backend_copies_after;
-extern unsigned cuzk__gpu_backend_copies_max;
+typedef struct {
+    size_t stage_bytes;
+    unsigned pin_fail;
+    int room_fail;
+    int loader_hold;
+    unsigned copies_after;
+    unsigned copies_max;
+} cuzk__gpu_backend_hooks;
+/* 64 proofs: making the copies costs ~0.9 s a handle at 2^24, which a key
+ * earns back after 64-140 proofs; 8 copies: more no longer pay at 2^24. */
+#define CUZK__GPU_BACKEND_HOOKS_DEFAULT {0, 0, 0, 0, 64u, 8u}
+
+/* Sets be's hooks (be opened on cuzk_backend_gpu; NULL: the defaults). */
+void cuzk__gpu_backend_set_test_hooks(cuzk_backend *be, const cuzk__gpu_backend_hooks *hooks);
+
+/* The paths the uploads of an instance's keys took, counted by every proof
+ * (atomic additions), and the copies made. */
 typedef struct {
     uint64_t staged_chunks; /* chunks sent through the staging buffers */
     uint64_t pinned;        /* uploads straight from page-locked memory */
@@ -106,6 +112,9 @@ typedef struct {
                               * before (if the area's growth back fits) */
     uint64_t copies; /* shifted copies made of keys' H and L bases (key_copies) */
 } cuzk__gpu_backend_upload_counts;
-extern cuzk__gpu_backend_upload_counts cuzk__gpu_backend_uploads;
+
+/* The counts of be's keys so far (zeros for an instance not opened on
+ * cuzk_backend_gpu). */
+void cuzk__gpu_backend_stats(const cuzk_backend *be, cuzk__gpu_backend_upload_counts *out);
 
 #endif /* CUZK_BACKEND_GPU_H */

@@ -39,9 +39,6 @@
 
 using namespace cuzk_gpu;
 
-size_t cuzk__gpu_fixed_base_chunk = 0;
-unsigned cuzk__gpu_fixed_base_max_threads = 0;
-
 static constexpr unsigned FB_THREADS = 128; /* curve kernels: many registers */
 static constexpr unsigned FB_MAX_C = 16;    /* CUZK_FIXED_BASE_MAX_C of fixed_base.h */
 static constexpr unsigned COPY_THREADS_MAX = 8; /* host memory bandwidth is saturated by then */
@@ -178,6 +175,7 @@ struct cuzk__gpu_fixed_base {
     void *dev[2];   /* per set: scalars, out, zz, zzz, pre */
     void *pin_k[2]; /* pinned scalars */
     void *pin_o[2]; /* pinned points */
+    cuzk__gpu_fixed_base_config cfg; /* zero: the defaults */
 };
 
 /* Device bytes per point of one set. */
@@ -258,6 +256,15 @@ static void free_buffers(cuzk__gpu_fixed_base *h) {
     h->cap = 0;
 }
 
+extern "C" void cuzk__gpu_fixed_base_configure(cuzk__gpu_fixed_base *h,
+                                               const cuzk__gpu_fixed_base_config *cfg) {
+    if (h == NULL) return;
+    if (cfg != NULL)
+        h->cfg = *cfg;
+    else
+        memset(&h->cfg, 0, sizeof h->cfg);
+}
+
 extern "C" void cuzk__gpu_fixed_base_free(cuzk__gpu_fixed_base *h) {
     if (h == NULL) return;
     for (int b = 0; b < 2; b++)
@@ -269,10 +276,10 @@ extern "C" void cuzk__gpu_fixed_base_free(cuzk__gpu_fixed_base *h) {
     free(h);
 }
 
-/* Points per chunk for a call of n: the knob or the default, so that both
- * sets take at most half of the free device memory. */
+/* Points per chunk for a call of n: the configured or the default count, so
+ * that both sets take at most half of the free device memory. */
 static cuzk_status chunk_points(const cuzk__gpu_fixed_base *h, size_t n, size_t *out) {
-    size_t ch = cuzk__gpu_fixed_base_chunk ? cuzk__gpu_fixed_base_chunk : CUZK__GPU_FB_DEFAULT_CHUNK;
+    size_t ch = h->cfg.chunk ? h->cfg.chunk : CUZK__GPU_FB_DEFAULT_CHUNK;
     size_t free_b = 0, total_b = 0;
     CUZK__CUDA_TRY(cudaMemGetInfo(&free_b, &total_b));
     /* what this handle holds now is free for the new sets */
@@ -311,8 +318,7 @@ static cuzk_status launch_chunk(cuzk__gpu_fixed_base *h, int b, const uint64_t *
     CUZK__CUDA_TRY(cudaMemcpyAsync(dk, h->pin_k[b], (size_t)m * sizeof(scalar_t),
                                    cudaMemcpyHostToDevice, s));
     uint32_t nth = m < h->resident ? m : h->resident;
-    if (cuzk__gpu_fixed_base_max_threads && nth > cuzk__gpu_fixed_base_max_threads)
-        nth = cuzk__gpu_fixed_base_max_threads;
+    if (h->cfg.max_threads && nth > h->cfg.max_threads) nth = h->cfg.max_threads;
     const unsigned blocks = (nth + FB_THREADS - 1) / FB_THREADS;
     const int mont = form == CUZK__GPU_FB_MONT;
     if (h->group == CUZK__GPU_FB_G1)

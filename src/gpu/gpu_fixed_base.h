@@ -55,15 +55,17 @@ typedef struct cuzk__gpu_fixed_base cuzk__gpu_fixed_base;
 #define CUZK__GPU_FB_DEFAULT_CHUNK ((size_t)1 << 22)
 
 /*
- * Knobs for tests (0 = default; not thread-safe, set them between calls):
- *   cuzk__gpu_fixed_base_chunk        points per chunk, so that small calls
- *                                     run the multi-chunk pipeline
- *   cuzk__gpu_fixed_base_max_threads  device threads per chunk (default: the
- *                                     resident ones), so that small chunks
- *                                     give each thread several points
+ * How a handle's calls run (cuzk__gpu_fixed_base_configure; zero fields are
+ * the defaults, what the setup uses; tests set the others):
+ *   chunk        points per chunk, so that small calls run the multi-chunk
+ *                pipeline; 0: CUZK__GPU_FB_DEFAULT_CHUNK
+ *   max_threads  device threads per chunk, so that small chunks give each
+ *                thread several points; 0: the resident ones
  */
-extern size_t cuzk__gpu_fixed_base_chunk;
-extern unsigned cuzk__gpu_fixed_base_max_threads;
+typedef struct {
+    size_t chunk;
+    unsigned max_threads;
+} cuzk__gpu_fixed_base_config;
 
 /*
  * Uploads a CPU table to the current device: c in 2..16, nwin = 256/c + 1,
@@ -76,6 +78,10 @@ CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_fixed_base_upload(cuzk__gpu_fixed_
                                                                 const uint64_t *table, unsigned c,
                                                                 unsigned nwin, size_t per_win,
                                                                 unsigned host_threads);
+
+/* Sets the handle's configuration (NULL: the defaults) for its later calls. */
+void cuzk__gpu_fixed_base_configure(cuzk__gpu_fixed_base *h,
+                                    const cuzk__gpu_fixed_base_config *cfg);
 
 /* Frees the handle, its device and pinned memory (NULL is fine). */
 void cuzk__gpu_fixed_base_free(cuzk__gpu_fixed_base *h);

@@ -1,7 +1,8 @@
 /*
- * gpu_msm.h — the C-callable edge of the GPU multi-scalar multiplication
- * (src/gpu/msm.cu), internal to cuzk (prefix cuzk__gpu_msm_). Compiled only
- * when CMake finds nvcc (CUZK_HAVE_CUDA=1).
+ * gpu_msm.h — the C-callable edge of the GPU multi-scalar multiplication,
+ * bitmap batch-add and 0/1/other classification (src/gpu/msm.cu),
+ * internal to cuzk (prefix cuzk__gpu_msm_). Compiled only when CMake finds
+ * nvcc (CUZK_HAVE_CUDA=1).
  *
  * VARIABLE TIME, like the CPU MSM (src/msm/msm.h): public data or data whose
  * timing is accepted to leak.
@@ -20,20 +21,21 @@
  *   result   a Jacobian point, cuzk_g1_jac (18 words) or cuzk_g2_jac (36),
  *            equal as a point to the CPU's (compare after normalization).
  *
- * A handle owns the bases on the device (uploaded once) and a work area that
- * grows to the largest call and is reused (or shares another handle's:
- * cuzk__gpu_msm_bases_share_work); calls on one handle must not run
- * concurrently. Errors: CUZK_ERR_INVALID_ARG for bad arguments (also a
- * participating scalar >= 2^255, as on the CPU), CUZK_ERR_GPU for a failed
- * CUDA call (message in cuzk__gpu_last_error()). Nothing aborts.
+ * A handle owns the bases on the device (uploaded once), its configuration
+ * (cuzk__gpu_msm_config) and a work area that grows to the largest call and
+ * is reused (or shares another handle's: cuzk__gpu_msm_bases_share_work);
+ * calls on one handle must not run concurrently. Errors:
+ * CUZK_ERR_INVALID_ARG for bad arguments (also a participating scalar
+ * >= 2^255, as on the CPU), CUZK_ERR_GPU for a failed CUDA call (message in
+ * cuzk__gpu_last_error()). Nothing aborts.
  *
- * Algorithm (msm.cu): signed Booth digits of c bits (c from n), a sort of
- * (point, sign) by bucket on the device (a radix sort, or a counting sort
- * with atomics for masked MSMs), bucket accumulation with
- * XYZZ mixed additions where every thread gets an equal slice of the sorted
- * entries (so a hot bucket is spread over many threads; buckets cut by a
- * slice boundary are finished by a tree of partial sums), running-sum bucket
- * reduction in parallel segments, window sums combined on the host.
+ * Algorithm (msm.cu has the steps): signed Booth digits of c bits (c
+ * from the point count), a sort of (point, sign) by bucket on the device
+ * (a radix sort; a counting sort with atomics for masked MSMs), each
+ * bucket's points summed pairwise in affine coordinates level by level
+ * (one inversion per thread and level), the short runs left summed with
+ * XYZZ mixed additions, running-sum bucket reduction in parallel segments,
+ * window sums combined on the host.
  */
 #ifndef CUZK_GPU_MSM_H
 #define CUZK_GPU_MSM_H
@@ -61,36 +63,36 @@ typedef struct {
 #define CUZK__GPU_MSM_MAX_C 22
 #define CUZK__GPU_MSM_MAX_C_COPIES 26
 
-/* Window override for tuning (0 = chosen by n; at most CUZK__GPU_MSM_MAX_C).
- * Not thread-safe. */
-extern unsigned cuzk__gpu_msm_force_c;
-/* The window model's cost of a bucket, in entries (tuning; 0 = the defaults,
- * 4 without copies of the bases and 8 for them: msm.cu's window_cost).
- * Read when a window is chosen: by every MSM, and by
- * cuzk__gpu_msm_bases_precompute for its copies. Not thread-safe. */
-extern unsigned cuzk__gpu_msm_bucket_cost;
-
 /*
- * Knobs of the batch-affine levels (tests and tuning; 0 = the default). Not thread-safe.
- *   ba_min_pairs    a level runs only when it has at least this many pairs
- *                   (default: resident threads x CUZK_GPU_MSM_BA_MIN_BATCH
- *                   from the environment, else 16 pairs per thread)
+ * How the MSMs of a handle run (cuzk__gpu_msm_bases_configure). Zero in a
+ * field is its default; the defaults are what production runs, the other
+ * values serve tests (edge cases of the levels) and benchmarks.
+ *   window          every MSM's window, 1..CUZK__GPU_MSM_MAX_C (the copies
+ *                   of the bases then go unused); 0: the cost model's
+ *   ba_min_pairs    an affine level runs only with at least this many
+ *                   pairs; 0: 16 for every resident thread
  *   ba_max_levels   at most this many affine levels per window group
  *   ba_max_threads  at most this many threads per affine level (rounded
- *                   down to whole warps, one at least)
- *   ba_budget       bytes for the level buffers; windows are processed in
- *                   groups that fit (default: CUZK_GPU_MSM_BA_BUDGET_MB
- *                   from the environment, else a quarter of the device,
- *                   which a caller may lower per handle:
- *                   cuzk__gpu_msm_bases_cap_level_budget)
+ *                   down to whole warps, one at least; the level's slots are
+ *                   then split evenly, not by the SMs' speeds)
+ *   ba_budget       bytes for the level buffers, fixed (no cap or fit lowers
+ *                   it); 0: the handle's budget, a quarter of the device
+ *                   unless a caller lowers it (cuzk__gpu_msm_bases_cap_level_budget)
+ *   profile         nonzero: every MSM prints its per-phase device times and
+ *                   each affine level's pass times to stderr
  */
-extern uint64_t cuzk__gpu_msm_ba_min_pairs;
-extern unsigned cuzk__gpu_msm_ba_max_levels;
-extern unsigned cuzk__gpu_msm_ba_max_threads;
-extern size_t cuzk__gpu_msm_ba_budget;
+typedef struct {
+    unsigned window;
+    uint64_t ba_min_pairs;
+    unsigned ba_max_levels;
+    unsigned ba_max_threads;
+    size_t ba_budget;
+    int profile;
+} cuzk__gpu_msm_config;
 
-/* Nonzero: every MSM prints its per-phase device times to stderr. */
-extern int cuzk__gpu_msm_profile;
+/* Sets the handle's configuration (NULL: the defaults); read by every later
+ * call on the handle. */
+void cuzk__gpu_msm_bases_configure(cuzk__gpu_msm_bases *b, const cuzk__gpu_msm_config *cfg);
 
 /* Uploads n host bases of the group to the current device. n >= 1. */
 CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_msm_bases_upload(cuzk__gpu_msm_bases **out,
@@ -143,7 +145,7 @@ CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_msm_bases_random(cuzk__gpu_msm_bas
  * of buckets to reduce instead of one per window, which lets c grow and the
  * windows (the additions per point) shrink. An MSM uses them when the cost
  * model says that they pay for its point count, with c; otherwise (and
- * under cuzk__gpu_msm_force_c) it runs on copy 0 as before. copies = 1
+ * under a configured window) it runs on copy 0 alone. copies = 1
  * drops them. More copies than windows are not made (the count is lowered).
  * Fails with CUZK_ERR_NOMEM when the device has no room (the handle stays as
  * it was), CUZK_ERR_INVALID_ARG for copies = 0 or copies x n >= 2^31.
@@ -174,17 +176,15 @@ void cuzk__gpu_msm_bases_free(cuzk__gpu_msm_bases *b);
  * Handles that share an area must not run calls concurrently. */
 void cuzk__gpu_msm_bases_share_work(cuzk__gpu_msm_bases *b, cuzk__gpu_msm_bases *with);
 
-/* Lowers the handle's budget for variant 4's level buffers to at most
+/* Lowers the handle's budget for the affine levels' buffers to at most
  * bytes (0 leaves it): a caller that keeps other large buffers on the device
- * gives the levels less room. A budget set by CUZK_GPU_MSM_BA_BUDGET_MB is
- * left as set (tuning), and cuzk__gpu_msm_ba_budget overrides either. */
+ * gives the levels less room. A configured ba_budget overrides it. */
 void cuzk__gpu_msm_bases_cap_level_budget(cuzk__gpu_msm_bases *b, size_t bytes);
 
 /* The handle's level budget as it stands (bytes), and a budget put back:
  * b's budget becomes `bytes` (one read before a cap or a fit lowered it;
  * nothing checks that it is), for a caller whose reason to lower it went
- * away. A budget set by CUZK_GPU_MSM_BA_BUDGET_MB is left as set. The next
- * call reserves its work area at the new size: the caller makes sure the
+ * away. The next call reserves its work area at the new size: the caller makes sure the
  * growth fits (cuzk__gpu_msm_bases_work_bytes: the area reserved now). */
 size_t cuzk__gpu_msm_bases_level_budget(const cuzk__gpu_msm_bases *b);
 size_t cuzk__gpu_msm_bases_work_bytes(const cuzk__gpu_msm_bases *b);
@@ -221,8 +221,8 @@ CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_msm_bases_precompute_fit(cuzk__gpu
  * when it is larger than the calls are estimated to need by what is
  * missing; else with the handles' level budgets lowered to the largest
  * under which the estimate falls by what is missing. *freed = 0: nothing
- * was short, no budget makes the room, or a budget set by
- * CUZK_GPU_MSM_BA_BUDGET_MB or cuzk__gpu_msm_ba_budget decides. An
+ * was short, no budget makes the room, or a handle's configured ba_budget
+ * decides. An
  * estimate (masked calls are taken at the most points one has had on the
  * handle; another may differ): the caller checks the room again after the
  * calls have run. The handles' calls must not run meanwhile. */
@@ -262,9 +262,6 @@ CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_msm_classify(uint64_t *zero, uint6
 CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_msm_with_classification(
     cuzk__gpu_msm_bases *b, uint64_t *result, cuzk__gpu_msm_counts *counts,
     const uint64_t *scalars, size_t n);
-
-/* The window the MSM uses for n points (after cuzk__gpu_msm_force_c). */
-unsigned cuzk__gpu_msm_window_bits(size_t n);
 
 #ifdef __cplusplus
 }

@@ -95,29 +95,12 @@ void cuzk_g2_jac_add_var(void *r, const void *a, const void *b);
 size_t cuzk__msm_popcount(const uint64_t *bitmap, size_t n); /* src/msm/msm.h */
 }
 
-unsigned cuzk__gpu_msm_force_c = 0;
-int cuzk__gpu_msm_profile = 0;
-uint64_t cuzk__gpu_msm_ba_min_pairs = 0;
-unsigned cuzk__gpu_msm_ba_max_levels = 0;
-unsigned cuzk__gpu_msm_ba_max_threads = 0;
-size_t cuzk__gpu_msm_ba_budget = 0;
-
 /* Pairs per resident thread a batch-affine level needs by default. With
  * the binary-GCD inversion (ff.cuh inv_var, ~0.15 ms a level launch on the
  * H200 against 1.3 for Fermat's) a level pays for itself down to small
  * batches: G1 2^26 with 6 copies ran 8 levels a set at 16 (4 at 256) and
  * was 0.7% faster, 2^27 with 4 copies 0.6% (doc/perf.md, session 26). */
 static constexpr uint64_t BA_MIN_BATCH = 16;
-
-/* A positive decimal number from the environment, or dflt. */
-static uint64_t env_u64(const char *name, uint64_t dflt) {
-    const char *e = getenv(name);
-    if (!e || !*e) return dflt;
-    char *end = nullptr;
-    const unsigned long long x = strtoull(e, &end, 10);
-    return end && *end == 0 ? (uint64_t)x : dflt;
-}
-
 
 /* ---- groups ---------------------------------------------------------------- */
 
@@ -1375,7 +1358,7 @@ struct cuzk__gpu_msm_bases {
     int heavy_blocks; /* resident blocks per SM of accumulate_kernel (every variant) */
     int ba_blocks;    /* resident blocks per SM of the batch-affine level kernels */
     size_t ba_budget; /* default byte budget of the level buffers (variant 4) */
-    bool ba_budget_env; /* ba_budget came from CUZK_GPU_MSM_BA_BUDGET_MB: no cap lowers it */
+    cuzk__gpu_msm_config cfg; /* cuzk__gpu_msm_bases_configure; zero: the defaults */
     /* claimed level runs (cuzk__gpu_msm_ba_runs): a launch's blocks (its SMs x
      * ba_blocks; 0: no table, even runs), and in host memory the speed of
      * each run's SM at each level (level_runs.h), the last launch's runs
@@ -1386,6 +1369,11 @@ struct cuzk__gpu_msm_bases {
     unsigned long long *ba_hclk;
     size_t masked_npts; /* the most points a masked MSM on the handle had (fit_work's estimate) */
 };
+
+/* Does the handle's configuration fix the window? */
+static bool forced_window(const cuzk__gpu_msm_bases *b) {
+    return b->cfg.window >= 1 && b->cfg.window <= CUZK__GPU_MSM_MAX_C;
+}
 
 /* A synchronous read of device results (check.cuh's cuzk__sync_copy). */
 static cudaError_t d2h(void *dst, const void *src, size_t bytes) {
@@ -1465,11 +1453,9 @@ static unsigned grid(size_t threads, unsigned block) {
  * 6 copies: 329 against 321 ms; 2^27, 4 copies: 635 against 629).
  */
 static constexpr unsigned BUCKET_COST = 4, BUCKET_COST_COPIES = 8;
-unsigned cuzk__gpu_msm_bucket_cost = 0;
 
-/* kb: the model's bucket cost, unless cuzk__gpu_msm_bucket_cost sets it */
+/* kb: the model's bucket cost */
 static double window_cost(size_t n, unsigned c, unsigned k, unsigned kb) {
-    if (cuzk__gpu_msm_bucket_cost) kb = cuzk__gpu_msm_bucket_cost;
     const double nb = (double)((size_t)1 << (c - 1));
     return (double)window_count(c) * (double)n + (double)kb * window_sets(window_count(c), k) * nb;
 }
@@ -1486,14 +1472,11 @@ static unsigned window_bits_k(size_t n, unsigned k, unsigned cmax, unsigned kb) 
     return best;
 }
 
-/* Without copies: at most CUZK__GPU_MSM_MAX_C, or cuzk__gpu_msm_force_c. */
-static unsigned window_bits(size_t n) {
-    if (cuzk__gpu_msm_force_c >= 1 && cuzk__gpu_msm_force_c <= CUZK__GPU_MSM_MAX_C)
-        return cuzk__gpu_msm_force_c;
+/* Without copies: at most CUZK__GPU_MSM_MAX_C, or the handle's configured window. */
+static unsigned window_bits(const cuzk__gpu_msm_bases *b, size_t n) {
+    if (forced_window(b)) return b->cfg.window;
     return window_bits_k(n, 1, CUZK__GPU_MSM_MAX_C, BUCKET_COST);
 }
-
-extern "C" unsigned cuzk__gpu_msm_window_bits(size_t n) { return window_bits(n); }
 
 /* ---- the pair-list levels (step 5) ------------------------------------------------ */
 
@@ -1602,10 +1585,10 @@ static cuzk_status plan_make(msm_plan &p, const cuzk__gpu_msm_bases *b, size_t n
     p.sort = !masked;
     p.npts = masked ? npts : n;
     const size_t pts = p.npts ? p.npts : 1;
-    p.c = window_bits(pts);
+    p.c = window_bits(b, pts);
     p.k = 1;
     /* the copies serve their own window, when it costs less than the best without them */
-    if (b->copies > 1 && cuzk__gpu_msm_force_c == 0 &&
+    if (b->copies > 1 && !forced_window(b) &&
         window_cost(pts, b->copies_c, b->copies, BUCKET_COST_COPIES) <
             window_cost(pts, p.c, 1, BUCKET_COST_COPIES)) {
         p.c = b->copies_c;
@@ -1654,7 +1637,7 @@ static cuzk_status plan_make(msm_plan &p, const cuzk__gpu_msm_bases *b, size_t n
     if (p.cap < (size_t)p.nset * p.nseg + 2) p.cap = (size_t)p.nset * p.nseg + 2;
     p.ba_psz = aff_bytes(b->group);
     p.ba_nruns = 0;
-    const size_t budget = cuzk__gpu_msm_ba_budget ? cuzk__gpu_msm_ba_budget : b->ba_budget;
+    const size_t budget = b->cfg.ba_budget ? b->cfg.ba_budget : b->ba_budget;
     unsigned gw = p.nset;
     while (gw > 1 && ba_point_bytes(p, p.set_entries, gw) > budget) gw--;
     ba_caps(p, p.set_entries, gw);
@@ -1662,8 +1645,8 @@ static cuzk_status plan_make(msm_plan &p, const cuzk__gpu_msm_bases *b, size_t n
     p.ba_nbg = gw * p.nb;
     p.ba_resident = (uint64_t)b->sms * (uint64_t)(b->ba_blocks > 0 ? b->ba_blocks : 1) *
                     (b->group == CUZK__GPU_MSM_G1 ? BA_THREADS<fp_t> : BA_THREADS<fp2_t>);
-    if (cuzk__gpu_msm_ba_max_threads && p.ba_resident > cuzk__gpu_msm_ba_max_threads)
-        p.ba_resident = cuzk__gpu_msm_ba_max_threads;
+    if (b->cfg.ba_max_threads && p.ba_resident > b->cfg.ba_max_threads)
+        p.ba_resident = b->cfg.ba_max_threads;
     else
         p.ba_nruns = b->ba_nruns; /* 0 where the handle has no speed table */
     return CUZK_OK;
@@ -1867,9 +1850,7 @@ static cuzk_status ba_accumulate_levels(cuzk__gpu_msm_bases *b, const msm_plan &
         return CUZK_OK;
     };
     const uint64_t min_pairs =
-        cuzk__gpu_msm_ba_min_pairs
-            ? cuzk__gpu_msm_ba_min_pairs
-            : res * env_u64("CUZK_GPU_MSM_BA_MIN_BATCH", BA_MIN_BATCH);
+        b->cfg.ba_min_pairs ? b->cfg.ba_min_pairs : res * BA_MIN_BATCH;
     for (unsigned j0 = 0; j0 < p.nset; j0 += p.ba_gw) {
         const unsigned j1 = j0 + p.ba_gw < p.nset ? j0 + p.ba_gw : p.nset;
         const uint32_t b0 = j0 * p.nb, nbg = (j1 - j0) * p.nb, e0 = ew[j0], eg = ew[j1] - e0;
@@ -1883,7 +1864,7 @@ static cuzk_status ba_accumulate_levels(cuzk__gpu_msm_bases *b, const msm_plan &
         A *pout = pta;
         uint32_t tin = eg; /* points at the current level */
         unsigned lev = 0;
-        while (cuzk__gpu_msm_ba_max_levels == 0 || lev < cuzk__gpu_msm_ba_max_levels) {
+        while (b->cfg.ba_max_levels == 0 || lev < b->cfg.ba_max_levels) {
             /* the next level's offsets: scan of ceil(k/2) */
             ba_count_kernel<<<grid(nbg, LIGHT_THREADS), LIGHT_THREADS>>>(oin, nbg, a.ba_cnt);
             CUZK__CUDA_TRY(cudaGetLastError());
@@ -2133,7 +2114,7 @@ static cuzk_status msm_dev(cuzk__gpu_msm_bases *b, uint64_t *result, const uint6
     if (st != CUZK_OK) return st;
     msm_prof prof;
     prof.k = 0;
-    prof.on = cuzk__gpu_msm_profile != 0;
+    prof.on = b->cfg.profile != 0;
     int made = 0;
     for (; prof.on && made < PROF_MARKS; made++)
         if (cudaEventCreate(&prof.ev[made]) != cudaSuccess) {
@@ -2324,8 +2305,7 @@ static cuzk_status handle_new(cuzk__gpu_msm_bases **out, cuzk__gpu_msm_group gro
     /* variant 4's level buffers: CUZK_GPU_MSM_BA_BUDGET_MB, else a quarter of the device */
     size_t mem_free = 0, mem_total = 0;
     CUZK__CUDA_TRY(cudaMemGetInfo(&mem_free, &mem_total));
-    b->ba_budget = (size_t)env_u64("CUZK_GPU_MSM_BA_BUDGET_MB", mem_total / 4 >> 20) << 20;
-    b->ba_budget_env = env_u64("CUZK_GPU_MSM_BA_BUDGET_MB", 0) != 0;
+    b->ba_budget = (mem_total / 4 >> 20) << 20;
     ba_speed_table_new(b);
     CUZK__CUDA_TRY(cudaMalloc(&b->bases, n * aff_bytes(group)));
     return CUZK_OK;
@@ -2339,8 +2319,17 @@ extern "C" void cuzk__gpu_msm_bases_share_work(cuzk__gpu_msm_bases *b,
     b->work->refs++;
 }
 
+extern "C" void cuzk__gpu_msm_bases_configure(cuzk__gpu_msm_bases *b,
+                                              const cuzk__gpu_msm_config *cfg) {
+    if (b == nullptr) return;
+    if (cfg != nullptr)
+        b->cfg = *cfg;
+    else
+        memset(&b->cfg, 0, sizeof b->cfg);
+}
+
 extern "C" void cuzk__gpu_msm_bases_cap_level_budget(cuzk__gpu_msm_bases *b, size_t bytes) {
-    if (b && !b->ba_budget_env && bytes != 0 && bytes < b->ba_budget) b->ba_budget = bytes;
+    if (b && bytes != 0 && bytes < b->ba_budget) b->ba_budget = bytes;
 }
 extern "C" size_t cuzk__gpu_msm_bases_work_bytes(const cuzk__gpu_msm_bases *b) {
     return b && b->work ? b->work->bytes : 0;
@@ -2349,7 +2338,7 @@ extern "C" size_t cuzk__gpu_msm_bases_level_budget(const cuzk__gpu_msm_bases *b)
     return b ? b->ba_budget : 0;
 }
 extern "C" void cuzk__gpu_msm_bases_restore_level_budget(cuzk__gpu_msm_bases *b, size_t bytes) {
-    if (b && !b->ba_budget_env && bytes != 0) b->ba_budget = bytes;
+    if (b && bytes != 0) b->ba_budget = bytes;
 }
 
 /*
@@ -2393,7 +2382,7 @@ extern "C" cuzk_status cuzk__gpu_msm_bases_fit_work(cuzk__gpu_msm_bases *const *
         if (!hs[i] || hs[i]->work != hs[0]->work) return CUZK_ERR_INVALID_ARG;
     if (free_now >= room) return CUZK_OK;
     for (unsigned i = 0; i < nh; i++) /* a budget set for tuning decides */
-        if (cuzk__gpu_msm_ba_budget || hs[i]->ba_budget_env) return CUZK_OK;
+        if (hs[i]->cfg.ba_budget) return CUZK_OK;
     /* the budgets where a handle's window groups change size, below its own:
      * each group size's level bytes in the plans area_estimate makes
      * (plan_make's own loop picks the largest group that fits the budget) */

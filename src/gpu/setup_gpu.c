@@ -18,6 +18,7 @@ _Static_assert(sizeof(cuzk_fr) == 4 * sizeof(uint64_t), "Fr layout");
 typedef struct {
     int device;
     unsigned host_threads;
+    cuzk__gpu_fixed_base_config cfg; /* given to both tables' handles */
     cuzk__gpu_fixed_base *g1, *g2;
 } gpu_accel;
 
@@ -43,9 +44,11 @@ static cuzk_status accel_load(void *ctx, const cuzk_g1_fixed_base *t1,
     st = cuzk__gpu_fixed_base_upload(&g->g1, CUZK__GPU_FB_G1, (const uint64_t *)t1->tbl, t1->c,
                                      t1->nwin, t1->per_win, g->host_threads);
     if (st != CUZK_OK) return gpu_fail(err, st, "uploading the G1 table");
+    cuzk__gpu_fixed_base_configure(g->g1, &g->cfg);
     st = cuzk__gpu_fixed_base_upload(&g->g2, CUZK__GPU_FB_G2, (const uint64_t *)t2->tbl, t2->c,
                                      t2->nwin, t2->per_win, g->host_threads);
     if (st != CUZK_OK) return gpu_fail(err, st, "uploading the G2 table");
+    cuzk__gpu_fixed_base_configure(g->g2, &g->cfg);
     return CUZK_OK;
 }
 
@@ -90,6 +93,15 @@ cuzk_status cuzk__gpu_setup_accel_open(cuzk_setup_accel *a, int device, unsigned
     a->g2_mul = accel_g2;
     a->unload = accel_unload;
     return CUZK_OK;
+}
+
+void cuzk__gpu_setup_accel_configure(cuzk_setup_accel *a, const cuzk__gpu_fixed_base_config *cfg) {
+    if (a == NULL || a->ctx == NULL) return;
+    gpu_accel *g = a->ctx;
+    if (cfg != NULL)
+        g->cfg = *cfg;
+    else
+        memset(&g->cfg, 0, sizeof g->cfg);
 }
 
 void cuzk__gpu_setup_accel_close(cuzk_setup_accel *a) {

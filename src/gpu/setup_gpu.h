@@ -13,8 +13,9 @@
 #ifndef CUZK_SETUP_GPU_H
 #define CUZK_SETUP_GPU_H
 
-#include "util/error.h"
+#include "gpu/gpu_fixed_base.h"
 #include "groth16/setup.h"
+#include "util/error.h"
 
 /* The window the GPU asks for and the h scalars per call. */
 #define CUZK__GPU_SETUP_WINDOW_BITS 16u
@@ -29,6 +30,10 @@
 CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_setup_accel_open(cuzk_setup_accel *a, int device,
                                                                unsigned host_threads,
                                                                cuzk_error *err);
+
+/* The configuration of the fixed-base handles that later loads make (NULL:
+ * the defaults; tests: small chunks, few device threads). */
+void cuzk__gpu_setup_accel_configure(cuzk_setup_accel *a, const cuzk__gpu_fixed_base_config *cfg);
 
 /* Frees what open and load made and zeroes *a (a zeroed *a is fine). */
 void cuzk__gpu_setup_accel_close(cuzk_setup_accel *a);

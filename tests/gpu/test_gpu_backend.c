@@ -74,19 +74,32 @@ static void pinned_witness(cuzk_witness *w, void **buf, const cuzk_witness *src)
     CHECK(cuzk__gpu_host_is_pinned(w->values)); /* read in place, not copied */
 }
 
-/* Chunks of n bytes when the staging buffers are cuzk__gpu_backend_stage_bytes
+/* The hooks every GPU instance of these tests opens with (backend_gpu.h):
+ * the defaults unless a test changes them for its cases. */
+static cuzk__gpu_backend_hooks test_hooks = CUZK__GPU_BACKEND_HOOKS_DEFAULT;
+
+/* The counts of instance be so far. */
+static cuzk__gpu_backend_upload_counts stats_of(const cuzk_backend *be) {
+    cuzk__gpu_backend_upload_counts c;
+    cuzk__gpu_backend_stats(be, &c);
+    return c;
+}
+/* The counts of the last instance keys_close or zkey_sample_case closed. */
+static cuzk__gpu_backend_upload_counts last_stats;
+
+/* Chunks of n bytes when the staging buffers are test_hooks.stage_bytes
  * (set below the backend's 1 MiB floor, so that is the chunk size). */
 static uint64_t chunks_of(uint64_t n) {
-    const uint64_t c = cuzk__gpu_backend_stage_bytes;
+    const uint64_t c = test_hooks.stage_bytes;
     return (n + c - 1) / c;
 }
 
-/* The uploads of one proof against the counters before it: `pinned`
- * page-locked ones, `pageable` plain ones, and staged chunks (exactly
- * `staged` when nonzero, at least one when staged_any). */
-static void check_uploads(const cuzk__gpu_backend_upload_counts *before, uint64_t pinned,
-                          uint64_t pageable, int staged_any, uint64_t staged) {
-    const cuzk__gpu_backend_upload_counts *now = &cuzk__gpu_backend_uploads;
+/* The uploads of one proof on instance be against its counters before it:
+ * `pinned` page-locked ones, `pageable` plain ones, and staged chunks
+ * (exactly `staged` when nonzero, at least one when staged_any). */
+static void check_uploads(const cuzk_backend *be, const cuzk__gpu_backend_upload_counts *before,
+                          uint64_t pinned, uint64_t pageable, int staged_any, uint64_t staged) {
+    const cuzk__gpu_backend_upload_counts now_c = stats_of(be), *now = &now_c;
     CHECK_EQ_INT(now->pinned - before->pinned, pinned);
     CHECK_EQ_INT(now->pageable - before->pageable, pageable);
     const uint64_t chunks = now->staged_chunks - before->staged_chunks;
@@ -116,7 +129,7 @@ static cuzk_status prove_with(cuzk_backend *be, cuzk_backend_key *key, const cuz
 }
 
 /* A generated circuit with development parameters and a key of it on each
- * backend (the GPU's made with the caller's staging knobs). */
+ * backend (the GPU's instance with test_hooks). */
 typedef struct {
     cuzk_gen *g;
     const cuzk_circuit *c;
@@ -154,6 +167,7 @@ static void keys_open(keys_fixture *f, cuzk_gen_profile profile, unsigned log_k)
     if (keys_deferred) write_deferred(&f->pd, f->path, &f->p);
     CHECK_EQ_INT(cuzk_backend_open(&f->cpu, &cuzk_backend_cpu, 0, -1, &err), CUZK_OK);
     CHECK_EQ_INT(cuzk_backend_open(&f->gpu, &cuzk_backend_gpu, 0, 0, &err), CUZK_OK);
+    cuzk__gpu_backend_set_test_hooks(&f->gpu, &test_hooks);
     CHECK_EQ_INT(cuzk_backend_prepare(&f->cpu, &f->kc, f->c, &f->p, &err), CUZK_OK);
     cuzk_status st =
         keys_deferred && keys_early
@@ -166,6 +180,7 @@ static void keys_open(keys_fixture *f, cuzk_gen_profile profile, unsigned log_k)
 static void keys_close(keys_fixture *f) {
     if (f->kg) cuzk_backend_release_key(&f->gpu, f->kg);
     if (f->kc) cuzk_backend_release_key(&f->cpu, f->kc);
+    last_stats = stats_of(&f->gpu);
     cuzk_backend_close(&f->gpu);
     cuzk_backend_close(&f->cpu);
     cuzk_params_close(&f->p);
@@ -197,8 +212,8 @@ static void broken_witness(keys_fixture *f, cuzk_witness *w) {
     memcpy(v, was, sizeof was);
 }
 
-/* cuzk__gpu_backend_stage_bytes / pin_fail are set by the caller for the
- * GPU key's prepare; path is where its witness uploads should go. */
+/* test_hooks (stage_bytes, pin_fail) are set by the caller for the GPU
+ * instance; path is where its witness uploads should go. */
 static void bellman_case(cuzk_gen_profile profile, unsigned log_k, unsigned partitions,
                          upload_path path) {
     cuzk_error err;
@@ -229,15 +244,15 @@ static void bellman_case(cuzk_gen_profile profile, unsigned log_k, unsigned part
         cuzk_groth16_proof pc, pg;
         cuzk_groth16_stage_times tc, tg;
         CHECK_EQ_INT(prove_with(cpu, kc, &w, r, s, &pc, &tc, &err), CUZK_OK);
-        const cuzk__gpu_backend_upload_counts before = cuzk__gpu_backend_uploads;
+        const cuzk__gpu_backend_upload_counts before = stats_of(gpu);
         st = prove_with(gpu, kg, &w, r, s, &pg, &tg, &err);
         if (st != CUZK_OK) printf("gpu prove: %s\n", err.msg);
         CHECK_EQ_INT(st, CUZK_OK);
         const uint64_t wbytes = cuzk_witness_n_vars(&w) * 32;
         /* (an early key's loader adds its runs to the staged chunks meanwhile) */
-        check_uploads(&before, path == UP_PINNED, path == UP_PAGEABLE, path == UP_STAGED,
-                      path == UP_STAGED && cuzk__gpu_backend_stage_bytes < ((size_t)1 << 20) &&
-                              !keys_early
+        check_uploads(gpu, &before, path == UP_PINNED, path == UP_PAGEABLE, path == UP_STAGED,
+                      path == UP_STAGED && test_hooks.stage_bytes != 0 &&
+                              test_hooks.stage_bytes < ((size_t)1 << 20) && !keys_early
                           ? chunks_of(wbytes)
                           : 0);
         if (keys_early && part == 0) {
@@ -282,11 +297,11 @@ static void test_bellman_2_16(void) { bellman_case(CUZK_GEN_POREP, 16, 2, UP_STA
 
 /* A witness of many 4000-byte chunks (n_vars * 32 is not a multiple). */
 static void test_bellman_small_chunks(void) {
-    const size_t saved = cuzk__gpu_backend_stage_bytes;
-    cuzk__gpu_backend_stage_bytes = 4000;
+    const size_t saved = test_hooks.stage_bytes;
+    test_hooks.stage_bytes = 4000;
     bellman_case(CUZK_GEN_POREP, 12, 2, UP_STAGED);
     bellman_case(CUZK_GEN_DENSE, 10, 1, UP_STAGED);
-    cuzk__gpu_backend_stage_bytes = saved;
+    test_hooks.stage_bytes = saved;
 }
 
 /* A witness in page-locked memory: one DMA, no staging. */
@@ -296,9 +311,9 @@ static void test_bellman_pinned_witness(void) {
 
 /* No page-locked memory for the staging buffers: plain copies, same proofs. */
 static void test_bellman_no_staging(void) {
-    cuzk__gpu_backend_pin_fail = CUZK__GPU_PIN_FAIL_STAGE;
+    test_hooks.pin_fail = CUZK__GPU_PIN_FAIL_STAGE;
     bellman_case(CUZK_GEN_POREP, 12, 2, UP_PAGEABLE);
-    cuzk__gpu_backend_pin_fail = 0;
+    test_hooks.pin_fail = 0;
 }
 
 /* test_bellman_deferred's cases, with early keys (keys_early) or not; the
@@ -308,13 +323,13 @@ static void deferred_cases(int early) {
     keys_early = early;
     bellman_case(CUZK_GEN_POREP, early ? 14 : 12, 2, UP_STAGED);
     bellman_case(CUZK_GEN_DENSE, 10, 1, UP_STAGED);
-    const size_t saved = cuzk__gpu_backend_stage_bytes;
-    cuzk__gpu_backend_stage_bytes = 4000;
+    const size_t saved = test_hooks.stage_bytes;
+    test_hooks.stage_bytes = 4000;
     bellman_case(CUZK_GEN_POREP, early ? 13 : 12, early ? 2 : 1, UP_STAGED);
-    cuzk__gpu_backend_stage_bytes = saved;
-    cuzk__gpu_backend_pin_fail = CUZK__GPU_PIN_FAIL_STAGE;
+    test_hooks.stage_bytes = saved;
+    test_hooks.pin_fail = CUZK__GPU_PIN_FAIL_STAGE;
     bellman_case(CUZK_GEN_POREP, 11, 1, UP_PAGEABLE);
-    cuzk__gpu_backend_pin_fail = 0;
+    test_hooks.pin_fail = 0;
     keys_deferred = keys_early = 0;
 }
 
@@ -371,8 +386,9 @@ static void test_bellman_deferred_bad_points(void) {
         {CUZK_PARAMS_VEC_B_G2, {3, 3}, 0, 0x40, CUZK_ERR_BAD_ENCODING, "vector b_g2 point 3"},
         {CUZK_PARAMS_VEC_A, {2, 2}, 48, 0xe0, CUZK_ERR_NOT_CANONICAL, "vector a point 2"},
     };
-    const size_t saved = cuzk__gpu_backend_stage_bytes;
-    cuzk__gpu_backend_stage_bytes = 4000;
+    const size_t saved = test_hooks.stage_bytes;
+    test_hooks.stage_bytes = 4000;
+    cuzk__gpu_backend_set_test_hooks(&f.gpu, &test_hooks);
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         write_deferred(&pd, path, &f.p);
         const cuzk_params_g1_vec *g1v[4] = {&pd.h, &pd.l, &pd.a, &pd.b_g1};
@@ -416,14 +432,14 @@ static void test_bellman_deferred_bad_points(void) {
             cuzk_witness_close(&gw);
             for (int t = 0; t < 3 && k != NULL; t++) { /* two proofs, then key_wait */
                 cuzk_backend_job *job = NULL;
-                const uint64_t up0 = cuzk__gpu_backend_uploads.pinned;
+                const uint64_t up0 = stats_of(&f.gpu).pinned;
                 const cuzk_status sp = t < 2 ? cuzk_backend_prove_start(&f.gpu, &job, k, &w, &e2)
                                              : cuzk_backend_key_wait(&f.gpu, k, &e2);
                 CHECK_EQ_INT(sp, cases[c].want);
                 CHECK(job == NULL);
                 /* the first proof finds the bad point (its witness uploaded);
                  * the second fails at once, before any upload */
-                if (t < 2) CHECK_EQ_INT(cuzk__gpu_backend_uploads.pinned - up0, t == 0 ? 1 : 0);
+                if (t < 2) CHECK_EQ_INT(stats_of(&f.gpu).pinned - up0, t == 0 ? 1 : 0);
                 if (strstr(e2.msg, cases[c].says) == NULL) {
                     CHECK(!"an early key's proofs name the point");
                     printf("  message: %s\n", e2.msg);
@@ -436,7 +452,7 @@ static void test_bellman_deferred_bad_points(void) {
         cuzk_params_close(&pd);
         unlink(path);
     }
-    cuzk__gpu_backend_stage_bytes = saved;
+    test_hooks.stage_bytes = saved;
     keys_close(&f);
 }
 
@@ -467,7 +483,7 @@ static cuzk_status prove_both(keys_fixture *f, const cuzk_witness *w) {
  * A key of prepare_early released while its vectors load (runs of 4000
  * bytes: ~1,800 of them at 2^14): the release stops the loader at its next
  * run and frees everything; a key prepared afterwards proves as the CPU.
- * Round 0 holds the loader before l (cuzk__gpu_backend_loader_hold), so the
+ * Round 0 holds the loader before l (the hooks' loader_hold), so the
  * release surely finds it loading; round 1 releases at once and lets the
  * race fall as it may.
  */
@@ -475,35 +491,38 @@ static void test_bellman_early_release(void) {
     keys_deferred = 1;
     keys_fixture f;
     keys_open(&f, CUZK_GEN_POREP, 14);
-    const size_t saved = cuzk__gpu_backend_stage_bytes;
-    cuzk__gpu_backend_stage_bytes = 4000;
+    const size_t saved = test_hooks.stage_bytes;
+    test_hooks.stage_bytes = 4000;
+    cuzk__gpu_backend_set_test_hooks(&f.gpu, &test_hooks);
     cuzk_error err;
     size_t free0 = 0, free1 = 0, total = 0;
     CHECK_EQ_INT(cuzk__gpu_mem_info(&free0, &total), CUZK_OK);
     /* a whole preparation's staged chunks (the circuit's and the vectors'
      * runs), for comparison */
-    const uint64_t all0 = cuzk__gpu_backend_uploads.staged_chunks;
+    const uint64_t all0 = stats_of(&f.gpu).staged_chunks;
     cuzk_backend_key *kw = NULL;
     CHECK_EQ_INT(cuzk_backend_prepare(&f.gpu, &kw, f.c, &f.pd, &err), CUZK_OK);
     cuzk_backend_release_key(&f.gpu, kw);
-    const uint64_t all = cuzk__gpu_backend_uploads.staged_chunks - all0;
+    const uint64_t all = stats_of(&f.gpu).staged_chunks - all0;
     for (int round = 0; round < 2; round++) {
-        const uint64_t runs0 = cuzk__gpu_backend_uploads.staged_chunks;
+        const uint64_t runs0 = stats_of(&f.gpu).staged_chunks;
         cuzk_backend_key *k = NULL;
-        cuzk__gpu_backend_loader_hold = round == 0;
+        test_hooks.loader_hold = round == 0;
+        cuzk__gpu_backend_set_test_hooks(&f.gpu, &test_hooks);
         CHECK_EQ_INT(cuzk_backend_prepare_early(&f.gpu, &k, f.c, &f.pd, &err), CUZK_OK);
         cuzk_backend_release_key(&f.gpu, k);
-        cuzk__gpu_backend_loader_hold = 0;
+        test_hooks.loader_hold = 0;
+        cuzk__gpu_backend_set_test_hooks(&f.gpu, &test_hooks);
         /* (a vector's runs are counted once it is whole: the circuit's and
          * h's when held) */
-        const uint64_t runs = cuzk__gpu_backend_uploads.staged_chunks - runs0;
+        const uint64_t runs = stats_of(&f.gpu).staged_chunks - runs0;
         printf("  round %d: %llu of a whole preparation's %llu staged chunks\n", round,
                (unsigned long long)runs, (unsigned long long)all);
         if (round == 0) CHECK(runs < all);
     }
     CHECK_EQ_INT(cuzk__gpu_mem_info(&free1, &total), CUZK_OK);
     CHECK(free1 + ((size_t)8 << 20) >= free0); /* nothing left behind (the pool may keep a little) */
-    cuzk__gpu_backend_stage_bytes = saved;
+    test_hooks.stage_bytes = saved;
     cuzk_witness w;
     CHECK_EQ_INT(cuzk_gen_witness(f.g, 1, &w, &err), CUZK_OK);
     CHECK_EQ_INT(prove_both(&f, &w), CUZK_OK);
@@ -567,10 +586,10 @@ static void test_bellman_prestaged(void) {
                 CHECK_EQ_INT(cuzk_backend_stage(gpu, kg, &w[ann[a]], &err), CUZK_OK);
             if (ann[a] == -2) CHECK_EQ_INT(cuzk_backend_stage(gpu, kg, NULL, &err), CUZK_OK);
         }
-        const cuzk__gpu_backend_upload_counts before = cuzk__gpu_backend_uploads;
+        const cuzk__gpu_backend_upload_counts before = stats_of(gpu);
         prove_both(&f, &w[steps[si].prove]);
         CHECK_EQ_INT(last_witness_staged, steps[si].hit); /* the job says what the counters do */
-        const cuzk__gpu_backend_upload_counts *now = &cuzk__gpu_backend_uploads;
+        const cuzk__gpu_backend_upload_counts now_c = stats_of(gpu), *now = &now_c;
         const uint64_t hits = now->staged_witness - before.staged_witness;
         if ((int)hits != steps[si].hit)
             printf("  step %zu: %llu staged hits\n", si, (unsigned long long)hits);
@@ -627,11 +646,6 @@ typedef struct {
     size_t slot;
 } fit_fixture;
 static int fit_open(fit_fixture *x) {
-    const char *v = getenv("CUZK_GPU_MSM_VARIANT");
-    if (getenv("CUZK_GPU_MSM_BA_BUDGET_MB") || (v && strcmp(v, "4") && strcmp(v, "6"))) {
-        printf("  skipped: CUZK_GPU_MSM_BA_BUDGET_MB or CUZK_GPU_MSM_VARIANT is set\n");
-        return 0;
-    }
     cuzk_error err;
     memset(x, 0, sizeof *x); /* fit_close after a failed check closes only what was made */
     keys_open(&x->f, CUZK_GEN_POREP, 18);
@@ -676,14 +690,14 @@ static void test_bellman_staging_fits(void) {
     } steps[] = {{-1, 0, 0, 0, 0}, {1, 1, 1, 0, 2}, {-1, 0, 0, 0, 0}, {-1, 0, 0, 1, 1},
                  {-1, 0, 0, 0, 0}};
     for (size_t si = 0; si < sizeof steps / sizeof steps[0] && x.f.kg; si++) {
-        const uint64_t fits = cuzk__gpu_backend_uploads.level_fits;
+        const uint64_t fits = stats_of(&x.f.gpu).level_fits;
         if (steps[si].squeeze) fit_squeeze(&x);
         if (steps[si].announce >= 0)
             CHECK_EQ_INT(cuzk_backend_stage(&x.f.gpu, x.f.kg, &x.w[steps[si].announce], &err),
                          CUZK_OK);
         prove_both(&x.f, &x.w[steps[si].prove]);
         CHECK_EQ_INT(last_witness_staged, steps[si].hit);
-        CHECK_EQ_INT(cuzk__gpu_backend_uploads.level_fits - fits, (uint64_t)steps[si].fit);
+        CHECK_EQ_INT(stats_of(&x.f.gpu).level_fits - fits, (uint64_t)steps[si].fit);
         /* the area did not grow back once the slot was made (within two pages:
          * the driver may still load a module lazily) */
         const size_t fr = device_free();
@@ -698,7 +712,7 @@ static void test_bellman_staging_fits(void) {
 /*
  * A fit that does not make the room: as test_bellman_staging_fits up to the
  * fit, then the look after the next proof finds no room (forced, as if
- * another allocation had taken it: cuzk__gpu_backend_room_fail). Staging
+ * another allocation had taken it: the hooks' room_fail). Staging
  * goes off for the key, the level budgets are put back, and the MSMs' area
  * grows back on the proof after (by at least half a slot: the fit lowered
  * it by at least what was missing, 3 slots less the 2.5 free); a witness
@@ -718,18 +732,20 @@ static void test_bellman_staging_fit_undone(void) {
     } steps[] = {{-1, 0, 0, 0, 0, 0}, {1, 1, 1, 0, 0, 2}, {-1, 0, 0, 1, 1, 0},
                  {1, 0, 0, 0, 0, 0},  {-1, 0, 0, 0, 0, 1}, {-1, 0, 0, 0, 0, 0}};
     for (size_t si = 0; si < sizeof steps / sizeof steps[0] && x.f.kg; si++) {
-        const uint64_t fits = cuzk__gpu_backend_uploads.level_fits;
-        const uint64_t restores = cuzk__gpu_backend_uploads.level_restores;
+        const uint64_t fits = stats_of(&x.f.gpu).level_fits;
+        const uint64_t restores = stats_of(&x.f.gpu).level_restores;
         if (steps[si].squeeze) fit_squeeze(&x);
         if (steps[si].announce >= 0)
             CHECK_EQ_INT(cuzk_backend_stage(&x.f.gpu, x.f.kg, &x.w[steps[si].announce], &err),
                          CUZK_OK);
-        cuzk__gpu_backend_room_fail = steps[si].room_fail;
+        test_hooks.room_fail = steps[si].room_fail;
+        cuzk__gpu_backend_set_test_hooks(&x.f.gpu, &test_hooks);
         prove_both(&x.f, &x.w[steps[si].prove]);
-        cuzk__gpu_backend_room_fail = 0;
+        test_hooks.room_fail = 0;
+        cuzk__gpu_backend_set_test_hooks(&x.f.gpu, &test_hooks);
         CHECK_EQ_INT(last_witness_staged, 0);
-        CHECK_EQ_INT(cuzk__gpu_backend_uploads.level_fits - fits, (uint64_t)steps[si].fit);
-        CHECK_EQ_INT(cuzk__gpu_backend_uploads.level_restores - restores,
+        CHECK_EQ_INT(stats_of(&x.f.gpu).level_fits - fits, (uint64_t)steps[si].fit);
+        CHECK_EQ_INT(stats_of(&x.f.gpu).level_restores - restores,
                      (uint64_t)steps[si].restore);
         const size_t fr = device_free();
         if (si == 1) free_fitted = fr; /* the area freed by the fit */
@@ -745,7 +761,7 @@ static void test_bellman_staging_fit_undone(void) {
 }
 
 /* The sample snarkjs key: a, b, c and the witness uploaded per proof.
- * Knobs as set by the caller; expected per proof: pinned and pageable
+ * test_hooks as set by the caller; expected per proof: pinned and pageable
  * uploads, staged chunks (staged_any: at least one; staged: exactly). */
 static void zkey_sample_case(uint64_t pinned, uint64_t pageable, int staged_any, int exact) {
     const char *src = getenv("CUZK_SOURCE_DIR");
@@ -767,6 +783,7 @@ static void zkey_sample_case(uint64_t pinned, uint64_t pageable, int staged_any,
     cuzk_backend cpu, gpu;
     CHECK_EQ_INT(cuzk_backend_open(&cpu, &cuzk_backend_cpu, 0, -1, &err), CUZK_OK);
     CHECK_EQ_INT(cuzk_backend_open(&gpu, &cuzk_backend_gpu, 0, 0, &err), CUZK_OK);
+    cuzk__gpu_backend_set_test_hooks(&gpu, &test_hooks);
     cuzk_backend_key *kc = NULL, *kg = NULL;
     CHECK_EQ_INT(cuzk_backend_prepare_zkey(&cpu, &kc, &zk, &err), CUZK_OK);
     CHECK_EQ_INT(cuzk_backend_prepare_zkey(&gpu, &kg, &zk, &err), CUZK_OK);
@@ -776,19 +793,20 @@ static void zkey_sample_case(uint64_t pinned, uint64_t pageable, int staged_any,
         rand_scalar(s);
         cuzk_groth16_proof pc, pg;
         CHECK_EQ_INT(prove_with(&cpu, kc, &w, r, s, &pc, NULL, &err), CUZK_OK);
-        const cuzk__gpu_backend_upload_counts before = cuzk__gpu_backend_uploads;
+        const cuzk__gpu_backend_upload_counts before = stats_of(&gpu);
         cuzk_status st = prove_with(&gpu, kg, &w, r, s, &pg, NULL, &err);
         if (st != CUZK_OK) printf("gpu prove: %s\n", err.msg);
         CHECK_EQ_INT(st, CUZK_OK);
         CHECK_MEM(&pg, &pc, sizeof pc);
         /* exact: a, b, c (3 N values) and the witness, both staged */
-        check_uploads(&before, pinned, pageable, staged_any,
+        check_uploads(&gpu, &before, pinned, pageable, staged_any,
                       exact ? chunks_of(3 * (uint64_t)zk.domain_size * 32) +
                                   chunks_of(cuzk_witness_n_vars(&w) * 32)
                             : 0);
     }
     cuzk_backend_release_key(&gpu, kg);
     cuzk_backend_release_key(&cpu, kc);
+    last_stats = stats_of(&gpu);
     cuzk_backend_close(&gpu);
     cuzk_backend_close(&cpu);
     cuzk_witness_close(&w);
@@ -800,15 +818,15 @@ static void test_zkey_sample(void) {
     /* a, b, c built in page-locked memory, the witness staged */
     zkey_sample_case(1, 0, 1, 0);
     /* a, b, c in pageable memory too: both staged in 4000-byte chunks */
-    const size_t saved = cuzk__gpu_backend_stage_bytes;
-    cuzk__gpu_backend_stage_bytes = 4000;
-    cuzk__gpu_backend_pin_fail = CUZK__GPU_PIN_FAIL_ABC;
+    const size_t saved = test_hooks.stage_bytes;
+    test_hooks.stage_bytes = 4000;
+    test_hooks.pin_fail = CUZK__GPU_PIN_FAIL_ABC;
     zkey_sample_case(0, 0, 1, 1);
     /* no page-locked memory at all: two plain copies */
-    cuzk__gpu_backend_pin_fail = CUZK__GPU_PIN_FAIL_ABC | CUZK__GPU_PIN_FAIL_STAGE;
+    test_hooks.pin_fail = CUZK__GPU_PIN_FAIL_ABC | CUZK__GPU_PIN_FAIL_STAGE;
     zkey_sample_case(0, 2, 0, 0);
-    cuzk__gpu_backend_pin_fail = 0;
-    cuzk__gpu_backend_stage_bytes = saved;
+    test_hooks.pin_fail = 0;
+    test_hooks.stage_bytes = saved;
 }
 
 /*
@@ -818,15 +836,13 @@ static void test_zkey_sample(void) {
  * bellman and snarkjs keys alike.
  */
 static void test_copies(void) {
-    const unsigned after = cuzk__gpu_backend_copies_after, most = cuzk__gpu_backend_copies_max;
-    cuzk__gpu_backend_copies_after = 1;
-    cuzk__gpu_backend_copies_max = 4;
-    uint64_t c0 = cuzk__gpu_backend_uploads.copies;
+    const unsigned after = test_hooks.copies_after, most = test_hooks.copies_max;
+    test_hooks.copies_after = 1;
+    test_hooks.copies_max = 4;
     bellman_case(CUZK_GEN_POREP, 14, 3, UP_STAGED);
-    const uint64_t bellman = cuzk__gpu_backend_uploads.copies - c0;
-    c0 = cuzk__gpu_backend_uploads.copies;
+    const uint64_t bellman = last_stats.copies;
     zkey_sample_case(1, 0, 1, 0);
-    const uint64_t zkey = cuzk__gpu_backend_uploads.copies - c0;
+    const uint64_t zkey = last_stats.copies;
     printf("  copies made: bellman 2^14 %llu, snarkjs sample %llu\n", (unsigned long long)bellman,
            (unsigned long long)zkey);
     /* H's at least: its MSM has all of its points (on the H200: 4 for the
@@ -835,12 +851,11 @@ static void test_copies(void) {
     CHECK(bellman >= 2);
     CHECK(zkey >= 2);
     /* a key that is never asked makes none */
-    cuzk__gpu_backend_copies_after = 0;
-    c0 = cuzk__gpu_backend_uploads.copies;
+    test_hooks.copies_after = 0;
     bellman_case(CUZK_GEN_POREP, 12, 2, UP_STAGED);
-    CHECK_EQ_INT(cuzk__gpu_backend_uploads.copies - c0, 0);
-    cuzk__gpu_backend_copies_after = after;
-    cuzk__gpu_backend_copies_max = most;
+    CHECK_EQ_INT(last_stats.copies, 0);
+    test_hooks.copies_after = after;
+    test_hooks.copies_max = most;
 }
 
 int main(int argc, char **argv) {

@@ -38,9 +38,8 @@
  * scalars on the device, and with the scalar upload, G1 2^16..2^27 and G2
  * 2^16..2^26 (--bench-max LOG lowers the top; --bench-g2-max LOG, anywhere, sets G2's
  * alone, below 16 none), plus the batch-add; --copies K: G1's handle keeps K
- * shifted copies of its bases; --force-c C: every MSM's window; --bucket-cost
- * K: the window model's cost of a bucket; --profile: one more MSM per row
- * with its per-phase device times on stderr.
+ * shifted copies of its bases; --force-c C: every MSM's window; --profile:
+ * one more MSM per row with its per-phase device times on stderr.
  */
 #include <stdbool.h>
 #include <time.h>
@@ -176,17 +175,21 @@ static const msm_cfg msm_cfgs[] = {
 static size_t msm_ncfg = MSM_NCFG;
 #define MSM_NCFG_DEFAULTS 1
 
-static void msm_cfg_set(const msm_cfg *c) {
-    cuzk__gpu_msm_ba_min_pairs = c->min_pairs;
-    cuzk__gpu_msm_ba_max_levels = c->max_levels;
-    cuzk__gpu_msm_ba_max_threads = c->max_threads;
-    cuzk__gpu_msm_ba_budget = c->budget;
-}
-static void msm_cfg_reset(void) { msm_cfg_set(&msm_cfgs[0]); }
+/* The window every checked MSM uses (the handle's configured window; 0:
+ * the cost model's). */
+static unsigned test_window;
 
-#define REPORT(st, what)                                                                   \
-    do {                                                                                   \
-        if ((st) != CUZK_OK)                                                               \
+/* h configured with setting c and test_window. */
+static void msm_cfg_set(cuzk__gpu_msm_bases *h, const msm_cfg *c) {
+    const cuzk__gpu_msm_config cfg = {test_window, c->min_pairs, c->max_levels, c->max_threads,
+                                      c->budget, 0};
+    cuzk__gpu_msm_bases_configure(h, &cfg);
+}
+static void msm_cfg_reset(cuzk__gpu_msm_bases *h) { msm_cfg_set(h, &msm_cfgs[0]); }
+
+#define REPORT(st, what)                                                                      \
+    do {                                                                                      \
+        if ((st) != CUZK_OK)                                                                  \
             fprintf(stderr, "%s: %s: %s\n", what, cuzk_status_name(st), cuzk__gpu_last_error()); \
     } while (0)
 
@@ -198,7 +201,7 @@ static void msm_cfg_reset(void) { msm_cfg_set(&msm_cfgs[0]); }
     static cuzk_##g##_aff *g##_bases;                                                         \
     static size_t g##_nbases;                                                                 \
                                                                                               \
-    /* random walk, then edge bases at fixed places */                                         \
+    /* random walk, then edge bases at fixed places */                                        \
     static int g##_make_bases(size_t n) {                                                     \
         cuzk_##g##_aff gen;                                                                   \
         cuzk_##g##_jac gj, steps[8], cur;                                                     \
@@ -259,7 +262,7 @@ static void msm_cfg_reset(void) { msm_cfg_set(&msm_cfgs[0]); }
         CHECK(st == CUZK_OK);                                                                 \
         /* every knob setting against the one CPU result */                                   \
         for (size_t ci = 0; ci < msm_ncfg; ci++) {                                            \
-            msm_cfg_set(&msm_cfgs[ci]);                                                       \
+            msm_cfg_set(h, &msm_cfgs[ci]);                                                    \
             memset(&got, 0x5a, sizeof got);                                                   \
             st = cuzk__gpu_msm(h, (uint64_t *)&got, gk, n, gmask);                            \
             REPORT(st, what);                                                                 \
@@ -267,10 +270,10 @@ static void msm_cfg_reset(void) { msm_cfg_set(&msm_cfgs[0]); }
             bool ok = st == CUZK_OK && g##_same(&want, &got);                                 \
             if (!ok)                                                                          \
                 fprintf(stderr, "  %s %s n=%zu c=%u %s: GPU and CPU differ\n", #g, what, n,   \
-                        cuzk__gpu_msm_window_bits(n), msm_cfgs[ci].name);                     \
+                        cuzk__gpu_msm_bases_window(h, n, 0, n, NULL), msm_cfgs[ci].name);     \
             CHECK(ok);                                                                        \
         }                                                                                     \
-        msm_cfg_reset();                                                                      \
+        msm_cfg_reset(h);                                                                     \
     }                                                                                         \
     static void g##_check_msm_on(cuzk__gpu_msm_bases *h, const cuzk_##g##_aff *bs,            \
                                  const uint64_t (*k)[4], size_t n, const uint64_t *mask,      \
@@ -285,7 +288,7 @@ static void msm_cfg_reset(void) { msm_cfg_set(&msm_cfgs[0]); }
     static void g##_check_refused(cuzk__gpu_msm_bases *h, const uint64_t (*k)[4], size_t n,   \
                                   const uint64_t *mask, const char *what) {                   \
         for (size_t ci = 0; ci < msm_ncfg; ci++) {                                            \
-            msm_cfg_set(&msm_cfgs[ci]);                                                       \
+            msm_cfg_set(h, &msm_cfgs[ci]);                                                    \
             cuzk_##g##_jac got;                                                               \
             cuzk_status st = cuzk__gpu_msm(h, (uint64_t *)&got, (const uint64_t *)k, n, mask); \
             if (st != CUZK_ERR_INVALID_ARG)                                                   \
@@ -293,7 +296,7 @@ static void msm_cfg_reset(void) { msm_cfg_set(&msm_cfgs[0]); }
                         msm_cfgs[ci].name, cuzk_status_name(st));                             \
             CHECK(st == CUZK_ERR_INVALID_ARG);                                                \
         }                                                                                     \
-        msm_cfg_reset();                                                                      \
+        msm_cfg_reset(h);                                                                     \
     }                                                                                         \
                                                                                               \
     static void test_##g##_msm(void) {                                                        \
@@ -328,7 +331,7 @@ static void msm_cfg_reset(void) { msm_cfg_set(&msm_cfgs[0]); }
         /* every window size */                                                               \
         make_scalars(k, n);                                                                   \
         for (unsigned c = 1; c <= CUZK__GPU_MSM_MAX_C; c++) {                                 \
-            cuzk__gpu_msm_force_c = c;                                                        \
+            test_window = c;                                                                  \
             char what[32];                                                                    \
             snprintf(what, sizeof what, "forced c=%u", c);                                    \
             g##_check_msm(h, (const uint64_t(*)[4])k, n, NULL, what);                         \
@@ -338,13 +341,13 @@ static void msm_cfg_reset(void) { msm_cfg_set(&msm_cfgs[0]); }
             size_t n2 = nmax < ((size_t)1 << 14) ? nmax : ((size_t)1 << 14);                  \
             make_scalars(k, n2);                                                              \
             for (unsigned c = 17; c <= CUZK__GPU_MSM_MAX_C; c++) {                            \
-                cuzk__gpu_msm_force_c = c;                                                    \
+                test_window = c;                                                              \
                 char what[40];                                                                \
                 snprintf(what, sizeof what, "forced c=%u, 2^14", c);                          \
                 g##_check_msm(h, (const uint64_t(*)[4])k, n2, NULL, what);                    \
             }                                                                                 \
         }                                                                                     \
-        cuzk__gpu_msm_force_c = 0;                                                            \
+        test_window = 0;                                                                      \
         /* all zero: infinity */                                                              \
         n = nmax < ((size_t)1 << 14) ? nmax : ((size_t)1 << 14);                              \
         memset(k, 0, n * 32);                                                                 \
@@ -387,7 +390,7 @@ static void msm_cfg_reset(void) { msm_cfg_set(&msm_cfgs[0]); }
                 cuzk__gpu_msm_scalars_free(dk);                                               \
             }                                                                                 \
         }                                                                                     \
-        /* a participating scalar >= 2^255 is refused; a masked-out one is not */              \
+        /* a participating scalar >= 2^255 is refused; a masked-out one is not */             \
         k[n / 2][3] |= (uint64_t)1 << 63;                                                     \
         {                                                                                     \
             cuzk_##g##_jac got;                                                               \
@@ -407,7 +410,7 @@ static void msm_cfg_reset(void) { msm_cfg_set(&msm_cfgs[0]); }
         cuzk__gpu_msm_bases_free(h);                                                          \
     }                                                                                         \
                                                                                               \
-    /* shifted copies of the bases: MSMs that read them and ones that do not, one handle */  \
+    /* shifted copies of the bases: MSMs that read them and ones that do not, one handle */   \
     static void test_##g##_copies(void) {                                                     \
         CHECK(g##_bases != NULL); /* made by test_*_msm or main */                            \
         if (!g##_bases) return;                                                               \
@@ -457,7 +460,7 @@ static void msm_cfg_reset(void) { msm_cfg_set(&msm_cfgs[0]); }
         }                                                                                     \
         CHECK(cuzk__gpu_msm_bases_precompute(h, 0) == CUZK_ERR_INVALID_ARG);                  \
         CHECK(cuzk__gpu_msm_bases_precompute(NULL, 2) == CUZK_ERR_INVALID_ARG);               \
-        /* as many as pay and fit: all 4 beside nothing kept, none beside all */             \
+        /* as many as pay and fit: all 4 beside nothing kept, none beside all */              \
         unsigned made = 0;                                                                    \
         const unsigned all = CUZK__GPU_MSM_SERVES_MSM;                                        \
         CHECK(cuzk__gpu_msm_bases_precompute(h, 1) == CUZK_OK);                               \
@@ -532,7 +535,7 @@ static void msm_cfg_reset(void) { msm_cfg_set(&msm_cfgs[0]); }
                 }                                                                             \
                 cuzk__gpu_free(dbm);                                                          \
             }                                                                                 \
-            /* classification: 0 / 1 / other in about equal parts */                         \
+            /* classification: 0 / 1 / other in about equal parts */                          \
             for (size_t i = 0; i < n; i++) {                                                  \
                 unsigned r = (unsigned)(cuzk_test_rand64() % 3);                              \
                 if (r < 2)                                                                    \
@@ -551,7 +554,7 @@ static void msm_cfg_reset(void) { msm_cfg_set(&msm_cfgs[0]); }
             CHECK(st == CUZK_OK);                                                             \
             CHECK_MEM(b3, b3 + 3 * w, 3 * w * 8);                                             \
             CHECK(gc.zero == cc.zero && gc.one == cc.one && gc.other == cc.other);            \
-            /* into device bitmaps (the zeros' stays on the host) */                         \
+            /* into device bitmaps (the zeros' stays on the host) */                          \
             {                                                                                 \
                 uint64_t *d1 = device_bitmap(bm, n), *d2 = device_bitmap(bm, n);              \
                 CHECK(d1 != NULL && d2 != NULL);                                              \
@@ -575,7 +578,7 @@ static void msm_cfg_reset(void) { msm_cfg_set(&msm_cfgs[0]); }
             CHECK(cuzk_##g##_msm_var(&want, g##_bases, (const uint64_t(*)[4])k, n, NULL, 0,   \
                                      NULL) == CUZK_OK);                                       \
             for (size_t ci = 0; ci < msm_ncfg; ci++) {                                        \
-                msm_cfg_set(&msm_cfgs[ci]);                                                   \
+                msm_cfg_set(h, &msm_cfgs[ci]);                                                \
                 st = cuzk__gpu_msm_with_classification(h, (uint64_t *)&got, &gc,              \
                                                        (const uint64_t *)k, n);               \
                 REPORT(st, "with classification");                                            \
@@ -585,7 +588,7 @@ static void msm_cfg_reset(void) { msm_cfg_set(&msm_cfgs[0]); }
                             msm_cfgs[ci].name);                                               \
                 CHECK(ok);                                                                    \
             }                                                                                 \
-            msm_cfg_reset();                                                                  \
+            msm_cfg_reset(h);                                                                 \
         }                                                                                     \
     out:                                                                                      \
         free(bm);                                                                             \
@@ -668,14 +671,14 @@ static void msm_cfg_reset(void) { msm_cfg_set(&msm_cfgs[0]); }
             static const unsigned cs[] = {1, 9, 17};                                          \
             for (size_t ci = 0; ci < 3; ci++) {                                               \
                 char what[40];                                                                \
-                cuzk__gpu_msm_force_c = cs[ci];                                               \
+                test_window = cs[ci];                                                         \
                 snprintf(what, sizeof what, "forced c=%u", cs[ci]);                           \
                 g##_check_msm(h, kc, n, NULL, what);                                          \
                 rand_bitmap(mask, n, 50);                                                     \
                 snprintf(what, sizeof what, "forced c=%u, masked", cs[ci]);                   \
                 g##_check_msm(h, kc, n, mask, what);                                          \
             }                                                                                 \
-            cuzk__gpu_msm_force_c = 0;                                                        \
+            test_window = 0;                                                                  \
             memset(k, 0, n * 32);                                                             \
             g##_check_msm(h, kc, n, NULL, "all zero");                                        \
             rand_scalar(k[0]);                                                                \
@@ -688,7 +691,7 @@ static void msm_cfg_reset(void) { msm_cfg_set(&msm_cfgs[0]); }
             g##_check_refused(h, kc, n, NULL, "last scalar >= 2^255");                        \
             mask[(n - 1) / 64] &= ~((uint64_t)1 << ((n - 1) % 64));                           \
             g##_check_msm(h, kc, n, mask, "last scalar >= 2^255 masked out");                 \
-            /* a second handle on the first one's work area: alternate calls, then */          \
+            /* a second handle on the first one's work area: alternate calls, then */         \
             /* the area outlives the handle that made it */                                   \
             cuzk__gpu_msm_bases *h2 = NULL;                                                   \
             st = cuzk__gpu_msm_bases_upload(&h2, GG, (const uint64_t *)g##_bases, n / 2);     \
@@ -761,10 +764,10 @@ static void msm_cfg_reset(void) { msm_cfg_set(&msm_cfgs[0]); }
                         memset(k[i], 0, 32);                                                  \
                         k[i][0] = i % 2 ? ((uint64_t)1 << cs[ci]) - 1 : 1;                    \
                     }                                                                         \
-                    cuzk__gpu_msm_force_c = cs[ci];                                           \
-                    snprintf(what, sizeof what, "%s, %zu of 1 / 2^%u - 1", pats[pat], m, cs[ci]);\
+                    test_window = cs[ci];                                                     \
+                    snprintf(what, sizeof what, "%s, %zu of 1 / 2^%u - 1", pats[pat], m, cs[ci]); \
                     g##_check_msm_on(h, bs, (const uint64_t(*)[4])k, m, NULL, what);          \
-                    cuzk__gpu_msm_force_c = 0;                                                \
+                    test_window = 0;                                                          \
                 }                                                                             \
                 /* three scalars repeated: a few hot bins per window */                       \
                 for (size_t i = 0; i < m; i++) memcpy(k[i], few[cuzk_test_rand64() % 3], 32); \
@@ -818,8 +821,9 @@ static double bench_one(cuzk__gpu_msm_bases *h, const uint64_t *scalars, const u
 }
 
 /* --copies K: G1's bench handle keeps K shifted copies of its bases;
- * --profile: one more MSM per row with the per-phase profile (stderr) */
-static unsigned bench_copies = 1;
+ * --force-c C: the bench handles' window; --profile: one more MSM per row
+ * with the per-phase profile (stderr) */
+static unsigned bench_copies = 1, bench_window = 0;
 static int bench_profile = 0;
 
 static void bench(int minlog, int maxlog1, int maxlog2) {
@@ -863,6 +867,8 @@ static void bench(int minlog, int maxlog1, int maxlog2) {
                    cuzk__gpu_last_error());
         }
         if (st != CUZK_OK) continue;
+        const cuzk__gpu_msm_config cfg = {bench_window, 0, 0, 0, 0, 0};
+        cuzk__gpu_msm_bases_configure(h, &cfg);
         if (g == 1 && bench_copies > 1) {
             double t0 = now_ms();
             st = cuzk__gpu_msm_bases_precompute(h, bench_copies);
@@ -886,9 +892,11 @@ static void bench(int minlog, int maxlog1, int maxlog2) {
             double mb = bench_one(h, NULL, bm, n, 1);
             if (bench_profile) {
                 uint64_t out[36];
-                cuzk__gpu_msm_profile = 1;
+                cuzk__gpu_msm_config prof = cfg;
+                prof.profile = 1;
+                cuzk__gpu_msm_bases_configure(h, &prof);
                 if (cuzk__gpu_msm(h, out, dk, n, NULL) != CUZK_OK) printf("  profile run failed\n");
-                cuzk__gpu_msm_profile = 0;
+                cuzk__gpu_msm_bases_configure(h, &cfg);
             }
             unsigned used = 0;
             const unsigned c = cuzk__gpu_msm_bases_window(h, n, 0, n, &used);
@@ -937,13 +945,10 @@ int main(int argc, char **argv) {
         /* --copies K: the bench's G1 bases with K shifted copies (bases_precompute) */
         if (strcmp(argv[i], "--copies") == 0 && i + 1 < argc)
             bench_copies = (unsigned)atoi(argv[i + 1]);
-        /* --force-c C: the bench's window (cuzk__gpu_msm_force_c; the copies then unused) */
+        /* --force-c C: the bench's window (the copies then unused) */
         if (strcmp(argv[i], "--force-c") == 0 && i + 1 < argc)
-            cuzk__gpu_msm_force_c = (unsigned)atoi(argv[i + 1]);
+            bench_window = (unsigned)atoi(argv[i + 1]);
         if (strcmp(argv[i], "--profile") == 0) bench_profile = 1;
-        /* --bucket-cost K: the window model's cost of a bucket (cuzk__gpu_msm_bucket_cost) */
-        if (strcmp(argv[i], "--bucket-cost") == 0 && i + 1 < argc)
-            cuzk__gpu_msm_bucket_cost = (unsigned)atoi(argv[i + 1]);
         /* --bench-g2-max LOG: G2's top (below 16: no G2 rows; default: G1's, at most 26) */
         if (strcmp(argv[i], "--bench-g2-max") == 0 && i + 1 < argc) max2 = atoi(argv[i + 1]);
     }

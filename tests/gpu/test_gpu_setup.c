@@ -285,12 +285,16 @@ static size_t first_diff(const void *a, const void *b, size_t n, size_t each) {
     return n;
 }
 
+/* The configuration gpu_batch gives its handles (zero: the defaults). */
+static cuzk__gpu_fixed_base_config fb_cfg;
+
 /* GPU batch of group g over table words tbl (c, nwin, per_win) into out. */
 static cuzk_status gpu_batch(cuzk__gpu_fb_group grp, const void *tbl, unsigned c, unsigned nwin,
                              size_t per_win, void *out, const void *k, size_t n,
                              cuzk__gpu_fb_scalars form) {
     cuzk__gpu_fixed_base *h = NULL;
     cuzk_status st = cuzk__gpu_fixed_base_upload(&h, grp, tbl, c, nwin, per_win, 0);
+    cuzk__gpu_fixed_base_configure(h, &fb_cfg);
     if (st == CUZK_OK) st = cuzk__gpu_fixed_base_mul_batch(h, out, k, n, form);
     if (st != CUZK_OK) printf("  GPU: %s: %s\n", cuzk_status_name(st), cuzk__gpu_last_error());
     cuzk__gpu_fixed_base_free(h);
@@ -390,34 +394,27 @@ static cuzk_fr *fr_scalars(size_t n) {
     return k;
 }
 
-typedef struct {
-    size_t chunk;
-    unsigned threads;
-} knobs;
-
 static void test_fr_batches(void) {
-    static const knobs ks[] = {{0, 0}, {97, 5}, {4096, 33}, {1000, 1}};
+    static const cuzk__gpu_fixed_base_config ks[] = {{0, 0}, {97, 5}, {4096, 33}, {1000, 1}};
     static const size_t ns1[] = {1, 2, 1017, ((size_t)1 << 16) + 123};
     static const size_t ns2[] = {1, 2, 1017, ((size_t)1 << 13) + 7};
     for (size_t ki = 0; ki < sizeof(ks) / sizeof(ks[0]); ki++) {
-        cuzk__gpu_fixed_base_chunk = ks[ki].chunk;
-        cuzk__gpu_fixed_base_max_threads = ks[ki].threads;
+        fb_cfg = ks[ki];
         for (int g2 = 0; g2 < 2; g2++)
             for (size_t ni = 0; ni < 4; ni++) {
                 size_t n = g2 ? ns2[ni] : ns1[ni];
-                if (ks[ki].threads == 1 && n > 5000) continue; /* one thread: minutes */
+                if (ks[ki].max_threads == 1 && n > 5000) continue; /* one thread: minutes */
                 cuzk_fr *k = fr_scalars(n);
                 if (k == NULL) continue;
                 char tag[96];
                 snprintf(tag, sizeof tag, "Fr, chunk %zu, threads %u", ks[ki].chunk,
-                         ks[ki].threads);
+                         ks[ki].max_threads);
                 compare(g2, 0 /* the CPU's window for n */, k, n, 1, tag);
                 if (n == ns1[2] || n == ns2[2]) compare(g2, 16, k, n, 1, tag);
                 free(k);
             }
     }
-    cuzk__gpu_fixed_base_chunk = 0;
-    cuzk__gpu_fixed_base_max_threads = 0;
+    memset(&fb_cfg, 0, sizeof fb_cfg);
 }
 
 static void test_args(void) {
@@ -483,8 +480,8 @@ static void setup_case(unsigned log_k, size_t chunk, unsigned threads, size_t h_
     if (st != CUZK_OK) printf("  accelerator: %s\n", err.msg);
     CHECK_EQ_INT(st, CUZK_OK);
     if (h_chunk) acc.h_chunk = h_chunk;
-    cuzk__gpu_fixed_base_chunk = chunk;
-    cuzk__gpu_fixed_base_max_threads = threads;
+    const cuzk__gpu_fixed_base_config cfg = {chunk, threads};
+    cuzk__gpu_setup_accel_configure(&acc, &cfg);
     /* twice on one accelerator: load after unload must work */
     for (int rep = 0; rep < 2 && st == CUZK_OK; rep++) {
         cuzk_setup_times tm;
@@ -502,8 +499,6 @@ static void setup_case(unsigned log_k, size_t chunk, unsigned threads, size_t h_
                log_k, chunk, threads, acc.h_chunk, t_cpu, t_gpu, tm.tables, tm.g1, tm.g2);
         cuzk_params_close(&pg);
     }
-    cuzk__gpu_fixed_base_chunk = 0;
-    cuzk__gpu_fixed_base_max_threads = 0;
     cuzk__gpu_setup_accel_close(&acc);
     cuzk_params_close(&pc);
     cuzk_gen_free(g);
