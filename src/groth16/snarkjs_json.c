@@ -13,10 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* File size limits: a proof is < 2 KB; public.json and the key grow with the
- * number of public signals (~270 bytes per IC point). The JSON tree costs up
- * to ~36x the input (json.h), so the limits are not set higher than needed. */
+/* File size limits: a proof is < 2 KB; public.json holds up to ~82 bytes per
+ * public signal and gets the proof's cap (1 MiB: some 12,000 signals); the
+ * key grows by ~270 bytes per IC point. The JSON tree costs up to ~36x the
+ * input (json.h), so the limits are not set higher than needed. */
 #define PROOF_MAX_BYTES ((size_t)1 << 20)
+#define PUBLIC_MAX_BYTES PROOF_MAX_BYTES
 #define BIG_MAX_BYTES ((size_t)256 << 20)
 
 /* ---- decimal strings ---------------------------------------------------------- */
@@ -489,7 +491,7 @@ cuzk_status cuzk_snarkjs_public_parse(cuzk_fr **pub, size_t *n, const char *text
     *pub = NULL;
     *n = 0;
     cuzk__error_clear(err);
-    cuzk_status st = parse_doc(&rd, &root, text, len, BIG_MAX_BYTES);
+    cuzk_status st = parse_doc(&rd, &root, text, len, PUBLIC_MAX_BYTES);
     if (st != CUZK_OK) return st;
     cuzk_fr *out = NULL;
     if (root->type != CUZK_JSON_ARRAY) {
@@ -535,7 +537,7 @@ cuzk_status cuzk_snarkjs_public_read(cuzk_fr **pub, size_t *n, const char *path,
     size_t len;
     *pub = NULL;
     *n = 0;
-    cuzk_status st = read_file(path, BIG_MAX_BYTES, &buf, &len, err);
+    cuzk_status st = read_file(path, PUBLIC_MAX_BYTES, &buf, &len, err);
     if (st != CUZK_OK) return st;
     st = cuzk_snarkjs_public_parse(pub, n, buf, len, path, err);
     free(buf);

@@ -35,9 +35,10 @@
  *     infinity; IC has exactly nPublic + 1 entries; vk_alphabeta_12 is
  *     ignored (any value or absent).
  *   - a known key given twice is an error; unknown keys are ignored.
- * Size limits (CUZK_ERR_BAD_LENGTH beyond them): 1 MiB for proof.json,
- * 256 MiB for public.json and the key (about a million public signals); the
- * parsed tree can cost up to ~36x the input (json.h).
+ * Size limits (CUZK_ERR_BAD_LENGTH beyond them): 1 MiB for proof.json and
+ * public.json (some 12,000 public signals), 256 MiB for the key (about a
+ * million public signals); the parsed tree can cost up to ~36x the input
+ * (json.h).
  *
  * Writers produce the bytes `snarkjs groth16 prove` / `zkey export
  * verificationkey` produce (bfj, one-space indent, key order as snarkjs, no

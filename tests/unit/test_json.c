@@ -21,7 +21,7 @@
 
 #include "harness.h"
 #include "io/json.h"
-#include "io/snarkjs_json.h"
+#include "groth16/snarkjs_json.h"
 #include "test_util.h"
 
 /* ---- decimal constants (Python) ---------------------------------------------- */
@@ -1001,6 +1001,40 @@ static void test_proof_malformed(void) {
     free(p2);
 }
 
+/* public.json has proof.json's cap, 1 MiB: a document of exactly that
+ * size is read (in memory and from a file), one byte more is refused. */
+static void test_public_cap(void) {
+    const size_t cap = (size_t)1 << 20;
+    char *text = malloc(cap + 2);
+    CHECK(text != NULL);
+    if (text == NULL) return;
+    cuzk_fr *pub = NULL;
+    size_t n = 99;
+    cuzk_error err;
+    for (size_t extra = 0; extra <= 1; extra++) {
+        size_t len = cap + extra;
+        text[0] = '[';
+        memset(text + 1, ' ', len - 2);
+        text[len - 1] = ']';
+        cuzk_status want = extra ? CUZK_ERR_BAD_LENGTH : CUZK_OK;
+        CHECK_EQ_INT(cuzk_snarkjs_public_parse(&pub, &n, text, len, NULL, &err), want);
+        CHECK(pub == NULL && n == 0);
+        if (extra) CHECK(strstr(err.msg, "limit of 1048576") != NULL);
+        char path[] = "/tmp/cuzk_test_public_XXXXXX";
+        int fd = mkstemp(path);
+        CHECK(fd >= 0);
+        if (fd < 0) break;
+        CHECK(write(fd, text, len) == (ssize_t)len);
+        close(fd);
+        CHECK_EQ_INT(cuzk_snarkjs_public_read(&pub, &n, path, &err), want);
+        if (extra) CHECK(strstr(err.msg, "larger than the limit of 1048576 bytes") != NULL);
+        unlink(path);
+        free(pub);
+        pub = NULL;
+    }
+    free(text);
+}
+
 static void test_public(void) {
     cuzk_fr *pub = NULL;
     size_t n = 99;
@@ -1052,6 +1086,7 @@ static void test_public(void) {
             CHECK(0);
         }
     }
+    test_public_cap();
 }
 
 static void test_vk_read_write(void) {
