@@ -455,6 +455,10 @@ CUZK_API CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_proof_to_json(char **json, siz
 CUZK_API CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_proof_from_json(cuzk_proof *proof,
                                                                   const char *json, size_t len,
                                                                   cuzk_error *err);
+/* A proof from a proof.json file (at most 1 MiB; errors name the file). */
+CUZK_API CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_proof_read_json(cuzk_proof *proof,
+                                                                  const char *path,
+                                                                  cuzk_error *err);
 /* n public inputs as snarkjs's public.json (decimal strings). */
 CUZK_API CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_public_to_json(char **json, size_t *len,
                                                                  const uint8_t *public_inputs,
@@ -464,6 +468,11 @@ CUZK_API CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_public_to_json(char **json, si
 CUZK_API CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_public_from_json(uint8_t **public_inputs,
                                                                    size_t *n, const char *json,
                                                                    size_t len, cuzk_error *err);
+/* Public inputs from a public.json file (at most 1 MiB; errors name the
+ * file): *public_inputs gets *n x 32 bytes (free with cuzk_free). */
+CUZK_API CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_public_read_json(uint8_t **public_inputs,
+                                                                   size_t *n, const char *path,
+                                                                   cuzk_error *err);
 /*
  * Public inputs of one partition from a file: one of our witness files (its
  * inputs after the constant 1) or text, one input per line, decimal or

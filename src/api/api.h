@@ -126,6 +126,11 @@ cuzk_status cuzk__api_dev_setup(cuzk_params *p, const cuzk_circuit *c, const cuz
 /* A GPU's name and multiprocessor count (sm_count may be NULL), for reports. */
 cuzk_status cuzk__api_gpu_name(int device, char *name, size_t len, int *sm_count);
 
+/* cuzk_public_read's text form from memory (name labels messages): out
+ * receives exactly n_public scalars of 32 bytes. */
+cuzk_status cuzk__public_parse_text(uint8_t *out, size_t n_public, const char *text, size_t len,
+                                    const char *name, cuzk_error *err);
+
 /* 32-byte little-endian scalars <-> plain limbs. */
 void cuzk__scalar_to_bytes(uint8_t out[32], const uint64_t in[4]);
 void cuzk__scalar_from_bytes(uint64_t out[4], const uint8_t in[32]);

@@ -109,17 +109,9 @@ cuzk_status cuzk_public_to_json(char **json, size_t *len, const uint8_t *public_
     return st == CUZK_OK ? st : cuzk__fail(err, st, "no memory for public.json");
 }
 
-cuzk_status cuzk_public_from_json(uint8_t **public_inputs, size_t *n, const char *json,
-                                  size_t len, cuzk_error *err) {
-    cuzk__error_clear(err);
-    if (public_inputs == NULL || n == NULL || json == NULL)
-        return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "public_from_json: NULL argument");
-    *public_inputs = NULL;
-    *n = 0;
-    cuzk_fr *fr = NULL;
-    size_t count = 0;
-    cuzk_status st = cuzk_snarkjs_public_parse(&fr, &count, json, len, NULL, err);
-    if (st != CUZK_OK) return st;
+/* Public inputs as bytes from the parser's field elements (frees them). */
+static cuzk_status public_bytes(uint8_t **public_inputs, size_t *n, cuzk_fr *fr, size_t count,
+                                cuzk_error *err) {
     uint8_t *out = malloc(count ? count * 32 : 1);
     if (out == NULL) {
         free(fr);
@@ -134,6 +126,44 @@ cuzk_status cuzk_public_from_json(uint8_t **public_inputs, size_t *n, const char
     *public_inputs = out;
     *n = count;
     return CUZK_OK;
+}
+
+cuzk_status cuzk_public_from_json(uint8_t **public_inputs, size_t *n, const char *json,
+                                  size_t len, cuzk_error *err) {
+    cuzk__error_clear(err);
+    if (public_inputs == NULL || n == NULL || json == NULL)
+        return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "public_from_json: NULL argument");
+    *public_inputs = NULL;
+    *n = 0;
+    cuzk_fr *fr = NULL;
+    size_t count = 0;
+    const cuzk_status st = cuzk_snarkjs_public_parse(&fr, &count, json, len, NULL, err);
+    if (st != CUZK_OK) return st;
+    return public_bytes(public_inputs, n, fr, count, err);
+}
+
+cuzk_status cuzk_proof_read_json(cuzk_proof *proof, const char *path, cuzk_error *err) {
+    cuzk__error_clear(err);
+    if (proof == NULL || path == NULL)
+        return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "proof_read_json: NULL argument");
+    cuzk_groth16_proof g;
+    const cuzk_status st = cuzk_snarkjs_proof_read(&g, path, err);
+    if (st == CUZK_OK) cuzk_proof192_encode(proof->bytes, &g);
+    return st;
+}
+
+cuzk_status cuzk_public_read_json(uint8_t **public_inputs, size_t *n, const char *path,
+                                  cuzk_error *err) {
+    cuzk__error_clear(err);
+    if (public_inputs == NULL || n == NULL || path == NULL)
+        return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "public_read_json: NULL argument");
+    *public_inputs = NULL;
+    *n = 0;
+    cuzk_fr *fr = NULL;
+    size_t count = 0;
+    const cuzk_status st = cuzk_snarkjs_public_read(&fr, &count, path, err);
+    if (st != CUZK_OK) return st;
+    return public_bytes(public_inputs, n, fr, count, err);
 }
 
 /* ---- public inputs of one partition from a file ---------------------------- */
@@ -195,32 +225,19 @@ static cuzk_status inputs_from_witness(uint8_t *out, size_t n_public, const char
     return st;
 }
 
-cuzk_status cuzk_public_read(uint8_t *out, size_t n_public, const char *path, cuzk_error *err) {
-    cuzk__error_clear(err);
-    if (path == NULL || (out == NULL && n_public != 0))
-        return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "public_read: NULL argument");
-    uint8_t *text = NULL;
-    size_t len = 0;
-    cuzk_status st = cuzk_file_read(&text, &len, path, INPUTS_TEXT_MAX_BYTES, err);
-    if (st == CUZK_ERR_BAD_LENGTH) { /* a large file can only be a witness file */
-        text = NULL;
-        return inputs_from_witness(out, n_public, path, err);
-    }
-    if (st != CUZK_OK) return st;
-    if (len >= 8 && memcmp(text, CUZK_WITNESS_MAGIC, 8) == 0) {
-        free(text);
-        return inputs_from_witness(out, n_public, path, err);
-    }
+cuzk_status cuzk__public_parse_text(uint8_t *out, size_t n_public, const char *text, size_t len,
+                                    const char *name, cuzk_error *err) {
     static const uint64_t order[4] = CUZK__FR_R;
+    cuzk_status st = CUZK_OK;
     size_t count = 0, lineno = 0;
     for (size_t pos = 0; st == CUZK_OK && pos < len;) {
         lineno++;
         size_t end = pos;
         while (end < len && text[end] != '\n') end++;
-        const char *b = (const char *)text + pos, *e = (const char *)text + end;
+        const char *b = text + pos, *e = text + end;
         pos = end + 1;
         if (memchr(b, '\0', (size_t)(e - b)) != NULL) {
-            st = cuzk__fail(err, CUZK_ERR_BAD_ENCODING, "%s: line %zu: a NUL byte", path, lineno);
+            st = cuzk__fail(err, CUZK_ERR_BAD_ENCODING, "%s: line %zu: a NUL byte", name, lineno);
             break;
         }
         while (b < e && (*b == ' ' || *b == '\t')) b++;
@@ -229,24 +246,41 @@ cuzk_status cuzk_public_read(uint8_t *out, size_t n_public, const char *path, cu
         uint64_t v[4];
         if (!parse_scalar(v, b, (size_t)(e - b))) {
             st = cuzk__fail(err, CUZK_ERR_BAD_ENCODING,
-                            "%s: line %zu: not a decimal or 0x-hex number: '%.*s'", path, lineno,
+                            "%s: line %zu: not a decimal or 0x-hex number: '%.*s'", name, lineno,
                             (int)(e - b > 80 ? 80 : e - b), b);
         } else if (!cuzk__lt_n(v, order, 4)) {
             st = cuzk__fail(err, CUZK_ERR_NOT_CANONICAL,
-                            "%s: line %zu: public input not below the group order r", path,
+                            "%s: line %zu: public input not below the group order r", name,
                             lineno);
         } else if (count >= n_public) {
             st = cuzk__fail(err, CUZK_ERR_INVALID_ARG,
-                            "%s: more than the %zu public inputs the verifying key expects", path,
+                            "%s: more than the %zu public inputs the verifying key expects", name,
                             n_public);
         } else {
             cuzk__scalar_to_bytes(out + 32 * count++, v);
         }
     }
-    free(text);
     if (st == CUZK_OK && count != n_public)
         st = cuzk__fail(err, CUZK_ERR_INVALID_ARG,
-                        "%s: %zu public inputs, the verifying key expects %zu", path, count,
+                        "%s: %zu public inputs, the verifying key expects %zu", name, count,
                         n_public);
+    return st;
+}
+
+cuzk_status cuzk_public_read(uint8_t *out, size_t n_public, const char *path, cuzk_error *err) {
+    cuzk__error_clear(err);
+    if (path == NULL || (out == NULL && n_public != 0))
+        return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "public_read: NULL argument");
+    uint8_t *text = NULL;
+    size_t len = 0;
+    cuzk_status st = cuzk_file_read(&text, &len, path, INPUTS_TEXT_MAX_BYTES, err);
+    if (st == CUZK_ERR_BAD_LENGTH) /* a large file can only be a witness file */
+        return inputs_from_witness(out, n_public, path, err);
+    if (st != CUZK_OK) return st;
+    if (len >= 8 && memcmp(text, CUZK_WITNESS_MAGIC, 8) == 0)
+        st = inputs_from_witness(out, n_public, path, err);
+    else
+        st = cuzk__public_parse_text(out, n_public, (const char *)text, len, path, err);
+    free(text);
     return st;
 }

@@ -58,7 +58,8 @@ static cuzk_status load_file(const cuzk_key *k, cuzk_witness *w, const char *pat
         if (!fits) {
             if (k->kind == CUZK_KEY_PARAMS)
                 st = cuzk__fail(err, CUZK_ERR_INVALID_ARG,
-                                "%s has %llu inputs and %llu aux, the circuit %s has %llu and %llu",
+                                "%s has %llu inputs and %llu aux, the circuit %s has %llu and "
+                                "%llu: a witness of another circuit?",
                                 path, (unsigned long long)w->n_inputs,
                                 (unsigned long long)w->n_aux, k->circuit_path,
                                 (unsigned long long)k->c.n_inputs, (unsigned long long)k->c.n_aux);
