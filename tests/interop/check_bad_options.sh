@@ -91,6 +91,12 @@ expect "import -w first" "-w x.wit: must follow the WITNESS.wtns" -- import a.r1
 expect "import unknown option" "unknown option '--force'" -- import a.r1cs --force
 expect "import output required" "-o OUT.cuzk is required" -- import a.r1cs
 
+# info
+expect "info unknown option" "cuzk info: unknown option '--deep'" -- info --deep x.params
+expect "info missing value" "cuzk info: --circuit: needs a value" -- info x.wit --circuit
+expect "info two files" "one FILE at a time" -- info a.params b.params
+expect "info no file" "cuzk info: no FILE given" -- info
+
 # bench field, ntt, msm, prove (nothing runs: the options are refused first)
 expect "bench field iters" "cuzk bench field: --iters 0: must be 1..100000" -- bench field --iters 0
 expect "bench field clock" "--clock sundial: must be cpu or wall" -- bench field --clock sundial

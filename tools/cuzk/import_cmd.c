@@ -103,7 +103,8 @@ int cuzk__cmd_import(int argc, char **argv) {
     }
     if (r1cs_path == NULL || out == NULL) {
         rc = cuzk__opt_fail("cuzk import", "%s",
-                            r1cs_path == NULL ? "no CIRCUIT.r1cs given" : "-o OUT.cuzk is required");
+                            r1cs_path == NULL ? "no CIRCUIT.r1cs given"
+                                              : "-o OUT.cuzk is required");
         goto done;
     }
     for (size_t k = 0; k < nw; k++)
