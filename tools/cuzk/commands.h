@@ -2,6 +2,8 @@
 #ifndef CUZK_TOOLS_COMMANDS_H
 #define CUZK_TOOLS_COMMANDS_H
 
+#include <stddef.h>
+
 int cuzk__selftest_main(int argc, char **argv); /* selftest.c */
 int cuzk__cmd_groth16(int argc, char **argv);   /* groth16_cmd.c */
 int cuzk__cmd_zkey(int argc, char **argv);      /* groth16_cmd.c */
@@ -18,8 +20,27 @@ int cuzk__cmd_import(int argc, char **argv);    /* import_cmd.c */
 /* --backend auto uses a GPU only from this domain size (log2) up. */
 #define CUZK_AUTO_GPU_MIN_LOG 16
 
-/* 1 when the folder of path exists and is writable; else 0 after printing
- * why (outpath.c). Commands call it before long work. */
+/* The file arguments of a command, for cuzk__cli_files_ok: how the command
+ * line names them ("-o", "--params", "<proof.json>"), their paths (NULL
+ * entries are skipped), and whether they are written (1) or read (0). */
+typedef struct {
+    const char *opt;
+    const char *const *paths;
+    size_t n;
+    int output;
+} cuzk__cli_files;
+
+/*
+ * 1 when every output can be written: it is not a directory (or block
+ * device, socket), its folder exists and is writable (unless it is written
+ * in place: a character device, a FIFO, /dev/stdout), it names no input and
+ * no other output (by device and inode when the files exist, else by
+ * normalized path). Else 0 after printing why on stderr, naming both
+ * arguments: "cuzk prove: -o circuit.params is also the --params input".
+ * Commands call it before any work and exit with status 2 on 0 (outpath.c).
+ */
+int cuzk__cli_files_ok(const char *cmd, const cuzk__cli_files *files, size_t n);
+/* cuzk__cli_files_ok of the single output path ("-o"). */
 int cuzk__cli_output_ok(const char *path, const char *cmd);
 
 struct cuzk_backend_ops;

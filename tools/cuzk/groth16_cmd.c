@@ -20,7 +20,7 @@
 #include "util/mem.h"
 #include "pairing/pairing.h"
 #include "io/r1cs.h"
-#include "io/snarkjs_json.h"
+#include "groth16/snarkjs_json.h"
 #include "io/wtns.h"
 #include "io/zkey.h"
 
