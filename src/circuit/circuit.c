@@ -900,14 +900,33 @@ cuzk_status cuzk_circuit_to_bytes(const cuzk_circuit *c, uint8_t **out, size_t *
     return CUZK_OK;
 }
 
-cuzk_status cuzk_circuit_write(const cuzk_circuit *c, const char *path, cuzk_error *err) {
-    if (c->image == NULL || c->size < CUZK_CIRCUIT_HEADER_BYTES + 8 || path == NULL)
+/* The file's pieces: the image up to its trailer, then a fresh checksum
+ * (tr, 8 bytes). */
+static cuzk_status circuit_pieces(const cuzk_circuit *c, const char *name,
+                                  cuzk__write_piece pieces[2], uint8_t tr[8], cuzk_error *err) {
+    if (c == NULL || c->image == NULL || c->size < CUZK_CIRCUIT_HEADER_BYTES + 8 || name == NULL)
         return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "cuzk_circuit_write: no circuit or path");
     uint64_t to = trailer_offset(c), h;
     if (!checksum_blocks(&h, c->image, to, 0))
-        return cuzk__fail(err, CUZK_ERR_NOMEM, "%s: out of memory", path);
-    uint8_t tr[8];
+        return cuzk__fail(err, CUZK_ERR_NOMEM, "%s: out of memory", name);
     st64(tr, h);
-    const cuzk__write_piece pieces[2] = {{c->image, to}, {tr, 8}};
+    pieces[0] = (cuzk__write_piece){c->image, to};
+    pieces[1] = (cuzk__write_piece){tr, 8};
+    return CUZK_OK;
+}
+
+cuzk_status cuzk_circuit_write(const cuzk_circuit *c, const char *path, cuzk_error *err) {
+    cuzk__write_piece pieces[2];
+    uint8_t tr[8];
+    cuzk_status st = circuit_pieces(c, path, pieces, tr, err);
+    if (st != CUZK_OK) return st;
     return cuzk__write_file_atomic(path, pieces, 2, err);
+}
+
+cuzk_status cuzk__circuit_write_out(cuzk__out *o, const cuzk_circuit *c, cuzk_error *err) {
+    cuzk__write_piece pieces[2];
+    uint8_t tr[8];
+    cuzk_status st = circuit_pieces(c, o ? cuzk__out_path(o) : NULL, pieces, tr, err);
+    if (st != CUZK_OK) return st;
+    return cuzk__out_write_pieces(o, pieces, 2, err);
 }

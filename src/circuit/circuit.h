@@ -177,11 +177,18 @@ CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_circuit_from_r1cs(cuzk_circuit *c, cons
                                                            cuzk_error *err);
 
 /*
- * Writes the circuit with a fresh checksum to path, through path.tmp and a
- * rename, so a crash never leaves a half-written file under the final name.
+ * Writes the circuit with a fresh checksum to path, whole or not at all
+ * (util/atomic_write.h: a unique temporary beside it, fsynced and renamed),
+ * so a crash never leaves a half-written file under the final name.
  */
 CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_circuit_write(const cuzk_circuit *c, const char *path,
                                                        cuzk_error *err);
+/* The same into one output of a set (util/atomic_write.h), committed with
+ * the set's other outputs (`cuzk import`: the circuit and its witnesses). */
+struct cuzk__out;
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__circuit_write_out(struct cuzk__out *o,
+                                                            const cuzk_circuit *c,
+                                                            cuzk_error *err);
 /* The file's bytes in a malloc'ed buffer (*out, *n); for tests and fuzz seeds. */
 CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_circuit_to_bytes(const cuzk_circuit *c, uint8_t **out,
                                                           size_t *n, cuzk_error *err);

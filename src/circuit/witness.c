@@ -218,10 +218,16 @@ cuzk_status cuzk_witness_to_bytes(const cuzk_witness *w, uint8_t **out, size_t *
 }
 
 cuzk_status cuzk_witness_write(const cuzk_witness *w, const char *path, cuzk_error *err) {
-    if (w->image == NULL || w->size < CUZK_WITNESS_HEADER_BYTES || path == NULL)
+    if (w == NULL || w->image == NULL || w->size < CUZK_WITNESS_HEADER_BYTES || path == NULL)
         return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "cuzk_witness_write: no witness or path");
     const cuzk__write_piece piece = {w->image, w->size};
     return cuzk__write_file_atomic(path, &piece, 1, err);
+}
+
+cuzk_status cuzk__witness_write_out(cuzk__out *o, const cuzk_witness *w, cuzk_error *err) {
+    if (o == NULL || w == NULL || w->image == NULL || w->size < CUZK_WITNESS_HEADER_BYTES)
+        return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "cuzk_witness_write: no witness or output");
+    return cuzk__out_write(o, w->image, w->size, err);
 }
 
 void cuzk_witness_to_mont(cuzk_fr *out, const cuzk_witness *w, unsigned threads) {

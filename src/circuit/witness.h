@@ -74,9 +74,14 @@ CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_witness_from_wtns(cuzk_witness *w,
                                                            const cuzk_wtns *src,
                                                            cuzk_error *err);
 
-/* Writes the witness (through path.tmp and a rename). */
+/* Writes the witness whole or not at all (util/atomic_write.h). */
 CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_witness_write(const cuzk_witness *w, const char *path,
                                                        cuzk_error *err);
+/* The same into one output of a set (util/atomic_write.h). */
+struct cuzk__out;
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__witness_write_out(struct cuzk__out *o,
+                                                            const cuzk_witness *w,
+                                                            cuzk_error *err);
 /* The file's bytes in a malloc'ed buffer; for tests and fuzz seeds. */
 CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_witness_to_bytes(const cuzk_witness *w, uint8_t **out,
                                                           size_t *n, cuzk_error *err);

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "io/binfile.h"
+#include "util/atomic_write.h"
 #include "ec/encode.h"
 #include "ec/fixed_base.h"
 #include "ec/g1.h"
@@ -436,16 +437,17 @@ cuzk_status cuzk_ptau_write_dev(const char *path, unsigned power, const cuzk_pta
         cuzk__fail(err, st, "%s: fixed-base tables: %s", path, cuzk_strerror(st));
         goto done;
     }
-    w.f = fopen(path, "wb");
-    if (w.f == NULL) {
-        st = cuzk__fail(err, CUZK_ERR_IO, "%s: cannot create: %s", path, strerror(errno));
-        goto done;
-    }
-    setvbuf(w.f, NULL, _IOFBF, 1 << 20);
+    /* through a temporary beside path: a failure or a kill leaves path as it was */
+    cuzk__outset set;
+    cuzk__out *o;
+    cuzk__outset_init(&set);
+    if ((st = cuzk__outset_add(&set, &o, path, err)) != CUZK_OK) goto done;
+    w.f = cuzk__out_file(o);
     st = write_all(&w, power, s);
-    if (fclose(w.f) != 0 && st == CUZK_OK)
-        st = cuzk__fail(err, CUZK_ERR_IO, "%s: close failed: %s", path, strerror(errno));
-    if (st != CUZK_OK) remove(path);
+    if (st == CUZK_OK)
+        st = cuzk__outset_commit(&set, err);
+    else
+        cuzk__outset_abort(&set);
 done:
     cuzk_g1_fixed_base_free(&w.g1);
     cuzk_g2_fixed_base_free(&w.g2);

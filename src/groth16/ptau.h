@@ -93,8 +93,9 @@ uint64_t cuzk_ptau_file_bytes(unsigned power);
  * threads for the point multiplications (0 = all). CUZK_ERR_INVALID_ARG for a
  * power outside 1..CUZK_PTAU_MAX_POWER or secrets that are zero (tau also
  * must not be a root of unity of order dividing 2^32: L_i(tau) would be 0/0),
- * CUZK_ERR_NOMEM, CUZK_ERR_IO (the message names the path); a partial file
- * is removed.
+ * CUZK_ERR_NOMEM, CUZK_ERR_IO (the message names the path and the step).
+ * The file is written whole or not at all (util/atomic_write.h): on failure
+ * path keeps its old content, or does not exist if it did not before.
  */
 CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_ptau_write_dev(const char *path, unsigned power,
                                                         const cuzk_ptau_secrets *s,

@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/atomic_write.h"
+
 /* File size limits: a proof is < 2 KB; public.json holds up to ~82 bytes per
  * public signal and gets the proof's cap (1 MiB: some 12,000 signals); the
  * key grows by ~270 bytes per IC point. The JSON tree costs up to ~36x the
@@ -432,16 +434,11 @@ static cuzk_status read_file(const char *path, size_t max, char **out, size_t *l
     return CUZK_OK;
 }
 
+/* Whole or not at all (util/atomic_write.h): a kill or a full disk leaves
+ * the previous file in place, never an empty or truncated one. */
 static cuzk_status write_file(const char *path, const char *data, size_t len, cuzk_error *err) {
-    FILE *f = fopen(path, "wb");
-    if (f == NULL)
-        return cuzk__fail(err, CUZK_ERR_IO, "%s: cannot create: %s", path, strerror(errno));
-    size_t put = fwrite(data, 1, len, f);
-    int e1 = ferror(f);
-    int e2 = fclose(f);
-    if (put != len || e1 || e2 != 0)
-        return cuzk__fail(err, CUZK_ERR_IO, "%s: write error: %s", path, strerror(errno));
-    return CUZK_OK;
+    const cuzk__write_piece piece = {data, len};
+    return cuzk__write_file_atomic(path, &piece, 1, err);
 }
 
 /* ---- proof.json ------------------------------------------------------------------ */

@@ -43,7 +43,8 @@
  * Writers produce the bytes `snarkjs groth16 prove` / `zkey export
  * verificationkey` produce (bfj, one-space indent, key order as snarkjs, no
  * final newline). *_format returns the text in a malloc'd NUL-terminated
- * buffer; *_write stores it in a file.
+ * buffer; *_write stores it in a file, whole or not at all
+ * (util/atomic_write.h: a kill or a full disk leaves the old file).
  */
 #ifndef CUZK_SNARKJS_JSON_H
 #define CUZK_SNARKJS_JSON_H

@@ -4,6 +4,7 @@
 #include "util/mem.h"
 
 #include "util/mapfile.h"
+#include "util/atomic_write.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -784,39 +785,42 @@ cuzk_status cuzk_params_encode(uint8_t *out, size_t cap, const cuzk_params *p, u
     return encode_common(out, cap, NULL, p, (flags & CUZK_PARAMS_PARALLEL) != 0, err);
 }
 
-/* Writes to "<path>.tmp.<pid>" and renames it over path once complete, so
- * a failed or interrupted write never leaves a truncated file under the
- * final name. */
+/* Encodes the vk, or p with its vectors, into o's stream. */
+static cuzk_status write_out(cuzk__out *o, const cuzk_params_vk *vk, const cuzk_params *p,
+                             bool par, cuzk_error *err) {
+    uint8_t *buf = malloc((size_t)CHUNK_POINTS * G2_BYTES);
+    if (buf == NULL) return cuzk__fail(err, CUZK_ERR_NOMEM, "%s: out of memory", cuzk__out_path(o));
+    sink s = {NULL, 0, 0, cuzk__out_file(o), cuzk__out_path(o)};
+    cuzk_status st = p ? sink_params(&s, p, par, buf, err) : sink_vk(&s, vk, buf, err);
+    free(buf);
+    return st;
+}
+
+/* A set of one (util/atomic_write.h): a failed or interrupted write never
+ * leaves a truncated file under the final name. */
 static cuzk_status write_common(const char *path, const cuzk_params_vk *vk, const cuzk_params *p,
                                 bool par, cuzk_error *err) {
     cuzk__error_clear(err);
     if (path == NULL) return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "NULL path");
-    size_t n = strlen(path) + 32;
-    char *tmp = malloc(n);
-    uint8_t *buf = malloc((size_t)CHUNK_POINTS * G2_BYTES);
-    cuzk_status st;
-    if (tmp == NULL || buf == NULL) {
-        st = cuzk__fail(err, CUZK_ERR_NOMEM, "%s: out of memory", path);
-        goto out;
-    }
-    snprintf(tmp, n, "%s.tmp.%ld", path, (long)getpid());
-    FILE *f = fopen(tmp, "wb");
-    if (f == NULL) {
-        st = cuzk__fail(err, CUZK_ERR_IO, "%s: cannot create: %s", tmp, strerror(errno));
-        goto out;
-    }
-    sink s = {NULL, 0, 0, f, path};
-    st = p ? sink_params(&s, p, par, buf, err) : sink_vk(&s, vk, buf, err);
-    if (fclose(f) != 0 && st == CUZK_OK)
-        st = cuzk__fail(err, CUZK_ERR_IO, "%s: write failed: %s", tmp, strerror(errno));
-    if (st == CUZK_OK && rename(tmp, path) != 0)
-        st = cuzk__fail(err, CUZK_ERR_IO, "%s: cannot rename %s into place: %s", path, tmp,
-                        strerror(errno));
-    if (st != CUZK_OK) (void)remove(tmp);
-out:
-    free(buf);
-    free(tmp);
+    cuzk__outset set;
+    cuzk__out *o;
+    cuzk__outset_init(&set);
+    cuzk_status st = cuzk__outset_add(&set, &o, path, err);
+    if (st == CUZK_OK) st = write_out(o, vk, p, par, err);
+    if (st == CUZK_OK) return cuzk__outset_commit(&set, err);
+    cuzk__outset_abort(&set);
     return st;
+}
+
+cuzk_status cuzk__params_vk_write_out(cuzk__out *o, const cuzk_params_vk *vk, cuzk_error *err) {
+    return write_out(o, vk, NULL, false, err);
+}
+
+cuzk_status cuzk__params_write_out(cuzk__out *o, const cuzk_params *p, unsigned flags,
+                                   cuzk_error *err) {
+    cuzk_status st = cuzk_params_require_points(p, "the writer", err);
+    if (st != CUZK_OK) return st;
+    return write_out(o, NULL, p, (flags & CUZK_PARAMS_PARALLEL) != 0, err);
 }
 
 cuzk_status cuzk_params_vk_write(const char *path, const cuzk_params_vk *vk, cuzk_error *err) {

@@ -225,8 +225,9 @@ CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_params_vk_copy(cuzk_params_vk *out,
 /*
  * Serialized sizes (64-bit; no overflow for any counts that fit in memory).
  * The encoders write exactly that many bytes into out (cap must be at least
- * that); the writers write a file atomically (a temporary file in the same
- * folder, renamed on success, removed on failure). Every count must fit in a
+ * that); the writers write a file whole or not at all (util/atomic_write.h:
+ * a unique temporary file in the target's folder, fsynced and renamed over
+ * it on success, removed on failure). Every count must fit in a
  * u32 (else ERR_INVALID_ARG) and follow the shape rules above (else
  * ERR_BAD_ENCODING, the reader's message without an offset); no point of
  * the vk, IC or a vector may be infinity (ERR_POINT_AT_INFINITY naming the
@@ -246,5 +247,15 @@ CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_params_vk_write(const char *path,
                                                          cuzk_error *err);
 CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_params_write(const char *path, const cuzk_params *p,
                                                       unsigned flags, cuzk_error *err);
+
+/* The same encodings into one output of a set (util/atomic_write.h), so a
+ * command commits a .params and its .vk together. */
+struct cuzk__out;
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__params_vk_write_out(struct cuzk__out *o,
+                                                              const cuzk_params_vk *vk,
+                                                              cuzk_error *err);
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__params_write_out(struct cuzk__out *o,
+                                                           const cuzk_params *p, unsigned flags,
+                                                           cuzk_error *err);
 
 #endif /* CUZK_PARAMS_H */
