@@ -22,6 +22,7 @@
 #include "cuzk.h"
 #include "circuit/gen.h"
 #include "opt.h"
+#include "util/atomic_write.h"
 
 static int usage(void) {
     fprintf(stderr,
@@ -142,6 +143,11 @@ int cuzk__cmd_gen_circuit(int argc, char **argv) {
     size_t dl = strlen(dir);
     char *path = malloc(dl + 32);
     if (path == NULL) return 2;
+    snprintf(path, dl + 32, "%s/circuit.cuzk", dir);
+    if (!cuzk__cli_output_ok(path, "gen-circuit")) { /* before the work */
+        free(path);
+        return 2;
+    }
 
     cuzk_error err;
     cuzk_gen *g = NULL;
@@ -153,9 +159,17 @@ int cuzk__cmd_gen_circuit(int argc, char **argv) {
     }
     double t1 = now_s();
     const cuzk_circuit *c = cuzk_gen_circuit(g);
+    /* the circuit and its witnesses as one set: a failure or a kill replaces
+     * none of the folder's files (util/atomic_write.h); each is finished
+     * (fsynced, closed) once written, so one descriptor is open at a time */
+    cuzk__outset set;
+    cuzk__out *o = NULL;
+    cuzk__outset_init(&set);
     snprintf(path, dl + 32, "%s/circuit.cuzk", dir);
-    if (cuzk_circuit_write(c, path, &err) != CUZK_OK) {
+    if (cuzk__outset_add(&set, &o, path, &err) != CUZK_OK ||
+        cuzk__circuit_write_out(o, c, &err) != CUZK_OK || cuzk__out_finish(o, &err) != CUZK_OK) {
         fprintf(stderr, "cuzk gen-circuit: %s\n", cuzk__error_text(&err));
+        cuzk__outset_abort(&set);
         cuzk_gen_free(g);
         free(path);
         return 2;
@@ -170,6 +184,7 @@ int cuzk__cmd_gen_circuit(int argc, char **argv) {
         double s0 = now_s();
         if (cuzk_gen_witness(g, (unsigned)i, &w, &err) != CUZK_OK) {
             fprintf(stderr, "cuzk gen-circuit: %s\n", cuzk__error_text(&err));
+            cuzk__outset_abort(&set);
             cuzk_gen_free(g);
             free(path);
             return 2;
@@ -177,10 +192,13 @@ int cuzk__cmd_gen_circuit(int argc, char **argv) {
         double s1 = now_s();
         if (i == 0) boolean = cuzk_gen_witness_boolean_fraction(&w, p.threads);
         snprintf(path, dl + 32, "%s/w%" PRIu64 ".wit", dir, i);
-        cuzk_status st = cuzk_witness_write(&w, path, &err);
+        cuzk_status st = cuzk__outset_add(&set, &o, path, &err);
+        if (st == CUZK_OK) st = cuzk__witness_write_out(o, &w, &err);
+        if (st == CUZK_OK) st = cuzk__out_finish(o, &err);
         cuzk_witness_close(&w);
         if (st != CUZK_OK) {
             fprintf(stderr, "cuzk gen-circuit: %s\n", cuzk__error_text(&err));
+            cuzk__outset_abort(&set);
             cuzk_gen_free(g);
             free(path);
             return 2;
@@ -188,6 +206,14 @@ int cuzk__cmd_gen_circuit(int argc, char **argv) {
         tw += s1 - s0;
         tww += now_s() - s1;
     }
+    double s2 = now_s();
+    if (cuzk__outset_commit(&set, &err) != CUZK_OK) {
+        fprintf(stderr, "cuzk gen-circuit: %s\n", cuzk__error_text(&err));
+        cuzk_gen_free(g);
+        free(path);
+        return 2;
+    }
+    tww += now_s() - s2;
     printf("  witnesses: %" PRIu64 " x %" PRIu64 " bytes, %.2f s to compute, %.2f s to write "
            "(%s/w0.wit ..)\n",
            parts, 32 + 32 * cuzk_circuit_n_vars(c), tw, tww, dir);

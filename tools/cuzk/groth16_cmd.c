@@ -23,6 +23,7 @@
 #include "groth16/snarkjs_json.h"
 #include "io/wtns.h"
 #include "io/zkey.h"
+#include "util/atomic_write.h"
 
 #define EXIT_INVALID 1
 #define EXIT_ERROR 2
@@ -63,13 +64,42 @@ static int parse_threads(int argc, char **argv, unsigned *threads, int *ok) {
     return argc;
 }
 
-/* Writes public.json: witness values 1..nPublic. */
-static cuzk_status write_public(const char *path, const cuzk_wtns *w, uint32_t n_public,
-                                cuzk_error *err) {
+/*
+ * Writes proof.json and public.json (witness values 1..nPublic) as one set
+ * (util/atomic_write.h): both complete and on disk before either replaces
+ * its target, so a failure or a kill leaves both old files, never a new
+ * proof beside an old public.json.
+ */
+static cuzk_status write_outputs(const char *proof_path, const char *public_path,
+                                 const cuzk_groth16_proof *proof, const cuzk_wtns *w,
+                                 uint32_t n_public, cuzk_error *err) {
     cuzk_fr *pub = malloc(sizeof(cuzk_fr) * (n_public ? n_public : 1));
-    if (pub == NULL) return cuzk__fail(err, CUZK_ERR_NOMEM, "no memory for public inputs");
-    for (uint32_t i = 0; i < n_public; i++) cuzk_fr_from_limbs(&pub[i], cuzk_wtns_value(w, i + 1));
-    cuzk_status st = cuzk_snarkjs_public_write(path, pub, n_public, err);
+    char *ptext = NULL, *utext = NULL;
+    size_t plen = 0, ulen = 0;
+    cuzk__outset set;
+    cuzk__out *po = NULL, *uo = NULL;
+    cuzk__outset_init(&set);
+    cuzk_status st = CUZK_OK;
+    if (pub == NULL) {
+        st = cuzk__fail(err, CUZK_ERR_NOMEM, "no memory for public inputs");
+    } else {
+        for (uint32_t i = 0; i < n_public; i++)
+            cuzk_fr_from_limbs(&pub[i], cuzk_wtns_value(w, i + 1));
+        if (cuzk_snarkjs_proof_format(&ptext, &plen, proof) != CUZK_OK ||
+            cuzk_snarkjs_public_format(&utext, &ulen, pub, n_public) != CUZK_OK)
+            st = cuzk__fail(err, CUZK_ERR_NOMEM, "out of memory while formatting %s and %s",
+                            proof_path, public_path);
+    }
+    if (st == CUZK_OK) st = cuzk__outset_add(&set, &po, proof_path, err);
+    if (st == CUZK_OK) st = cuzk__outset_add(&set, &uo, public_path, err);
+    if (st == CUZK_OK) st = cuzk__out_write(po, ptext, plen, err);
+    if (st == CUZK_OK) st = cuzk__out_write(uo, utext, ulen, err);
+    if (st == CUZK_OK)
+        st = cuzk__outset_commit(&set, err);
+    else
+        cuzk__outset_abort(&set);
+    free(ptext);
+    free(utext);
     free(pub);
     return st;
 }
@@ -177,6 +207,16 @@ static int cmd_prove(int argc, char **argv) {
                         "[--verbose]\n");
         return EXIT_ERROR;
     }
+    /* outputs neither inputs nor one file, checked before any work */
+    const char *zkey_path = argv[0], *wtns_path = argv[1], *proof_path = argv[2],
+               *public_path = argv[3];
+    const cuzk__cli_files files[] = {{"<proof.json>", &proof_path, 1, 1},
+                                     {"<public.json>", &public_path, 1, 1},
+                                     {"<circuit.zkey>", &zkey_path, 1, 0},
+                                     {"<witness.wtns>", &wtns_path, 1, 0},
+                                     {"--r1cs", &r1cs_path, 1, 0}};
+    if (!cuzk__cli_files_ok("groth16 prove", files, sizeof(files) / sizeof(files[0])))
+        return EXIT_ERROR;
     const cuzk_backend_ops *ops = cuzk__cli_backend(backend_name, "groth16 prove");
     if (ops == NULL) return EXIT_ERROR; /* the reason is printed */
     cuzk_error err;
@@ -258,8 +298,7 @@ static int cmd_prove(int argc, char **argv) {
     }
     const double check_ms = now_ms() - t_check;
     const double t_write = now_ms();
-    if (cuzk_snarkjs_proof_write(argv[2], &proof, &err) != CUZK_OK) goto out;
-    if (write_public(argv[3], &w, zk.n_public, &err) != CUZK_OK) goto out;
+    if (write_outputs(argv[2], argv[3], &proof, &w, zk.n_public, &err) != CUZK_OK) goto out;
     const double write_ms = now_ms() - t_write;
     if (verbose) {
         const cuzk_groth16_timings *t = &part.t;
@@ -328,6 +367,10 @@ int cuzk__cmd_zkey(int argc, char **argv) {
                 "usage: cuzk zkey export verificationkey <circuit.zkey> <verification_key.json>\n");
         return EXIT_ERROR;
     }
+    const char *zkey_path = argv[2], *vk_path = argv[3];
+    const cuzk__cli_files files[] = {{"<verification_key.json>", &vk_path, 1, 1},
+                                     {"<circuit.zkey>", &zkey_path, 1, 0}};
+    if (!cuzk__cli_files_ok("zkey export verificationkey", files, 2)) return EXIT_ERROR;
     cuzk_error err;
     cuzk__error_clear(&err);
     cuzk_zkey zk;

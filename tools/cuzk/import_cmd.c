@@ -25,6 +25,7 @@
 #include "circuit/witness.h"
 #include "io/wtns.h"
 #include "opt.h"
+#include "util/atomic_write.h"
 
 static int usage(void) {
     fprintf(stderr, "usage: cuzk import CIRCUIT.r1cs -o OUT.cuzk [WITNESS.wtns -w OUT.wit]...\n"
@@ -37,8 +38,9 @@ static int fail(const cuzk_error *err) {
     return err->status == CUZK_ERR_WITNESS_UNSATISFIED ? 1 : 2;
 }
 
-/* One .wtns -> our witness file, after the satisfaction check. */
-static int import_witness(const cuzk_circuit *c, const char *in, const char *out) {
+/* One .wtns -> our witness file (o, an output of the command's set), after
+ * the satisfaction check. */
+static int import_witness(const cuzk_circuit *c, const char *in, cuzk__out *o) {
     cuzk_error err;
     cuzk__error_clear(&err);
     cuzk_wtns wt;
@@ -58,7 +60,8 @@ static int import_witness(const cuzk_circuit *c, const char *in, const char *out
     }
     if (cuzk_witness_abc_var(c, &w, abc, abc + dom, abc + 2 * dom, CUZK_SPMV_DEFAULT, 0, NULL,
                              &err) != CUZK_OK ||
-        cuzk_witness_write(&w, out, &err) != CUZK_OK)
+        cuzk__witness_write_out(o, &w, &err) != CUZK_OK ||
+        cuzk__out_finish(o, &err) != CUZK_OK)
         goto out;
     rc = 0;
 out:
@@ -112,9 +115,11 @@ int cuzk__cmd_import(int argc, char **argv) {
             fprintf(stderr, "cuzk import: %s has no -w OUT.wit after it\n", win[k]);
             goto done;
         }
-    if (!cuzk__cli_output_ok(out, "import")) goto done;
-    for (size_t k = 0; k < nw; k++)
-        if (!cuzk__cli_output_ok(wout[k], "import")) goto done;
+    const cuzk__cli_files files[] = {{"-o", &out, 1, 1},
+                                     {"-w", wout, nw, 1},
+                                     {"circuit", &r1cs_path, 1, 0},
+                                     {"witness", win, nw, 0}};
+    if (!cuzk__cli_files_ok("import", files, 4)) goto done;
 
     cuzk_error err;
     cuzk__error_clear(&err);
@@ -122,9 +127,16 @@ int cuzk__cmd_import(int argc, char **argv) {
     cuzk_circuit c;
     memset(&r, 0, sizeof(r));
     memset(&c, 0, sizeof(c));
+    /* the circuit and every witness as one set: no file is replaced unless
+     * all of them converted, checked and written (util/atomic_write.h) */
+    cuzk__outset set;
+    cuzk__out *o = NULL;
+    cuzk__outset_init(&set);
     if (cuzk_r1cs_open(&r, r1cs_path, &err) != CUZK_OK ||
         cuzk_circuit_from_r1cs(&c, &r, &err) != CUZK_OK ||
-        cuzk_circuit_write(&c, out, &err) != CUZK_OK) {
+        cuzk__outset_add(&set, &o, out, &err) != CUZK_OK ||
+        cuzk__circuit_write_out(o, &c, &err) != CUZK_OK ||
+        cuzk__out_finish(o, &err) != CUZK_OK) {
         rc = fail(&err);
     } else {
         rc = 0;
@@ -134,10 +146,16 @@ int cuzk__cmd_import(int argc, char **argv) {
                 r1cs_path, (unsigned long long)c.n_constraints, (unsigned long long)c.n_inputs,
                 (unsigned long long)c.n_aux, c.domain_log, out);
         for (size_t k = 0; k < nw && rc == 0; k++) {
-            rc = import_witness(&c, win[k], wout[k]);
+            if (cuzk__outset_add(&set, &o, wout[k], &err) != CUZK_OK) {
+                rc = fail(&err);
+                break;
+            }
+            rc = import_witness(&c, win[k], o);
             if (rc == 0) fprintf(stderr, "cuzk import: %s -> %s\n", win[k], wout[k]);
         }
+        if (rc == 0 && cuzk__outset_commit(&set, &err) != CUZK_OK) rc = fail(&err);
     }
+    cuzk__outset_abort(&set); /* after a failure: nothing replaced, temporaries removed */
     cuzk_circuit_close(&c);
     cuzk_r1cs_close(&r);
 done:

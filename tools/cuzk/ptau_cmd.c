@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "commands.h"
 #include "cuzk.h"
 #include "util/error.h"
 #include "ff/fr.h"
@@ -75,6 +76,7 @@ static int cmd_new(int argc, char **argv) {
     if (!have_power)
         return cuzk__opt_fail(cmd, "--power P is required (1..%u)", CUZK_PTAU_MAX_POWER);
     if (out == NULL) return cuzk__opt_fail(cmd, "-o out.ptau is required");
+    if (!cuzk__cli_output_ok(out, "ptau new")) return 2; /* before the work */
 
     cuzk_ptau_secrets s;
     cuzk_ptau_secrets_from_seed(&s, seed, strlen(seed));

@@ -30,6 +30,7 @@
 #include "util/error.h"
 #include "util/mem.h"
 #include "io/params.h"
+#include "util/atomic_write.h"
 #include "groth16/setup.h"
 #include "opt.h"
 
@@ -109,8 +110,9 @@ int cuzk__cmd_setup(int argc, char **argv) {
     /* the name checked (and a build without CUDA refusing gpu) before any work */
     const cuzk_backend_ops *ops = cuzk__cli_backend(backend_name, "setup");
     if (ops == NULL) return 2;
-    if (!cuzk__cli_output_ok(out, "setup") || (vk_out != NULL && !cuzk__cli_output_ok(vk_out, "setup")))
-        return 2;
+    const cuzk__cli_files files[] = {
+        {"-o", &out, 1, 1}, {"--vk", &vk_out, 1, 1}, {"circuit", &circ, 1, 0}};
+    if (!cuzk__cli_files_ok("setup", files, 3)) return 2;
     cuzk_error err;
     cuzk_circuit c;
     double t0 = now_s();
@@ -167,12 +169,20 @@ int cuzk__cmd_setup(int argc, char **argv) {
             (unsigned long long)p.a.n, (unsigned long long)p.b_g1.n, (unsigned long long)p.b_g2.n,
             t_setup, tm.lagrange, tm.qap, tm.tables, tm.g1, tm.g2, use_gpu ? "GPU" : "CPU");
 
+    /* the .params and the .vk as one set: neither replaces its file unless
+     * both are complete (util/atomic_write.h) */
     t0 = now_s();
-    st = cuzk_params_write(out, &p, CUZK_PARAMS_PARALLEL, &err);
-    if (st == CUZK_OK && vk_out != NULL) {
-        st = cuzk_params_vk_write(vk_out, &p.vk, &err);
-        if (st != CUZK_OK) (void)unlink(out); /* no .params without the .vk asked for */
-    }
+    cuzk__outset set;
+    cuzk__out *po = NULL, *vo = NULL;
+    cuzk__outset_init(&set);
+    st = cuzk__outset_add(&set, &po, out, &err);
+    if (st == CUZK_OK && vk_out != NULL) st = cuzk__outset_add(&set, &vo, vk_out, &err);
+    if (st == CUZK_OK) st = cuzk__params_write_out(po, &p, CUZK_PARAMS_PARALLEL, &err);
+    if (st == CUZK_OK && vo != NULL) st = cuzk__params_vk_write_out(vo, &p.vk, &err);
+    if (st == CUZK_OK)
+        st = cuzk__outset_commit(&set, &err);
+    else
+        cuzk__outset_abort(&set);
     if (st != CUZK_OK) {
         fprintf(stderr, "cuzk setup: %s\n", cuzk__error_text(&err));
         cuzk_params_close(&p);
