@@ -1,6 +1,6 @@
 /*
  * fuzz_json.c — libFuzzer target for the JSON reader/writer (src/io/json.h)
- * and the snarkjs JSON files (src/io/snarkjs_json.h).
+ * and the snarkjs JSON files (src/groth16/snarkjs_json.h).
  *
  * Input layout: byte 0 selects, the rest is the document.
  *   sel % 5   0 any JSON: cuzk_json_parse
@@ -24,7 +24,7 @@
 #include <string.h>
 
 #include "io/json.h"
-#include "io/snarkjs_json.h"
+#include "groth16/snarkjs_json.h"
 #include "fuzz_common.h"
 
 #define SEL_JSON 0u

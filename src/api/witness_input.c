@@ -36,10 +36,11 @@ static void key_split(const cuzk_key *k, uint64_t *n_inputs, uint64_t *n_aux) {
 
 static cuzk_status count_mismatch(const cuzk_key *k, const char *name, uint64_t got,
                                   cuzk_error *err) {
+    const int zk = k->kind == CUZK_KEY_ZKEY;
     return cuzk__fail(err, CUZK_ERR_INVALID_ARG,
-                      "%s has %llu values, but %s expects %llu: a witness of another circuit?",
-                      name, (unsigned long long)got, k->kind == CUZK_KEY_PARAMS ? k->circuit_path : k->path,
-                      (unsigned long long)k->n_vars);
+                      "%s has %llu values, but %s expects %llu%s: a witness of another circuit?",
+                      name, (unsigned long long)got, zk ? k->path : k->circuit_path,
+                      (unsigned long long)k->n_vars, zk ? " (nVars)" : "");
 }
 
 static cuzk_status load_file(const cuzk_key *k, cuzk_witness *w, const char *path,

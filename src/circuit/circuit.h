@@ -1,6 +1,6 @@
 /*
- * circuit.h — a prepared R1CS circuit in CSR form ("pre-compiled constraint
- * evaluator", REFERENCE-SYSTEM.md §10): the matrices A, B, C, the density
+ * circuit.h — a prepared R1CS circuit in CSR form (what the reference system
+ * calls a "pre-compiled constraint evaluator"): the matrices A, B, C, the density
  * bitmaps the bellman prover needs, our circuit file (doc/formats.md §1), and
  * the witness -> a, b, c evaluation by sparse matrix-vector products.
  *
@@ -21,7 +21,7 @@
  * Writing a circuit writes its image plus the checksum. An opened or built
  * circuit is immutable; any number of threads may use it.
  *
- * Density (bellman's synthesis, FORMATS.md §8): a variable's bit is set when
+ * Density (bellman's synthesis; doc/formats.md §1.1): a variable's bit is set when
  * it appears in at least one entry of the matrix (whatever the coefficient).
  * a_aux: aux variables in A; b_inp: inputs in B; b_aux: aux variables in B.
  * A's input density is implicitly full: the prover appends one constraint

@@ -14,7 +14,8 @@
  * of 0, as after `new`): `groth16 setup` reads only sections 1-6 and 12-15,
  * and `powersoftau verify` refuses the file ("This file has no
  * contribution"), which is right for a file whose secrets are public.
- * FORMATS.md §5. Layout, n = 2^power, points in LEM (FORMATS.md §2.1):
+ * doc/formats.md, ptau. Layout, n = 2^power, points in LEM (doc/formats.md,
+ * zkey point encoding):
  *
  *   "ptau", u32 version 1, u32 nSections 11, then sections in this order:
  *    1  header: u32 n8q = 48, q (48 bytes LE), u32 power, u32 ceremonyPower = power
@@ -30,9 +31,9 @@
  *   14  alphaTauG1 blocks: alpha·L_i(tau)·G1
  *   15  betaTauG1 blocks:  beta·L_i(tau)·G1
  *
- * snarkjs makes block j as the inverse FFT (ffjavascript, roots 5^t,
- * FORMATS.md §2.4) of the first 2^j points of the monomial section, so
- * block j holds sum_k tau^k omega^(-ik) / 2^j = L_i(tau). The one exception:
+ * snarkjs makes block j as the inverse FFT (ffjavascript, roots 5^t;
+ * doc/formats.md, zkey domain) of the first 2^j points of the monomial
+ * section, so block j holds sum_k tau^k omega^(-ik) / 2^j = L_i(tau). The one exception:
  * the tauG1 block power+1 is the inverse FFT of tau^0..tau^(N-2) and a zero
  * in place of tau^(N-1) (N = 2n: section 2 has only 2n - 1 points), so its
  * entries are L_i(tau) - tau^(N-1) omega^i / N.

@@ -1,6 +1,6 @@
 /*
  * snarkjs_json.c — proof.json, public.json and verification_key.json for
- * Groth16 on BLS12-381 (snarkjs_json.h; FORMATS.md §6, §11).
+ * Groth16 on BLS12-381 (snarkjs_json.h; doc/formats.md, snarkjs JSON).
  *
  * Everything here handles public data (keys, proofs, public signals), so it
  * is variable-time throughout.

@@ -1,6 +1,6 @@
 /*
  * snarkjs_json.h — snarkjs's JSON files for Groth16 on BLS12-381
- * (FORMATS.md §6, §11, §14): proof.json, public.json, verification_key.json,
+ * (doc/formats.md, snarkjs JSON): proof.json, public.json, verification_key.json,
  * and the decimal-string field elements they are made of.
  *
  * Decimal strings. A field element is a JSON string of ASCII digits: no sign,
@@ -21,7 +21,7 @@
  * and the reason, e.g.
  *   "proof.json:12:3: pi_b[1][0]: not canonical: 40024...559788 >= p",
  *   "vk.json:18:2: vk_delta_2: not in the G2 subgroup".
- * Checks (stricter than snarkjs, FORMATS.md §11):
+ * Checks (stricter than snarkjs; doc/formats.md, Verification):
  *   - proof: "protocol" must be "groth16"; "curve" may be absent (rapidsnark
  *     omits it) but if present must name BLS12-381; pi_a, pi_c are G1 and
  *     pi_b G2 points, checked for curve and subgroup membership; the infinity

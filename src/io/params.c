@@ -1,5 +1,5 @@
 /* params.c — bellman/Filecoin .params and .vk reader and writer (params.h;
- * FORMATS.md §8). */
+ * doc/formats.md, bellman .params and .vk). */
 #include "io/params.h"
 #include "util/mem.h"
 

@@ -1,6 +1,7 @@
 /*
  * params.h — bellman / Filecoin Groth16 parameter files (.params) and
- * verifying-key files (.vk), BLS12-381 (FORMATS.md §7, §8, §10).
+ * verifying-key files (.vk), BLS12-381 (doc/formats.md, bellman
+ * .params and .vk; zcash point encoding; Two H conventions).
  *
  * Layout (bellman `Parameters::write`, no padding, every integer u32
  * big-endian, every point the 96-byte (G1) or 192-byte (G2) UNCOMPRESSED
@@ -73,7 +74,7 @@
  * flags (the checks move to the reader) nor used with cuzk_params_open_mem
  * (its buffer is only borrowed during the call).
  *
- * Conventions recorded for the prover (FORMATS.md §10): root
+ * Conventions recorded for the prover (doc/formats.md, Two H conventions): root
  * CUZK_NTT_ROOT7 (omega_N from 7^t), H kind CUZK_H_MONOMIAL (N - 1 points,
  * coset NTT with shift g = 7 and division by g^N - 1).
  *

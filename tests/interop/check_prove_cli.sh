@@ -119,7 +119,7 @@ expect "--lanes 5 with 2 partitions" 0 "in 2 lanes" \
     $P --witness w0.wit w1.wit -o l5.bin --backend cpu --lanes 5 --threads 1 --verbose
 expect "verify the --lanes 5 proofs" 0 "2 partitions valid" \
     "$cuzk" verify --vk k.vk --inputs w0.wit w1.wit l5.bin
-expect "--lanes 0" 2 "--lanes '0': must be an integer from 1 to" $P --witness w0.wit -o d.bin --backend cpu --lanes 0
+expect "--lanes 0" 2 "--lanes 0: must be 1..64" $P --witness w0.wit -o d.bin --backend cpu --lanes 0
 expect "--lanes needs the CPU backend" 2 "needs --backend cpu" \
     $P --witness w0.wit -o d.bin --lanes 2
 expect "--devices needs --backend gpu" 2 "need --backend gpu" \
@@ -326,7 +326,7 @@ b = bytearray(open('badw.wtns', 'rb').read()); b[-32] ^= 1; open('badw.wtns', 'w
 expect "import refuses an unsatisfying witness" 1 "constraint" \
     "$cuzk" import "$sample/circuit.r1cs" -o c2.cuzk badw.wtns -w refused.wit
 [ -e refused.wit ] && bad "an unsatisfying witness was written"
-expect "import: -w without a .wtns" 2 "usage" "$cuzk" import "$sample/circuit.r1cs" -o c3.cuzk -w x.wit
+expect "import: -w without a .wtns" 2 "-w x.wit: must follow the WITNESS.wtns it is for" "$cuzk" import "$sample/circuit.r1cs" -o c3.cuzk -w x.wit
 
 # ---- the benchmark ----
 expect "bench prove --circuit" 0 "seconds_per_proof" \

@@ -1,27 +1,11 @@
 /* cli.c — see cli.h. */
 #include "cli.h"
 
-#include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 int cuzk__cli_exit_status(cuzk_status st) {
     return st == CUZK_ERR_PROOF_INVALID || st == CUZK_ERR_WITNESS_UNSATISFIED ? 1 : 2;
-}
-
-int cuzk__cli_uint(const char *cmd, const char *opt, const char *s, unsigned min, unsigned max,
-                   unsigned *v) {
-    char *end = NULL;
-    errno = 0;
-    const unsigned long x = s[0] >= '0' && s[0] <= '9' ? strtoul(s, &end, 10) : 0;
-    if (end == NULL || *end != '\0' || errno != 0 || x < min || x > max) {
-        fprintf(stderr, "cuzk %s: %s '%s': must be an integer from %u to %u\n", cmd, opt, s, min,
-                max);
-        return 0;
-    }
-    *v = (unsigned)x;
-    return 1;
 }
 
 int cuzk__cli_backend_kind(const char *cmd, const char *name, cuzk_backend_kind *kind) {

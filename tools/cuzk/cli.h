@@ -1,4 +1,5 @@
-/* cli.h — what the commands share over the public API (cli.c). */
+/* cli.h — what the commands share over the public API (cli.c); option
+ * parsing is opt.h. */
 #ifndef CUZK_TOOLS_CLI_H
 #define CUZK_TOOLS_CLI_H
 
@@ -8,11 +9,6 @@
  * witness that does not satisfy its circuit, 2 for everything else (usage,
  * unreadable or malformed input, a corrupt key). */
 int cuzk__cli_exit_status(cuzk_status st);
-
-/* A decimal value of option opt in [min, max] into *v; else 0 after printing
- * "cuzk CMD: OPT 'S': must be an integer from MIN to MAX". */
-int cuzk__cli_uint(const char *cmd, const char *opt, const char *s, unsigned min, unsigned max,
-                   unsigned *v);
 
 /* --backend cpu|gpu|auto into *kind; else 0 after printing why (an unknown
  * name, or gpu in a build without CUDA). */

@@ -28,6 +28,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "cuzk.h"
+#include "opt.h"
 
 #define EXIT_INVALID 1
 #define EXIT_ERROR 2
@@ -133,11 +134,10 @@ int cuzk__cmd_prove(int argc, char **argv) {
             devices_single = strcmp(a, "--device") == 0;
             devices_arg = argv[++i];
         } else if (strcmp(a, "--lanes") == 0 && has) {
-            if (!cuzk__cli_uint("prove", "--lanes", argv[++i], 1, CUZK_MAX_LANES,
-                                &opt.cpu_lanes))
+            if (!cuzk__opt_uint("cuzk prove", a, argv[++i], 1, CUZK_MAX_LANES, &opt.cpu_lanes))
                 goto out;
         } else if (strcmp(a, "--threads") == 0 && has) {
-            if (!cuzk__cli_uint("prove", "--threads", argv[++i], 0, 4096, &opt.threads)) goto out;
+            if (!cuzk__opt_uint("cuzk prove", a, argv[++i], 0, 4096, &opt.threads)) goto out;
         } else if (strcmp(a, "--witness") == 0) {
             while (i + 1 < argc && !is_option(argv[i + 1])) wpaths[n_w++] = argv[++i];
         } else if (strcmp(a, "--no-verify") == 0) {

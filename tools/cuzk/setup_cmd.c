@@ -35,7 +35,7 @@
 #include "opt.h"
 
 #if defined(CUZK_HAVE_CUDA)
-#include "gpu/gpu.h"
+#include "api/api.h"
 #endif
 
 int cuzk__cmd_setup(int argc, char **argv);
@@ -130,7 +130,7 @@ int cuzk__cmd_setup(int argc, char **argv) {
         char dev_name[128] = "";
         int sms = 0;
         /* without a device the setup itself reports why, below */
-        if (cuzk__gpu_device_name(0, dev_name, sizeof(dev_name), &sms) == CUZK_OK)
+        if (cuzk__api_gpu_name(0, dev_name, sizeof(dev_name), &sms) == CUZK_OK)
             fprintf(stderr, "cuzk setup: fixed-base multiplications on the GPU (%s, %d SMs)\n",
                     dev_name, sms);
     }
