@@ -149,7 +149,7 @@ struct fp_pair {
     fp_t r0, r1;
 };
 /* The pair without final subtractions (operands and results in [0, 2p),
- * ff.cuh mul_lazy): G1's affine levels (msm.cu ba_mul2). */
+ * ff.cuh mul_lazy): G1's affine levels (msm_levels.cu ba_mul2). */
 static __device__ __noinline__ fp_pair fp_mul2_lazy_call(fp_t a0, fp_t b0, fp_t a1, fp_t b1) {
     fp_pair r;
     mul_pair_cios<fp_params, true>(r.r0, a0, b0, r.r1, a1, b1);

@@ -1,6 +1,6 @@
 /*
  * gpu_msm.h — the C-callable edge of the GPU multi-scalar multiplication,
- * bitmap batch-add and 0/1/other classification (src/gpu/msm.cu),
+ * bitmap batch-add and 0/1/other classification (src/gpu/msm*.cu),
  * internal to cuzk (prefix cuzk__gpu_msm_). Compiled only when CMake finds
  * nvcc (CUZK_HAVE_CUDA=1).
  *
@@ -29,7 +29,7 @@
  * >= 2^255, as on the CPU), CUZK_ERR_GPU for a failed CUDA call (message in
  * cuzk__gpu_last_error()). Nothing aborts.
  *
- * Algorithm (msm.cu has the steps): signed Booth digits of c bits (c
+ * Algorithm (msm_impl.cuh has the steps): signed Booth digits of c bits (c
  * from the point count), a sort of (point, sign) by bucket on the device
  * (a radix sort; a counting sort with atomics for masked MSMs), each
  * bucket's points summed pairwise in affine coordinates level by level

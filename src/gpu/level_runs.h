@@ -1,6 +1,6 @@
 /*
  * level_runs.h — how a batch-affine level launch divides its slots among
- * its blocks, each block claiming a run for the SM it landed on (msm.cu
+ * its blocks, each block claiming a run for the SM it landed on (msm_levels.cu
  * ba_level_kernel): the runs' bounds from the SMs' speeds, and the speeds
  * from what a launch measured.
  *
@@ -10,7 +10,7 @@
  * before its forward pass starts, so the sizes come from the speeds that
  * earlier launches of the same level measured.
  *
- * Host code, C and C++ (msm.cu and the unit test share it); no allocation.
+ * Host code, C and C++ (msm_levels.cu and the unit test share it); no allocation.
  */
 #ifndef CUZK_GPU_LEVEL_RUNS_H
 #define CUZK_GPU_LEVEL_RUNS_H

@@ -1,5 +1,5 @@
 /*
- * The GPU backend (src/gpu/backend_gpu.c) against the CPU backend, bit for
+ * The GPU backend (src/gpu/backend_gpu*.c) against the CPU backend, bit for
  * bit: same circuit, parameters, witness and r, s give the same proof
  * bytes, which also verify against the parameters' vk.
  *

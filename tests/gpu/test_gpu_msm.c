@@ -1,5 +1,5 @@
 /*
- * GPU MSM, batch-add and classification (src/gpu/msm.cu) against the CPU
+ * GPU MSM, batch-add and classification (src/gpu/msm*.cu) against the CPU
  * (src/msm), for G1 and G2.
  *
  * Results are compared as points (both sides normalized to affine). Inputs:

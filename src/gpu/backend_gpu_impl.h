@@ -1,0 +1,192 @@
+/*
+ * backend_gpu_impl.h — what the GPU backend's files (backend_gpu*.c) share:
+ * the instance and key structures and the entry points each file gives the
+ * others. Not a public header: only backend_gpu*.c include it.
+ *   backend_gpu.c        the instance (open, close, hooks, counts) and the
+ *                        ops table
+ *   backend_gpu_key.c    a key: preparation, the resident data, release,
+ *                        the shifted copies of a key that keeps proving
+ *   backend_gpu_load.c   the deferred vectors' loader (file -> device)
+ *   backend_gpu_stage.c  uploads through the staging buffers, and the
+ *                        pre-staging of announced witnesses
+ *   backend_gpu_prove.c  one proof
+ */
+#ifndef CUZK_BACKEND_GPU_IMPL_H
+#define CUZK_BACKEND_GPU_IMPL_H
+
+#include <pthread.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "gpu/backend_gpu.h"
+#include "gpu/gpu.h"
+#include "gpu/gpu_circuit.h"
+#include "gpu/gpu_msm.h"
+#include "gpu/gpu_ntt.h"
+
+typedef unsigned long long ull;
+
+/* An instance (be->impl): its hooks and counts, read and counted by its keys. */
+typedef struct {
+    cuzk__gpu_backend_hooks hooks;
+    cuzk__gpu_backend_upload_counts stats;
+} gpu_backend;
+
+static inline void count_uploads(uint64_t *counter, uint64_t n) {
+    __atomic_fetch_add(counter, n, __ATOMIC_RELAXED);
+}
+
+static inline double now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* A failed call's error: the device's words for CUZK_ERR_GPU. */
+static inline cuzk_status gpu_fail(cuzk_error *err, cuzk_status st, const char *what) {
+    if (st == CUZK_ERR_GPU)
+        return cuzk__fail(err, st, "GPU: %s: %s", what, cuzk__gpu_last_error());
+    return cuzk__fail(err, st, "GPU: %s: %s", what, cuzk_strerror(st));
+}
+
+/* Announcements a key keeps (cuzk_backend_stage); a fifth drops the oldest. */
+#define STAGE_QUEUE 4
+
+typedef struct {
+    cuzk_backend_key base; /* first member: the pointer handed out */
+    gpu_backend *inst;     /* the instance that prepared the key (outlives it) */
+    int device;
+    unsigned threads; /* CPU threads for the staging copies (0 = all) */
+    /* borrowed */
+    const cuzk_circuit *c;
+    const cuzk_params *p;
+    const cuzk_zkey *zk;
+    /* resident */
+    cuzk__gpu_circuit *gc;     /* bellman keys */
+    cuzk__gpu_ntt_domain *dom;
+    cuzk__gpu_msm_bases *h, *l, *a, *b1, *b2; /* zkey: l holds section C */
+    uint64_t n_vars, n_h, n_dom;
+    uint64_t l_first; /* first variable of the L (or C) query */
+    uint64_t max_query;
+    /* work area, one proof at a time (lock) */
+    pthread_mutex_t lock;
+    void *w_plain, *w_mont, *abc, *gath;
+    cuzk_fr *host_abc;           /* zkey: a, b, c made on the CPU */
+    int host_abc_pinned;         /* host_abc from cuzk__gpu_host_alloc, else malloc */
+    /* staging for uploads from pageable memory (NULL: plain copies) */
+    cuzk__gpu_copy_queue *cq;
+    void *stage[2];
+    size_t stage_bytes;
+    uint64_t *bm_one, *bm_other; /* device bitmaps of max_query bits: the classification's */
+    /* pre-staging (cuzk_backend_stage): a worker thread copies an announced
+     * witness into w_slot on its own stream, beside the proof the key is
+     * computing; the next prove_start of that witness swaps w_slot and
+     * w_plain instead of uploading. st_mu guards the st_ fields and the
+     * slot's state; w_slot and the copy resources are made at the end of a
+     * proof (the proof's own work areas come first). */
+    pthread_mutex_t st_mu;
+    pthread_cond_t st_cv;
+    pthread_t st_thread;
+    int st_thread_on, st_quit;
+    int st_wanted;                /* stage was called: make the slot after a proof */
+    int st_off;                   /* no room for the slot: staging does nothing */
+    int st_fitted;                /* a fit freed the MSMs' area (budgets lowered where needed) */
+    size_t st_budgets[5];         /* the level budgets before the fit (key_msms's order) */
+    size_t st_area;               /* the MSMs' work area before the fit, bytes */
+    const cuzk_witness *st_q[STAGE_QUEUE]; /* announced, not yet copied, oldest first */
+    unsigned st_nq;
+    const cuzk_witness *st_have;  /* in w_slot (being copied or done) */
+    const void *st_have_values;   /* its values when announced (a reopened witness differs) */
+    int st_state;                 /* SLOT_* */
+    void *w_slot;
+    cuzk__gpu_copy_queue *st_cq;  /* non-blocking stream: beside the kernels */
+    void *st_stage[2];
+    size_t st_stage_bytes;
+    /* the vectors of deferred parameters, copied by a thread of their own
+     * beside the key's first proofs (vector_loader) and decoded by the first
+     * proof that needs each (vectors_wait); ld_mu/ld_cv guard ld_copied,
+     * ld_st and ld_err; ld_decoded is the lock's. Keys without deferred
+     * vectors start with 5 copied and decoded. */
+    pthread_mutex_t ld_mu;
+    pthread_cond_t ld_cv;
+    pthread_t ld_thread;
+    int ld_thread_on;
+    int ld_quit;              /* stop copying (atomic; set under ld_mu): release_key, or a failure */
+    int ld_yield;             /* a proof uploads its witness: the loader pauses (ld_mu) */
+    unsigned ld_copied;       /* vectors [0, ld_copied) of cuzk_params_vec are copied */
+    unsigned ld_decoded;      /* ... and [0, ld_decoded) decoded and checked */
+    cuzk_status ld_st;        /* the load's failure (CUZK_OK: none so far) */
+    cuzk_error ld_err;
+    uint64_t *ld_bad;         /* device: a decode's first refused point */
+    struct enc_upload *ld_up; /* the loader's buffers, freed by loader_reap */
+    uint64_t proofs;       /* proofs done */
+    uint64_t copies_after; /* key_copies after this many (0: never, or done) */
+    /* proof constants */
+    cuzk_g1_aff alpha1, beta1, delta1;
+    cuzk_g2_aff beta2, delta2;
+} gpu_key;
+
+typedef cuzk__backend_partial_job gpu_job;
+
+enum { SLOT_EMPTY, SLOT_COPYING, SLOT_READY, SLOT_FAILED };
+
+/* The key's handle of vector v, v's point count in p, and what its upload
+ * is called in messages. */
+static inline cuzk__gpu_msm_bases **key_vec(gpu_key *k, cuzk_params_vec v) {
+    cuzk__gpu_msm_bases **const all[5] = {&k->h, &k->l, &k->a, &k->b1, &k->b2};
+    return all[v];
+}
+static inline uint64_t vec_count(const cuzk_params *p, cuzk_params_vec v) {
+    const uint64_t n[5] = {p->h.n, p->l.n, p->a.n, p->b_g1.n, p->b_g2.n};
+    return n[v];
+}
+static inline const char *upload_what(cuzk_params_vec v) {
+    static const char *const what[5] = {"uploading vector h", "uploading vector l",
+                                        "uploading vector a", "uploading vector b_g1",
+                                        "uploading vector b_g2"};
+    return what[v];
+}
+
+/* backend_gpu_key.c: the ops of a key, and the key's MSM handles that
+ * exist, H first, into hs (returns how many); the shifted copies of H's and
+ * L's bases (once the key has done copies_after proofs). */
+cuzk_status cuzk__gpu_op_prepare(cuzk_backend *be, cuzk_backend_key **out, const cuzk_circuit *c,
+                                 const cuzk_params *p, cuzk_error *err);
+cuzk_status cuzk__gpu_op_prepare_early(cuzk_backend *be, cuzk_backend_key **out,
+                                       const cuzk_circuit *c, const cuzk_params *p,
+                                       cuzk_error *err);
+cuzk_status cuzk__gpu_op_key_wait(cuzk_backend *be, cuzk_backend_key *key, cuzk_error *err);
+cuzk_status cuzk__gpu_op_prepare_zkey(cuzk_backend *be, cuzk_backend_key **out,
+                                      const cuzk_zkey *zk, cuzk_error *err);
+void cuzk__gpu_op_release_key(cuzk_backend *be, cuzk_backend_key *key);
+unsigned cuzk__gpu_key_msms(const gpu_key *k, cuzk__gpu_msm_bases *hs[5]);
+void cuzk__gpu_key_copies(gpu_key *k);
+
+/* backend_gpu_load.c: the deferred vectors (see there). */
+cuzk_status cuzk__gpu_bases_alloc_deferred(gpu_key *k, const cuzk_params *p, cuzk_error *err);
+cuzk_status cuzk__gpu_loader_start(gpu_key *k, cuzk_error *err);
+void cuzk__gpu_loader_reap(gpu_key *k, int quit);
+void cuzk__gpu_loader_yield(gpu_key *k, int on);
+cuzk_status cuzk__gpu_load_status(gpu_key *k, cuzk_error *err);
+cuzk_status cuzk__gpu_vectors_wait(gpu_key *k, unsigned upto, cuzk_error *err);
+
+/* backend_gpu_stage.c: the staging buffers and uploads through them, the
+ * circuit's copy callback, and pre-staging (see there). */
+void cuzk__gpu_stage_alloc(gpu_key *k);
+cuzk_status cuzk__gpu_upload_input(gpu_key *k, void *dst, const void *src, size_t bytes);
+cuzk_status cuzk__gpu_staged_copy(void *ctx, void *dst, const void *src, size_t bytes);
+cuzk_status cuzk__gpu_op_stage(cuzk_backend *be, cuzk_backend_key *key, const cuzk_witness *w,
+                               cuzk_error *err);
+void cuzk__gpu_stage_setup(gpu_key *k);
+void cuzk__gpu_stage_stop(gpu_key *k);
+int cuzk__gpu_stage_take(gpu_key *k, const cuzk_witness *w);
+
+/* backend_gpu_prove.c: the proof op, and the check that a witness fits the
+ * key (naming the call op). */
+cuzk_status cuzk__gpu_op_prove_start(cuzk_backend *be, cuzk_backend_job **out,
+                                     cuzk_backend_key *key, const cuzk_witness *w,
+                                     cuzk_error *err);
+cuzk_status cuzk__gpu_witness_check(const gpu_key *k, const cuzk_witness *w, const char *op,
+                                    cuzk_error *err);
+
+#endif /* CUZK_BACKEND_GPU_IMPL_H */

@@ -1,0 +1,342 @@
+/*
+ * backend_gpu_key.c — a key of the CUDA backend (backend_gpu_impl.h): its
+ * preparation from bellman parameters or a snarkjs key (the circuit, the
+ * SRS vectors and the NTT tables made resident on the device, the per-proof
+ * work area sized), its release, and the shifted copies of its H and L
+ * bases once it has proved often enough to earn them back.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu/backend_gpu_impl.h"
+#include "util/mem.h"
+
+static void key_free(gpu_key *k) {
+    if (k == NULL) return;
+    /* best effort: on failure the frees below still release what they can */
+    cuzk_status st = cuzk__gpu_set_device(k->device);
+    (void)st;
+    cuzk__gpu_loader_reap(k, 1); /* it may be writing the bases */
+    cuzk__gpu_stage_stop(k);     /* its copy may be writing w_slot */
+    cuzk__gpu_circuit_free(k->gc);
+    cuzk__gpu_ntt_domain_destroy(k->dom);
+    cuzk__gpu_msm_bases_free(k->h);
+    cuzk__gpu_msm_bases_free(k->l);
+    cuzk__gpu_msm_bases_free(k->a);
+    cuzk__gpu_msm_bases_free(k->b1);
+    cuzk__gpu_msm_bases_free(k->b2);
+    cuzk__gpu_free(k->w_plain);
+    cuzk__gpu_free(k->w_mont);
+    cuzk__gpu_free(k->abc);
+    cuzk__gpu_free(k->gath);
+    cuzk__gpu_copy_queue_free(k->cq); /* first: it waits for copies reading the buffers */
+    cuzk__gpu_host_free(k->stage[0]);
+    cuzk__gpu_host_free(k->stage[1]);
+    cuzk__gpu_copy_queue_free(k->st_cq);
+    cuzk__gpu_host_free(k->st_stage[0]);
+    cuzk__gpu_host_free(k->st_stage[1]);
+    cuzk__gpu_free(k->w_slot);
+    if (k->host_abc_pinned)
+        cuzk__gpu_host_free(k->host_abc);
+    else
+        free(k->host_abc);
+    cuzk__gpu_free(k->bm_one);
+    cuzk__gpu_free(k->bm_other);
+    cuzk__gpu_free(k->ld_bad);
+    pthread_cond_destroy(&k->ld_cv);
+    pthread_mutex_destroy(&k->ld_mu);
+    pthread_cond_destroy(&k->st_cv);
+    pthread_mutex_destroy(&k->st_mu);
+    pthread_mutex_destroy(&k->lock);
+    free(k);
+}
+
+static gpu_key *key_new(cuzk_backend *be) {
+    gpu_key *k = calloc(1, sizeof(*k));
+    if (k == NULL) return NULL;
+    int made = 0; /* how many of the five below exist */
+    if (pthread_mutex_init(&k->lock, NULL) == 0) made = 1;
+    if (made == 1 && pthread_mutex_init(&k->st_mu, NULL) == 0) made = 2;
+    if (made == 2 && pthread_cond_init(&k->st_cv, NULL) == 0) made = 3;
+    if (made == 3 && pthread_mutex_init(&k->ld_mu, NULL) == 0) made = 4;
+    if (made == 4 && pthread_cond_init(&k->ld_cv, NULL) == 0) made = 5;
+    if (made < 5) {
+        if (made > 3) pthread_mutex_destroy(&k->ld_mu);
+        if (made > 2) pthread_cond_destroy(&k->st_cv);
+        if (made > 1) pthread_mutex_destroy(&k->st_mu);
+        if (made > 0) pthread_mutex_destroy(&k->lock);
+        free(k);
+        return NULL;
+    }
+    k->ld_copied = k->ld_decoded = 5; /* nothing to load unless prepare starts a loader */
+    k->inst = be->impl;
+    k->copies_after = k->inst->hooks.copies_after;
+    k->device = be->device;
+    k->threads = be->threads;
+    k->base.ops = &cuzk_backend_gpu;
+    return k;
+}
+
+/* Bases upload, naming the vector on failure. */
+static cuzk_status upload_g1(cuzk__gpu_msm_bases **out, const cuzk_g1_aff *p, uint64_t n,
+                             const char *what, cuzk_error *err) {
+    if (n == 0) return CUZK_OK;
+    cuzk_status st =
+        cuzk__gpu_msm_bases_upload(out, CUZK__GPU_MSM_G1, (const uint64_t *)p, (size_t)n);
+    if (st != CUZK_OK) return gpu_fail(err, st, what);
+    return CUZK_OK;
+}
+
+static cuzk_status upload_g2(cuzk__gpu_msm_bases **out, const cuzk_g2_aff *p, uint64_t n,
+                             const char *what, cuzk_error *err) {
+    if (n == 0) return CUZK_OK;
+    cuzk_status st =
+        cuzk__gpu_msm_bases_upload(out, CUZK__GPU_MSM_G2, (const uint64_t *)p, (size_t)n);
+    if (st != CUZK_OK) return gpu_fail(err, st, what);
+    return CUZK_OK;
+}
+
+/*
+ * The byte budget of a key's MSM level buffers (gpu_msm.h, variant 4's
+ * levels; the MSM's own default is a quarter of the device). At 2^27 on the
+ * H200 (141 GB) a quarter lets the H and L MSMs process three windows per
+ * group (~29 GB of levels): the fastest MSM (H 762 ms), but the device then
+ * lacks room for the next witness's staging slot, so every proof uploads its
+ * own witness (spmv 101 ms instead of 20). Two windows per group fit beside
+ * it: partition 1399.6 -> 1332.6 ms (H 775 ms; one window: 1363.8; session
+ * 11, doc/perf.md). 20000 MiB is the budget measured; CUZK_GPU_MSM_BA_BUDGET_MB,
+ * when set, still decides (gpu_msm.h). Where even this leaves too little
+ * room (a smaller card, other sizes), stage_setup lowers it further.
+ */
+#define GPU_KEY_LEVEL_BUDGET ((size_t)20000 << 20)
+
+/* The key's MSM handles that exist, H first, into hs; returns how many. */
+unsigned cuzk__gpu_key_msms(const gpu_key *k, cuzk__gpu_msm_bases *hs[5]) {
+    cuzk__gpu_msm_bases *const all[5] = {k->h, k->l, k->a, k->b1, k->b2};
+    unsigned nh = 0;
+    for (int i = 0; i < 5; i++)
+        if (all[i] != NULL) hs[nh++] = all[i];
+    return nh;
+}
+
+/* The work area: witness (plain and Montgomery), a, b, c, one gathered
+ * query, the classification bitmaps and the staging buffers. */
+static cuzk_status work_alloc(gpu_key *k, cuzk_error *err) {
+    size_t fr = 32;
+    cuzk_status st;
+    /* the key's MSMs run one after another: one MSM work area for all
+     * (at 2^27 one area is ~30 GB; five side by side do not fit); their
+     * affine levels get at most GPU_KEY_LEVEL_BUDGET: more takes the room of
+     * the next witness's staging slot (stage_setup) */
+    cuzk__gpu_msm_bases *hs[5];
+    const unsigned nh = cuzk__gpu_key_msms(k, hs);
+    for (unsigned i = 0; i < nh; i++) {
+        if (k->h != NULL) cuzk__gpu_msm_bases_share_work(hs[i], k->h); /* H's own: no-op */
+        cuzk__gpu_msm_bases_cap_level_budget(hs[i], GPU_KEY_LEVEL_BUDGET);
+    }
+    /* the bitmaps stay on the device: the classification writes them and the
+     * batch-add and masked MSM read them there (host copies cost ~10 ms of
+     * round trips per classification at 2^27) */
+    const size_t bm_bytes = ((size_t)(k->max_query + 63) / 64 + 1) * 8;
+    if ((st = cuzk__gpu_alloc(&k->w_plain, k->n_vars * fr)) != CUZK_OK ||
+        (st = cuzk__gpu_alloc(&k->w_mont, k->n_vars * fr)) != CUZK_OK ||
+        (st = cuzk__gpu_alloc(&k->abc, 3 * k->n_dom * fr)) != CUZK_OK ||
+        (st = cuzk__gpu_alloc(&k->gath, (k->max_query ? k->max_query : 1) * fr)) != CUZK_OK ||
+        (st = cuzk__gpu_alloc((void **)&k->bm_one, bm_bytes)) != CUZK_OK ||
+        (st = cuzk__gpu_alloc((void **)&k->bm_other, bm_bytes)) != CUZK_OK)
+        return gpu_fail(err, st, "allocating the per-proof work area");
+    cuzk__gpu_stage_alloc(k);
+    return CUZK_OK;
+}
+
+/* prepare (early 0) or prepare_early (1: returns once h is on the device,
+ * the other deferred vectors loading beside the first proofs). */
+static cuzk_status prepare_with(cuzk_backend *be, cuzk_backend_key **out, const cuzk_circuit *c,
+                                const cuzk_params *p, int early, cuzk_error *err) {
+    cuzk__error_clear(err);
+    cuzk_status st = cuzk_groth16_check_params(c, p, err);
+    if (st != CUZK_OK) return st;
+    if ((st = cuzk__gpu_set_device(be->device)) != CUZK_OK)
+        return gpu_fail(err, st, "selecting the device");
+    if (be->impl == NULL) return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "GPU backend not opened");
+    gpu_key *k = key_new(be);
+    if (k == NULL) return cuzk__fail(err, CUZK_ERR_NOMEM, "no memory for a backend key");
+    k->c = c;
+    k->p = p;
+    k->n_vars = cuzk_circuit_n_vars(c);
+    k->n_dom = c->domain_size;
+    k->n_h = p->h.n;
+    k->l_first = c->n_inputs;
+    k->max_query = p->a.n > p->b_g1.n ? p->a.n : p->b_g1.n;
+    if (c->n_aux > k->max_query) k->max_query = c->n_aux;
+    if (k->n_h > k->max_query) k->max_query = k->n_h;
+
+    /* the staging buffers first: the circuit (8.9 GB at 2^27) goes through
+     * them, and the loader's runs take their size */
+    cuzk__gpu_stage_alloc(k);
+    cuzk__gpu_circuit_src src;
+    cuzk__gpu_circuit_src_of(&src, c);
+    if ((st = cuzk__gpu_circuit_upload(&k->gc, &src, cuzk__gpu_staged_copy, k)) != CUZK_OK) {
+        gpu_fail(err, st, "uploading the circuit");
+        goto fail;
+    }
+    if ((st = cuzk__gpu_ntt_domain_create(&k->dom, p->log_domain_size, CUZK_NTT_ROOT7)) !=
+        CUZK_OK) {
+        gpu_fail(err, st, "NTT tables");
+        goto fail;
+    }
+    if (p->deferred) {
+        if ((st = cuzk__gpu_bases_alloc_deferred(k, p, err)) != CUZK_OK) goto fail;
+    } else if ((st = upload_g1(&k->h, p->h.p, p->h.n, upload_what(CUZK_PARAMS_VEC_H), err)) != CUZK_OK ||
+               (st = upload_g1(&k->l, p->l.p, p->l.n, upload_what(CUZK_PARAMS_VEC_L), err)) != CUZK_OK ||
+               (st = upload_g1(&k->a, p->a.p, p->a.n, upload_what(CUZK_PARAMS_VEC_A), err)) != CUZK_OK ||
+               (st = upload_g1(&k->b1, p->b_g1.p, p->b_g1.n, upload_what(CUZK_PARAMS_VEC_B_G1), err)) != CUZK_OK ||
+               (st = upload_g2(&k->b2, p->b_g2.p, p->b_g2.n, upload_what(CUZK_PARAMS_VEC_B_G2), err)) != CUZK_OK) {
+        goto fail;
+    }
+    if ((st = work_alloc(k, err)) != CUZK_OK) goto fail;
+    k->alpha1 = p->vk.alpha1;
+    k->beta1 = p->vk.beta1;
+    k->delta1 = p->vk.delta1;
+    k->beta2 = p->vk.beta2;
+    k->delta2 = p->vk.delta2;
+    k->base.n_inputs = c->n_inputs;
+    k->base.n_aux = c->n_aux;
+    k->base.n_public = c->n_inputs - 1;
+    k->base.log_domain = p->log_domain_size;
+    if (p->deferred) {
+        if ((st = cuzk__gpu_loader_start(k, err)) != CUZK_OK ||
+            (st = cuzk__gpu_vectors_wait(k, early ? 1 : 5, err)) != CUZK_OK)
+            goto fail;
+        cuzk__gpu_loader_reap(k, 0); /* frees its buffers if it is done */
+    }
+    *out = &k->base;
+    return CUZK_OK;
+fail:
+    key_free(k);
+    return st;
+}
+
+cuzk_status cuzk__gpu_op_prepare(cuzk_backend *be, cuzk_backend_key **out, const cuzk_circuit *c,
+                               const cuzk_params *p, cuzk_error *err) {
+    return prepare_with(be, out, c, p, 0, err);
+}
+
+cuzk_status cuzk__gpu_op_prepare_early(cuzk_backend *be, cuzk_backend_key **out,
+                                     const cuzk_circuit *c, const cuzk_params *p,
+                                     cuzk_error *err) {
+    return prepare_with(be, out, c, p, 1, err);
+}
+
+/* The whole key: its loader's status (its buffers freed once it is done). */
+cuzk_status cuzk__gpu_op_key_wait(cuzk_backend *be, cuzk_backend_key *key, cuzk_error *err) {
+    (void)be;
+    cuzk__error_clear(err);
+    gpu_key *k = (gpu_key *)key;
+    pthread_mutex_lock(&k->lock); /* the decodes and loader_reap are the proofs' too */
+    cuzk_status st = cuzk__gpu_set_device(k->device); /* the decodes run on it */
+    if (st != CUZK_OK)
+        gpu_fail(err, st, "selecting the device");
+    else
+        st = cuzk__gpu_vectors_wait(k, 5, err);
+    cuzk__gpu_loader_reap(k, 0);
+    pthread_mutex_unlock(&k->lock);
+    return st;
+}
+
+cuzk_status cuzk__gpu_op_prepare_zkey(cuzk_backend *be, cuzk_backend_key **out,
+                                    const cuzk_zkey *zk, cuzk_error *err) {
+    cuzk__error_clear(err);
+    cuzk_status st;
+    if ((st = cuzk__gpu_set_device(be->device)) != CUZK_OK)
+        return gpu_fail(err, st, "selecting the device");
+    if (zk->root != CUZK_NTT_ROOT5 || zk->h_kind != CUZK_H_ODD_COSET_LAGRANGE)
+        return cuzk__fail(err, CUZK_ERR_UNSUPPORTED,
+                          "%s: only snarkjs keys (root 5^t, odd-coset H) are proved here",
+                          zk->file.path);
+    if (be->impl == NULL) return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "GPU backend not opened");
+    gpu_key *k = key_new(be);
+    if (k == NULL) return cuzk__fail(err, CUZK_ERR_NOMEM, "no memory for a backend key");
+    k->zk = zk;
+    k->n_vars = zk->n_vars;
+    k->n_dom = zk->domain_size;
+    k->n_h = zk->domain_size;
+    k->l_first = (uint64_t)zk->n_public + 1;
+    k->max_query = k->n_vars > k->n_dom ? k->n_vars : k->n_dom;
+    /* page-locked, so its upload is one DMA; else through the staging buffers */
+    const size_t abc_bytes = 3 * (size_t)k->n_dom * sizeof(cuzk_fr);
+    if ((k->inst->hooks.pin_fail & CUZK__GPU_PIN_FAIL_ABC) == 0 &&
+        cuzk__gpu_host_alloc((void **)&k->host_abc, abc_bytes) == CUZK_OK)
+        k->host_abc_pinned = 1;
+    else
+        k->host_abc = cuzk__alloc_large(abc_bytes);
+    if (k->host_abc == NULL) {
+        st = cuzk__fail(err, CUZK_ERR_NOMEM, "no memory for a, b, c");
+        goto fail;
+    }
+    if ((st = cuzk__gpu_ntt_domain_create(&k->dom, zk->log_domain_size, CUZK_NTT_ROOT5)) !=
+        CUZK_OK) {
+        gpu_fail(err, st, "NTT tables");
+        goto fail;
+    }
+    if ((st = upload_g1(&k->h, zk->h.p, zk->h.n, "uploading section H", err)) != CUZK_OK ||
+        (st = upload_g1(&k->l, zk->c.p, zk->c.n, "uploading section C", err)) != CUZK_OK ||
+        (st = upload_g1(&k->a, zk->a.p, zk->a.n, "uploading section A", err)) != CUZK_OK ||
+        (st = upload_g1(&k->b1, zk->b1.p, zk->b1.n, "uploading section B1", err)) != CUZK_OK ||
+        (st = upload_g2(&k->b2, zk->b2.p, zk->b2.n, "uploading section B2", err)) != CUZK_OK)
+        goto fail;
+    if ((st = work_alloc(k, err)) != CUZK_OK) goto fail;
+    k->alpha1 = zk->alpha1;
+    k->beta1 = zk->beta1;
+    k->delta1 = zk->delta1;
+    k->beta2 = zk->beta2;
+    k->delta2 = zk->delta2;
+    k->base.n_inputs = (uint64_t)zk->n_public + 1;
+    k->base.n_aux = zk->n_vars - k->base.n_inputs;
+    k->base.n_public = zk->n_public;
+    k->base.log_domain = zk->log_domain_size;
+    *out = &k->base;
+    return CUZK_OK;
+fail:
+    key_free(k);
+    return st;
+}
+
+/*
+ * Shifted copies of the bases of the key's dense MSMs, H and L (A and B_G1
+ * are sparse tails), once the key has done k->copies_after proofs: a 2^24
+ * porep partition's H MSM goes from 104.5 to 91.2 ms with them, the proof
+ * from 180.5 to 168.1 (doc/perf.md, session 21). A handle gets them only if
+ * its calls would read them: H's MSM of all its points, L's masked MSM at
+ * the most points it has had (a masked MSM of few points does not read
+ * them, and copies nobody reads would only hold memory). Making them costs
+ * ~0.9 s a handle at 2^24, which a key that has served that many proofs is
+ * likely to earn back (1.8 s for H and L against 13-28 ms saved a proof:
+ * 64-140 proofs; a one-shot command's few proofs never pay for them). They
+ * take the room the proofs leave: after the first proofs the work area and the
+ * staging slot are made, and cuzk__gpu_msm_bases_precompute_fit keeps a
+ * sixteenth of the device free beside them (other keys, the estimate's
+ * error); where the room is not there (a 2^27 partition) nothing changes.
+ * A failure leaves the handle as it was: the proofs go on without copies.
+ */
+void cuzk__gpu_key_copies(gpu_key *k) {
+    size_t free_b = 0, total_b = 0;
+    if (cuzk__gpu_mem_info(&free_b, &total_b) != CUZK_OK) return;
+    /* H's MSM has all of its points; L's is masked (its scalars 0 and 1 apart) */
+    cuzk__gpu_msm_bases *const hs[2] = {k->h, k->l};
+    const unsigned serves[2] = {CUZK__GPU_MSM_SERVES_MSM, CUZK__GPU_MSM_SERVES_MASKED};
+    for (int i = 0; i < 2; i++) {
+        unsigned made = 1;
+        if (hs[i] != NULL &&
+            cuzk__gpu_msm_bases_precompute_fit(hs[i], k->inst->hooks.copies_max, serves[i],
+                                               total_b / 16, &made) == CUZK_OK &&
+            made > 1)
+            count_uploads(&k->inst->stats.copies, made);
+    }
+}
+
+void cuzk__gpu_op_release_key(cuzk_backend *be, cuzk_backend_key *key) {
+    (void)be;
+    key_free((gpu_key *)key);
+}
+

@@ -1,0 +1,300 @@
+/*
+ * backend_gpu_prove.c — one proof on the CUDA backend (backend_gpu_impl.h):
+ * the witness to a, b, c (the circuit's SpMV) and the satisfaction check,
+ * H by NTTs, then the MSMs of H, L (or C), A, B_G1 and B_G2, the sparse ones
+ * after a 0/1/other classification. The CPU assembles the proof
+ * (prove_finish).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu/backend_gpu_impl.h"
+
+/* CUZK_OK when w has values and the key's variables (for a circuit, also
+ * its input/aux split), else the refusal, naming the call op. */
+cuzk_status cuzk__gpu_witness_check(const gpu_key *k, const cuzk_witness *w, const char *op,
+                                 cuzk_error *err) {
+    if (w == NULL || w->values == NULL)
+        return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "%s: NULL witness", op);
+    if (cuzk_witness_n_vars(w) != k->n_vars ||
+        (k->c != NULL && (w->n_inputs != k->c->n_inputs || w->n_aux != k->c->n_aux)))
+        return cuzk__fail(err, CUZK_ERR_INVALID_ARG,
+                          "%s: %s: witness has %llu inputs + %llu aux, the key expects %llu "
+                          "variables: witness of another circuit?",
+                          op, w->path ? w->path : "(witness)", (ull)w->n_inputs, (ull)w->n_aux,
+                          (ull)k->n_vars);
+    return CUZK_OK;
+}
+
+/* The 0/1/other classification of n device scalars into the key's device
+ * bitmaps, for classified_msm over one or more bases. */
+static cuzk_status classify(gpu_key *k, cuzk__gpu_msm_counts *cnt, const uint64_t *scalars,
+                            uint64_t n, cuzk_groth16_stage_times *t, cuzk_error *err) {
+    const double t0 = now_ms();
+    cuzk_status st =
+        cuzk__gpu_msm_classify(NULL, k->bm_one, k->bm_other, cnt, scalars, (size_t)n);
+    t->prep_ms += now_ms() - t0;
+    if (st != CUZK_OK) return gpu_fail(err, st, "classifying scalars");
+    return CUZK_OK;
+}
+
+/* sum over the n device scalars of scalar * base, after classify() of the
+ * same scalars (cnt and the key's bitmaps): batch-add of the ones, Pippenger
+ * over the others (result: host Jacobian words). */
+static cuzk_status classified_msm(gpu_key *k, cuzk__gpu_msm_bases *b, int g2, uint64_t *result,
+                                  const uint64_t *scalars, uint64_t n,
+                                  const cuzk__gpu_msm_counts *cnt, cuzk_groth16_stage_times *t,
+                                  cuzk_error *err) {
+    uint64_t ones[36], others[36];
+    memset(ones, 0, sizeof(ones));
+    memset(others, 0, sizeof(others));
+    if (n == 0 || b == NULL) {
+        if (g2)
+            cuzk_g2_jac_set_inf((cuzk_g2_jac *)(void *)result);
+        else
+            cuzk_g1_jac_set_inf((cuzk_g1_jac *)(void *)result);
+        return CUZK_OK;
+    }
+    cuzk_status st;
+    double t0 = now_ms();
+    if (cnt->one && (st = cuzk__gpu_msm_batch_add(b, ones, n, k->bm_one)) != CUZK_OK)
+        return gpu_fail(err, st, "batch-add");
+    t->batch_add_ms += now_ms() - t0;
+    t0 = now_ms();
+    if (cnt->other && (st = cuzk__gpu_msm(b, others, scalars, n, k->bm_other)) != CUZK_OK)
+        return gpu_fail(err, st, "tail MSM");
+    if (g2)
+        t->b_g2_msm_ms += now_ms() - t0;
+    else
+        t->tail_msm_ms += now_ms() - t0;
+    /* ones + others on the host (Jacobian; the empty sums are the zeroed infinity) */
+    if (g2) {
+        cuzk_g2_jac x, y;
+        memcpy(&x, ones, sizeof(x));
+        memcpy(&y, others, sizeof(y));
+        if (!cnt->one) cuzk_g2_jac_set_inf(&x);
+        if (!cnt->other) cuzk_g2_jac_set_inf(&y);
+        cuzk_g2_jac_add_var(&x, &x, &y);
+        memcpy(result, &x, sizeof(x));
+    } else {
+        cuzk_g1_jac x, y;
+        memcpy(&x, ones, sizeof(x));
+        memcpy(&y, others, sizeof(y));
+        if (!cnt->one) cuzk_g1_jac_set_inf(&x);
+        if (!cnt->other) cuzk_g1_jac_set_inf(&y);
+        cuzk_g1_jac_add_var(&x, &x, &y);
+        memcpy(result, &x, sizeof(x));
+    }
+    return CUZK_OK;
+}
+
+/* classify, then classified_msm over one base vector. */
+static cuzk_status split_msm(gpu_key *k, cuzk__gpu_msm_bases *b, int g2, uint64_t *result,
+                             const uint64_t *scalars, uint64_t n, cuzk_groth16_stage_times *t,
+                             cuzk_error *err) {
+    cuzk__gpu_msm_counts cnt = {0, 0, 0};
+    cuzk_status st;
+    if (n != 0 && b != NULL && (st = classify(k, &cnt, scalars, n, t, err)) != CUZK_OK)
+        return st;
+    return classified_msm(k, b, g2, result, scalars, n, &cnt, t, err);
+}
+
+/* B1 (G1) and B2 (G2) over the same n scalars: one classification for both. */
+static cuzk_status b_msms(gpu_key *k, cuzk_groth16_partial *out, const uint64_t *scalars,
+                          uint64_t n, cuzk_groth16_stage_times *t, cuzk_error *err) {
+    cuzk__gpu_msm_counts cnt = {0, 0, 0};
+    cuzk_status st;
+    if (n != 0 && (k->b1 != NULL || k->b2 != NULL) &&
+        (st = classify(k, &cnt, scalars, n, t, err)) != CUZK_OK)
+        return st;
+    if ((st = classified_msm(k, k->b1, 0, (uint64_t *)&out->msm_b1, scalars, n, &cnt, t, err)) !=
+        CUZK_OK)
+        return st;
+    return classified_msm(k, k->b2, 1, (uint64_t *)&out->msm_b2, scalars, n, &cnt, t, err);
+}
+
+/* Bellman: witness -> a, b, c -> check -> H (plain, in abc's first third). */
+static cuzk_status stage_h_bellman(gpu_key *k, const cuzk_witness *w, int staged,
+                                   cuzk_groth16_stage_times *t, cuzk_error *err) {
+    const cuzk_circuit *c = k->c;
+    const uint64_t n = k->n_dom;
+    uint8_t *abc = k->abc;
+    void *a = abc, *b = abc + 32 * n, *cc = abc + 64 * n;
+    cuzk_status st;
+    double t0 = now_ms();
+    if (!staged) { /* ahead of a loader still copying the key's vectors */
+        if (k->ld_thread_on) cuzk__gpu_loader_yield(k, 1);
+        st = cuzk__gpu_upload_input(k, k->w_plain, w->values, k->n_vars * 32);
+        if (k->ld_thread_on) cuzk__gpu_loader_yield(k, 0);
+        if (st != CUZK_OK) return gpu_fail(err, st, "witness -> a, b, c");
+    }
+    if ((st = cuzk__gpu_fr_to_mont(k->w_mont, k->w_plain, k->n_vars, NULL)) != CUZK_OK ||
+        (st = cuzk__gpu_circuit_abc(k->gc, a, b, cc, k->w_mont, NULL)) != CUZK_OK ||
+        (st = cuzk__gpu_sync()) != CUZK_OK)
+        return gpu_fail(err, st, "witness -> a, b, c");
+    t->spmv_ms = now_ms() - t0;
+    t0 = now_ms();
+    uint64_t bad = UINT64_MAX;
+    if ((st = cuzk__gpu_circuit_check(k->gc, a, b, cc, &bad, NULL)) != CUZK_OK)
+        return gpu_fail(err, st, "satisfaction check");
+    t->check_ms = now_ms() - t0;
+    if (bad != UINT64_MAX)
+        return cuzk__fail(err, CUZK_ERR_WITNESS_UNSATISFIED,
+                          "%s: witness %s does not satisfy constraint %llu (A*B != C)",
+                          c->path ? c->path : "(circuit)", w->path ? w->path : "(assignment)",
+                          (ull)bad);
+    t0 = now_ms();
+    if ((st = cuzk__gpu_h_bellman(k->dom, a, b, cc, NULL)) != CUZK_OK ||
+        (st = cuzk__gpu_fr_from_mont(a, a, (size_t)k->n_h, NULL)) != CUZK_OK ||
+        (st = cuzk__gpu_sync()) != CUZK_OK)
+        return gpu_fail(err, st, "H");
+    t->ntt_ms = now_ms() - t0;
+    return CUZK_OK;
+}
+
+/* snarkjs: a, b, c from the coefficients on the CPU, H on the device. */
+static cuzk_status stage_h_zkey(gpu_key *k, const cuzk_witness *w, int staged,
+                                cuzk_groth16_stage_times *t, cuzk_error *err) {
+    const uint64_t n = k->n_dom;
+    uint8_t *abc = k->abc;
+    void *a = abc, *b = abc + 32 * n, *cc = abc + 64 * n;
+    double t0 = now_ms();
+    cuzk_status st = cuzk__groth16_zkey_abc(k->zk, (const uint64_t(*)[4])w->values,
+                                            (size_t)cuzk_witness_n_vars(w), k->host_abc, err);
+    if (st != CUZK_OK) return st;
+    if ((st = cuzk__gpu_upload_input(k, abc, k->host_abc, 3 * n * 32)) != CUZK_OK ||
+        (!staged && (st = cuzk__gpu_upload_input(k, k->w_plain, w->values, k->n_vars * 32)) != CUZK_OK))
+        return gpu_fail(err, st, "uploading a, b, c and the witness");
+    t->spmv_ms = now_ms() - t0;
+    t0 = now_ms();
+    if ((st = cuzk__gpu_h_snarkjs(k->dom, a, b, cc, NULL)) != CUZK_OK ||
+        (st = cuzk__gpu_fr_from_mont(a, a, (size_t)n, NULL)) != CUZK_OK ||
+        (st = cuzk__gpu_sync()) != CUZK_OK)
+        return gpu_fail(err, st, "H");
+    t->ntt_ms = now_ms() - t0;
+    return CUZK_OK;
+}
+
+/* Vector v (and those before it) on the device: a key from prepare_early
+ * may still be loading it, or have it to decode (key_wait counts both). */
+static cuzk_status vector_need(gpu_key *k, cuzk_params_vec v, cuzk_groth16_stage_times *t,
+                               cuzk_error *err) {
+    if (k->ld_decoded > (unsigned)v) return CUZK_OK;
+    const double t0 = now_ms();
+    const cuzk_status st = cuzk__gpu_vectors_wait(k, 1 + (unsigned)v, err);
+    t->key_wait_ms += now_ms() - t0;
+    return st;
+}
+
+static cuzk_status prove_locked(gpu_key *k, gpu_job *j, const cuzk_witness *w, cuzk_error *err) {
+    cuzk_groth16_stage_times *t = &j->base.t;
+    cuzk_groth16_partial *out = &j->part;
+    cuzk_status st;
+    if ((st = cuzk__gpu_witness_check(k, w, "prove_start", err)) != CUZK_OK) return st;
+    /* first, so that every proof uses up its announcement, also one that
+     * fails below (stage_take); a wait for its copy counts as spmv */
+    const double t_take = now_ms();
+    const int staged = cuzk__gpu_stage_take(k, w);
+    const double take_ms = now_ms() - t_take;
+    j->base.witness_staged = staged;
+    if ((st = cuzk__gpu_load_status(k, err)) != CUZK_OK) return st; /* a vector failed to load */
+    if ((st = cuzk__gpu_set_device(k->device)) != CUZK_OK)
+        return gpu_fail(err, st, "selecting the device");
+    st = k->zk ? stage_h_zkey(k, w, staged, t, err) : stage_h_bellman(k, w, staged, t, err);
+    if (st != CUZK_OK) return st;
+    t->spmv_ms += take_ms;
+
+    /* H: N - 1 (bellman) or N (snarkjs) random scalars, no split */
+    cuzk_g1_jac msm_h, msm_l;
+    cuzk_g1_jac_set_inf(&msm_h); /* a domain of 1 has no h points */
+    if ((st = vector_need(k, CUZK_PARAMS_VEC_H, t, err)) != CUZK_OK) return st;
+    double t0 = now_ms();
+    if (k->n_h != 0 &&
+        (st = cuzk__gpu_msm(k->h, (uint64_t *)&msm_h, k->abc, (size_t)k->n_h, NULL)) != CUZK_OK)
+        return gpu_fail(err, st, "H MSM");
+    t->msm_h_ms = now_ms() - t0;
+
+    const uint64_t *wp = k->w_plain;
+    /* L (bellman) or C (snarkjs): the aux / private variables in place */
+    if ((st = vector_need(k, CUZK_PARAMS_VEC_L, t, err)) != CUZK_OK ||
+        (st = split_msm(k, k->l, 0, (uint64_t *)&msm_l, wp + 4 * k->l_first,
+                        k->n_vars - k->l_first, t, err)) != CUZK_OK)
+        return st;
+    if (k->c != NULL) {
+        const cuzk__gpu_circuit_info *info = cuzk__gpu_circuit_info_of(k->gc);
+        t0 = now_ms();
+        if ((st = cuzk__gpu_fr_gather(k->gath, wp, info->a_vars, (size_t)info->a_count, NULL)) !=
+            CUZK_OK)
+            return gpu_fail(err, st, "gathering A's scalars");
+        t->prep_ms += now_ms() - t0;
+        if ((st = vector_need(k, CUZK_PARAMS_VEC_A, t, err)) != CUZK_OK ||
+            (st = split_msm(k, k->a, 0, (uint64_t *)&out->msm_a, k->gath, info->a_count, t,
+                            err)) != CUZK_OK)
+            return st;
+        t0 = now_ms();
+        if ((st = cuzk__gpu_fr_gather(k->gath, wp, info->b_vars, (size_t)info->b_count, NULL)) !=
+            CUZK_OK)
+            return gpu_fail(err, st, "gathering B's scalars");
+        t->prep_ms += now_ms() - t0;
+        if ((st = vector_need(k, CUZK_PARAMS_VEC_B_G2, t, err)) != CUZK_OK ||
+            (st = b_msms(k, out, k->gath, info->b_count, t, err)) != CUZK_OK)
+            return st;
+    } else { /* snarkjs: A, B1, B2 over every variable */
+        if ((st = split_msm(k, k->a, 0, (uint64_t *)&out->msm_a, wp, k->n_vars, t, err)) !=
+                CUZK_OK ||
+            (st = b_msms(k, out, wp, k->n_vars, t, err)) != CUZK_OK)
+            return st;
+    }
+    cuzk_g1_jac_add_var(&out->msm_ch, &msm_l, &msm_h);
+    out->alpha1 = k->alpha1;
+    out->beta1 = k->beta1;
+    out->delta1 = k->delta1;
+    out->beta2 = k->beta2;
+    out->delta2 = k->delta2;
+    /* the per-MSM view of the snarkjs timings, for callers that print it */
+    out->t.abc_ms = t->spmv_ms + t->check_ms;
+    out->t.ntt_ms = t->ntt_ms;
+    out->t.msm_h_ms = t->msm_h_ms;
+    return CUZK_OK;
+}
+
+cuzk_status cuzk__gpu_op_prove_start(cuzk_backend *be, cuzk_backend_job **out,
+                                   cuzk_backend_key *key, const cuzk_witness *w,
+                                   cuzk_error *err) {
+    (void)be;
+    cuzk__error_clear(err);
+    gpu_key *k = (gpu_key *)key;
+    gpu_job *j = calloc(1, sizeof(*j));
+    if (j == NULL) return cuzk__fail(err, CUZK_ERR_NOMEM, "no memory for a proof job");
+    j->base.ops = &cuzk_backend_gpu;
+    const double t0 = now_ms();
+    pthread_mutex_lock(&k->lock);
+    cuzk_status st = prove_locked(k, j, w, err);
+    cuzk__gpu_loader_reap(k, 0); /* its buffers go once it is done, before the staging's look */
+    int staging_open = 0; /* the slot wanted, neither made nor given up yet */
+    if (st == CUZK_OK && !k->st_thread_on && !k->st_off) {
+        pthread_mutex_lock(&k->st_mu);
+        const int wanted = k->st_wanted;
+        pthread_mutex_unlock(&k->st_mu);
+        if (wanted) cuzk__gpu_stage_setup(k);
+        staging_open = wanted && !k->st_thread_on && !k->st_off;
+    }
+    const double t1 = now_ms();
+    if (st == CUZK_OK) k->proofs++;
+    /* the copies take what room is left once the slot is settled; not this proof's time */
+    if (st == CUZK_OK && k->copies_after != 0 && k->proofs >= k->copies_after &&
+        !staging_open) {
+        k->copies_after = 0; /* once a key */
+        cuzk__gpu_key_copies(k);
+    }
+    pthread_mutex_unlock(&k->lock);
+    j->base.t.total_ms = t1 - t0;
+    j->part.t.total_ms = j->base.t.total_ms;
+    if (st != CUZK_OK) {
+        cuzk__backend_partial_release(be, &j->base);
+        return st;
+    }
+    *out = &j->base;
+    return CUZK_OK;
+}
+
