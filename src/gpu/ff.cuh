@@ -128,31 +128,6 @@ __device__ __forceinline__ uint32_t mix32(uint64_t x) {
     return (uint32_t)splitmix64_out(x + 0x9e3779b97f4a7c15ULL);
 }
 
-/* ---- product algorithm per field (compile time) ---------------------------- */
-
-/*
- * How mul and mul_pair form the product. Both fields: CIOS (mul_cios
- * below, its accumulators per parity); CUZK_GPU_FP_KARATSUBA=1 takes one
- * level of Karatsuba for Fp (mul_karatsuba), the default until session 17,
- * for A/B runs (with one-array rows 4% slower on the G1 MSM than the
- * per-parity CIOS; per parity too, 0.35% faster, 682.0 against 684.5 ms
- * at 2^27, which did not make it the default: doc/perf.md, session 18);
- * CUZK_GPU_FR_KARATSUBA=1 the same template for Fr (4 + 4 limbs),
- * which ptxas compiled (CUDA 13.0, sm_90) to more IMAD-pipe instructions
- * than the one-array CIOS of the time (172 against 163 for mul: the saved
- * products are outweighed by moves ptxas then issues as IMAD), so it is not
- * the default. Set them
- * through the CMake options of the same names (not compiler flags), which
- * also reach the tests and the MSM's default multiplier (gpu_msm.h). Either
- * way the results are the same bits.
- */
-#ifndef CUZK_GPU_FP_KARATSUBA
-#define CUZK_GPU_FP_KARATSUBA 0
-#endif
-#ifndef CUZK_GPU_FR_KARATSUBA
-#define CUZK_GPU_FR_KARATSUBA 0
-#endif
-
 /* ---- field parameters, split from the host's 64-bit constants ------------ */
 
 /* 32-bit limb i of a little-endian array of 64-bit words. */
@@ -170,7 +145,6 @@ __host__ __device__ constexpr uint32_t limb32(const uint64_t (&w)[W], int i) {
 struct fr_params {
     static constexpr int N = 8;
     static constexpr uint32_t n0 = (uint32_t)CUZK__FR_N0;
-    static constexpr bool karatsuba = CUZK_GPU_FR_KARATSUBA != 0;
     __host__ __device__ static constexpr uint32_t mod(int i) {
         constexpr uint64_t w[4] = CUZK__FR_R;
         return limb32(w, i);
@@ -188,7 +162,6 @@ struct fr_params {
 struct fp_params {
     static constexpr int N = 12;
     static constexpr uint32_t n0 = (uint32_t)CUZK__FP_N0;
-    static constexpr bool karatsuba = CUZK_GPU_FP_KARATSUBA != 0;
     __host__ __device__ static constexpr uint32_t mod(int i) {
         constexpr uint64_t w[6] = CUZK__FP_P;
         return limb32(w, i);
@@ -351,8 +324,6 @@ static_assert(!low_limbs_1_ffffffff<fp_params>(), "Fp keeps the generic step");
  * column 0 times n0) and divides by 2^32. 4N^2 + N multiply-adds (PTX
  * mad/mul, a product's low and high halves counted apart): Fp 588; Fr 224,
  * its reduction steps being cheaper (Fr's low limbs of m: cios_reduce).
- * mul (below) takes it or mul_karatsuba,
- * per field.
  *
  * Accumulators per parity (the register pairs at mac_low): the window T is
  * E + O 2^32 with E[k] = column k and O[k] = column k + 1, so the pairs of
@@ -536,7 +507,7 @@ __device__ __forceinline__ void mul_pair_cios(fe<P> &r0, const fe<P> &a0, const 
 }
 
 /*
- * r = w R^-1 mod m for a 2N-word w = L + H 2^(32N) (sqr, mul_karatsuba):
+ * r = w R^-1 mod m for a 2N-word w = L + H 2^(32N) (sqr):
  * N Montgomery rows on the low half L alone in mul_cios's window, then the
  * high half H added. Row 0 is cios_reduce on E = L, O = 0; each later row
  * renames as cios_row does (E[1] added to the new E[0], its carry into the
@@ -648,8 +619,8 @@ __device__ __forceinline__ void join_parity(uint32_t (&r)[W], const uint32_t (&e
  * A product of L-limb operands (2L columns) with an accumulator per parity
  * (the register pairs at mac_low): E for the (low, high) pairs starting on
  * even columns, O for the odd ones, a word down, so that every pair is an
- * aligned register pair; w = E + O 2^32 at the end (join_parity). Rows of
- * the Karatsuba halves (half_row) and sqr's cross products use it.
+ * aligned register pair; w = E + O 2^32 at the end (join_parity). sqr's
+ * cross products use it.
  */
 template <int L>
 struct wide_parity {
@@ -693,216 +664,10 @@ __device__ __forceinline__ void wide_row0(wide_parity<L> &c, uint32_t x, Y y, in
     }
 }
 
-/*
- * r = a * b * 2^(-32N) mod m with the product formed by one level of
- * Karatsuba, then reduced as a whole (redc_parity, as sqr).
- * With H = N/2, X = 2^(32H), R = X^2 = 2^(32N), halves a = a0 + a1 X,
- * b = b0 + b1 X of H limbs:
- *   ab = lo + c X + hi R,   lo = a0 b0,  hi = a1 b1,
- *   c = a0 b1 + a1 b0 = (a0 + a1)(b0 + b1) - lo - hi,
- * three H x H products instead of four: 3N^2/4 products instead of N^2
- * (Fp 108 instead of 144, Fr 48 instead of 64), each a mad.lo + madc.hi
- * pair (one IMAD.WIDE.U32.X where its words are an aligned pair:
- * wide_parity).
- * What replaces the
- * fourth product is additions, on the ALU pipe, which the IMAD-bound
- * kernels leave idle: 2 sums of H words, 2 masked additions of H words
- * (an AND per word), 2 subtractions of N words, one addition over 3H
- * words: 7H + 2N additions (Fp 66) and 2H ANDs.
- *
- * Steps, and why nothing overflows (a, b <= m-1 < 2^(32N-1), so the high
- * halves a1, b1 < 2^(32H-1)):
- *  1. lo and hi by H rows each (half_row, two parity chains per row as in
- *     mul_cios). A product of two H-word values is < R: N words; after
- *     row i the partial product is < 2^(32(i+1)) X, so the carry each
- *     chain drops at word i+H is zero (sqr's row argument).
- *  2. sa = a0 + a1 = sa' + ca X, sa' < X, ca in {0, 1}: sa is up to
- *     32H+1 bits (193 for Fp), so it is kept as the H-word sa' and the
- *     carry, turned into a mask ma = -ca. Likewise sb', cb, mb.
- *  3. mid = sa' sb' < R, N words, as in step 1.
- *  4. c = sa sb - lo - hi = mid + X (ca sb' + cb sa') + ca cb R - lo - hi,
- *     and 0 <= c < 2 X 2^(32H-1) = R (two products of an H-word half and a
- *     high half). So c equals c mod R, which N-word arithmetic dropping
- *     every carry or borrow out of word N-1 computes exactly (each such
- *     chain is exact mod R): ca cb R vanishes; X (ca sb') mod R is
- *     (sb' & ma) added at words H..N-1, its carry out of word N-1 dropped;
- *     the same for sa' & mb; then lo and hi are subtracted, the borrows out
- *     of word N-1 dropped. No operand above N words and no multiply by a
- *     carry bit is ever formed. An intermediate residue may wrap (mid - lo
- *     can borrow out) without harm: the subtraction cannot underflow as a
- *     whole since its true result c = a0 b1 + a1 b0 is >= 0, and it is < R,
- *     so the residue is c.
- *  5. w = lo + hi R + c X: lo and hi R occupy words 0..N-1 and N..2N-1, so
- *     their sum is the concatenation; c X is added at words H..N+H-1 and
- *     the carry propagated through word 2N-1. w = ab <= (m-1)^2 <
- *     2^(64N-2): the carry out of word 2N-1 (dropped) is zero.
- *  6. redc_parity: N Montgomery rows on the low half, then the high half (bounds there).
- * Multiply-adds (PTX mad/mul, a product's halves counted apart):
- * 6H^2 + the N reduction steps = Fp 216 + 300 = 516 against mul_cios's
- * 588; Fr 96 + 96 = 192 against 224. Same bits as mul_cios: both return the
- * unique reduced value of ab R^-1 mod m.
- *
- * The order keeps few words live: lo's and hi's rows alternate (two
- * independent chains), a and b then give way to sa', sb', and mid follows.
- */
-
-/* Row i of an H x H product x y(0..H-1), 2H columns, in its accumulators
- * per parity: row 0 sets them; a later row adds two chains, the even j
- * (ending at column i+H-1, carrying into column i+H) and the odd j. */
-template <int H, class Y>
-__device__ __forceinline__ void half_row(wide_parity<H> &c, int i, uint32_t x, Y y) {
-    static_assert(H % 2 == 0 && H >= 4, "the row chains assume an even half >= 4 limbs");
-    if (i == 0) {
-        wide_row0<H>(c, x, y, 0);
-    } else {
-        wide_chain<H>(c, x, y, i, 0);
-        wide_chain<H>(c, x, y, i, 1);
-    }
-}
-
-/* Row i of lo = a0 b0 and of hi = a1 b1 (step 1). */
-template <class P>
-__device__ __forceinline__ void kara_outer_rows(wide_parity<P::N / 2> &lo, wide_parity<P::N / 2> &hi,
-                                                const fe<P> &a, const fe<P> &b, int i) {
-    constexpr int H = P::N / 2;
-    half_row<H>(lo, i, a.v[i], [&b](int j) { return b.v[j]; });
-    half_row<H>(hi, i, a.v[H + i], [&b](int j) { return b.v[H + j]; });
-}
-
-/* s = (x0 + x1) mod X for the halves of x (step 2); returns the mask of the
- * carry: all ones when x0 + x1 >= X. */
-template <int H>
-__device__ __forceinline__ uint32_t half_sum(uint32_t (&s)[H], const uint32_t (&x)[2 * H]) {
-    s[0] = add_cc(x[0], x[H]);
-#pragma unroll
-    for (int j = 1; j < H; j++) s[j] = addc_cc(x[j], x[H + j]);
-    return 0u - addc(0, 0);
-}
-
-/* Row i of mid = sa' sb' (step 3). */
-template <int H>
-__device__ __forceinline__ void kara_mid_row(wide_parity<H> &mid, const uint32_t (&sa)[H],
-                                             const uint32_t (&sb)[H], int i) {
-    half_row<H>(mid, i, sa[i], [&sb](int j) { return sb[j]; });
-}
-
-/* w[H..2H-1] += s & mask mod 2^(64H): X (carry s) mod R (step 4). The
- * masked words are formed before the chain. */
-template <int H>
-__device__ __forceinline__ void kara_add_masked(uint32_t (&w)[2 * H], const uint32_t (&s)[H],
-                                                uint32_t mask) {
-    uint32_t v[H];
-#pragma unroll
-    for (int j = 0; j < H; j++) v[j] = s[j] & mask;
-    w[H] = add_cc(w[H], v[0]);
-#pragma unroll
-    for (int j = 1; j < H - 1; j++) w[H + j] = addc_cc(w[H + j], v[j]);
-    w[2 * H - 1] = addc(w[2 * H - 1], v[H - 1]);
-}
-
-/* w -= x mod R, N words (step 4). */
-template <int N>
-__device__ __forceinline__ void kara_sub(uint32_t (&w)[N], const uint32_t (&x)[N]) {
-    w[0] = sub_cc(w[0], x[0]);
-#pragma unroll
-    for (int j = 1; j < N - 1; j++) w[j] = subc_cc(w[j], x[j]);
-    w[N - 1] = subc(w[N - 1], x[N - 1]);
-}
-
-/* w = lo + hi R + c X, 2N words (step 5). */
-template <int N>
-__device__ __forceinline__ void kara_assemble(uint32_t (&w)[2 * N], const uint32_t (&lo)[N],
-                                              const uint32_t (&hi)[N], const uint32_t (&c)[N]) {
-    constexpr int H = N / 2;
-#pragma unroll
-    for (int j = 0; j < H; j++) w[j] = lo[j];
-    w[H] = add_cc(lo[H], c[0]);
-#pragma unroll
-    for (int j = H + 1; j < N; j++) w[j] = addc_cc(lo[j], c[j - H]);
-#pragma unroll
-    for (int j = 0; j < H; j++) w[N + j] = addc_cc(hi[j], c[H + j]);
-#pragma unroll
-    for (int j = H; j < N - 1; j++) w[N + j] = addc_cc(hi[j], 0);
-    w[2 * N - 1] = addc(hi[N - 1], 0);
-}
-
-template <class P, bool LAZY = false>
-__device__ __forceinline__ void mul_karatsuba(fe<P> &r, const fe<P> &a, const fe<P> &b) {
-    constexpr int N = P::N, H = N / 2;
-    static_assert(N % 4 == 0, "halves of an even limb count");
-    wide_parity<H> plo, phi, pmid;
-    uint32_t lo[N], hi[N], mid[N], sa[H], sb[H], w[2 * N];
-#pragma unroll
-    for (int i = 0; i < H; i++) kara_outer_rows<P>(plo, phi, a, b, i);
-    join_parity<N>(lo, plo.e, plo.o);
-    join_parity<N>(hi, phi.e, phi.o);
-    const uint32_t ma = half_sum<H>(sa, a.v);
-    const uint32_t mb = half_sum<H>(sb, b.v);
-#pragma unroll
-    for (int i = 0; i < H; i++) kara_mid_row<H>(pmid, sa, sb, i);
-    join_parity<N>(mid, pmid.e, pmid.o);
-    kara_add_masked<H>(mid, sb, ma);
-    kara_add_masked<H>(mid, sa, mb);
-    kara_sub<N>(mid, lo);
-    kara_sub<N>(mid, hi);
-    kara_assemble<N>(w, lo, hi, mid);
-    redc_parity<P, LAZY>(r, w);
-}
-
-/* The pair: every row and chain of the two products alternating (see
- * mul_pair), the same steps as mul_karatsuba. */
-template <class P>
-__device__ __forceinline__ void mul_pair_karatsuba(fe<P> &r0, const fe<P> &a0, const fe<P> &b0,
-                                                   fe<P> &r1, const fe<P> &a1, const fe<P> &b1) {
-    constexpr int N = P::N, H = N / 2;
-    static_assert(N % 4 == 0, "halves of an even limb count");
-    wide_parity<H> plo0, phi0, pmid0, plo1, phi1, pmid1;
-    uint32_t lo0[N], hi0[N], mid0[N], sa0[H], sb0[H], w0[2 * N];
-    uint32_t lo1[N], hi1[N], mid1[N], sa1[H], sb1[H], w1[2 * N];
-#pragma unroll
-    for (int i = 0; i < H; i++) {
-        kara_outer_rows<P>(plo0, phi0, a0, b0, i);
-        kara_outer_rows<P>(plo1, phi1, a1, b1, i);
-    }
-    join_parity<N>(lo0, plo0.e, plo0.o);
-    join_parity<N>(hi0, phi0.e, phi0.o);
-    join_parity<N>(lo1, plo1.e, plo1.o);
-    join_parity<N>(hi1, phi1.e, phi1.o);
-    const uint32_t ma0 = half_sum<H>(sa0, a0.v);
-    const uint32_t ma1 = half_sum<H>(sa1, a1.v);
-    const uint32_t mb0 = half_sum<H>(sb0, b0.v);
-    const uint32_t mb1 = half_sum<H>(sb1, b1.v);
-#pragma unroll
-    for (int i = 0; i < H; i++) {
-        kara_mid_row<H>(pmid0, sa0, sb0, i);
-        kara_mid_row<H>(pmid1, sa1, sb1, i);
-    }
-    join_parity<N>(mid0, pmid0.e, pmid0.o);
-    join_parity<N>(mid1, pmid1.e, pmid1.o);
-    kara_add_masked<H>(mid0, sb0, ma0);
-    kara_add_masked<H>(mid1, sb1, ma1);
-    kara_add_masked<H>(mid0, sa0, mb0);
-    kara_add_masked<H>(mid1, sa1, mb1);
-    kara_sub<N>(mid0, lo0);
-    kara_sub<N>(mid1, lo1);
-    kara_sub<N>(mid0, hi0);
-    kara_sub<N>(mid1, hi1);
-    kara_assemble<N>(w0, lo0, hi0, mid0);
-    kara_assemble<N>(w1, lo1, hi1, mid1);
-    redc_parity_pair(r0, w0, r1, w1);
-}
-
-/*
- * r = a * b * 2^(-32N) mod m: mul_karatsuba where P::karatsuba (neither
- * field by default), else mul_cios; see CUZK_GPU_FP_KARATSUBA at the top.
- * Same bits either way.
- */
+/* r = a * b * 2^(-32N) mod m (mul_cios). */
 template <class P>
 __device__ __forceinline__ void mul(fe<P> &r, const fe<P> &a, const fe<P> &b) {
-    if constexpr (P::karatsuba)
-        mul_karatsuba<P>(r, a, b);
-    else
-        mul_cios<P>(r, a, b);
+    mul_cios<P>(r, a, b);
 }
 
 /*
@@ -912,19 +677,13 @@ __device__ __forceinline__ void mul(fe<P> &r, const fe<P> &a, const fe<P> &b) {
  * of a transform, G1's mixed additions (Fp, 8p < 2^384) once per stored
  * point.
  *
- * mul_lazy: r = a b R^-1 mod m without the final subtraction, so
- * r = (ab + Qm)/R < ab/R + m, by the product the bound allows:
- *   Karatsuba (Fp with CUZK_GPU_FP_KARATSUBA, m < 2^(32N-3)): its steps need
- *     a, b < 2^(32N-1) and the reduction V + Hw < m + ab/R; with a, b < 2m,
- *     4m^2/R < m/2: r < 1.5m, so [0, 2m) is closed under the product.
- *   CIOS otherwise (Fr; Fp by default): a row keeps
- *     t < a + m whatever the 32-bit limb of b (the argument at mul_cios
- *     with a + m in place of 2m), which must fit N words: for Fr, whose 2m
- *     is close to R, a must be canonical, and then any N-word b gives
- *     r < 2m (b is the operand split into limbs, so it is the lazy one);
- *     for Fp, a, b < 2m give t < 3m and r < 1.5m as above. Fr never takes
- *     the Karatsuba form here (with CUZK_GPU_FR_KARATSUBA its bound would be
- *     r < m + 4m^2/R, about 2.8m).
+ * mul_lazy: r = a b R^-1 mod m by CIOS without the final subtraction, so
+ * r = (ab + Qm)/R < ab/R + m. A row keeps t < a + m whatever the 32-bit
+ * limb of b (the argument at mul_cios with a + m in place of 2m), which
+ * must fit N words: for Fr, whose 2m is close to R, a must be canonical,
+ * and then any N-word b gives r < 2m (b is the operand split into limbs, so
+ * it is the lazy one); for Fp (m < 2^(32N-3)), a, b < 2m give t < 3m and,
+ * as 4m^2/R < m/2, r < 1.5m: [0, 2m) is closed under the product.
  */
 template <class P>
 __host__ __device__ constexpr uint32_t mod2(int i) { /* limb i of 2m */
@@ -934,10 +693,7 @@ __host__ __device__ constexpr uint32_t mod2(int i) { /* limb i of 2m */
 template <class P>
 __device__ __forceinline__ void mul_lazy(fe<P> &r, const fe<P> &a, const fe<P> &b) {
     static_assert(P::mod(P::N - 1) < 0x80000000u, "2m must fit N words");
-    if constexpr (P::karatsuba && P::mod(P::N - 1) < 0x20000000u)
-        mul_karatsuba<P, true>(r, a, b);
-    else
-        mul_cios<P, true>(r, a, b);
+    mul_cios<P, true>(r, a, b);
 }
 
 /* r = a + b mod m in [0, 2m), for a, b < 2m: the N-word sum with its carry
@@ -1261,16 +1017,13 @@ __device__ __forceinline__ void shoup_prepare(fe<P> &c, fe<P> &cq, const fe<P> &
 /*
  * r0 = a0 b0 and r1 = a1 b1, the rows (and chains) of the two products
  * alternating, so that the second product's chain can fill the first's
- * latency where few warps share a scheduler (ec.cuh mul_paired). Same
- * results as two mul.
+ * latency where few warps share a scheduler (the lazy form: ec.cuh
+ * fp_mul2_lazy_call, for G1's affine levels). Same results as two mul.
  */
 template <class P>
 __device__ __forceinline__ void mul_pair(fe<P> &r0, const fe<P> &a0, const fe<P> &b0, fe<P> &r1,
                                          const fe<P> &a1, const fe<P> &b1) {
-    if constexpr (P::karatsuba)
-        mul_pair_karatsuba<P>(r0, a0, b0, r1, a1, b1);
-    else
-        mul_pair_cios<P>(r0, a0, b0, r1, a1, b1);
+    mul_pair_cios<P>(r0, a0, b0, r1, a1, b1);
 }
 
 /*
@@ -1288,7 +1041,7 @@ __device__ __forceinline__ void mul_pair(fe<P> &r0, const fe<P> &a0, const fe<P>
  *   3. redc_parity: N Montgomery rows on the low half, then the high half;
  *   4. one conditional subtraction.
  * Multiply-adds: N(N-1) cross + 2N squares + N(2N+1) reduction = 3N^2 + 2N,
- * Fp 456 against mul's 588 (CIOS; 516 with CUZK_GPU_FP_KARATSUBA); Fr's
+ * Fp 456 against mul's 588; Fr's
  * cheaper reduction rows (cios_reduce) make it 168 against mul's 224. The
  * accumulators per parity took the G1 MSM at 2^27 from 700.0 to 688.3 ms
  * against one array (doc/perf.md, session 18).

@@ -15,18 +15,9 @@
 #include "harness.h"
 
 /* PTX multiply-adds (a product's low and high halves counted apart) per
- * device multiplication, ff.cuh, for the benches' IMAD rates. The build's
- * choice of product reaches the tests through cuzk_gpu's definitions. */
-#if defined(CUZK_GPU_FP_KARATSUBA) && CUZK_GPU_FP_KARATSUBA
-#define CUZK_TEST_FP_MUL_IMAD 516 /* Karatsuba: 6(N/2)^2 products + N(2N+1) reduction */
-#else
-#define CUZK_TEST_FP_MUL_IMAD 588 /* CIOS: 4N^2 + N */
-#endif
-#if defined(CUZK_GPU_FR_KARATSUBA) && CUZK_GPU_FR_KARATSUBA
-#define CUZK_TEST_FR_MUL_IMAD 192 /* Karatsuba: 96 products + 8 Fr reduction steps of 12 */
-#else
-#define CUZK_TEST_FR_MUL_IMAD 224 /* CIOS: 128 products + 8 Fr reduction steps of 12 */
-#endif
+ * device multiplication (ff.cuh mul_cios), for the benches' IMAD rates. */
+#define CUZK_TEST_FP_MUL_IMAD 588 /* 4N^2 + N */
+#define CUZK_TEST_FR_MUL_IMAD 224 /* 128 products + 8 Fr reduction steps of 12 */
 
 static inline int cuzk_gpu_test_required(void) {
     const char *req = getenv("CUZK_GPU_REQUIRED");

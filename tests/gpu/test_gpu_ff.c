@@ -17,8 +17,8 @@
  * Fr mul and sqr against the CPU on 2^20 pairs of such values and sparse
  * ones (mostly zero limbs), aimed at Fr's own reduction step.
  * Fp mul and mul_pair, and Fr mul, against the CPU on 2^20 pairs whose
- * halves take the Karatsuba product's carry paths (ff.cuh mul_karatsuba:
- * a0 + a1 and b0 + b1 at or above 2^(32N/2), all-ones halves, equal halves).
+ * halves sit at carry boundaries (a0 + a1 and b0 + b1 at or just below
+ * 2^(32N/2), all-ones halves, equal halves).
  * Exits 77 (skipped) without a CUDA device, unless CUZK_GPU_REQUIRED=1.
  *
  * --bench: afterwards, times Fr, Fp and Fp2 multiplication over 2^24
@@ -338,7 +338,7 @@ static void test_fp_sqr_vs_mul(void) {
     check_sqr_vs_mul(&fields[1], cuzk__gpu_fp_mul, cuzk__gpu_fp_sqr, cpu_fp_sqr);
 }
 
-/* ---- the Karatsuba product's carry paths -------------------------------- */
+/* ---- halves at carry boundaries ------------------------------------------ */
 
 /* r = (X - a + d) mod X over h words (X = 2^(64h)). */
 static void neg_plus(uint64_t *r, const uint64_t *a, uint64_t d, size_t h) {
@@ -349,8 +349,7 @@ static void neg_plus(uint64_t *r, const uint64_t *a, uint64_t d, size_t h) {
 
 /*
  * Below m, as halves a = a0 + a1 X of h = n/2 words (X = 2^(64h); Fp
- * 2^192, Fr 2^128) chosen for the Karatsuba product, whose middle factor
- * a0 + a1 may reach X (ff.cuh mul_karatsuba, step 2). a1 is below m's
+ * 2^192, Fr 2^128) whose sum a0 + a1 sits at or near X. a1 is below m's
  * high half m1 (m1 - 1, m1 - 1 - small, uniform, carry-heavy limbs, 0 or
  * 1), so a < m for any a0, which is one of: all ones less a small value,
  * X - a1 (sum exactly X: the middle factor's low half is zero), X - a1 - 1
@@ -358,7 +357,7 @@ static void neg_plus(uint64_t *r, const uint64_t *a, uint64_t d, size_t h) {
  * a1 itself (equal halves), a random value in the top quarter, carry-heavy
  * limbs or uniform. One draw in 16 is m - 1 - small instead (a1 = m1).
  */
-static void rand_kara(uint64_t *r, const uint64_t *m, size_t n) {
+static void rand_halves(uint64_t *r, const uint64_t *m, size_t n) {
     const size_t h = n / 2;
     uint64_t *a0 = r, *a1 = r + h;
     const uint64_t small = cuzk_test_rand64() & 0xfffff;
@@ -404,7 +403,7 @@ static void rand_kara(uint64_t *r, const uint64_t *m, size_t n) {
 }
 
 /* Does a0 + a1 reach X (the middle factor's carry)? */
-static bool kara_carries(const uint64_t *a, size_t n) {
+static bool halves_carry(const uint64_t *a, size_t n) {
     const size_t h = n / 2;
     uint64_t c = 0;
     for (size_t i = 0; i < h; i++) (void)cuzk__adc(a[i], a[h + i], &c);
@@ -414,10 +413,10 @@ static bool kara_carries(const uint64_t *a, size_t n) {
 /*
  * GPU mul against the CPU on 2^20 pairs: all pairs of the edge values (as
  * check_field), then pairs of which both, one (either side) or neither
- * operand is drawn by rand_kara, the rest uniform. For Fp also mul_pair,
+ * operand is drawn by rand_halves, the rest uniform. For Fp also mul_pair,
  * the second product of element i being pair n-1-i.
  */
-static void check_mul_kara(const field_desc *f, gpu_binary_fn gpu_mul, cpu_fn cpu_mul,
+static void check_mul_halves(const field_desc *f, gpu_binary_fn gpu_mul, cpu_fn cpu_mul,
                            gpu_binary_fn gpu_mul_pair) {
     const size_t n = (size_t)1 << 20, w = f->words;
     uint64_t *a = malloc(n * w * 8), *b = malloc(n * w * 8), *got = malloc(n * w * 8);
@@ -427,14 +426,14 @@ static void check_mul_kara(const field_desc *f, gpu_binary_fn gpu_mul, cpu_fn cp
     if (!(a && b && got && want && pa && pb && pgot)) goto out;
     for (size_t i = 0; i < n; i++) {
         const int mode = (int)(i % 4); /* 0: both, 1: a, 2: b, 3: both again */
-        if (mode != 2) rand_kara(a + i * w, f->mod, w); else rand_coord(a + i * w, f->mod, w);
-        if (mode != 1) rand_kara(b + i * w, f->mod, w); else rand_coord(b + i * w, f->mod, w);
+        if (mode != 2) rand_halves(a + i * w, f->mod, w); else rand_coord(a + i * w, f->mod, w);
+        if (mode != 1) rand_halves(b + i * w, f->mod, w); else rand_coord(b + i * w, f->mod, w);
     }
     put_edge_pairs(a, b, n, f);
     size_t both = 0;
     for (size_t i = 0; i < n; i++) {
         cpu_mul(want + i * w, a + i * w, b + i * w);
-        both += kara_carries(a + i * w, w) && kara_carries(b + i * w, w);
+        both += halves_carry(a + i * w, w) && halves_carry(b + i * w, w);
     }
     printf("  %s: %zu of %zu pairs carry on both sides\n", f->name, both, n);
     CHECK(both > n / 64);
@@ -442,11 +441,11 @@ static void check_mul_kara(const field_desc *f, gpu_binary_fn gpu_mul, cpu_fn cp
     cuzk_status st = gpu_mul(got, a, b, n);
     CHECK(st == CUZK_OK);
     if (st != CUZK_OK) {
-        fprintf(stderr, "  %s Karatsuba paths: %s\n", f->name, cuzk__gpu_last_error());
+        fprintf(stderr, "  %s carry-boundary halves: %s\n", f->name, cuzk__gpu_last_error());
         goto out;
     }
     char what[64];
-    snprintf(what, sizeof what, "%s Karatsuba paths mul", f->name);
+    snprintf(what, sizeof what, "%s carry-boundary halves mul", f->name);
     size_t bad = count_differing(what, a, b, got, want, n, w);
     if (gpu_mul_pair) {
         for (size_t i = 0; i < n; i++) {
@@ -459,7 +458,7 @@ static void check_mul_kara(const field_desc *f, gpu_binary_fn gpu_mul, cpu_fn cp
         st = gpu_mul_pair(pgot, pa, pb, n);
         CHECK(st == CUZK_OK);
         if (st != CUZK_OK) {
-            fprintf(stderr, "  %s Karatsuba paths mul_pair: %s\n", f->name, cuzk__gpu_last_error());
+            fprintf(stderr, "  %s carry-boundary halves mul_pair: %s\n", f->name, cuzk__gpu_last_error());
             goto out;
         }
         for (size_t i = 0; i < n; i++) {
@@ -467,7 +466,7 @@ static void check_mul_kara(const field_desc *f, gpu_binary_fn gpu_mul, cpu_fn cp
                 memcmp(pgot + (2 * i + 1) * w, want + (n - 1 - i) * w, w * 8) == 0)
                 continue;
             if (bad++ < 3) {
-                fprintf(stderr, "  %s Karatsuba paths mul_pair: element %zu differs\n", f->name, i);
+                fprintf(stderr, "  %s carry-boundary halves mul_pair: element %zu differs\n", f->name, i);
                 print_elem("a0  ", pa + 2 * i * w, w);
                 print_elem("b0  ", pb + 2 * i * w, w);
                 print_elem("gpu0", pgot + 2 * i * w, w);
@@ -479,19 +478,17 @@ static void check_mul_kara(const field_desc *f, gpu_binary_fn gpu_mul, cpu_fn cp
             }
         }
     }
-    if (bad) fprintf(stderr, "  %s Karatsuba paths: %zu mismatches\n", f->name, bad);
+    if (bad) fprintf(stderr, "  %s carry-boundary halves: %zu mismatches\n", f->name, bad);
     CHECK(bad == 0);
 out:
     free(a), free(b), free(got), free(want), free(pa), free(pb), free(pgot);
 }
 
-static void test_fp_mul_karatsuba_paths(void) {
-    check_mul_kara(&fields[1], cuzk__gpu_fp_mul, cpu_fp_mul, cuzk__gpu_fp_mul_pair);
+static void test_fp_mul_half_edges(void) {
+    check_mul_halves(&fields[1], cuzk__gpu_fp_mul, cpu_fp_mul, cuzk__gpu_fp_mul_pair);
 }
-/* Both fields multiply by CIOS unless built with CUZK_GPU_FP_KARATSUBA or
- * CUZK_GPU_FR_KARATSUBA; the inputs are as good a test of either. */
-static void test_fr_mul_karatsuba_paths(void) {
-    check_mul_kara(&fields[0], cuzk__gpu_fr_mul, cpu_fr_mul, NULL);
+static void test_fr_mul_half_edges(void) {
+    check_mul_halves(&fields[0], cuzk__gpu_fr_mul, cpu_fr_mul, NULL);
 }
 
 /* Bad arguments are refused, a failing CUDA call is reported (not fatal) and
@@ -588,8 +585,8 @@ int main(int argc, char **argv) {
     RUN(test_fr_carry_heavy);
     RUN(test_fr_sqr_vs_mul);
     RUN(test_fp_sqr_vs_mul);
-    RUN(test_fp_mul_karatsuba_paths);
-    RUN(test_fr_mul_karatsuba_paths);
+    RUN(test_fp_mul_half_edges);
+    RUN(test_fr_mul_half_edges);
     RUN(test_errors);
     for (int i = 1; i < argc; i++)
         if (strcmp(argv[i], "--bench") == 0) RUN(bench);
