@@ -26,8 +26,8 @@
  * --backend gpu (builds with CUDA only): the same operations plus the coset
  * inverse on the GPU (src/gpu/ntt.cu), data resident on the device, timed
  * with CUDA events (median and min of R runs, default 10, after a warm-up);
- * floor_ms there is (n/2)*log2(n) Fr muls at the device's measured 50.3e9
- * Fr mul/s (doc/gpu-notes.md), per NTT.
+ * floor_ms there is (n/2)*log2(n) Fr muls at 50.3e9 Fr mul/s (an H200's
+ * Montgomery Fr product rate), per NTT.
  */
 #include <stdint.h>
 #include <stdio.h>

@@ -31,7 +31,7 @@
  * staged copy (8-10 GB/s); snarkjs keys build a, b, c in a page-locked
  * buffer. Page-locked memory is budgeted: when prepare cannot get it, the
  * key uploads with plain copies (slower proofs, not failed ones). The
- * uploads count in spmv_ms, as before.
+ * uploads count in spmv_ms.
  *
  * A key that keeps proving (copies_after proofs, 64 by default: below)
  * makes shifted copies of its H and L bases where the MSM's cost
@@ -92,7 +92,8 @@ typedef struct {
     unsigned copies_max;
 } cuzk__gpu_backend_hooks;
 /* 64 proofs: making the copies costs ~0.9 s a handle at 2^24, which a key
- * earns back after 64-140 proofs; 8 copies: more no longer pay at 2^24. */
+ * earns back after 64-140 proofs; 8 copies at most a handle (the cost model
+ * and the room decide below that). */
 #define CUZK__GPU_BACKEND_HOOKS_DEFAULT {0, 0, 0, 0, 64u, 8u}
 
 /* Sets be's hooks (be opened on cuzk_backend_gpu; NULL: the defaults). */

@@ -97,16 +97,14 @@ static cuzk_status upload_g2(cuzk__gpu_msm_bases **out, const cuzk_g2_aff *p, ui
 }
 
 /*
- * The byte budget of a key's MSM level buffers (gpu_msm.h, variant 4's
- * levels; the MSM's own default is a quarter of the device). At 2^27 on the
- * H200 (141 GB) a quarter lets the H and L MSMs process three windows per
- * group (~29 GB of levels): the fastest MSM (H 762 ms), but the device then
- * lacks room for the next witness's staging slot, so every proof uploads its
- * own witness (spmv 101 ms instead of 20). Two windows per group fit beside
- * it: partition 1399.6 -> 1332.6 ms (H 775 ms; one window: 1363.8; session
- * 11, doc/perf.md). 20000 MiB is the budget measured; CUZK_GPU_MSM_BA_BUDGET_MB,
- * when set, still decides (gpu_msm.h). Where even this leaves too little
- * room (a smaller card, other sizes), stage_setup lowers it further.
+ * The byte budget of a key's MSM level buffers (gpu_msm.h; the MSM's own
+ * default is a quarter of the device). At 2^27 on a 141 GB card a quarter
+ * lets the H and L MSMs process three windows per group (~29 GB of levels),
+ * the fastest MSM, but the device then lacks room for the next witness's
+ * staging slot and every proof uploads its own witness; at 20000 MiB two
+ * windows per group fit beside the slot, the faster proof. Where even this
+ * leaves too little room (a smaller card, other sizes), stage_setup lowers
+ * it further.
  */
 #define GPU_KEY_LEVEL_BUDGET ((size_t)20000 << 20)
 
@@ -135,8 +133,8 @@ static cuzk_status work_alloc(gpu_key *k, cuzk_error *err) {
         cuzk__gpu_msm_bases_cap_level_budget(hs[i], GPU_KEY_LEVEL_BUDGET);
     }
     /* the bitmaps stay on the device: the classification writes them and the
-     * batch-add and masked MSM read them there (host copies cost ~10 ms of
-     * round trips per classification at 2^27) */
+     * batch-add and masked MSM read them there (no round trips through the
+     * host) */
     const size_t bm_bytes = ((size_t)(k->max_query + 63) / 64 + 1) * 8;
     if ((st = cuzk__gpu_alloc(&k->w_plain, k->n_vars * fr)) != CUZK_OK ||
         (st = cuzk__gpu_alloc(&k->w_mont, k->n_vars * fr)) != CUZK_OK ||
@@ -305,8 +303,8 @@ fail:
 /*
  * Shifted copies of the bases of the key's dense MSMs, H and L (A and B_G1
  * are sparse tails), once the key has done k->copies_after proofs: a 2^24
- * porep partition's H MSM goes from 104.5 to 91.2 ms with them, the proof
- * from 180.5 to 168.1 (doc/perf.md, session 21). A handle gets them only if
+ * porep partition's H MSM takes an eighth less time with them. A handle
+ * gets them only if
  * its calls would read them: H's MSM of all its points, L's masked MSM at
  * the most points it has had (a masked MSM of few points does not read
  * them, and copies nobody reads would only hold memory). Making them costs

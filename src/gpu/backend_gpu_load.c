@@ -16,22 +16,18 @@
 /*
  * The vectors of deferred parameters (params.h): each is read from the file
  * in runs of the staging size into page-locked buffers (slices on up to 8
- * of the backend's threads: on the 16-core H200 host 4 threads take 2.1 s
- * at 2^26, 8 1.8 s, 16 1.6-1.7 s; on a 32-core two-GPU host all cores
- * coincided with a prepare ~2x slower than 8 threads had been, so 8 until
- * that is measured apart; doc/perf.md), each run's DMA queued while the next
- * one is read, straight into the bases' memory (an encoding has the size of
- * the decoded point, 96 or 192 bytes); then the whole vector is decoded and
- * checked there on the device (decode.cuh). The host never holds the
- * points; at 2^27 this replaces ~47 GiB of decoding into RAM at open and the
- * upload of that (doc/perf.md, session 9).
+ * of the backend's threads: past 8 the reads gain little and can slow a
+ * host with more cores), each run's DMA queued while the next one is read,
+ * straight into the bases' memory (an encoding has the size of the decoded
+ * point, 96 or 192 bytes); then the whole vector is decoded and checked
+ * there on the device (decode.cuh). The host never holds the points (at
+ * 2^27 they would be ~47 GiB decoded into RAM, then uploaded).
  *
  * A thread of the key's own copies (vector_loader), h first, with its own
  * page-locked buffers, on a stream beside the proofs' (a beside copy queue),
  * so that the key's first proof computes its a, b, c and H, and its H MSM,
- * while the later vectors load (at 2^27 the one-shot `cuzk prove` of a
- * partition takes 4.1 s instead of 4.7; doc/perf.md session 14). The
- * copies wait for no kernel (check.cuh's cuzk__sync_copy says what stalled them); each vector
+ * while the later vectors load. The copies wait for no kernel (check.cuh's
+ * cuzk__sync_copy says what stalled them); each vector
  * is decoded by whoever first needs it (vectors_wait: the proof about to run
  * its MSM, or prepare), in that caller's stream order. Without page-locked
  * memory (refused by the host) the runs go through one pageable buffer, in
@@ -177,8 +173,8 @@ static void load_failed(gpu_key *k, cuzk_status st, const cuzk_error *e) {
 
 /* A proof's own witness upload goes first (on 1, off 0): the loader pauses
  * at its next run until it is done. It has time to spare (at 2^27 it is done
- * long before the first proof needs l), while the upload beside it takes
- * 173 ms instead of 100 (doc/perf.md session 14). */
+ * long before the first proof needs l), while an upload beside it would
+ * take nearly twice as long. */
 void cuzk__gpu_loader_yield(gpu_key *k, int on) {
     pthread_mutex_lock(&k->ld_mu);
     k->ld_yield = on;

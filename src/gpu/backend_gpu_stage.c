@@ -195,7 +195,7 @@ static void stage_give_up(gpu_key *k) {
  * time, the MSMs' work area is freed to be reserved smaller by the next
  * proof, its level budget lowered where that is what makes the room (fewer
  * windows per group: a slower MSM, but at 2^27 an unstaged witness costs
- * ~80 ms a proof, more than a window group less, doc/perf.md session 11);
+ * a proof more than a window group less does);
  * this runs again after that proof to see whether the room is there, and
  * if it is not, staging goes off and the budgets are put back (stage_give_up).
  */

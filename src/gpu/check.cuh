@@ -33,8 +33,8 @@ extern "C" void cuzk__gpu_record_error(cudaError_t err, const char *expr, const 
 /* A synchronous copy between the host and the legacy stream's work: waits for
  * the stream's kernels first, then copies. A cudaMemcpy to or from pageable
  * memory that has to wait for kernels stalls the CUDA calls of the
- * process's other threads meanwhile (a key's vector loader beside the proof
- * was held up for each kernel it waited for; doc/lessons.md); a stream
+ * process's other threads meanwhile (a key's vector loader beside the
+ * proof would be held up for each kernel it waits for); a stream
  * synchronization does not, and the copy after it finds nothing to wait for. */
 static inline cudaError_t cuzk__sync_copy(void *dst, const void *src, size_t bytes,
                                           cudaMemcpyKind kind) {

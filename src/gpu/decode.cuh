@@ -4,7 +4,7 @@
  *
  * The GPU key reads a parameter file's vectors as they are on disk and
  * decodes them where they are used, instead of the host decoding ~47 GiB at
- * 2^27 into its own memory and uploading that (doc/perf.md, session 9).
+ * 2^27 into its own memory and uploading that.
  * Accepted exactly as params.c's reader at CUZK_PARAMS_CHECK_CURVE accepts:
  * flag bits 0x80, 0x40 (infinity, refused in every vector) and 0x20 clear,
  * both coordinates canonical (< p, every Fp of an Fp2), not the unflagged

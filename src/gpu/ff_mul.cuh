@@ -12,6 +12,16 @@
 namespace cuzk_gpu {
 
 /*
+ * Register pairs. ptxas fuses a (mad.lo, madc.hi) pair of one product into
+ * one IMAD.WIDE.U32(.X) only when the two words it adds to are an aligned
+ * register pair; a pair that starts on an odd word of its accumulator costs
+ * moves on the multiply pipe instead. So the products keep one accumulator
+ * per parity of the column a pair starts on: E holds the columns as they
+ * are, O the pairs that start on odd columns, shifted down one word (O[k] =
+ * column k + 1), and the two are added once at the end, by ALU additions.
+ */
+
+/*
  * Does m end in the 32-bit limbs 1, 2^32-1 (m = 2^64 - 2^32 + 1 mod 2^64)?
  * BLS12-381's r does, its p does not. Then n0 = -1, q = -t[0], and the two
  * lowest products of a reduction step need no multiplier (cios_reduce,
@@ -32,13 +42,12 @@ static_assert(!low_limbs_1_ffffffff<fp_params>(), "Fp keeps the generic step");
  * mad/mul, a product's low and high halves counted apart): Fp 588; Fr 224,
  * its reduction steps being cheaper (Fr's low limbs of m: cios_reduce).
  *
- * Accumulators per parity (the register pairs at mac_low): the window T is
+ * Accumulators per parity (register pairs, above): the window T is
  * E + O 2^32 with E[k] = column k and O[k] = column k + 1, so the pairs of
  * even limbs (of a, of m) add to E and those of odd limbs to O, each on
- * aligned register pairs (one IMAD.WIDE per pair, no moves: with one
- * window array that shifts a word per row, every second pair was
- * misaligned; doc/perf.md session 17: Fr -2% on the NTT, Fp -4% on the G1
- * MSM). A row's division by 2^32 renames: the new E is O; the new O is E
+ * aligned register pairs (one IMAD.WIDE per pair, no moves; one window
+ * array that shifts a word per row would misalign every second pair). A
+ * row's division by 2^32 renames: the new E is O; the new O is E
  * shifted down two words (even, so pairs stay aligned), which the row's
  * first chain (a's odd limbs) takes as its addends; E[1], column 0 of the
  * new window, is added to the new E[0] first and its carry enters that
@@ -324,7 +333,7 @@ __device__ __forceinline__ void join_parity(uint32_t (&r)[W], const uint32_t (&e
 
 /*
  * A product of L-limb operands (2L columns) with an accumulator per parity
- * (the register pairs at mac_low): E for the (low, high) pairs starting on
+ * (register pairs, above): E for the (low, high) pairs starting on
  * even columns, O for the odd ones, a word down, so that every pair is an
  * aligned register pair; w = E + O 2^32 at the end (join_parity). sqr's
  * cross products use it.
@@ -427,8 +436,8 @@ __device__ __forceinline__ void add_lazy(fe<P> &r, const fe<P> &a, const fe<P> &
 
 /* r = a - b mod m in [0, 2m), for a, b < 2m: 2m added back under the
  * borrow (a - b > -2m). sub's text with 2m for m, kept apart: one template
- * taking the constant as a parameter changed ptxas's allocation of the G1
- * combine kernel (416 -> 624 bytes of spill stores, sm_90, CUDA 13.0). */
+ * taking the constant as a parameter makes ptxas spill more in the G1
+ * combine kernel. */
 template <class P>
 __device__ __forceinline__ void sub_lazy(fe<P> &r, const fe<P> &a, const fe<P> &b) {
     constexpr int N = P::N;
@@ -498,10 +507,8 @@ __device__ __forceinline__ void mul_pair(fe<P> &r0, const fe<P> &a0, const fe<P>
  *   3. redc_parity: N Montgomery rows on the low half, then the high half;
  *   4. one conditional subtraction.
  * Multiply-adds: N(N-1) cross + 2N squares + N(2N+1) reduction = 3N^2 + 2N,
- * Fp 456 against mul's 588; Fr's
- * cheaper reduction rows (cios_reduce) make it 168 against mul's 224. The
- * accumulators per parity took the G1 MSM at 2^27 from 700.0 to 688.3 ms
- * against one array (doc/perf.md, session 18).
+ * Fp 456 against mul's 588; Fr's cheaper reduction rows (cios_reduce)
+ * make it 168 against mul's 224.
  *
  * Bounds (a <= m-1 < 2^(32N-1), so no carry is ever dropped):
  *  - rows: after row i, the cross sum is <= (a[0..i] as a number) * a <

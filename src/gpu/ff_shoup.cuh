@@ -34,8 +34,8 @@ namespace cuzk_gpu {
  * low half of a c, 36 for that of q' (2^256 - r) (limb 0 by adds, limb 1
  * zero): 179, against CIOS's 224, and the chains of q' and of a c are
  * independent (CIOS's rows each wait for the one before): the NTT's passes
- * after the first use it (ntt.cu; doc/perf.md, session 16). Fr only (the
- * static_assert in mul_shoup_lazy).
+ * after the first use it (ntt.cu). Fr only (the static_assert in
+ * mul_shoup_lazy).
  *
  * The constant is c itself, not c R: for a = x R, a c = (x c) R, the same
  * Montgomery value that mul(c R, a) gives, mod m.
@@ -45,17 +45,8 @@ __host__ __device__ constexpr uint32_t neg_mod(int i) { /* limb i of 2^(32N) - m
     return i == 0 ? 0u - P::mod(0) : ~P::mod(i);
 }
 
-/*
- * Register pairs. ptxas fuses a (mad.lo, madc.hi) pair of one product into
- * one IMAD.WIDE.U32(.X) only when the two words it adds to are an aligned
- * register pair; a pair that starts on an odd word of its accumulator costs
- * moves on the multiply pipe instead (the NTT's census, doc/perf.md session
- * 17: 86 IMAD.MOV per product when one accumulator took both parities).
- * So the products below keep one accumulator per parity of the column a
- * pair starts on: E holds the columns as they are, O the pairs that start
- * on odd columns, shifted down one word (O[k] = column k + 1), and the two
- * are added once at the end, by ALU additions.
- */
+/* The products below keep one accumulator per parity of the column a pair
+ * starts on (register pairs: ff_mul.cuh). */
 
 /*
  * s += x * y(j) 2^(32(i+j)) mod 2^(32N) for j = j0, j0+2, ... (i + j < N):
@@ -155,8 +146,7 @@ __device__ __forceinline__ void mul_shoup_lazy(fe<P> &r, const fe<P> &a, const f
     /* q' (2^256 - r): Fr's limbs 0 and 1 of 2^256 - r are 2^32 - 1 and 0, so
      * limb 0's row is q' (2^32 - 1) = (q' << 32) - q', an add and a subtract
      * chain (15 ALU operations instead of 15 multiply-adds, which take the
-     * pipe the products contend for: doc/perf.md, session 16), and the rows
-     * of q' start at limb 2 */
+     * pipe the products contend for), and the rows of q' start at limb 2 */
     static_assert(neg_mod<P>(0) == 0xffffffffu && neg_mod<P>(1) == 0u,
                   "the low limbs of Fr's 2^256 - r");
     uint32_t q[N];

@@ -18,7 +18,7 @@
  *             infinity is written as (0, 0).
  * Cost per point: one mixed addition (8M + 2S) per nonzero digit but the
  * first (a copy), 9M to make it affine, and 1/(points per thread) of an
- * inversion; doc/gpu-notes.md has the floor.
+ * inversion.
  *
  * Host pipeline per call, chunks i = 0, 1, ... alternating between two
  * buffer sets and two streams: copy chunk i's scalars into pinned memory

@@ -148,7 +148,7 @@ CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_fp_mul_pair(uint64_t *out, const u
  * threads). The two probes run, per step, 288 FP64 fused multiply-adds (four
  * independent chains) alone or beside one CIOS product: whether FP64
  * arithmetic is free beside the integer product (mul_per_s then counts
- * steps; on the H200 it is not: doc/perf.md, 2026-11-30 14:32). The lazy Fp
+ * steps). The lazy Fp
  * rows run in blocks of 128 threads, so that n sets the warps an SM (384 x
  * SMs: the 12 of G1's level kernel), one chain a thread or two through the
  * paired product (n/2 threads): how much a second chain buys at that occupancy.

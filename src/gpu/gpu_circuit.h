@@ -52,10 +52,10 @@ typedef struct {
     const uint32_t *b_vars; /* device: b_count variable indices */
 } cuzk__gpu_circuit_info;
 
-/* A host -> device copy the uploader may be given (backend_gpu.c passes its
- * staged copy: pageable arrays through page-locked buffers on several
- * threads; key preparation at 2^26 took 0.5 s less than with cudaMemcpy from
- * the circuit file's pageable mapping, doc/perf.md). */
+/* A host -> device copy the uploader may be given (backend_gpu_stage.c
+ * passes its staged copy: pageable arrays through page-locked buffers on
+ * several threads, faster than cudaMemcpy from the circuit file's pageable
+ * mapping). */
 typedef cuzk_status (*cuzk__gpu_copy_fn)(void *ctx, void *dst, const void *src, size_t bytes);
 
 /* Uploads a circuit to the current device; copy (NULL: cudaMemcpy) moves

@@ -14,9 +14,9 @@
  * thread. */
 static constexpr uint64_t BA_MIN_BATCH = 16;
 
-/* ---- batch-affine accumulation (variant 4) ----------------------------------------
+/* ---- batch-affine accumulation ----------------------------------------------------
  *
- * Replaces step 4 for the long runs. Per group of windows (the level
+ * Steps 4-5 for the long runs. Per group of windows (the level
  * buffers are bounded by a budget), the sorted entries of each bin are
  * summed pairwise, level by level: a bin holding k points at one level
  * holds ceil(k/2) at the next (pairs (2i, 2i+1), an odd last point passes
@@ -32,15 +32,16 @@ static constexpr uint64_t BA_MIN_BATCH = 16;
  * 1/d = inv * prefix, inv *= d, then l = (y2 - y1)/(x2 - x1) or
  * 3 x1^2 / (2 y1), x3 = l^2 - x1 - x2, y3 = l (x1 - x3) - y1: 5M + 1S per
  * addition (doubling + 1S) plus 1/slice of an inversion (binary GCD),
- * against 8M + 2S for an XYZZ mixed addition (GPU.md section 2). Infinity
+ * against 8M + 2S for an XYZZ mixed addition. Infinity
  * (0, 0) as an input passes the other point through; P + (-P) gives (0, 0).
  * The denominators are recomputed from the inputs in the backward pass (the
  * same loads, so the same decisions), nothing else is stored.
  *
  * A level runs only while its pairs give each resident thread enough of
- * them to amortize the inversion (cuzk__gpu_msm_ba_min_pairs); what is left
- * (short runs) goes through variant 0's flat XYZZ accumulation with
- * identity indices over the last level's points.
+ * them to amortize the inversion (BA_MIN_BATCH, or the configuration's
+ * ba_min_pairs); what is left (short runs) goes through the flat XYZZ
+ * accumulation (msm_xyzz.cu) with identity indices over the last level's
+ * points.
  */
 
 enum { BA_A = 0, BA_B, BA_INF, BA_ADD, BA_DBL }; /* what a level slot does */
@@ -178,15 +179,11 @@ static __device__ __forceinline__ aff_pt<F> ba_load(const aff_pt<F> *bases, cons
 }
 /*
  * A forward-pass prefix into its slot's x. A G1 x (48 bytes at the start of
- * a 96-byte point, 32-byte aligned) ends mid-sector; a sector written in
- * part must, as we read the measurement below, be completed from DRAM
- * before L2 writes it back (the level's outputs are many times L2, so every
- * prefix's second sector went that way: a random read a slot). So the
- * sector is filled: zeros in the first 16 bytes of y, which the slot's
- * result (the backward pass, 96 bytes) overwrites. With the 48-byte store,
- * level 0's forward pass took 25.9 ms (2^26 x6), 13.2 with no store at all,
- * and 17.5 with the filled one: the MSM 292.2 -> 263.7 ms, 2^27 x4 576.0 ->
- * 519.4 (H200, doc/perf.md session 28).
+ * a 96-byte point, 32-byte aligned) ends mid-sector, and a sector written in
+ * part is completed from DRAM before L2 writes it back (the level's outputs
+ * are many times L2: a random read a slot). So the sector is filled: zeros
+ * in the first 16 bytes of y, which the slot's result (the backward pass,
+ * 96 bytes) overwrites: level 0's forward pass takes a third less time.
  */
 template <class F>
 static __device__ __forceinline__ void ba_st_prefix(aff_pt<F> *p, const F &acc) {
@@ -204,11 +201,10 @@ static constexpr uint32_t BA_NONE = 0xffffffffu;
  * (index ia in src, or BA_NONE: none) into ws[q].a, its b (ib) into ws[q].b,
  * X_ONLY their x coordinates. The lanes copy together, 16 bytes each per
  * access, a point's pieces in adjacent lanes (a point may straddle two
- * accesses). Each lane copying its own
- * points (16 bytes at a time, 32 scattered points per access) reached 7.3 G
- * points of 96 bytes per second from random bases on the H200, together 21.2
- * (test_gpu_msm --gather, session 12): the memory system is bound by the
- * requests it tracks, not by the bytes. Every lane of the warp must call this.
+ * accesses): the memory system is bound by the requests it tracks, not by
+ * the bytes, and a warp's 32 scattered 16-byte pieces an access (each lane
+ * its own points) reach about a third of this rate. Every lane of the warp
+ * must call this.
  */
 template <class F, bool X_ONLY>
 static __device__ __forceinline__ void ba_fetch_warp(ba_stage<F> *ws, unsigned buf,
@@ -227,8 +223,7 @@ static __device__ __forceinline__ void ba_fetch_warp(ba_stage<F> *ws, unsigned b
             const uint32_t idx = __shfl_sync(0xffffffffu, h ? ib : ia, q);
             /* X_ONLY: a lane with a lone point (no b) gets that point's y in
              * b's turn, so that its forward pass passes the point on without
-             * a load of its own (one lane's load held its warp in ~40% of
-             * the steps: doc/perf.md, session 19) */
+             * a load of its own (one lane's load would hold its warp) */
             const uint32_t lone = X_ONLY && h ? __shfl_sync(0xffffffffu, ia, q) : BA_NONE;
             if (idx != BA_NONE)
                 cp_async16(reinterpret_cast<uint4 *>(h ? &ws[q].b[buf] : &ws[q].a[buf]) + piece,
@@ -266,9 +261,8 @@ ba_queue_warp(ba_stage<F> *ws, unsigned buf, ba_bin &bin, const uint32_t *__rest
  * in [0, 2p), no product pays a final subtraction; the chain's running
  * product, the prefixes and the inverses stay lazy, and a stored
  * coordinate is made canonical once), G2's canonical (its Fp2 products are
- * Karatsuba over canonical calls, and the lazy form made no difference to
- * its XYZZ path: ec.cuh for_field). The doubling's 3x^2 stays canonical in
- * both (add's bound).
+ * Karatsuba over canonical calls: ec.cuh for_field). The doubling's 3x^2
+ * stays canonical in both (add's bound).
  */
 template <class F>
 constexpr bool BA_LAZY = sizeof(F) == sizeof(fp_t);
@@ -281,8 +275,7 @@ static __device__ __forceinline__ void ba_mul(F &r, const F &a, const F &b) {
 }
 /* Two independent products; G1's in one call with their rows alternating
  * (ff.cuh mul_pair_cios), which the level's few warps per scheduler leave
- * room for: G1 MSM 2^27 684.5 -> 681.8 ms against two calls (doc/perf.md,
- * session 18). */
+ * room for. */
 template <class F>
 static __device__ __forceinline__ void ba_mul2(F &r0, const F &a0, const F &b0, F &r1,
                                                const F &a1, const F &b1) {
@@ -400,9 +393,7 @@ static __device__ uint32_t ba_claim_run(unsigned long long *claim, uint32_t nrun
  * the run [w 32 slice, (w+1) 32 slice), its lane l the slots l, l + 32, ...
  * of it, so that a warp-wide access to the entries, the offsets, the
  * results (and the inputs of later levels) covers adjacent slots, a few
- * sectors. A contiguous run per thread touched 32 sectors per access
- * (Nsight, session 10) and was slower: G1 2^27 872 against 760 ms, G2 2^24
- * 328 against 323 (H200, session 11).
+ * sectors (a contiguous run per thread would touch 32 sectors an access).
  *
  * With runs (non-null: nruns + 1 bounds, runs[nruns] = total_out, nruns
  * the grid's blocks), the runs are a block's, not a warp's: the block
@@ -412,11 +403,10 @@ static __device__ uint32_t ba_claim_run(unsigned long long *claim, uint32_t nrun
  * measures the SMs' speeds and sizes the runs of later launches.
  *
  * Both passes queue the next slot's loads (cp.async into the lanes' stages
- * in shared memory) before working on the current one. The first version
- * waited on its loads (the chain offsets -> entry -> base) for half of its
- * stall cycles and issued on 30% of the cycles (Nsight, 2026-11-30);
- * loading ahead into registers cost a third of the warps (168 -> 232
- * registers) and lost 5%. The warp copies its lanes' points together
+ * in shared memory) before working on the current one, so that the chain
+ * offsets -> entry -> base is in flight during the work, in no registers
+ * (loading ahead into registers would cost a third of the warps). The warp
+ * copies its lanes' points together
  * (ba_fetch_warp), so the lanes step through their slots in lockstep: a lane
  * with one slot fewer idles through the last step, and in a last run
  * shorter than 32 slots the lanes without one idle through every step. The bin
@@ -424,7 +414,7 @@ static __device__ uint32_t ba_claim_run(unsigned long long *claim, uint32_t nrun
  * inputs in buffer j % 2 while slot j + 1's (j - 1's going back) are copied
  * into the other, each coordinate read where it is used, so that no point
  * is held in registers across the step's calls: G1's kernel fits 128
- * registers and 16 warps an SM (it needed ~164 for 12). The forward pass
+ * registers and 16 warps an SM. The forward pass
  * needs only the x coordinates: both nonzero and different is an addition
  * (what ba_kind decides for them); a lone last point of its bin (copied
  * whole) is passed on; anything else (x = 0, equal x) loads the points and
@@ -538,8 +528,7 @@ static __global__ void __launch_bounds__(BA_THREADS<F>, BA_MIN_BLOCKS<F>)
             ba_queue_warp<F, ENTRIES, false, false>(ws, (j - 1) & 1, bin, off_in, off_out, o - 32,
                                                     j - 1 < cnt, bases, vals, in, nhb, na_neg,
                                                     nb_neg);
-            /* per lane: copying the prefixes together (adjacent slots, not scattered)
-             * was 1% slower (session 12) */
+            /* per lane: the prefixes are adjacent slots, not scattered */
             if (j - 1 < cnt) cp_async(&sl.pre, &out[o - 32].x);
             cp_async_commit();
         }
@@ -682,10 +671,10 @@ static float *ba_speed_row(cuzk__gpu_msm_bases *b, unsigned lev) {
 }
 
 /*
- * Variant 4's steps 4-5 (the batch-affine block above msm.cu's kernels):
- * per group of p.ba_gw bucket sets, affine levels over the group's entries
- * while a level has enough pairs, then variant 0's XYZZ accumulation and
- * combine levels over what is left, into the group's buckets. verbose:
+ * Steps 4-5 (the batch-affine block above): per group of p.ba_gw bucket
+ * sets, affine levels over the group's entries while a level has enough
+ * pairs, then the XYZZ accumulation and combine levels (msm_xyzz.cu) over
+ * what is left, into the group's buckets. verbose:
  * one line per group on stderr (with the profile); clk (with it, or null):
  * room for the level warps' pass clocks, two lines per level launch.
  */

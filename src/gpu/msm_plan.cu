@@ -14,17 +14,14 @@
  * bucket K times (sets 2^(c-1) K). The CPU's model (msm.c) takes K = 2.8
  * for the two full XYZZ additions of the running sums; on the device a
  * bucket also costs a clear, a 192-byte store and load and its share of
- * the count/scan, so K = 4 for the window without copies (an A/B of c at
- * 2^24-2^27 agrees, doc/perf.md session 20). Without copies of the bases
- * every window has its own set of buckets; with k shifted copies
- * (cuzk__gpu_msm_bases_precompute) window j's digits index copy j % k and
- * bucket set j / k, so ceil(nwin / k) sets serve all windows. The copies'
- * window, and whether an MSM reads them, use K = 8, fitted to four runs:
- * at their larger windows a bin holds fewer entries (16-48 against 64-128),
- * and the levels' cost per entry rises as it falls (more odd bins passing a
- * point through, per-bin scans, bounds and clears: 0.386 ns an entry at 48
- * a bin, 0.365 at 192); K = 4 picked c = 24 where c = 22 was faster (2^26,
- * 6 copies: 329 against 321 ms; 2^27, 4 copies: 635 against 629).
+ * the count/scan, so K = 4 for the window without copies (the fastest c at
+ * 2^24-2^27). Without copies of the bases every window has its own set of
+ * buckets; with k shifted copies (cuzk__gpu_msm_bases_precompute) window
+ * j's digits index copy j % k and bucket set j / k, so ceil(nwin / k) sets
+ * serve all windows. The copies' window, and whether an MSM reads them, use
+ * K = 8: at their larger windows a bin holds fewer entries (16-48 against
+ * 64-128), and the levels' cost per entry rises as it falls (more odd bins
+ * passing a point through, per-bin scans, bounds and clears).
  */
 static constexpr unsigned BUCKET_COST = 4, BUCKET_COST_COPIES = 8;
 
@@ -89,8 +86,7 @@ extern "C" cuzk_status cuzk__gpu_msm_plan(msm_plan *pp, const cuzk__gpu_msm_base
     /* The radix sort sorts every (window, point) pair, masked-out points
      * too (under the sentinel key); the atomic sort's work is the points
      * that take part. The masked MSMs (a proof's tails) are mostly sparse:
-     * they keep the atomic sort (2^24 porep partition: tails 53 ms against
-     * 62 ms sorted by radix, doc/gpu-notes.md). */
+     * they take the atomic sort. */
     p.sort = !masked;
     p.npts = masked ? npts : n;
     const size_t pts = p.npts ? p.npts : 1;
@@ -125,9 +121,8 @@ extern "C" cuzk_status cuzk__gpu_msm_plan(msm_plan *pp, const cuzk__gpu_msm_base
     p.nseg = p.nb / p.seglen;
     /* large windows: longer segments, as many as make two full waves of
      * resident threads (the double-and-add of lo costs ~1.5c additions per
-     * segment, the running sums 2 per bucket). Powers of two here left the
-     * last wave part empty: 1.45 waves at c = 22 (doc/gpu-notes.md). The
-     * last segment of a window may be shorter. */
+     * segment, the running sums 2 per bucket; powers of two would leave the
+     * last wave part empty). The last segment of a window may be shorter. */
     if ((uint64_t)p.nset * p.nseg > 2 * p.resident) {
         uint64_t nseg = 2 * p.resident / p.nset;
         if (nseg == 0) nseg = 1;

@@ -14,6 +14,20 @@
 
 #include "gpu/msm_impl.cuh"
 
+/* ---- sort by atomics ------------------------------------------------------------------
+ *
+ *   1. digits_kernel<count>: Booth digits of every scalar (the CPU's
+ *      recoding, msm.h), one atomic increment per nonzero digit into its
+ *      bin's count; a participating scalar >= 2^255 raises a flag.
+ *   2. cuzk__gpu_msm_excl_scan: exclusive prefix sum of the counts = the
+ *      start of each bin in the sorted entry array (zero digits have no
+ *      entry at all).
+ *   3. digits_kernel<scatter>: the digits again; each nonzero one appends
+ *      (point index | sign << 31) to its bin (atomic cursor). The order
+ *      inside a bin is arbitrary, which only changes the representation of
+ *      the bucket sum, not the point.
+ */
+
 /* The CPU's Booth digit (msm.h: cuzk__msm_booth_digit), d in [-2^(c-1), 2^(c-1)]. */
 static __device__ __forceinline__ int booth_digit(const uint64_t k[4], unsigned j, unsigned c) {
     uint64_t w;
@@ -79,11 +93,9 @@ static __global__ void digits_kernel(const uint64_t *scalars, const uint64_t *ma
     }
 }
 
-
 /*
  * start[g] = sum of cnt[0..g) for g <= nbins, cursor[g] = start[g], over
- * many blocks (a one-block scan took 30 ms for the 6.8M bins of c = 20 and
- * 145 ms for the 25M of c = 22): a tile of SCAN_TILE counts per block,
+ * many blocks (c = 22 has 25M bins): a tile of SCAN_TILE counts per block,
  * SCAN_ITEMS contiguous ones per thread. Pass 1: tile sums. Pass 2 (one
  * block): exclusive scan of the tile sums in place, and start[nbins] =
  * total. Pass 3: each tile's scan plus its offset into start and cursor.
@@ -178,7 +190,7 @@ extern "C" cuzk_status cuzk__gpu_msm_excl_scan(const uint32_t *cnt, uint32_t n, 
     return CUZK_OK;
 }
 
-/* ---- digit sort (variant 5) ---------------------------------------------------------
+/* ---- sort by radix --------------------------------------------------------------------
  *
  * Steps 1-3 without atomics. digits_keys_kernel writes one pair per
  * (window j, point i) at position j n + i: key = j nb + |d| - 1 for a
@@ -244,7 +256,7 @@ static __global__ void bounds_kernel(const uint32_t *__restrict__ keys, uint32_t
     start[b] = lo;
 }
 
-/* Steps 1-3 of variants 0 and 4: counts (atomics), starts, scatter
+/* Steps 1-3 by atomics: counts, starts, scatter
  * (atomic cursors). *total = the entries; *range: a scalar >= 2^255. */
 extern "C" cuzk_status cuzk__gpu_msm_sort_atomics(const msm_plan *pp, const uint64_t *d_scalars,
                                                   size_t n, const uint64_t *d_mask, uint32_t *cnt,
@@ -274,7 +286,7 @@ extern "C" cuzk_status cuzk__gpu_msm_sort_atomics(const msm_plan *pp, const uint
     return CUZK_OK;
 }
 
-/* Steps 1-3 of variant 5 ("digit sort" above): pairs, radix sort, starts.
+/* Steps 1-3 by radix ("sort by radix" above): pairs, radix sort, starts.
  * *vals = the sorted values (one of the two buffers). */
 extern "C" cuzk_status cuzk__gpu_msm_sort_radix(const msm_plan *pp, const uint64_t *d_scalars,
                                                 size_t n, const uint64_t *d_mask, const msm_area *a,

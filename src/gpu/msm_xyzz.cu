@@ -11,18 +11,21 @@
 static constexpr uint32_t COMBINE_SLICE = 16;
 
 /*
- * Step 4 of the header: entries [t S, (t+1) S) of the bins' sorted entries.
- * Changes against the first version (doc/gpu-notes.md, 2026-11-30):
- *  - one flat loop over the entries; a run's end is a short branch inside
- *    it. With a loop per run inside a loop over runs, a warp's threads that
- *    finished their run waited (reconvergence after the inner loop) for the
- *    longest run among the 32: with ~32-128 entries per bucket (windows
- *    above 16) that idled 15-25% of the lanes;
+ * Step 4 in XYZZ coordinates: thread t adds the entries [t S, (t+1) S) of
+ * the sorted entries, whatever the bins' sizes (a hot bucket, say every
+ * scalar equal, is spread over all threads), with mixed additions (8M +
+ * 2S). A run (the entries of one bin) that is the whole bin is written to
+ * its bucket; a run cut by the slice's start or end goes out as a (bin,
+ * partial sum) pair, two slots a thread (unused slots hold infinity under a
+ * neighbouring key, so the pairs stay sorted by bin) for combine_kernel.
+ *  - one flat loop over the entries, a run's end a short branch inside it:
+ *    with a loop per run, a warp's lanes would wait at the inner loop's end
+ *    for the longest run among the 32;
  *  - the base of the next entry is loaded before the current addition, and
  *    the end of the next bin before it is needed;
  *  - a partial sum cut by the slice start or end is stored when its run
- *    ends instead of living in registers for the whole slice (2 XYZZ
- *    points: 96 registers for G1, 192 for G2).
+ *    ends, not held in registers for the whole slice (2 XYZZ points: 96
+ *    registers for G1, 192 for G2).
  */
 template <class F, class M>
 static __global__ void __launch_bounds__(HEAVY_THREADS)
@@ -85,7 +88,11 @@ static __global__ void __launch_bounds__(HEAVY_THREADS)
     if (!tail_set) st16(opts + 2 * t + 1, inf);
 }
 
-/* Step 5: the same slicing over m sorted (key, partial sum) pairs. */
+/* Step 5: the same slicing over m sorted (key, partial sum) pairs, with
+ * full XYZZ additions (12M + 2S), repeated (combine_levels) until one
+ * thread holds all of them. A bin is finished by exactly one thread at
+ * exactly one level, which writes it when its sum is finite (every bucket
+ * starts as infinity). */
 template <class F, class M>
 static __global__ void __launch_bounds__(HEAVY_THREADS)
     combine_kernel(const uint32_t *keys, const xyzz_pt<F> *pts, uint32_t m, uint32_t slice,
@@ -118,7 +125,11 @@ static __global__ void __launch_bounds__(HEAVY_THREADS)
     st16(opts + 2 * t + 1, tail);
 }
 
-/* Step 6: thread (j, s) of nwin * nseg. */
+/* Step 6: thread (j, s) of nwin * nseg takes the running sums over segment
+ * s of set j's buckets [lo, lo + seglen) (2 XYZZ additions a bucket):
+ * T = sum (b - lo + 1) B[b], R = sum B[b], and returns T + lo R (lo R by
+ * double-and-add), so that the set's sum is the plain sum of its
+ * segments' results, sum (b + 1) B[b] (step 7: combine_levels). */
 template <class F, class M>
 static __global__ void __launch_bounds__(HEAVY_THREADS)
     bucket_reduce_kernel(const xyzz_pt<F> *buckets, uint32_t nb, uint32_t seglen, uint32_t nseg,
@@ -152,9 +163,8 @@ static __global__ void __launch_bounds__(HEAVY_THREADS)
  * Bitmap batch-add, first level. The set bits are ranked (wpre[w] = set bits
  * in the words before w, wpre[nw] = the total) and thread t sums the bases
  * of ranks [t S, (t+1) S), S = ceil(total / nthreads): every lane of a warp
- * adds on every iteration, whatever the bitmap looks like. (Slicing by
- * position instead left a lane idle whenever its next bit was clear: at
- * half the bits set, 0.95 ns per addition against the MSM's 0.59.) Without
+ * adds on every iteration, whatever the bitmap looks like (slicing by
+ * position would leave a lane idle whenever its next bit is clear). Without
  * a bitmap, rank = index. Thread t's sum goes to pair t (key 0).
  */
 static __global__ void word_count_kernel(const uint64_t *bitmap, uint32_t n, uint32_t nw,

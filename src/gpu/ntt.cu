@@ -20,17 +20,15 @@
  * T[j] = omega_n^j, j < n/2 (16n bytes, Montgomery form). The inverse uses
  * omega_n^-x = -T[n/2 - x], negated as it is loaded. A group's twiddles are
  * distinct per column only in the first DIF pass (last DIT pass): that pass
- * reads about one twiddle per element from memory, the later ones hit L2
- * (at 2^27 every twiddle from one line would save 2%, doc/perf.md session
- * 15). The later passes' exponents are multiples of 2^ks[0] (ks[0]: the
+ * reads about one twiddle per element from memory, the later ones hit L2.
+ * The later passes' exponents are multiples of 2^ks[0] (ks[0]: the
  * first pass's stage count), and those passes take their twiddles from a
  * second, small table of just these (2^27: 2^18 entries, 16 MiB) in Shoup
  * form: the plain value and the quotient floor(w 2^256 / r), whose products
  * (ff.cuh mul_shoup_lazy) cost 179 multiply-adds instead of Montgomery's
  * 224. The first pass keeps the Montgomery table: a Shoup one of n/2
  * entries would double the twiddles' memory, which at 2^27 the MSMs need
- * (all passes Shoup: forward 39.2 ms instead of 40.0, but the partition's
- * MSM areas shrank and it was slower; doc/perf.md, session 16).
+ * (a slightly faster transform, a slower proof).
  * Butterflies with e = 0 skip the multiplication, decided per unit of 4
  * elements, so it pays where a warp's units agree: in the span-1 stage
  * (every e is 0 when C = 1), n/2 of the (n/2)*L products.
@@ -41,17 +39,14 @@
  * the bit reversal, from two tables of 2^ceil(L/2) and 2^floor(L/2) powers:
  * two multiplications per element), and H's a*b - c on the last pass of c.
  *
- * Cost model (2^27, measured Montgomery Fr mul rate 50e9/s, doc/gpu-notes.md):
- * (n/2)*27 - n/2 = 1.75e9 multiplications = 35 ms (the passes after the
- * first, 19 of the 27 stages, multiply by Shoup's cheaper product); memory
- * 3 passes x 8.6 GB + 4.3 GB of first-pass twiddles = 30 GB = 7 ms at
- * 4.3 TB/s, hidden under the arithmetic. So the transform is bound by the
- * multiplier (and by how many of its products' chains the schedulers keep
- * in flight: session 16). Session 17's profile: the Shoup passes had 86
- * register moves per product on the multiply pipe, from product pairs that
- * started on odd accumulator words; with an accumulator per parity (ff.cuh)
- * the 2^27 forward NR went from 40.0 to 37.0 ms, and to 36.2 with the same
- * change in the CIOS product of the first pass.
+ * Cost model (2^27, a Montgomery Fr mul rate of 50e9/s): (n/2)*27 - n/2 =
+ * 1.75e9 multiplications = 35 ms (the passes after the first, 19 of the 27
+ * stages, multiply by Shoup's cheaper product); memory 3 passes x 8.6 GB +
+ * 4.3 GB of first-pass twiddles = 30 GB = 7 ms at 4.3 TB/s, hidden under
+ * the arithmetic. So the transform is bound by the multiplier (and by how
+ * many of its products' chains the schedulers keep in flight), which is why
+ * the products keep an accumulator per parity (ff_mul.cuh: no register
+ * moves on the multiply pipe).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -271,12 +266,10 @@ struct pass_args {
  * of l where they are not row bits of the group, else bits 4+x, which fold
  * onto bank bit x).
  *
- * Variants measured against this one and removed (doc/gpu-notes.md, sessions
- * 3-15; the code is in the history up to commit 1ce60dd): one radix-2
- * butterfly per thread and stage through shared memory, radix 8 (128
- * registers), radix 8 with out-of-line products, radix 4 with Montgomery
- * products at 72 and at 80 registers. Each was slower at 2^24-2^27. (The
- * Shoup passes, whose products need more registers, run at 80: below.)
+ * Radix 4 at 64 registers is faster at 2^24-2^27 than radix 2 through
+ * shared memory every stage, than radix 8 (128 registers, products inline
+ * or out of line) and than radix 4 at 72 or 80 registers. (The Shoup
+ * passes, whose products need more registers, run at 80: below.)
  */
 
 /* Groups of a k-stage pass, at most 2 stages each (radix 4). */
@@ -526,20 +519,16 @@ static __device__ __forceinline__ void pass_body(const pass_args &p) {
 
 /* The first DIF pass (last DIT pass), Montgomery twiddles: 4 blocks of 256
  * threads per SM cap the registers at 64 (32 warps per SM; ptxas spills
- * 48-92 B in the plain instances, 112-160 B in the fused ones); at 72 or 80
- * registers, with fewer warps, it was slower (sessions 5-15) or the same
- * (session 17, 3 blocks: 36.4 ms against 36.2 at 2^27). */
+ * 48-92 B in the plain instances, 112-160 B in the fused ones); more
+ * registers and fewer warps gain nothing. */
 template <bool DIT, bool FUSED>
 static __global__ void __launch_bounds__(256, 4) pass_kernel(const pass_args p) {
     pass_body<DIT, FUSED, false>(p);
 }
 
 /* The other passes, Shoup twiddles, at 80 registers (spills 36-44 B plain,
- * 108-124 B fused): 24 warps per SM. Measured at 2^27 forward NR (doc/perf.md,
- * sessions 16-17): with the product's pairs in one accumulator, 64
- * registers (every pass Shoup) 42.5 ms, 80 39.4, 72 39.1-39.2; with an
- * accumulator per parity (ff.cuh), which needs more registers and takes
- * the moves off the multiply pipe, 72 38.9 ms and 80 37.0. */
+ * 108-124 B fused): 24 warps per SM, the fastest of 64, 72 and 80 with the
+ * accumulators per parity (ff_mul.cuh), which need the registers. */
 template <bool DIT, bool FUSED>
 static __global__ void __maxnreg__(80) pass_kernel_shoup(const pass_args p) {
     pass_body<DIT, FUSED, true>(p);
@@ -812,11 +801,9 @@ enum { ORD_NN = 0, ORD_NR = 1, ORD_RN = 2, ORD_RR = 3 };
 /* Stages per pass, DIF order (ks[0]: the top stages, the largest spans). As
  * few passes as NTT_KMAX allows, the stages split as evenly as possible with
  * the extra ones on the last passes; from 2^25 up the last pass takes the
- * full NTT_KMAX and the others split the rest that way. Chosen by
- * measurement, not by a model (doc/perf.md, session 15, H200, H bellman):
- * 2^27 8+9+10 318.9 ms against 9+9+9 327.9 and 9+8+10 323.9; 2^26 8+8+10
- * 153.4 against 9+9+8 155.7; 2^28 9+9+10 672.2 against 10+9+9 684.5; 2^24
- * stays 8+8+8 (6+8+10 and 7+8+9 were 1-2% slower). */
+ * full NTT_KMAX and the others split the rest that way (2^27: 8+9+10,
+ * 2^28: 9+9+10; 2^24 stays 8+8+8). Chosen by timing the splits, not by a
+ * model: the differences are a few percent. */
 static unsigned plan_passes(unsigned L, unsigned ks[4]) {
     const unsigned P = (L + NTT_KMAX - 1) / NTT_KMAX;
     unsigned rest = L, even = P; /* stages and passes split evenly */

@@ -5,8 +5,8 @@
  * Part of libcuzk_gpu (built only with CUDA); the core library never sees it.
  *
  * The accelerator asks the setup for c = 16 tables (15 mixed additions per
- * Fr scalar instead of 21 at the CPU's c = 12; doc/gpu-notes.md, "fixed-base
- * setup on the GPU") and for h scalars 2^24 at a time, uploads both tables
+ * Fr scalar instead of 21 at the CPU's c = 12) and for h scalars 2^24 at a
+ * time, uploads both tables
  * in load and frees them in unload. One accelerator serves one setup at a
  * time; it may be reused for the next.
  */

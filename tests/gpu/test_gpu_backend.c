@@ -635,8 +635,7 @@ static void hold_device(void **held, unsigned *nheld, unsigned max, size_t *free
  * cudaMalloc's 2 MiB pages) and three copies of one partition's witness
  * (separate buffers: the same classification counts in every proof, so the
  * MSMs' plans and the area they reserve do not change from one proof to the
- * next by themselves). 0 when skipped: a budget set for tuning decides (the
- * fit leaves it), and variants without batch-affine levels have none. */
+ * next by themselves). */
 enum { FIT_NW = 3 };
 typedef struct {
     keys_fixture f;
@@ -645,7 +644,7 @@ typedef struct {
     unsigned nheld;
     size_t slot;
 } fit_fixture;
-static int fit_open(fit_fixture *x) {
+static void fit_open(fit_fixture *x) {
     cuzk_error err;
     memset(x, 0, sizeof *x); /* fit_close after a failed check closes only what was made */
     keys_open(&x->f, CUZK_GEN_POREP, 18);
@@ -653,7 +652,6 @@ static int fit_open(fit_fixture *x) {
         CHECK_EQ_INT(cuzk_gen_witness(x->f.g, 0, &x->w[i], &err), CUZK_OK);
     x->nheld = 0;
     x->slot = (size_t)cuzk_witness_n_vars(&x->w[0]) * 32;
-    return 1;
 }
 /* Device memory held back until 2.5 slots are free (stage_setup short). */
 static void fit_squeeze(fit_fixture *x) {
@@ -678,7 +676,7 @@ static void fit_close(fit_fixture *x) {
  */
 static void test_bellman_staging_fits(void) {
     fit_fixture x;
-    if (!fit_open(&x)) return;
+    fit_open(&x);
     cuzk_error err;
     size_t after_slot = 0;
     /* w0 unannounced (the work area at its full size); w2 with w1 announced
@@ -720,7 +718,7 @@ static void test_bellman_staging_fits(void) {
  */
 static void test_bellman_staging_fit_undone(void) {
     fit_fixture x;
-    if (!fit_open(&x)) return;
+    fit_open(&x);
     cuzk_error err;
     size_t free_fitted = 0, free_small = 0;
     /* w0 unannounced; w2 with w1 announced, squeezed to 2.5 slots (the fit);
@@ -845,7 +843,7 @@ static void test_copies(void) {
     const uint64_t zkey = last_stats.copies;
     printf("  copies made: bellman 2^14 %llu, snarkjs sample %llu\n", (unsigned long long)bellman,
            (unsigned long long)zkey);
-    /* H's at least: its MSM has all of its points (on the H200: 4 for the
+    /* H's at least: its MSM has all of its points (typically 4 for the
      * bellman key, whose L MSMs have too few points to read them; 8 for the
      * sample, H's and C's) */
     CHECK(bellman >= 2);

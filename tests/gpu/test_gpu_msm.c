@@ -33,7 +33,7 @@
  * --only S: only the tests whose names contain one of the comma-separated S
  * (with --quick too: e.g. --quick --only g1_ba under compute-sanitizer).
  * --quick: only test_*_sort_cases and test_*_ba_cases over 4096 bases (about
- * 30 s on the H200, where the full run takes about 6 min; session 27).
+ * 30 s, the full run a few minutes).
  * --bench: median of 5 timed MSMs (after a warm-up) with bases resident and
  * scalars on the device, and with the scalar upload, G1 2^16..2^27 and G2
  * 2^16..2^26 (--bench-max LOG lowers the top; --bench-g2-max LOG, anywhere, sets G2's

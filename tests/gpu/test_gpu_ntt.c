@@ -20,7 +20,7 @@
  * warm-up, data resident on the device): ms, and "GB/s eff" = 64 n bytes
  * (one read and one write of every element) per NTT over the time, 6 NTTs for
  * snarkjs H, 7 for bellman H; "floor" = (n/2) log2 n Fr multiplications per
- * NTT at the measured 50.3e9 Fr mul/s of doc/gpu-notes.md.
+ * NTT at 50.3e9 Fr mul/s (an H200's Montgomery Fr product rate).
  *
  * --bench-only: the --bench table alone.
  * --bench-min L, --bench-max L: the table from 2^L, up to 2^L (10..28;

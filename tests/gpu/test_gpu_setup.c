@@ -25,8 +25,8 @@
  *    GPU accelerator equal those without; 2^10 again with small chunks and h
  *    batches, and the accelerator reused for a second setup.
  * --bench adds timings of whole calls (host copies included): G1 2^25 and G2
- * 2^24 random Fr scalars, windows 12 and 16, ns per point against the IMAD
- * floor of doc/gpu-notes.md.
+ * 2^24 random Fr scalars, windows 12 and 16, ns per point against the
+ * multiply-add floor (14.05e12 IMAD/s, an H200's).
  */
 #include <stdio.h>
 #include <stdlib.h>
