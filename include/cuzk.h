@@ -195,12 +195,14 @@ typedef struct {
      * bringing the device up costs more than the proof). Default 16. */
     unsigned auto_gpu_min_log;
     /* Bytes of host memory a key may hold (its circuit, parameters or
-     * zkey as read, and the buffers of its lanes); 0: no limit. A key over
-     * the limit is refused with CUZK_ERR_NOMEM before anything is read. */
+     * zkey as read); 0: no limit. A key over the limit is refused with
+     * CUZK_ERR_NOMEM before its parameters are read. */
     uint64_t host_memory_limit;
-    /* Bytes of device memory a key may take on each card; 0: what the card
-     * has free. A key whose resident size exceeds it is refused
-     * (CUZK_ERR_NOMEM) on the GPU backend, or proved on the CPU with AUTO. */
+    /* Bytes of device memory a key may take on each card; 0: the card's
+     * memory. A key whose resident size (at least its parameters' points
+     * and its circuit) exceeds it, or the memory of a listed card, is
+     * refused (CUZK_ERR_NOMEM) on the GPU backend, or proved on the CPU with
+     * AUTO. */
     uint64_t device_memory_limit;
     /* 1 (default): every proof is verified against the key's verifying key
      * before it is returned; a failure is reported as the witness's fault
@@ -265,7 +267,8 @@ CUZK_API CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_key_open_params(cuzk_context *
  * fails its self-check although the witness satisfies the circuit is blamed
  * on the key. CUZK_ERR_IO or a format error when the file cannot be read,
  * CUZK_ERR_INVALID_ARG when it is not the key's circuit (counts differ),
- * CUZK_ERR_UNSUPPORTED for a circuit key.
+ * CUZK_ERR_UNSUPPORTED for a circuit key. Call it before the key's first
+ * proof: it is not safe against proofs running on the key.
  */
 CUZK_API CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_key_attach_r1cs(cuzk_key *key,
                                                                   const char *r1cs_path,
@@ -366,7 +369,9 @@ CUZK_API CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_prove(cuzk_key *key, cuzk_proo
  * current one. public_inputs (may be NULL): n x n_public x 32 bytes, in
  * order; times (may be NULL): n entries. The first failure stops the other
  * lanes; *failed (may be NULL) receives the lowest failing partition among
- * those tried (n on success) and the message starts "partition i (file)".
+ * those tried and the message starts "partition i (file)" (n, on success,
+ * or when the failure is no partition's: a lane that could not prepare the
+ * key). After a failed preparation the next call tries again.
  * On failure nothing in proofs is meaningful.
  */
 CUZK_API CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_prove_partitions(
@@ -401,8 +406,8 @@ CUZK_API CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_prove_finish_with_rs(
     cuzk_pending_proof *pending, cuzk_proof *proof, uint8_t *public_inputs,
     cuzk_proof_times *times, const uint8_t r[CUZK_SCALAR_BYTES],
     const uint8_t s[CUZK_SCALAR_BYTES], cuzk_error *err);
-/* Frees a pending proof, finished or not (wiping its witness-derived
- * state). NULL is a no-op. */
+/* Frees a pending proof, finished or not (wiping its MSM results, which
+ * derive from the witness). NULL is a no-op. */
 CUZK_API void cuzk_pending_proof_release(cuzk_pending_proof *pending);
 
 /* ==== verification ======================================================== */
@@ -505,10 +510,13 @@ typedef struct {
  * Writes n files together or not at all: each to a unique temporary file
  * beside its target, flushed to disk, then all renamed into place. A target
  * that exists and is not a regular file (a device, a FIFO) is written in
- * place, never replaced; a directory is refused. Two outputs with one path
- * are refused before anything is written. On failure no target has
- * changed and no temporary file is left; a crash can leave only a
- * temporary file behind, never a partial target.
+ * place, never replaced, and only once every other output is complete;
+ * a directory is refused. Two outputs with one path are refused before
+ * anything is written. When writing fails, no regular target has changed
+ * and no temporary file is left (bytes already sent to a device or FIFO
+ * cannot be taken back). POSIX renames one file at a time: a failure or a
+ * crash during the renames can leave the first targets new and the others
+ * old (the message names those replaced), never a partial target.
  */
 CUZK_API CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_files_write(const cuzk_output *outputs,
                                                               size_t n, cuzk_error *err);

@@ -21,7 +21,8 @@ for f in include/cuzk.h lib/libcuzk.a lib/libcuzk.so lib/pkgconfig/cuzk.pc \
     [ -e "$prefix/$f" ] || die "the install has no $f"
 done
 soname=$(objdump -p "$prefix/lib/libcuzk.so" | awk '$1 == "SONAME" {print $2}')
-[[ "$soname" =~ ^libcuzk\.so\.[0-9]+$ ]] || die "soname '$soname' is not libcuzk.so.MAJOR"
+[[ "$soname" =~ ^libcuzk\.so\.(0\.[0-9]+|[1-9][0-9]*)$ ]] ||
+    die "soname '$soname' is not libcuzk.so.MAJOR (0.MINOR before 1.0)"
 ok "installed: header, shared ($soname) and static libraries, pkg-config, CMake package, cuzk"
 
 # Exported symbols: exactly the functions the public header declares.

@@ -3,8 +3,10 @@
 #
 # The order is the "Layer order:" line of ROOT/doc/design.md (lowest first);
 # src/<m> may include "<m2>/..." only when m2 is m or comes before m there.
-# The command (tools/) is a client of the public header: it may include
-# "cuzk.h", its own headers and the benchmarks' (bench/), never src/gpu.
+# The command (tools/) reaches the GPU only through the library: it never
+# includes src/gpu. The benchmarks (bench/, linked into the command as
+# `cuzk bench`) time internals of every layer, as tests do, and may include
+# any of them.
 set -euo pipefail
 root=${1:-$(cd "$(dirname "$0")/.." && pwd)}
 order=$(sed -n 's/^Layer order: *//p' "$root/doc/design.md" | head -n1)
@@ -31,15 +33,15 @@ for dir in "$root"/src/*/; do
             echo "check-layers: ${file#"$root"/}:$line: src/$m includes \"$inc\" (a higher layer)" >&2
             bad=1
         fi
-    done < <(grep -rnoE '^[[:space:]]*#[[:space:]]*include[[:space:]]+"[a-z0-9_]+/[^"]+"' "$dir" |
-             sed -E 's/^([^:]+):([0-9]+):.*"([^"]+)"$/\1:\2:\3/')
+    done < <(grep -rnoE '^[[:space:]]*#[[:space:]]*include[[:space:]]+["<][a-z0-9_]+/[^">]+[">]' "$dir" |
+             sed -E 's/^([^:]+):([0-9]+):.*["<]([^">]+)[">]$/\1:\2:\3/')
 done
 if [ -d "$root/tools" ]; then
     while IFS=: read -r file line inc; do
         echo "check-layers: ${file#"$root"/}:$line: the command includes \"$inc\" (it reaches the GPU only through the library)" >&2
         bad=1
-    done < <(grep -rnoE '^[[:space:]]*#[[:space:]]*include[[:space:]]+"gpu/[^"]+"' "$root/tools" |
-             sed -E 's/^([^:]+):([0-9]+):.*"([^"]+)"$/\1:\2:\3/')
+    done < <(grep -rnoE '^[[:space:]]*#[[:space:]]*include[[:space:]]+["<]gpu/[^">]+[">]' "$root/tools" |
+             sed -E 's/^([^:]+):([0-9]+):.*["<]([^">]+)[">]$/\1:\2:\3/')
 fi
 if [ "$bad" -ne 0 ]; then exit 1; fi
 echo "check-layers: every include points down the layer order ($order)"

@@ -36,8 +36,6 @@ typedef struct cuzk__lane {
     unsigned threads;          /* CPU threads of this lane (0: all cores) */
     pthread_mutex_t *prepare_mu; /* shared by the lanes of one device */
     int ready;                 /* be and bkey are usable (set under prepare_mu) */
-    cuzk_status failed;        /* a preparation that failed, kept for later calls */
-    cuzk_error failure;
     cuzk_backend be;
     cuzk_backend_key *bkey;
     char where[32]; /* " on GPU d" when a key has several GPU lanes, else "" */
@@ -89,7 +87,8 @@ const cuzk_backend_ops *cuzk__api_backend_ops(const cuzk_options *opt, unsigned 
                                               cuzk_backend_kind *chosen, cuzk_error *err);
 
 /* Makes lane ready (opens its backend and prepares the key there) unless it
- * is; a failure is kept and returned again by later calls. Thread-safe. */
+ * is; after a failure the lane stays unprepared and the next call tries
+ * again. Thread-safe. */
 cuzk_status cuzk__lane_prepare(cuzk__lane *lane, cuzk_error *err);
 
 /* Loads a witness input for key into w (checked against the key's counts;
@@ -130,6 +129,10 @@ cuzk_status cuzk__api_gpu_name(int device, char *name, size_t len, int *sm_count
  * receives exactly n_public scalars of 32 bytes. */
 cuzk_status cuzk__public_parse_text(uint8_t *out, size_t n_public, const char *text, size_t len,
                                     const char *name, cuzk_error *err);
+
+/* Up to n first bytes of path into buf (the count read; 0 when it cannot be
+ * opened: the reader that follows names the reason). */
+size_t cuzk__file_head(void *buf, size_t n, const char *path, cuzk_error *err);
 
 /* 32-byte little-endian scalars <-> plain limbs. */
 void cuzk__scalar_to_bytes(uint8_t out[32], const uint64_t in[4]);

@@ -1,5 +1,6 @@
 /* context.c — options, contexts and the choice of backend (include/cuzk.h). */
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,12 +33,12 @@ int cuzk_gpu_count(void) {
 #endif
 }
 
+/* The size of cuzk_options in the first version that had it: a caller built
+ * against any later header passes at least this much, and the fields past
+ * its struct_size keep their defaults. */
+#define OPTIONS_FIRST_SIZE (offsetof(cuzk_options, log_user) + sizeof(void *))
+
 static cuzk_status check_options(const cuzk_options *o, cuzk_error *err) {
-    if (o->struct_size != sizeof(*o))
-        return cuzk__fail(err, CUZK_ERR_INVALID_ARG,
-                          "options: struct_size %zu, this library's is %zu (call "
-                          "cuzk_options_init)",
-                          o->struct_size, sizeof(*o));
     if (o->backend != CUZK_BACKEND_AUTO && o->backend != CUZK_BACKEND_CPU &&
         o->backend != CUZK_BACKEND_GPU)
         return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "options: backend %d: must be AUTO, CPU or GPU",
@@ -83,16 +84,22 @@ cuzk_status cuzk_context_create(cuzk_context **out, const cuzk_options *opt, cuz
     cuzk__error_clear(err);
     if (out == NULL) return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "context_create: out is NULL");
     *out = NULL;
-    cuzk_options dflt;
-    if (opt == NULL) {
-        cuzk_options_init(&dflt);
-        opt = &dflt;
+    cuzk_options o;
+    cuzk_options_init(&o);
+    if (opt != NULL) {
+        if (opt->struct_size < OPTIONS_FIRST_SIZE || opt->struct_size > sizeof(o))
+            return cuzk__fail(err, CUZK_ERR_INVALID_ARG,
+                              "options: struct_size %zu, this library takes %zu to %zu (call "
+                              "cuzk_options_init)",
+                              opt->struct_size, (size_t)OPTIONS_FIRST_SIZE, sizeof(o));
+        memcpy(&o, opt, opt->struct_size); /* later fields keep their defaults */
+        o.struct_size = sizeof(o);
     }
-    cuzk_status st = check_options(opt, err);
+    cuzk_status st = check_options(&o, err);
     if (st != CUZK_OK) return st;
     cuzk_context *ctx = calloc(1, sizeof(*ctx));
     if (ctx == NULL) return cuzk__fail(err, CUZK_ERR_NOMEM, "no memory for a context");
-    ctx->opt = *opt;
+    ctx->opt = o;
     *out = ctx;
     return CUZK_OK;
 }

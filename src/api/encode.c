@@ -31,16 +31,18 @@ cuzk_status cuzk_file_read(uint8_t **data, size_t *len, const char *path, size_t
     cuzk_status st = CUZK_OK;
     while (buf != NULL) {
         n += fread(buf + n, 1, cap - n, f);
-        if (n < cap) break;
-        if (n > max_bytes) break;
-        uint8_t *nb = realloc(buf, cap * 2 + 1);
+        if (n < cap || n > max_bytes) break;
+        /* grow, but never read more than one byte past the limit */
+        const size_t next = cap * 2 > max_bytes + 1 ? max_bytes + 1 : cap * 2;
+        if (next <= cap) break;
+        uint8_t *nb = realloc(buf, next + 1);
         if (nb == NULL) {
             free(buf);
             buf = NULL;
             break;
         }
         buf = nb;
-        cap *= 2;
+        cap = next;
     }
     if (buf == NULL)
         st = cuzk__fail(err, CUZK_ERR_NOMEM, "%s: no memory to read it", path);
@@ -57,6 +59,15 @@ cuzk_status cuzk_file_read(uint8_t **data, size_t *len, const char *path, size_t
     *data = buf;
     *len = n;
     return CUZK_OK;
+}
+
+size_t cuzk__file_head(void *buf, size_t n, const char *path, cuzk_error *err) {
+    (void)err;
+    FILE *f = fopen(path, "rb");
+    if (f == NULL) return 0;
+    const size_t got = fread(buf, 1, n, f);
+    fclose(f);
+    return got;
 }
 
 cuzk_status cuzk_proof_to_json(char **json, size_t *len, const cuzk_proof *proof,
@@ -271,16 +282,15 @@ cuzk_status cuzk_public_read(uint8_t *out, size_t n_public, const char *path, cu
     cuzk__error_clear(err);
     if (path == NULL || (out == NULL && n_public != 0))
         return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "public_read: NULL argument");
+    char magic[8];
+    if (cuzk__file_head(magic, sizeof(magic), path, err) == sizeof(magic) &&
+        memcmp(magic, CUZK_WITNESS_MAGIC, 8) == 0)
+        return inputs_from_witness(out, n_public, path, err);
     uint8_t *text = NULL;
     size_t len = 0;
     cuzk_status st = cuzk_file_read(&text, &len, path, INPUTS_TEXT_MAX_BYTES, err);
-    if (st == CUZK_ERR_BAD_LENGTH) /* a large file can only be a witness file */
-        return inputs_from_witness(out, n_public, path, err);
     if (st != CUZK_OK) return st;
-    if (len >= 8 && memcmp(text, CUZK_WITNESS_MAGIC, 8) == 0)
-        st = inputs_from_witness(out, n_public, path, err);
-    else
-        st = cuzk__public_parse_text(out, n_public, (const char *)text, len, path, err);
+    st = cuzk__public_parse_text(out, n_public, (const char *)text, len, path, err);
     free(text);
     return st;
 }

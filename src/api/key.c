@@ -73,41 +73,44 @@ static cuzk_status make_lanes(cuzk_key *k, cuzk_error *err) {
 }
 
 /*
- * Refuses a key over the context's host memory limit, and picks the CPU for
- * an AUTO key whose resident size exceeds what a card allows (the GPU
- * backend refuses it). host_bytes: what the key holds in host memory;
- * device_bytes: what a resident GPU copy takes at least.
+ * Picks the CPU for an AUTO key whose resident size exceeds what a card
+ * allows (the GPU backend refuses it), then refuses a key over the host
+ * memory limit. device_bytes: what a resident GPU copy takes at least;
+ * host_gpu, host_cpu: what the key holds in host memory on either backend.
  */
-static cuzk_status check_memory(cuzk_key *k, uint64_t host_bytes, uint64_t device_bytes,
-                                cuzk_error *err) {
+static cuzk_status check_memory(cuzk_key *k, uint64_t device_bytes, uint64_t host_gpu,
+                                uint64_t host_cpu, cuzk_error *err) {
     const cuzk_options *o = &k->ctx->opt;
-    if (o->host_memory_limit != 0 && host_bytes > o->host_memory_limit)
+    if (k->backend == CUZK_BACKEND_GPU) {
+        uint64_t cap = o->device_memory_limit;
+#if defined(CUZK_HAVE_CUDA)
+        const size_t n_dev = o->n_devices ? o->n_devices : 1;
+        for (size_t i = 0; i < n_dev; i++) {
+            size_t free_b = 0, total_b = 0;
+            const int d = o->n_devices ? o->devices[i] : 0;
+            if (cuzk__gpu_set_device(d) == CUZK_OK &&
+                cuzk__gpu_mem_info(&free_b, &total_b) == CUZK_OK && (cap == 0 || total_b < cap))
+                cap = total_b;
+        }
+#endif
+        if (cap != 0 && device_bytes > cap) {
+            if (o->backend != CUZK_BACKEND_AUTO)
+                return cuzk__fail(err, CUZK_ERR_NOMEM,
+                                  "%s: a resident copy needs at least %llu bytes of device "
+                                  "memory, a card allows %llu",
+                                  k->path, (unsigned long long)device_bytes,
+                                  (unsigned long long)cap);
+            k->backend = CUZK_BACKEND_CPU;
+            k->ops = &cuzk_backend_cpu;
+        }
+    }
+    const uint64_t host = k->backend == CUZK_BACKEND_GPU ? host_gpu : host_cpu;
+    if (o->host_memory_limit != 0 && host > o->host_memory_limit)
         return cuzk__fail(err, CUZK_ERR_NOMEM,
                           "%s: the key needs %llu bytes of host memory, the limit is %llu",
-                          k->path, (unsigned long long)host_bytes,
+                          k->path, (unsigned long long)host,
                           (unsigned long long)o->host_memory_limit);
-    if (k->backend != CUZK_BACKEND_GPU) return CUZK_OK;
-    uint64_t cap = o->device_memory_limit;
-#if defined(CUZK_HAVE_CUDA)
-    const size_t n_dev = o->n_devices ? o->n_devices : 1;
-    for (size_t i = 0; i < n_dev; i++) {
-        size_t free_b = 0, total_b = 0;
-        const int d = o->n_devices ? o->devices[i] : 0;
-        if (cuzk__gpu_set_device(d) == CUZK_OK && cuzk__gpu_mem_info(&free_b, &total_b) == CUZK_OK &&
-            (cap == 0 || total_b < cap))
-            cap = total_b;
-    }
-#endif
-    if (cap == 0 || device_bytes <= cap) return CUZK_OK;
-    if (o->backend == CUZK_BACKEND_AUTO) {
-        k->backend = CUZK_BACKEND_CPU;
-        k->ops = &cuzk_backend_cpu;
-        return CUZK_OK;
-    }
-    return cuzk__fail(err, CUZK_ERR_NOMEM,
-                      "%s: a resident copy needs at least %llu bytes of device memory, a card "
-                      "allows %llu",
-                      k->path, (unsigned long long)device_bytes, (unsigned long long)cap);
+    return CUZK_OK;
 }
 
 cuzk_status cuzk_key_open_zkey(cuzk_context *ctx, cuzk_key **out, const char *zkey_path,
@@ -131,7 +134,7 @@ cuzk_status cuzk_key_open_zkey(cuzk_context *ctx, cuzk_key **out, const char *zk
         st = err ? err->status : CUZK_ERR_INVALID_ARG;
         goto fail;
     }
-    if ((st = check_memory(k, size, size, err)) != CUZK_OK) goto fail;
+    if ((st = check_memory(k, size, size, size, err)) != CUZK_OK) goto fail;
     if ((st = cuzk_groth16_vk_from_zkey(&k->vk, &k->zk, err)) != CUZK_OK) goto fail;
     if ((st = make_lanes(k, err)) != CUZK_OK) goto fail;
     *out = k;
@@ -168,8 +171,7 @@ cuzk_status cuzk_key_open_params(cuzk_context *ctx, cuzk_key **out, const char *
     /* A GPU key reads the parameters' points from the file on its device; the
      * host holds them only for the CPU. Their resident size on a card is
      * about their size in the file (uncompressed points), plus the circuit. */
-    if ((st = check_memory(k, k->backend == CUZK_BACKEND_GPU ? c_size : c_size + p_size,
-                           c_size + p_size, err)) != CUZK_OK)
+    if ((st = check_memory(k, c_size + p_size, c_size, c_size + p_size, err)) != CUZK_OK)
         goto fail;
     /* Points are not checked one by one here (seconds to minutes at PoRep
      * size): a corrupt point makes a proof that fails the self-check, which
@@ -226,12 +228,7 @@ cuzk_status cuzk__lane_prepare(cuzk__lane *L, cuzk_error *err) {
     cuzk_key *k = L->key;
     pthread_mutex_lock(L->prepare_mu);
     cuzk_status st = CUZK_OK;
-    if (L->ready) {
-        /* prepared before */
-    } else if (L->failed != CUZK_OK) {
-        st = L->failed;
-        if (err != NULL) *err = L->failure;
-    } else {
+    if (!L->ready) {
         st = cuzk_backend_open(&L->be, k->ops, L->threads, L->device, err);
         if (st == CUZK_OK)
             st = k->kind == CUZK_KEY_ZKEY
@@ -243,23 +240,28 @@ cuzk_status cuzk__lane_prepare(cuzk__lane *L, cuzk_error *err) {
         if (st == CUZK_OK) {
             L->ready = 1;
         } else {
+            /* nothing kept: a later call tries again (the failure may have
+             * been passing, such as memory another process held) */
             cuzk_backend_release_key(&L->be, L->bkey);
             L->bkey = NULL;
             cuzk_backend_close(&L->be);
-            L->failed = st;
-            if (err != NULL) L->failure = *err;
-            else cuzk__fail(&L->failure, st, "%s", cuzk_strerror(st));
         }
     }
     pthread_mutex_unlock(L->prepare_mu);
     return st;
 }
 
+/* One lane's preparation on a thread of its own, with its outcome. */
+typedef struct {
+    cuzk__lane *lane;
+    cuzk_status st;
+    cuzk_error err;
+} prepare_job;
+
 static void *prepare_main(void *arg) {
-    cuzk__lane *L = arg;
-    cuzk_error e;
-    cuzk__error_clear(&e);
-    (void)cuzk__lane_prepare(L, &e); /* kept in the lane */
+    prepare_job *j = arg;
+    cuzk__error_clear(&j->err);
+    j->st = cuzk__lane_prepare(j->lane, &j->err);
     return NULL;
 }
 
@@ -270,19 +272,27 @@ cuzk_status cuzk_key_prepare(cuzk_key *key, cuzk_error *err) {
     /* lanes of different devices side by side; those of one device wait
      * for each other on its lock */
     pthread_t *th = calloc(key->n_lanes, sizeof(*th));
-    if (th == NULL) return cuzk__fail(err, CUZK_ERR_NOMEM, "no memory for threads");
+    prepare_job *jobs = calloc(key->n_lanes, sizeof(*jobs));
+    if (th == NULL || jobs == NULL) {
+        free(th);
+        free(jobs);
+        return cuzk__fail(err, CUZK_ERR_NOMEM, "no memory for threads");
+    }
     size_t started = 0;
+    for (size_t i = 0; i < key->n_lanes; i++) jobs[i].lane = &key->lanes[i];
     for (; started < key->n_lanes; started++)
-        if (pthread_create(&th[started], NULL, prepare_main, &key->lanes[started]) != 0) break;
+        if (pthread_create(&th[started], NULL, prepare_main, &jobs[started]) != 0) break;
     for (size_t i = 0; i < started; i++) pthread_join(th[i], NULL);
-    free(th);
-    for (size_t i = started; i < key->n_lanes; i++) prepare_main(&key->lanes[i]);
-    for (size_t i = 0; i < key->n_lanes; i++)
-        if (key->lanes[i].failed != CUZK_OK) {
-            if (err != NULL) *err = key->lanes[i].failure;
-            return key->lanes[i].failed;
+    for (size_t i = started; i < key->n_lanes; i++) prepare_main(&jobs[i]);
+    cuzk_status st = CUZK_OK;
+    for (size_t i = 0; i < key->n_lanes && st == CUZK_OK; i++)
+        if (jobs[i].st != CUZK_OK) {
+            st = jobs[i].st;
+            if (err != NULL) *err = jobs[i].err;
         }
-    return CUZK_OK;
+    free(th);
+    free(jobs);
+    return st;
 }
 
 void cuzk_key_get_info(const cuzk_key *key, cuzk_key_info *info) {

@@ -20,14 +20,19 @@ cuzk_status cuzk_files_write(const cuzk_output *outputs, size_t n, cuzk_error *e
                 return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "%s and %s are the same file",
                                   outputs[j].path, outputs[i].path);
     }
+    /* files first, each complete on disk (not yet renamed); devices and
+     * FIFOs, whose bytes cannot be taken back, only once all of them are */
     cuzk__outset set;
     cuzk__outset_init(&set);
     cuzk_status st = CUZK_OK;
-    for (size_t i = 0; i < n && st == CUZK_OK; i++) {
-        cuzk__out *o = NULL;
-        st = cuzk__outset_add(&set, &o, outputs[i].path, err);
-        if (st == CUZK_OK) st = cuzk__out_write(o, outputs[i].data, outputs[i].len, err);
-    }
+    for (int in_place = 0; in_place < 2; in_place++)
+        for (size_t i = 0; i < n && st == CUZK_OK; i++) {
+            if (cuzk__out_in_place(outputs[i].path) != in_place) continue;
+            cuzk__out *o = NULL;
+            st = cuzk__outset_add(&set, &o, outputs[i].path, err);
+            if (st == CUZK_OK) st = cuzk__out_write(o, outputs[i].data, outputs[i].len, err);
+            if (st == CUZK_OK && !in_place) st = cuzk__out_finish(o, err);
+        }
     if (st != CUZK_OK) {
         cuzk__outset_abort(&set);
         return st;

@@ -13,6 +13,7 @@
  * failure stops the other lanes at their next partition; the lowest
  * failing partition among those tried speaks for the call.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -156,6 +157,10 @@ static void lane_prove(lane_run *R) {
         R->failed = i;
         if ((R->st = cuzk__witness_load(k, &ws[0], &sh->in[i], err)) != CUZK_OK) goto out;
         open[0] = 1;
+        /* announced too, so that announcements follow the proofs' order even
+         * when the key's copy worker is still running from an earlier call */
+        if ((R->st = cuzk_backend_stage(&L->be, L->bkey, &ws[0], err)) != CUZK_OK) goto out;
+        staged_any = 1;
     }
     for (size_t q = 0; i < sh->n; i += R->stride, q++) {
         if (atomic_load(&sh->stop)) {
@@ -253,6 +258,10 @@ cuzk_status cuzk_prove_partitions(cuzk_key *key, cuzk_proof *proofs, uint8_t *pu
     if (key == NULL || proofs == NULL || witnesses == NULL || n == 0)
         return cuzk__fail(err, CUZK_ERR_INVALID_ARG,
                           "prove_partitions: NULL argument or no partition");
+    if (n > SIZE_MAX / sizeof(cuzk_proof_times) ||
+        (key->n_public != 0 && n > SIZE_MAX / 32 / key->n_public))
+        return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "prove_partitions: %zu partitions: too many",
+                          n);
     run_shared sh;
     memset(&sh, 0, sizeof(sh));
     sh.key = key;
@@ -266,7 +275,8 @@ cuzk_status cuzk_prove_partitions(cuzk_key *key, cuzk_proof *proofs, uint8_t *pu
     const size_t n_lanes = key->n_lanes < n ? key->n_lanes : n; /* a lane with nothing idles */
     lane_run *runs = calloc(n_lanes, sizeof(*runs));
     if (runs == NULL) return cuzk__fail(err, CUZK_ERR_NOMEM, "no memory for %zu lanes", n_lanes);
-    cuzk__api_log(key->ctx, "%s: %zu partition%s in %zu lane%s (%s)", key->path, n,
+    cuzk__api_log(key->ctx, "%s: %zu partition%s in %zu lane%s (%s)",
+                  key->circuit_path != NULL ? key->circuit_path : key->path, n,
                   n == 1 ? "" : "s", n_lanes, n_lanes == 1 ? "" : "s", key->ops->name);
     for (size_t l = 0; l < n_lanes; l++) {
         runs[l].sh = &sh;

@@ -1,4 +1,5 @@
 /* verify.c — verifying keys and verification (include/cuzk.h). */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,9 +13,6 @@
 struct cuzk_vk {
     cuzk_groth16_vk vk;
 };
-
-/* A proof file larger than this is not a verifying key or JSON we write. */
-#define VK_JSON_MAX_BYTES ((size_t)64 << 20)
 
 static cuzk_status vk_new(cuzk_vk **out, cuzk_error *err) {
     *out = calloc(1, sizeof(**out));
@@ -86,27 +84,21 @@ cuzk_status cuzk_vk_read(cuzk_vk **out, const char *path, cuzk_error *err) {
     if (out == NULL || path == NULL)
         return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "vk_read: NULL argument");
     *out = NULL;
-    uint8_t *head = NULL;
-    size_t len = 0;
-    /* JSON starts with '{' after blanks; the bellman forms are binary */
-    cuzk_status st = cuzk_file_read(&head, &len, path, VK_JSON_MAX_BYTES, NULL);
-    int json = 0;
-    if (st == CUZK_OK) {
-        size_t i = 0;
-        while (i < len && (head[i] == ' ' || head[i] == '\t' || head[i] == '\n' || head[i] == '\r'))
-            i++;
-        json = i < len && head[i] == '{';
-    }
+    /* JSON starts with '{' after blanks; the bellman forms are binary and
+     * start with a point's flag byte */
+    char head[64];
+    const size_t got = cuzk__file_head(head, sizeof(head), path, err);
+    size_t i = 0;
+    while (i < got && (head[i] == ' ' || head[i] == '\t' || head[i] == '\n' || head[i] == '\r'))
+        i++;
+    const int json = i < got && head[i] == '{';
     cuzk_vk *v;
-    if ((st = vk_new(&v, err)) != CUZK_OK) {
-        free(head);
-        return st;
-    }
+    cuzk_status st = vk_new(&v, err);
+    if (st != CUZK_OK) return st;
     if (json)
-        st = cuzk_snarkjs_vk_parse(&v->vk, (const char *)head, len, path, err);
+        st = cuzk_snarkjs_vk_read(&v->vk, path, err);
     else
         st = read_bellman(&v->vk, path, err);
-    free(head);
     if (st != CUZK_OK) {
         free(v);
         return st;
@@ -168,9 +160,22 @@ cuzk_status cuzk_verify_partitions(const cuzk_vk *vk, size_t *failed, const cuzk
         return cuzk__fail(err, CUZK_ERR_INVALID_ARG,
                           "%zu public inputs a partition, the verifying key expects %zu",
                           n_public, vk->vk.n_public);
+    if (n_public != 0 && n > SIZE_MAX / 32 / n_public)
+        return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "verify_partitions: %zu partitions: too many",
+                          n);
     uint64_t(*pub)[4] = NULL;
-    cuzk_status st = pub_from_bytes(&pub, public_inputs, n * n_public, err);
-    if (st != CUZK_OK) return st;
+    cuzk_status st = CUZK_OK;
+    for (size_t i = 0; i < n && st == CUZK_OK; i++) { /* each partition's inputs canonical */
+        uint64_t(*one)[4] = NULL;
+        cuzk_error pe;
+        st = pub_from_bytes(&one, public_inputs + i * n_public * 32, n_public, &pe);
+        if (st != CUZK_OK) {
+            if (failed != NULL) *failed = i;
+            return cuzk__fail(err, st, "partition %zu: %s", i, cuzk__error_text(&pe));
+        }
+        free(one);
+    }
+    if ((st = pub_from_bytes(&pub, public_inputs, n * n_public, err)) != CUZK_OK) return st;
     st = cuzk_proof192_verify_partitions(&vk->vk, (const uint8_t *)proofs, n * CUZK_PROOF_BYTES,
                                          (const uint64_t(*)[4])pub, n_public, n, failed, err);
     free(pub);

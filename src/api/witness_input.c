@@ -1,12 +1,16 @@
 /* witness_input.c — a cuzk_witness_input (a file or values in memory) as the
  * backends' cuzk_witness, checked against the key. */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "api/api.h"
+#include "ff/fr.h"
+#include "ff/limbs.h"
 #include "io/wtns.h"
+#include "util/mem.h"
 
 void cuzk__scalar_to_bytes(uint8_t out[32], const uint64_t in[4]) {
     for (int i = 0; i < 4; i++)
@@ -19,6 +23,28 @@ void cuzk__scalar_from_bytes(uint64_t out[4], const uint8_t in[32]) {
         for (int b = 7; b >= 0; b--) v = v << 8 | in[8 * i + b];
         out[i] = v;
     }
+}
+
+/* Value 0 must be 1 and every value below r; a failure names the value and,
+ * for a file, its offset there (base: the file offset of value 0). */
+static cuzk_status check_values(const uint64_t *limbs, size_t n, const char *name, int in_file,
+                                uint64_t base, cuzk_error *err) {
+    static const uint64_t order[4] = CUZK__FR_R;
+    if (n == 0 || limbs[0] != 1 || limbs[1] != 0 || limbs[2] != 0 || limbs[3] != 0)
+        return in_file ? cuzk__fail(err, CUZK_ERR_INVALID_ARG,
+                                    "%s: offset %llu: value 0 must be 1 (the constant signal)",
+                                    name, (unsigned long long)base)
+                       : cuzk__fail(err, CUZK_ERR_INVALID_ARG,
+                                    "%s: value 0 must be 1 (the constant signal)", name);
+    for (size_t i = 1; i < n; i++)
+        if (!cuzk__lt_n(limbs + 4 * i, order, 4))
+            return in_file ? cuzk__fail(err, CUZK_ERR_NOT_CANONICAL,
+                                        "%s: offset %llu: value %zu is not below the group "
+                                        "order r",
+                                        name, (unsigned long long)(base + 32 * (uint64_t)i), i)
+                           : cuzk__fail(err, CUZK_ERR_NOT_CANONICAL,
+                                        "%s: value %zu is not below the group order r", name, i);
+    return CUZK_OK;
 }
 
 /* The split of the key's variables into inputs (the constant 1 included)
@@ -78,7 +104,8 @@ static cuzk_status load_file(const cuzk_key *k, cuzk_witness *w, const char *pat
             st = cuzk_witness_from_wtns(w, &k->c, &wt, err);
         } else if (wt.n_witness != k->n_vars) {
             st = count_mismatch(k, path, wt.n_witness, err);
-        } else {
+        } else if ((st = check_values(wt.values, wt.n_witness, path, 1, wt.values_offset, err)) ==
+                   CUZK_OK) {
             st = cuzk_witness_from_values(w, wt.values, 1, (uint64_t)wt.n_witness - 1, path, err);
         }
         cuzk_wtns_close(&wt);
@@ -97,6 +124,9 @@ cuzk_status cuzk__witness_load(const cuzk_key *k, cuzk_witness *w, const cuzk_wi
     if (in->values == NULL)
         return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "witness: neither a path nor values");
     if ((uint64_t)in->n_values != k->n_vars) return count_mismatch(k, name, in->n_values, err);
+    if (in->n_values > SIZE_MAX / 32)
+        return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "witness: %zu values: too many",
+                          in->n_values);
     uint64_t n_inputs, n_aux;
     key_split(k, &n_inputs, &n_aux);
     uint64_t *limbs = malloc(in->n_values * 32);
@@ -104,7 +134,9 @@ cuzk_status cuzk__witness_load(const cuzk_key *k, cuzk_witness *w, const cuzk_wi
         return cuzk__fail(err, CUZK_ERR_NOMEM, "no memory for %zu witness values", in->n_values);
     for (size_t i = 0; i < in->n_values; i++)
         cuzk__scalar_from_bytes(limbs + 4 * i, in->values + 32 * i);
-    const cuzk_status st = cuzk_witness_from_values(w, limbs, n_inputs, n_aux, name, err);
+    cuzk_status st = check_values(limbs, in->n_values, name, 0, 0, err);
+    if (st == CUZK_OK) st = cuzk_witness_from_values(w, limbs, n_inputs, n_aux, name, err);
+    cuzk__wipe(limbs, in->n_values * 32);
     free(limbs);
     return st;
 }

@@ -207,6 +207,14 @@ CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_params_point_check(const cuzk_params *p
                                                             cuzk_params_vec v, uint64_t index,
                                                             cuzk_error *err);
 
+/* Deferred parameters: checks every point of the five vectors (flags,
+ * canonical coordinates, not infinity, the curve, the subgroup), reading the
+ * file a chunk at a time on OpenMP threads. CUZK_OK, or the first bad point's
+ * status with a message naming the file, offset, vector and index; ERR_IO
+ * for a read that fails. */
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_params_check_vectors(const cuzk_params *p,
+                                                              cuzk_error *err);
+
 /* Opens a .vk file (the vk part alone, nothing after it). Every point gets
  * the full check; flags may hold CUZK_PARAMS_PARALLEL. On failure *vk is
  * zeroed. */

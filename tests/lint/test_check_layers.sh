@@ -30,6 +30,13 @@ expect_fail() { # FILE INCLUDE MESSAGE-PART
 expect_fail src/ff/fp.c api/api.h 'src/ff includes "api/api.h"'
 expect_fail src/io/zkey.h groth16/groth16.h 'src/io includes "groth16/groth16.h"'
 expect_fail tools/cuzk/main.c gpu/gpu.h 'includes "gpu/gpu.h"'
+copy # the angle-bracket spelling is caught as well
+printf '#include <api/api.h>\n' >>"$tmp/t/src/poly/ntt.c"
+if "$src/scripts/check-layers.sh" "$tmp/t" 2>"$tmp/err" >/dev/null; then
+    fail "#include <api/api.h> in src/poly passed the check"
+fi
+grep -q 'src/poly/ntt.c:.*includes "api/api.h"' "$tmp/err" || fail "<api/api.h> not named: $(cat "$tmp/err")"
+pass=$((pass + 1))
 
 copy # a folder missing from the order is an error too
 mkdir -p "$tmp/t/src/newlayer"

@@ -194,9 +194,15 @@ static void test_zkey_bad_witness(void) {
     CHECK(strstr(e.msg, "values") != NULL);
     w.n_values = nv;
     values[0] = 2; /* the constant signal must be 1 */
-    CHECK(cuzk_prove(key, &proof, NULL, NULL, &w, &e) != CUZK_OK);
-    CHECK(strstr(e.msg, "must be 1") != NULL);
+    CHECK(cuzk_prove(key, &proof, NULL, NULL, &w, &e) == CUZK_ERR_INVALID_ARG);
+    CHECK(strstr(e.msg, "value 0 must be 1") != NULL);
     values[0] = 1;
+    uint8_t saved[32];
+    memcpy(saved, values + 5 * 32, 32);
+    memset(values + 5 * 32, 0xff, 32); /* above r */
+    CHECK(cuzk_prove(key, &proof, NULL, NULL, &w, &e) == CUZK_ERR_NOT_CANONICAL);
+    CHECK(strstr(e.msg, "value 5 is not below") != NULL);
+    memcpy(values + 5 * 32, saved, 32);
     values[(nv - 1) * 32] ^= 1; /* the last signal changed: unsatisfied */
     CHECK(cuzk_prove(key, &proof, NULL, NULL, &w, &e) == CUZK_ERR_WITNESS_UNSATISFIED);
     CHECK(strstr(e.msg, "does not satisfy") != NULL);

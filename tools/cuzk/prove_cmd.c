@@ -62,8 +62,24 @@ static int prove_usage(void) {
             "  of the key (a GPU listed twice holds two, overlapping one partition's host\n"
             "  work with the other's kernels). --lanes N (CPU backend) proves N partitions\n"
             "  at a time, the cores shared among them. Exit 0 written, 1 unsatisfied\n"
-            "  witness or failed self-check, 2 usage or input error.\n");
+            "  witness, 2 usage or input error (a corrupt key included).\n");
     return EXIT_ERROR;
+}
+
+/* One ordinal of a checked list into opt (0 after printing why). */
+static int add_device(cuzk_options *opt, const char *s, int single, long d, int count) {
+    if (count > 0 && d >= count) {
+        fprintf(stderr, "cuzk prove: %s: GPU %ld requested, %d present\n",
+                single ? "--device" : "--devices", d, count);
+        return 0;
+    }
+    if (opt->n_devices == CUZK_MAX_LANES) {
+        fprintf(stderr, "cuzk prove: --devices: more than %d devices in '%s'\n", CUZK_MAX_LANES,
+                s);
+        return 0;
+    }
+    opt->devices[opt->n_devices++] = (int)d;
+    return 1;
 }
 
 /* --device N / --devices all|N,M,...: the GPU ordinals into opt (0 after
@@ -79,30 +95,24 @@ static int parse_devices(cuzk_options *opt, const char *s, int single) {
             opt->devices[opt->n_devices++] = d;
         return 1;
     }
-    for (const char *q = s;;) {
-        char *end;
-        errno = 0;
-        const long d = *q >= '0' && *q <= '9' ? strtol(q, &end, 10) : -1;
-        if (d < 0 || errno != 0 || d > 4095 || (*end != ',' && *end != '\0') ||
-            (single && *end != '\0')) {
-            fprintf(stderr, "cuzk prove: %s '%s': %s\n", single ? "--device" : "--devices", s,
-                    single ? "one ordinal like 1" : "all, or ordinals like 0,1");
-            return 0;
+    /* the spelling of the whole list first, then the ordinals' range */
+    for (int pass = 0; pass < 2; pass++) {
+        for (const char *q = s;;) {
+            char *end;
+            errno = 0;
+            const long d = *q >= '0' && *q <= '9' ? strtol(q, &end, 10) : -1;
+            if (d < 0 || errno != 0 || d > 4095 || (*end != ',' && *end != '\0') ||
+                (single && *end != '\0')) {
+                fprintf(stderr, "cuzk prove: %s '%s': %s\n", single ? "--device" : "--devices",
+                        s, single ? "one ordinal like 1" : "all, or ordinals like 0,1");
+                return 0;
+            }
+            if (pass == 1 && !add_device(opt, s, single, d, count)) return 0;
+            if (*end == '\0') break;
+            q = end + 1;
         }
-        if (count > 0 && d >= count) {
-            fprintf(stderr, "cuzk prove: %s: GPU %ld requested, %d present\n",
-                    single ? "--device" : "--devices", d, count);
-            return 0;
-        }
-        if (opt->n_devices == CUZK_MAX_LANES) {
-            fprintf(stderr, "cuzk prove: --devices: more than %d devices in '%s'\n",
-                    CUZK_MAX_LANES, s);
-            return 0;
-        }
-        opt->devices[opt->n_devices++] = (int)d;
-        if (*end == '\0') return 1;
-        q = end + 1;
     }
+    return 1;
 }
 
 int cuzk__cmd_prove(int argc, char **argv) {
