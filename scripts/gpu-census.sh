@@ -24,7 +24,7 @@ mkdir -p "$out"
 # the same data in both runs, so that the K-th launch is the same kernel
 # (the tests' harness draws its seed from CUZK_SEED)
 export CUZK_SEED=${CUZK_SEED:-1}
-# compressed: msm.cu's SASS is large
+# compressed: the MSM units' SASS is large
 "$objdump" -sass "$1" | gzip -6 > "$out/binary.sass.gz" || exit 1
 metrics=gpu__time_duration.sum,smsp__issue_active.avg.pct_of_peak_sustained_active
 metrics+=,sm__pipe_fmaheavy_cycles_active.avg.pct_of_peak_sustained_active
