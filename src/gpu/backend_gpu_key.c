@@ -185,11 +185,16 @@ static cuzk_status prepare_with(cuzk_backend *be, cuzk_backend_key **out, const 
     }
     if (p->deferred) {
         if ((st = cuzk__gpu_bases_alloc_deferred(k, p, err)) != CUZK_OK) goto fail;
-    } else if ((st = upload_g1(&k->h, p->h.p, p->h.n, upload_what(CUZK_PARAMS_VEC_H), err)) != CUZK_OK ||
-               (st = upload_g1(&k->l, p->l.p, p->l.n, upload_what(CUZK_PARAMS_VEC_L), err)) != CUZK_OK ||
-               (st = upload_g1(&k->a, p->a.p, p->a.n, upload_what(CUZK_PARAMS_VEC_A), err)) != CUZK_OK ||
-               (st = upload_g1(&k->b1, p->b_g1.p, p->b_g1.n, upload_what(CUZK_PARAMS_VEC_B_G1), err)) != CUZK_OK ||
-               (st = upload_g2(&k->b2, p->b_g2.p, p->b_g2.n, upload_what(CUZK_PARAMS_VEC_B_G2), err)) != CUZK_OK) {
+    } else if ((st = upload_g1(&k->h, p->h.p, p->h.n, upload_what(CUZK_PARAMS_VEC_H), err)) !=
+                   CUZK_OK ||
+               (st = upload_g1(&k->l, p->l.p, p->l.n, upload_what(CUZK_PARAMS_VEC_L), err)) !=
+                   CUZK_OK ||
+               (st = upload_g1(&k->a, p->a.p, p->a.n, upload_what(CUZK_PARAMS_VEC_A), err)) !=
+                   CUZK_OK ||
+               (st = upload_g1(&k->b1, p->b_g1.p, p->b_g1.n, upload_what(CUZK_PARAMS_VEC_B_G1),
+                               err)) != CUZK_OK ||
+               (st = upload_g2(&k->b2, p->b_g2.p, p->b_g2.n, upload_what(CUZK_PARAMS_VEC_B_G2),
+                               err)) != CUZK_OK) {
         goto fail;
     }
     if ((st = work_alloc(k, err)) != CUZK_OK) goto fail;

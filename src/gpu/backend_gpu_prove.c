@@ -163,7 +163,8 @@ static cuzk_status stage_h_zkey(gpu_key *k, const cuzk_witness *w, int staged,
                                             (size_t)cuzk_witness_n_vars(w), k->host_abc, err);
     if (st != CUZK_OK) return st;
     if ((st = cuzk__gpu_upload_input(k, abc, k->host_abc, 3 * n * 32)) != CUZK_OK ||
-        (!staged && (st = cuzk__gpu_upload_input(k, k->w_plain, w->values, k->n_vars * 32)) != CUZK_OK))
+        (!staged &&
+         (st = cuzk__gpu_upload_input(k, k->w_plain, w->values, k->n_vars * 32)) != CUZK_OK))
         return gpu_fail(err, st, "uploading a, b, c and the witness");
     t->spmv_ms = now_ms() - t0;
     t0 = now_ms();

@@ -241,7 +241,8 @@ extern "C" cuzk_status cuzk__gpu_msm_with_classification(cuzk__gpu_msm_bases *b,
         memset(result, 0, (b->group == CUZK__GPU_MSM_G1 ? 18 : 36) * 8);
         return CUZK_OK;
     }
-    return b->group == CUZK__GPU_MSM_G1 ? with_classification<grp_g1>(b, result, counts, scalars, n)
-                                        : with_classification<grp_g2>(b, result, counts, scalars, n);
+    return b->group == CUZK__GPU_MSM_G1
+               ? with_classification<grp_g1>(b, result, counts, scalars, n)
+               : with_classification<grp_g2>(b, result, counts, scalars, n);
 }
 

@@ -226,12 +226,15 @@ static size_t area_estimate(const cuzk__gpu_msm_bases *b, size_t budget, unsigne
     t.ba_budget = budget;
     const size_t n = b->n;
     size_t plain = 0, masked = 0;
-    if ((serves & CUZK__GPU_MSM_SERVES_MSM) && cuzk__gpu_msm_rest_bytes(&t, n, false, n, &plain) != CUZK_OK)
+    if ((serves & CUZK__GPU_MSM_SERVES_MSM) &&
+        cuzk__gpu_msm_rest_bytes(&t, n, false, n, &plain) != CUZK_OK)
         return 0;
     if (serves & CUZK__GPU_MSM_SERVES_MASKED) {
         masked = cuzk__gpu_msm_batch_add_bytes(&t, n);
         size_t m = 0; /* none yet (no scalar other than 0 and 1 so far): the batch-add's */
-        if (b->masked_npts && cuzk__gpu_msm_rest_bytes(&t, n, true, b->masked_npts, &m) != CUZK_OK) return 0;
+        if (b->masked_npts &&
+            cuzk__gpu_msm_rest_bytes(&t, n, true, b->masked_npts, &m) != CUZK_OK)
+            return 0;
         if (m > masked) masked = m;
     }
     return plain > masked ? plain : masked;
@@ -343,7 +346,8 @@ extern "C" cuzk_status cuzk__gpu_msm_bases_precompute_fit(cuzk__gpu_msm_bases *b
         const bool plain = (serves & CUZK__GPU_MSM_SERVES_MSM) &&
                            cuzk__gpu_msm_plan(&p, &t, b->n, false, b->n) == CUZK_OK && p.k == k;
         const bool masked = (serves & CUZK__GPU_MSM_SERVES_MASKED) && b->masked_npts &&
-                            cuzk__gpu_msm_plan(&p, &t, b->n, true, b->masked_npts) == CUZK_OK && p.k == k;
+                            cuzk__gpu_msm_plan(&p, &t, b->n, true, b->masked_npts) == CUZK_OK &&
+                            p.k == k;
         if (!plain && !masked) continue;
         /* the new array is made while the old one still exists */
         const size_t bytes = (size_t)k * b->n * aff_bytes(b->group);
