@@ -5,7 +5,7 @@
 # (.gomp_critical_user_<name>, our names start cuzk_), the weak
 # DW.ref.__gxx_personality_v0 that nvcc emits with every kernel launch stub,
 # and what including CUB (CCCL, shipped with the CUDA toolkit; the radix sort
-# of src/gpu/msm.cu) brings and no flag removes: template instances, inline
+# of src/gpu/msm_sort.cu) brings and no flag removes: template instances, inline
 # variables and their guards in cub::, cuda::std:: and thrust:: (versioned
 # inline namespaces, so they cannot clash with another CCCL's).
 set -euo pipefail

@@ -58,7 +58,7 @@ def executed_per_pc(path, instance=0):
 
 def read_text(path):
     """A file's text; gzip'd when its name ends in .gz (gpu-census.sh
-    compresses the SASS, which is large for msm.cu's binaries)."""
+    compresses the SASS, which is large for a binary with the MSM's kernels)."""
     if path.endswith(".gz"):
         with gzip.open(path, "rt", errors="replace") as f:
             return f.read()
