@@ -57,10 +57,12 @@ export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
 cc -std=c11 -o "$tmp/embed-pc" "$src/examples/embed/embed.c" $(pkg-config --cflags --libs cuzk) \
     -Wl,-rpath,"$prefix/lib"
 run_embed "pkg-config, shared" "$tmp/embed-pc"
-# shellcheck disable=SC2046
-cc -std=c11 -o "$tmp/embed-pc-static" "$src/examples/embed/embed.c" \
-    $(pkg-config --cflags cuzk) "$prefix/lib/libcuzk.a" $(pkg-config --libs-only-other --static cuzk) \
-    $(pkg-config --static --libs-only-l cuzk | sed 's/-lcuzk//')
+# the static link as pkg-config gives it, with libcuzk.a named so the
+# linker cannot take the shared library
+static_libs=$(pkg-config --static --libs cuzk | sed "s|-lcuzk\b|$prefix/lib/libcuzk.a|")
+# shellcheck disable=SC2086
+cc -std=c11 -o "$tmp/embed-pc-static" "$src/examples/embed/embed.c" $(pkg-config --cflags cuzk) \
+    $static_libs
 run_embed "pkg-config, static" "$tmp/embed-pc-static"
 
 "$prefix/bin/cuzk" --help >"$tmp/help" && grep -q "groth16 prove" "$tmp/help" ||
