@@ -84,6 +84,9 @@ static cuzk_status check_memory(cuzk_key *k, uint64_t device_bytes, uint64_t hos
     if (k->backend == CUZK_BACKEND_GPU) {
         uint64_t cap = o->device_memory_limit;
 #if defined(CUZK_HAVE_CUDA)
+        /* each listed card's memory; the caller's current device is kept */
+        int current = -1;
+        const int restore = cuzk__gpu_get_device(&current) == CUZK_OK;
         const size_t n_dev = o->n_devices ? o->n_devices : 1;
         for (size_t i = 0; i < n_dev; i++) {
             size_t free_b = 0, total_b = 0;
@@ -91,6 +94,9 @@ static cuzk_status check_memory(cuzk_key *k, uint64_t device_bytes, uint64_t hos
             if (cuzk__gpu_set_device(d) == CUZK_OK &&
                 cuzk__gpu_mem_info(&free_b, &total_b) == CUZK_OK && (cap == 0 || total_b < cap))
                 cap = total_b;
+        }
+        if (restore && cuzk__gpu_set_device(current) != CUZK_OK) {
+            /* the device was current a moment ago: nothing to undo */
         }
 #endif
         if (cap != 0 && device_bytes > cap) {

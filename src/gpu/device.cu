@@ -67,6 +67,11 @@ extern "C" cuzk_status cuzk__gpu_set_device(int device) {
     return CUZK_OK;
 }
 
+extern "C" cuzk_status cuzk__gpu_get_device(int *device) {
+    CUZK__CUDA_TRY(cudaGetDevice(device));
+    return CUZK_OK;
+}
+
 extern "C" cuzk_status cuzk__gpu_sync(void) {
     CUZK__CUDA_TRY(cudaDeviceSynchronize());
     return CUZK_OK;

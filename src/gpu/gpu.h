@@ -45,6 +45,8 @@ CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_device_name(int device, char *name
 
 /* Makes device the calling thread's current device. */
 CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_set_device(int device);
+/* The calling thread's current device. */
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_get_device(int *device);
 /* Waits for all work on the current device; reports an error a kernel raised. */
 CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_sync(void);
 /* Free and total memory of the current device. */
