@@ -92,7 +92,11 @@ extern "C" {
     XX(ERR_PROOF_INVALID, "proof does not verify")                             \
     XX(ERR_WITNESS_UNSATISFIED, "witness does not satisfy the circuit")        \
     XX(ERR_GPU, "GPU error")                                                   \
-    XX(ERR_KEY_CORRUPT, "the proving key is corrupt")
+    XX(ERR_KEY_CORRUPT, "the proving key is corrupt")                         \
+    XX(ERR_TIMEOUT, "timed out")                                               \
+    XX(ERR_CANCELLED, "cancelled")                                             \
+    XX(ERR_BUSY, "the queue is full")                                          \
+    XX(ERR_NOT_FOUND, "no such job")
 
 typedef enum {
 #define CUZK__STATUS_ENUM(name, msg) CUZK_##name,
@@ -520,6 +524,107 @@ typedef struct {
  */
 CUZK_API CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_files_write(const cuzk_output *outputs,
                                                               size_t n, cuzk_error *err);
+
+/* ==== the engine: many jobs, their partitions scheduled over the lanes ==== */
+
+/*
+ * An engine keeps proving for as long as it lives: callers submit jobs (a key
+ * and N witnesses, one per partition), and worker threads take partitions
+ * from one ordered queue, by priority (CRITICAL first), then by job age, then
+ * by partition, so an older job finishes before a newer one of the same
+ * priority starts. Each worker proves on one lane of the job's key (worker w
+ * on lane w), so keys stay prepared between jobs. Every proof is self-checked
+ * as the context says. All functions are thread-safe.
+ */
+typedef struct cuzk_engine cuzk_engine;
+
+typedef enum {
+    CUZK_PRIORITY_LOW = 0,
+    CUZK_PRIORITY_NORMAL = 1,
+    CUZK_PRIORITY_HIGH = 2,
+    CUZK_PRIORITY_CRITICAL = 3
+} cuzk_priority;
+
+typedef struct {
+    size_t struct_size; /* sizeof(cuzk_engine_options), set by cuzk_engine_options_init */
+    /* Worker threads (default: the context's lanes, each GPU listed or each
+     * CPU lane). */
+    unsigned workers;
+    /* Partitions queued at most (default 1024): a submission that would pass
+     * it waits (backpressure) up to its timeout, then fails with ERR_BUSY. */
+    size_t max_queued_partitions;
+    /* 1: workers take nothing until cuzk_engine_pause(e, 0) (default 0). */
+    int start_paused;
+} cuzk_engine_options;
+
+CUZK_API void cuzk_engine_options_init(cuzk_engine_options *opt);
+
+/* An engine over ctx (which must outlive it); opt NULL: the defaults. */
+CUZK_API CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_engine_create(cuzk_engine **out,
+                                                                cuzk_context *ctx,
+                                                                const cuzk_engine_options *opt,
+                                                                cuzk_error *err);
+/* Stops the workers after the partitions they are proving (queued jobs are
+ * cancelled) and frees the engine and every job. NULL is a no-op. */
+CUZK_API void cuzk_engine_destroy(cuzk_engine *e);
+
+/* Workers take no new partition while paused (1), and go on again (0). */
+CUZK_API void cuzk_engine_pause(cuzk_engine *e, int paused);
+
+/*
+ * Queues a job: n partitions of key, partition i from witnesses[i] (copied:
+ * the caller may free them on return). The engine holds a reference to the
+ * key until the job is collected. request_id (may be NULL): a second
+ * submission with the same id, while the first job is known, returns the
+ * first job's id and queues nothing (CUZK_ERR_INVALID_ARG if its key or
+ * partition count differ). When the queue has no room for n partitions the
+ * call waits up to timeout_ms (0: not at all, -1: without limit), then
+ * fails with CUZK_ERR_BUSY; n above max_queued_partitions is
+ * CUZK_ERR_INVALID_ARG.
+ */
+CUZK_API CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_engine_submit(
+    cuzk_engine *e, uint64_t *job_id, cuzk_key *key, const cuzk_witness_input *witnesses,
+    size_t n, cuzk_priority priority, const char *request_id, int timeout_ms, cuzk_error *err);
+
+typedef enum {
+    CUZK_JOB_QUEUED = 0,
+    CUZK_JOB_RUNNING = 1,
+    CUZK_JOB_DONE = 2,
+    CUZK_JOB_FAILED = 3,
+    CUZK_JOB_CANCELLED = 4
+} cuzk_job_state;
+
+typedef struct {
+    cuzk_job_state state;
+    size_t n_partitions, n_done, n_running;
+    size_t queued_ahead; /* partitions of other jobs before this one's next */
+    uint64_t finish_seq; /* 1, 2, ...: the order in which jobs ended (0: not yet) */
+} cuzk_job_info;
+
+/* A job's state (CUZK_ERR_NOT_FOUND for an unknown or collected job). */
+CUZK_API CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_engine_job_info(cuzk_engine *e,
+                                                                  uint64_t job_id,
+                                                                  cuzk_job_info *info,
+                                                                  cuzk_error *err);
+
+/*
+ * Waits up to timeout_ms (-1: without limit) for the job to end and collects
+ * it: proofs (n of them), public_inputs (may be NULL; n x n_public x 32
+ * bytes) and times (may be NULL; n) for a job done. A failed job returns its
+ * error, naming the partition; a cancelled one CUZK_ERR_CANCELLED. Either
+ * way the job is then forgotten. CUZK_ERR_TIMEOUT leaves it as it was.
+ */
+CUZK_API CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_engine_await(cuzk_engine *e, uint64_t job_id,
+                                                               int timeout_ms, cuzk_proof *proofs,
+                                                               uint8_t *public_inputs,
+                                                               cuzk_proof_times *times,
+                                                               cuzk_error *err);
+
+/* Cancels a job: its queued partitions are dropped at once, those being
+ * proved end with their proof discarded. CUZK_ERR_NOT_FOUND for an unknown
+ * job; a job that has ended stays as it ended. */
+CUZK_API CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_engine_cancel(cuzk_engine *e, uint64_t job_id,
+                                                                cuzk_error *err);
 
 #ifdef __cplusplus
 }

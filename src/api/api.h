@@ -86,6 +86,11 @@ struct cuzk_pending_proof {
 const cuzk_backend_ops *cuzk__api_backend_ops(const cuzk_options *opt, unsigned domain_log,
                                               cuzk_backend_kind *chosen, cuzk_error *err);
 
+/* cuzk_prove_start on the key's lane `lane` (modulo its lanes), for a caller
+ * that spreads proofs over the lanes itself (the engine's workers). */
+cuzk_status cuzk__prove_start_on_lane(cuzk_key *key, size_t lane, cuzk_pending_proof **out,
+                                      const cuzk_witness_input *witness, cuzk_error *err);
+
 /* Makes lane ready (opens its backend and prepares the key there) unless it
  * is; after a failure the lane stays unprepared and the next call tries
  * again. Thread-safe. */

@@ -42,12 +42,19 @@ typedef struct {
 
 cuzk_status cuzk_prove_start(cuzk_key *key, cuzk_pending_proof **out,
                              const cuzk_witness_input *witness, cuzk_error *err) {
+    if (key == NULL) return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "prove_start: NULL key");
+    return cuzk__prove_start_on_lane(key, atomic_fetch_add(&key->next_lane, 1), out, witness,
+                                     err);
+}
+
+cuzk_status cuzk__prove_start_on_lane(cuzk_key *key, size_t lane, cuzk_pending_proof **out,
+                                      const cuzk_witness_input *witness, cuzk_error *err) {
     cuzk__error_clear(err);
     if (out == NULL || key == NULL)
         return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "prove_start: NULL argument");
     *out = NULL;
     const double t0 = now_ms();
-    cuzk__lane *L = &key->lanes[atomic_fetch_add(&key->next_lane, 1) % key->n_lanes];
+    cuzk__lane *L = &key->lanes[lane % key->n_lanes];
     cuzk_status st = cuzk__lane_prepare(L, err);
     if (st != CUZK_OK) return st;
     pending_impl *p = calloc(1, sizeof(*p));
