@@ -31,6 +31,7 @@ int cuzk__bench_field(int argc, char **argv); /* bench_field.c */
 int cuzk__bench_ntt(int argc, char **argv);   /* bench_ntt.c */
 int cuzk__bench_msm(int argc, char **argv);   /* bench_msm.c */
 int cuzk__bench_prove(int argc, char **argv); /* bench_prove.c */
+int cuzk__bench_batch(int argc, char **argv); /* bench_batch.c */
 
 #define CUZK_BENCH_MAX_BATCHES 64
 #define CUZK_BENCH_DEFAULT_ITERS 10

@@ -335,6 +335,14 @@ expect "bench prove --circuit" 0 "seconds_per_proof" \
 expect "bench prove, CPU: no proof finds its witness pre-staged" 0 '"staged_proofs": 0' \
     "$cuzk" bench prove --backend cpu --circuit circuit.cuzk --params k.params --witness w0.wit \
     --reps 1 --json
+expect "bench batch: jobs through the engine, two CPU lanes" 0 '"steady_seconds_per_proof"' \
+    "$cuzk" bench batch --backend cpu --lanes 2 --circuit circuit.cuzk --params k.params \
+    --witness w0.wit w1.wit w2.wit --jobs 3 --json
+expect "bench batch: a bad witness fails its job, named" 1 "partition 1 (bad.wit)" \
+    "$cuzk" bench batch --backend cpu --circuit circuit.cuzk --params k.params \
+    --witness w0.wit bad.wit --jobs 2
+expect "bench batch: --jobs 0" 2 "--jobs 0: must be 1..4096" \
+    "$cuzk" bench batch --zkey "$sample/circuit.zkey" --wtns "$sample/witness.wtns" --jobs 0
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -72,7 +72,10 @@ static int usage(FILE *f) {
             "              [--backend cpu|gpu] [--copies K] [--no-batch-add]\n"
             "    bench prove --zkey K --wtns W [--threads T] [--reps R] [--json]\n"
             "    bench prove --circuit C --params P --witness W.. [--partitions N] [--no-stage]\n"
-            "        Times of the arithmetic, NTTs, MSMs and whole proofs by stage.\n"
+            "    bench batch (--zkey K --wtns W | --circuit C --params P --witness W..)\n"
+            "              [--jobs J] [--partitions N] [--workers W] [--backend cpu|gpu|auto]\n"
+            "        Times of the arithmetic, NTTs, MSMs and whole proofs by stage; batch:\n"
+            "        many jobs through the engine (seconds per proof, job latencies).\n"
             "\n"
             "OPTIONS\n"
             "    --backend auto (the default) proves on a GPU when one is present and\n"
@@ -106,12 +109,13 @@ static const struct {
     {"ntt", cuzk__bench_ntt},
     {"msm", cuzk__bench_msm},
     {"prove", cuzk__bench_prove},
+    {"batch", cuzk__bench_batch},
 };
 
 static int cmd_bench(int argc, char **argv) {
     for (size_t i = 0; argc >= 1 && i < sizeof(benches) / sizeof(benches[0]); i++)
         if (strcmp(argv[0], benches[i].name) == 0) return benches[i].fn(argc - 1, argv + 1);
-    fprintf(stderr, "cuzk bench: %s%s%s: must be field, ntt, msm or prove\n",
+    fprintf(stderr, "cuzk bench: %s%s%s: must be field, ntt, msm, prove or batch\n",
             argc >= 1 ? "unknown benchmark '" : "no benchmark given", argc >= 1 ? argv[0] : "",
             argc >= 1 ? "'" : "");
     return 2;
