@@ -441,7 +441,10 @@ cuzk_status cuzk_ptau_write_dev(const char *path, unsigned power, const cuzk_pta
     cuzk__outset set;
     cuzk__out *o;
     cuzk__outset_init(&set);
-    if ((st = cuzk__outset_add(&set, &o, path, err)) != CUZK_OK) goto done;
+    if ((st = cuzk__outset_add(&set, &o, path, err)) != CUZK_OK) {
+        cuzk__outset_abort(&set);
+        goto done;
+    }
     w.f = cuzk__out_file(o);
     st = write_all(&w, power, s);
     if (st == CUZK_OK)

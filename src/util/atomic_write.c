@@ -212,8 +212,21 @@ void cuzk__outset_init(cuzk__outset *s) {
     s->n = s->cap = 0;
 }
 
+static cuzk_status outset_add(cuzk__outset *s, cuzk__out **o_out, const char *path,
+                              cuzk_error *err);
+
 cuzk_status cuzk__outset_add(cuzk__outset *s, cuzk__out **o_out, const char *path,
                              cuzk_error *err) {
+    const cuzk_status st = outset_add(s, o_out, path, err);
+    if (st != CUZK_OK && s->n == 0) { /* a set still empty holds nothing to abort */
+        free(s->outs);
+        cuzk__outset_init(s);
+    }
+    return st;
+}
+
+static cuzk_status outset_add(cuzk__outset *s, cuzk__out **o_out, const char *path,
+                              cuzk_error *err) {
     *o_out = NULL;
     if (path == NULL || *path == '\0')
         return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "an output path is empty");
