@@ -21,6 +21,7 @@
 #include "circuit/witness.h"
 #include "groth16/backend.h"
 #include "groth16/groth16.h"
+#include "groth16/setup.h"
 #include "io/params.h"
 #include "io/r1cs.h"
 #include "io/zkey.h"
@@ -123,7 +124,6 @@ void cuzk__times_from_stage(cuzk_proof_times *out, const cuzk_groth16_stage_time
  * --setup-seed`): cuzk__groth16_setup_dev_accel with the fixed-base
  * multiplications on GPU 0 when use_gpu (CUZK_ERR_UNSUPPORTED in a build
  * without CUDA), else on the CPU; tw NULL = fresh random toxic waste. */
-#include "groth16/setup.h"
 cuzk_status cuzk__api_dev_setup(cuzk_params *p, const cuzk_circuit *c, const cuzk_setup_toxic *tw,
                                 unsigned threads, int use_gpu, cuzk_setup_times *tm,
                                 cuzk_error *err);
@@ -134,10 +134,6 @@ cuzk_status cuzk__api_gpu_name(int device, char *name, size_t len, int *sm_count
  * receives exactly n_public scalars of 32 bytes. */
 cuzk_status cuzk__public_parse_text(uint8_t *out, size_t n_public, const char *text, size_t len,
                                     const char *name, cuzk_error *err);
-
-/* Up to n first bytes of path into buf (the count read; 0 when it cannot be
- * opened: the reader that follows names the reason). */
-size_t cuzk__file_head(void *buf, size_t n, const char *path, cuzk_error *err);
 
 /* 32-byte little-endian scalars <-> plain limbs. */
 void cuzk__scalar_to_bytes(uint8_t out[32], const uint64_t in[4]);

@@ -1,73 +1,22 @@
 /* encode.c — proofs and public inputs as snarkjs JSON, public inputs from
  * files, whole-file reads (include/cuzk.h). */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "api/api.h"
 #include "ff/fr.h"
 #include "ff/limbs.h"
 #include "groth16/proof192.h"
 #include "groth16/snarkjs_json.h"
+#include "util/readfile.h"
 
 cuzk_status cuzk_file_read(uint8_t **data, size_t *len, const char *path, size_t max_bytes,
                            cuzk_error *err) {
     cuzk__error_clear(err);
     if (data == NULL || len == NULL || path == NULL)
         return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "file_read: NULL argument");
-    *data = NULL;
-    *len = 0;
-    FILE *f = fopen(path, "rb");
-    if (f == NULL) return cuzk__fail(err, CUZK_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-    struct stat sb;
-    if (fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode)) {
-        fclose(f);
-        return cuzk__fail(err, CUZK_ERR_IO, "%s: is a directory", path);
-    }
-    size_t cap = 4096, n = 0;
-    uint8_t *buf = malloc(cap + 1);
-    cuzk_status st = CUZK_OK;
-    while (buf != NULL) {
-        n += fread(buf + n, 1, cap - n, f);
-        if (n < cap || n > max_bytes) break;
-        /* grow, but never read more than one byte past the limit */
-        const size_t next = cap * 2 > max_bytes + 1 ? max_bytes + 1 : cap * 2;
-        if (next <= cap) break;
-        uint8_t *nb = realloc(buf, next + 1);
-        if (nb == NULL) {
-            free(buf);
-            buf = NULL;
-            break;
-        }
-        buf = nb;
-        cap = next;
-    }
-    if (buf == NULL)
-        st = cuzk__fail(err, CUZK_ERR_NOMEM, "%s: no memory to read it", path);
-    else if (ferror(f))
-        st = cuzk__fail(err, CUZK_ERR_IO, "%s: read error", path);
-    else if (n > max_bytes)
-        st = cuzk__fail(err, CUZK_ERR_BAD_LENGTH, "%s: larger than %zu bytes", path, max_bytes);
-    fclose(f);
-    if (st != CUZK_OK) {
-        free(buf);
-        return st;
-    }
-    buf[n] = 0;
-    *data = buf;
-    *len = n;
-    return CUZK_OK;
-}
-
-size_t cuzk__file_head(void *buf, size_t n, const char *path, cuzk_error *err) {
-    (void)err;
-    FILE *f = fopen(path, "rb");
-    if (f == NULL) return 0;
-    const size_t got = fread(buf, 1, n, f);
-    fclose(f);
-    return got;
+    return cuzk__read_file(path, max_bytes, data, len, err);
 }
 
 cuzk_status cuzk_proof_to_json(char **json, size_t *len, const cuzk_proof *proof,
@@ -283,7 +232,7 @@ cuzk_status cuzk_public_read(uint8_t *out, size_t n_public, const char *path, cu
     if (path == NULL || (out == NULL && n_public != 0))
         return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "public_read: NULL argument");
     char magic[8];
-    if (cuzk__file_head(magic, sizeof(magic), path, err) == sizeof(magic) &&
+    if (cuzk__file_head(magic, sizeof(magic), path) == sizeof(magic) &&
         memcmp(magic, CUZK_WITNESS_MAGIC, 8) == 0)
         return inputs_from_witness(out, n_public, path, err);
     uint8_t *text = NULL;

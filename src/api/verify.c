@@ -9,6 +9,7 @@
 #include "groth16/proof192.h"
 #include "groth16/snarkjs_json.h"
 #include "pairing/pairing.h"
+#include "util/readfile.h"
 
 struct cuzk_vk {
     cuzk_groth16_vk vk;
@@ -87,7 +88,7 @@ cuzk_status cuzk_vk_read(cuzk_vk **out, const char *path, cuzk_error *err) {
     /* JSON starts with '{' after blanks; the bellman forms are binary and
      * start with a point's flag byte */
     char head[64];
-    const size_t got = cuzk__file_head(head, sizeof(head), path, err);
+    const size_t got = cuzk__file_head(head, sizeof(head), path);
     size_t i = 0;
     while (i < got && (head[i] == ' ' || head[i] == '\t' || head[i] == '\n' || head[i] == '\r'))
         i++;

@@ -1,6 +1,5 @@
 /* witness_input.c — a cuzk_witness_input (a file or values in memory) as the
  * backends' cuzk_witness, checked against the key. */
-#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +10,7 @@
 #include "ff/limbs.h"
 #include "io/wtns.h"
 #include "util/mem.h"
+#include "util/readfile.h"
 
 void cuzk__scalar_to_bytes(uint8_t out[32], const uint64_t in[4]) {
     for (int i = 0; i < 4; i++)
@@ -71,13 +71,11 @@ static cuzk_status count_mismatch(const cuzk_key *k, const char *name, uint64_t 
 
 static cuzk_status load_file(const cuzk_key *k, cuzk_witness *w, const char *path,
                              cuzk_error *err) {
-    FILE *f = fopen(path, "rb");
-    if (f == NULL) return cuzk__fail(err, CUZK_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
     char magic[8] = {0};
-    const size_t got = fread(magic, 1, sizeof(magic), f);
-    fclose(f);
+    const size_t got = cuzk__file_head(magic, sizeof(magic), path);
     cuzk_status st;
-    if (got == sizeof(magic) && memcmp(magic, CUZK_WITNESS_MAGIC, 8) == 0) {
+    /* an unreadable or empty file: our reader says why */
+    if (got == 0 || (got == sizeof(magic) && memcmp(magic, CUZK_WITNESS_MAGIC, 8) == 0)) {
         if ((st = cuzk_witness_open(w, path, err)) != CUZK_OK) return st;
         const int fits = k->kind == CUZK_KEY_PARAMS
                              ? w->n_inputs == k->c.n_inputs && w->n_aux == k->c.n_aux

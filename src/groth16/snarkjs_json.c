@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "util/atomic_write.h"
+#include "util/readfile.h"
 
 /* File size limits: a proof is < 2 KB; public.json holds up to ~82 bytes per
  * public signal and gets the proof's cap (1 MiB: some 12,000 signals); the
@@ -384,54 +385,13 @@ static cuzk_status parse_doc(const reader *rd, cuzk_json **root, const char *tex
     return CUZK_OK;
 }
 
-/* Reads a whole file (regular or not) into a malloc'd buffer, at most max bytes. */
+/* A whole file, at most max bytes (util/readfile.h). */
 static cuzk_status read_file(const char *path, size_t max, char **out, size_t *len,
                              cuzk_error *err) {
-    *out = NULL;
-    *len = 0;
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return cuzk__fail(err, CUZK_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-    size_t cap = 0, n = 0;
-    char *buf = NULL;
-    for (;;) {
-        if (n == cap) {
-            size_t ncap = cap ? cap * 2 : 64 * 1024;
-            if (ncap > max + 1) ncap = max + 1;
-            if (ncap <= cap) {
-                free(buf);
-                fclose(f);
-                return cuzk__fail(err, CUZK_ERR_BAD_LENGTH,
-                                  "%s: larger than the limit of %zu bytes", path, max);
-            }
-            char *nb = realloc(buf, ncap);
-            if (nb == NULL) {
-                free(buf);
-                fclose(f);
-                return cuzk__fail(err, CUZK_ERR_NOMEM, "%s: cannot allocate %zu bytes", path,
-                                  ncap);
-            }
-            buf = nb;
-            cap = ncap;
-        }
-        size_t got = fread(buf + n, 1, cap - n, f);
-        n += got;
-        if (got == 0) break;
-    }
-    int bad = ferror(f);
-    fclose(f);
-    if (bad) {
-        free(buf);
-        return cuzk__fail(err, CUZK_ERR_IO, "%s: read error", path);
-    }
-    if (n > max) {
-        free(buf);
-        return cuzk__fail(err, CUZK_ERR_BAD_LENGTH, "%s: larger than the limit of %zu bytes",
-                          path, max);
-    }
-    *out = buf;
-    *len = n;
-    return CUZK_OK;
+    uint8_t *buf = NULL;
+    const cuzk_status st = cuzk__read_file(path, max, &buf, len, err);
+    *out = (char *)buf;
+    return st;
 }
 
 /* Whole or not at all (util/atomic_write.h): a kill or a full disk leaves
