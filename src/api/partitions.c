@@ -16,17 +16,11 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "api/api.h"
+#include "util/clock.h"
 #include "groth16/proof192.h"
 #include "util/mem.h"
-
-static double now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
 
 /* What every lane of one call reads; proofs, pub and times are written at
  * disjoint indices. */
@@ -69,7 +63,7 @@ static const char *input_name(const cuzk_witness_input *in) {
 
 static void self_check_run(self_check_job *c) {
     const run_shared *sh = c->sh;
-    const double t = now_ms();
+    const double t = cuzk__now_ms();
     cuzk__error_clear(&c->err);
     cuzk_status st = cuzk__self_check(sh->key, &sh->key->vk, &c->proof,
                                       (const uint64_t(*)[4])c->pub, c->wname, NULL, &c->err);
@@ -84,7 +78,7 @@ static void self_check_run(self_check_job *c) {
         }
     }
     c->failed = st != CUZK_OK;
-    c->ms = now_ms() - t;
+    c->ms = cuzk__now_ms() - t;
 }
 
 static void *self_check_main(void *arg) {
@@ -145,13 +139,13 @@ static void lane_prove(lane_run *R) {
         cuzk__fail(err, CUZK_ERR_NOMEM, "no memory for %zu public inputs", n_pub);
         goto out;
     }
-    const double t = now_ms();
+    const double t = cuzk__now_ms();
     if (atomic_load(&sh->stop)) {
         R->stopped = 1;
         goto out;
     }
     if ((R->st = cuzk__lane_prepare(L, err)) != CUZK_OK) goto out;
-    cuzk__api_log(k->ctx, "prepare (%s%s) %.1f ms", k->ops->name, L->where, now_ms() - t);
+    cuzk__api_log(k->ctx, "prepare (%s%s) %.1f ms", k->ops->name, L->where, cuzk__now_ms() - t);
     size_t i = R->first;
     if (i < sh->n) {
         R->failed = i;
@@ -170,7 +164,7 @@ static void lane_prove(lane_run *R) {
         R->failed = i;
         const size_t cur = q % 2, nxt = (q + 1) % 2;
         const size_t in = i + R->stride;
-        const double t0 = now_ms();
+        const double t0 = cuzk__now_ms();
         /* the lane's next witness is announced before this proof starts */
         if (in < sh->n) {
             if ((R->st = cuzk__witness_load(k, &ws[nxt], &sh->in[in], err)) != CUZK_OK) {
@@ -205,7 +199,7 @@ static void lane_prove(lane_run *R) {
         const cuzk_groth16_stage_times *tm = cuzk_backend_job_times(job);
         if (sh->times != NULL) {
             cuzk__times_from_stage(&sh->times[i], tm, job->witness_staged);
-            sh->times[i].total_ms = now_ms() - t0;
+            sh->times[i].total_ms = cuzk__now_ms() - t0;
         }
         log_times(k, i, input_name(&sh->in[i]), L->where, tm, job->witness_staged);
         cuzk_backend_release_job(&L->be, job);

@@ -1,19 +1,13 @@
 /* prove.c — one proof, whole or split into start and finish (include/cuzk.h). */
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "api/api.h"
+#include "util/clock.h"
 #include "ff/fr.h"
 #include "ff/limbs.h"
 #include "groth16/proof192.h"
 #include "util/mem.h"
-
-static double now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
 
 void cuzk__times_from_stage(cuzk_proof_times *out, const cuzk_groth16_stage_times *t,
                             int witness_staged) {
@@ -53,7 +47,7 @@ cuzk_status cuzk__prove_start_on_lane(cuzk_key *key, size_t lane, cuzk_pending_p
     if (out == NULL || key == NULL)
         return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "prove_start: NULL argument");
     *out = NULL;
-    const double t0 = now_ms();
+    const double t0 = cuzk__now_ms();
     cuzk__lane *L = &key->lanes[lane % key->n_lanes];
     cuzk_status st = cuzk__lane_prepare(L, err);
     if (st != CUZK_OK) return st;
@@ -110,10 +104,10 @@ static cuzk_status finish(cuzk_pending_proof *pp, cuzk_proof *proof, uint8_t *pu
     if (st != CUZK_OK) return st;
     double check_ms = 0;
     if (pp->self_check) {
-        const double t = now_ms();
+        const double t = cuzk__now_ms();
         st = cuzk__self_check(pp->key, &pp->key->vk, &g, (const uint64_t(*)[4])pp->pub,
                               pp->witness_name, p->have_w ? &p->w : NULL, err);
-        check_ms = now_ms() - t;
+        check_ms = cuzk__now_ms() - t;
         if (st != CUZK_OK) return st;
     }
     if (proof != NULL) cuzk_proof192_encode(proof->bytes, &g);
@@ -123,7 +117,7 @@ static cuzk_status finish(cuzk_pending_proof *pp, cuzk_proof *proof, uint8_t *pu
     if (times != NULL) {
         cuzk__times_from_stage(times, cuzk_backend_job_times(pp->job), pp->job->witness_staged);
         times->self_check_ms = check_ms;
-        times->total_ms = now_ms() - pp->start_ms;
+        times->total_ms = cuzk__now_ms() - pp->start_ms;
     }
     return CUZK_OK;
 }

@@ -19,6 +19,7 @@
 #include <time.h>
 
 #include "gpu/backend_gpu.h"
+#include "util/clock.h"
 #include "gpu/gpu.h"
 #include "gpu/gpu_circuit.h"
 #include "gpu/gpu_msm.h"
@@ -34,12 +35,6 @@ typedef struct {
 
 static inline void count_uploads(uint64_t *counter, uint64_t n) {
     __atomic_fetch_add(counter, n, __ATOMIC_RELAXED);
-}
-
-static inline double now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
 /* A failed call's error: the device's words for CUZK_ERR_GPU. */

@@ -30,10 +30,10 @@ cuzk_status cuzk__gpu_witness_check(const gpu_key *k, const cuzk_witness *w, con
  * bitmaps, for classified_msm over one or more bases. */
 static cuzk_status classify(gpu_key *k, cuzk__gpu_msm_counts *cnt, const uint64_t *scalars,
                             uint64_t n, cuzk_groth16_stage_times *t, cuzk_error *err) {
-    const double t0 = now_ms();
+    const double t0 = cuzk__now_ms();
     cuzk_status st =
         cuzk__gpu_msm_classify(NULL, k->bm_one, k->bm_other, cnt, scalars, (size_t)n);
-    t->prep_ms += now_ms() - t0;
+    t->prep_ms += cuzk__now_ms() - t0;
     if (st != CUZK_OK) return gpu_fail(err, st, "classifying scalars");
     return CUZK_OK;
 }
@@ -56,17 +56,17 @@ static cuzk_status classified_msm(gpu_key *k, cuzk__gpu_msm_bases *b, int g2, ui
         return CUZK_OK;
     }
     cuzk_status st;
-    double t0 = now_ms();
+    double t0 = cuzk__now_ms();
     if (cnt->one && (st = cuzk__gpu_msm_batch_add(b, ones, n, k->bm_one)) != CUZK_OK)
         return gpu_fail(err, st, "batch-add");
-    t->batch_add_ms += now_ms() - t0;
-    t0 = now_ms();
+    t->batch_add_ms += cuzk__now_ms() - t0;
+    t0 = cuzk__now_ms();
     if (cnt->other && (st = cuzk__gpu_msm(b, others, scalars, n, k->bm_other)) != CUZK_OK)
         return gpu_fail(err, st, "tail MSM");
     if (g2)
-        t->b_g2_msm_ms += now_ms() - t0;
+        t->b_g2_msm_ms += cuzk__now_ms() - t0;
     else
-        t->tail_msm_ms += now_ms() - t0;
+        t->tail_msm_ms += cuzk__now_ms() - t0;
     /* ones + others on the host (Jacobian; the empty sums are the zeroed infinity) */
     if (g2) {
         cuzk_g2_jac x, y;
@@ -121,7 +121,7 @@ static cuzk_status stage_h_bellman(gpu_key *k, const cuzk_witness *w, int staged
     uint8_t *abc = k->abc;
     void *a = abc, *b = abc + 32 * n, *cc = abc + 64 * n;
     cuzk_status st;
-    double t0 = now_ms();
+    double t0 = cuzk__now_ms();
     if (!staged) { /* ahead of a loader still copying the key's vectors */
         if (k->ld_thread_on) cuzk__gpu_loader_yield(k, 1);
         st = cuzk__gpu_upload_input(k, k->w_plain, w->values, k->n_vars * 32);
@@ -132,23 +132,23 @@ static cuzk_status stage_h_bellman(gpu_key *k, const cuzk_witness *w, int staged
         (st = cuzk__gpu_circuit_abc(k->gc, a, b, cc, k->w_mont, NULL)) != CUZK_OK ||
         (st = cuzk__gpu_sync()) != CUZK_OK)
         return gpu_fail(err, st, "witness -> a, b, c");
-    t->spmv_ms = now_ms() - t0;
-    t0 = now_ms();
+    t->spmv_ms = cuzk__now_ms() - t0;
+    t0 = cuzk__now_ms();
     uint64_t bad = UINT64_MAX;
     if ((st = cuzk__gpu_circuit_check(k->gc, a, b, cc, &bad, NULL)) != CUZK_OK)
         return gpu_fail(err, st, "satisfaction check");
-    t->check_ms = now_ms() - t0;
+    t->check_ms = cuzk__now_ms() - t0;
     if (bad != UINT64_MAX)
         return cuzk__fail(err, CUZK_ERR_WITNESS_UNSATISFIED,
                           "%s: witness %s does not satisfy constraint %llu (A*B != C)",
                           c->path ? c->path : "(circuit)", w->path ? w->path : "(assignment)",
                           (ull)bad);
-    t0 = now_ms();
+    t0 = cuzk__now_ms();
     if ((st = cuzk__gpu_h_bellman(k->dom, a, b, cc, NULL)) != CUZK_OK ||
         (st = cuzk__gpu_fr_from_mont(a, a, (size_t)k->n_h, NULL)) != CUZK_OK ||
         (st = cuzk__gpu_sync()) != CUZK_OK)
         return gpu_fail(err, st, "H");
-    t->ntt_ms = now_ms() - t0;
+    t->ntt_ms = cuzk__now_ms() - t0;
     return CUZK_OK;
 }
 
@@ -158,7 +158,7 @@ static cuzk_status stage_h_zkey(gpu_key *k, const cuzk_witness *w, int staged,
     const uint64_t n = k->n_dom;
     uint8_t *abc = k->abc;
     void *a = abc, *b = abc + 32 * n, *cc = abc + 64 * n;
-    double t0 = now_ms();
+    double t0 = cuzk__now_ms();
     cuzk_status st = cuzk__groth16_zkey_abc(k->zk, (const uint64_t(*)[4])w->values,
                                             (size_t)cuzk_witness_n_vars(w), k->host_abc, err);
     if (st != CUZK_OK) return st;
@@ -166,13 +166,13 @@ static cuzk_status stage_h_zkey(gpu_key *k, const cuzk_witness *w, int staged,
         (!staged &&
          (st = cuzk__gpu_upload_input(k, k->w_plain, w->values, k->n_vars * 32)) != CUZK_OK))
         return gpu_fail(err, st, "uploading a, b, c and the witness");
-    t->spmv_ms = now_ms() - t0;
-    t0 = now_ms();
+    t->spmv_ms = cuzk__now_ms() - t0;
+    t0 = cuzk__now_ms();
     if ((st = cuzk__gpu_h_snarkjs(k->dom, a, b, cc, NULL)) != CUZK_OK ||
         (st = cuzk__gpu_fr_from_mont(a, a, (size_t)n, NULL)) != CUZK_OK ||
         (st = cuzk__gpu_sync()) != CUZK_OK)
         return gpu_fail(err, st, "H");
-    t->ntt_ms = now_ms() - t0;
+    t->ntt_ms = cuzk__now_ms() - t0;
     return CUZK_OK;
 }
 
@@ -181,9 +181,9 @@ static cuzk_status stage_h_zkey(gpu_key *k, const cuzk_witness *w, int staged,
 static cuzk_status vector_need(gpu_key *k, cuzk_params_vec v, cuzk_groth16_stage_times *t,
                                cuzk_error *err) {
     if (k->ld_decoded > (unsigned)v) return CUZK_OK;
-    const double t0 = now_ms();
+    const double t0 = cuzk__now_ms();
     const cuzk_status st = cuzk__gpu_vectors_wait(k, 1 + (unsigned)v, err);
-    t->key_wait_ms += now_ms() - t0;
+    t->key_wait_ms += cuzk__now_ms() - t0;
     return st;
 }
 
@@ -194,9 +194,9 @@ static cuzk_status prove_locked(gpu_key *k, gpu_job *j, const cuzk_witness *w, c
     if ((st = cuzk__gpu_witness_check(k, w, "prove_start", err)) != CUZK_OK) return st;
     /* first, so that every proof uses up its announcement, also one that
      * fails below (stage_take); a wait for its copy counts as spmv */
-    const double t_take = now_ms();
+    const double t_take = cuzk__now_ms();
     const int staged = cuzk__gpu_stage_take(k, w);
-    const double take_ms = now_ms() - t_take;
+    const double take_ms = cuzk__now_ms() - t_take;
     j->base.witness_staged = staged;
     if ((st = cuzk__gpu_load_status(k, err)) != CUZK_OK) return st; /* a vector failed to load */
     if ((st = cuzk__gpu_set_device(k->device)) != CUZK_OK)
@@ -209,11 +209,11 @@ static cuzk_status prove_locked(gpu_key *k, gpu_job *j, const cuzk_witness *w, c
     cuzk_g1_jac msm_h, msm_l;
     cuzk_g1_jac_set_inf(&msm_h); /* a domain of 1 has no h points */
     if ((st = vector_need(k, CUZK_PARAMS_VEC_H, t, err)) != CUZK_OK) return st;
-    double t0 = now_ms();
+    double t0 = cuzk__now_ms();
     if (k->n_h != 0 &&
         (st = cuzk__gpu_msm(k->h, (uint64_t *)&msm_h, k->abc, (size_t)k->n_h, NULL)) != CUZK_OK)
         return gpu_fail(err, st, "H MSM");
-    t->msm_h_ms = now_ms() - t0;
+    t->msm_h_ms = cuzk__now_ms() - t0;
 
     const uint64_t *wp = k->w_plain;
     /* L (bellman) or C (snarkjs): the aux / private variables in place */
@@ -223,20 +223,20 @@ static cuzk_status prove_locked(gpu_key *k, gpu_job *j, const cuzk_witness *w, c
         return st;
     if (k->c != NULL) {
         const cuzk__gpu_circuit_info *info = cuzk__gpu_circuit_info_of(k->gc);
-        t0 = now_ms();
+        t0 = cuzk__now_ms();
         if ((st = cuzk__gpu_fr_gather(k->gath, wp, info->a_vars, (size_t)info->a_count, NULL)) !=
             CUZK_OK)
             return gpu_fail(err, st, "gathering A's scalars");
-        t->prep_ms += now_ms() - t0;
+        t->prep_ms += cuzk__now_ms() - t0;
         if ((st = vector_need(k, CUZK_PARAMS_VEC_A, t, err)) != CUZK_OK ||
             (st = split_msm(k, k->a, 0, (uint64_t *)&out->msm_a, k->gath, info->a_count, t,
                             err)) != CUZK_OK)
             return st;
-        t0 = now_ms();
+        t0 = cuzk__now_ms();
         if ((st = cuzk__gpu_fr_gather(k->gath, wp, info->b_vars, (size_t)info->b_count, NULL)) !=
             CUZK_OK)
             return gpu_fail(err, st, "gathering B's scalars");
-        t->prep_ms += now_ms() - t0;
+        t->prep_ms += cuzk__now_ms() - t0;
         if ((st = vector_need(k, CUZK_PARAMS_VEC_B_G2, t, err)) != CUZK_OK ||
             (st = b_msms(k, out, k->gath, info->b_count, t, err)) != CUZK_OK)
             return st;
@@ -268,7 +268,7 @@ cuzk_status cuzk__gpu_op_prove_start(cuzk_backend *be, cuzk_backend_job **out,
     gpu_job *j = calloc(1, sizeof(*j));
     if (j == NULL) return cuzk__fail(err, CUZK_ERR_NOMEM, "no memory for a proof job");
     j->base.ops = &cuzk_backend_gpu;
-    const double t0 = now_ms();
+    const double t0 = cuzk__now_ms();
     pthread_mutex_lock(&k->lock);
     cuzk_status st = prove_locked(k, j, w, err);
     cuzk__gpu_loader_reap(k, 0); /* its buffers go once it is done, before the staging's look */
@@ -280,7 +280,7 @@ cuzk_status cuzk__gpu_op_prove_start(cuzk_backend *be, cuzk_backend_job **out,
         if (wanted) cuzk__gpu_stage_setup(k);
         staging_open = wanted && !k->st_thread_on && !k->st_off;
     }
-    const double t1 = now_ms();
+    const double t1 = cuzk__now_ms();
     if (st == CUZK_OK) k->proofs++;
     /* the copies take what room is left once the slot is settled; not this proof's time */
     if (st == CUZK_OK && k->copies_after != 0 && k->proofs >= k->copies_after &&

@@ -6,6 +6,7 @@
  * five key points), so nothing it needs lives in the key.
  */
 #include "groth16/backend.h"
+#include "util/clock.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -13,12 +14,6 @@
 
 #include "util/mem.h"
 #include "poly/ntt.h"
-
-static double now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
 
 typedef struct {
     cuzk_backend_key base; /* first member: the pointer handed out */
@@ -118,10 +113,10 @@ cuzk_status cuzk__backend_partial_finish(cuzk_backend *be, cuzk_groth16_proof *p
     cuzk__backend_partial_job *j = (cuzk__backend_partial_job *)job;
     if (j->finished)
         return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "prove_finish: this job is already finished");
-    const double t = now_ms();
+    const double t = cuzk__now_ms();
     cuzk_groth16_prove_finish(proof, &j->part, r, s);
     j->finished = 1;
-    j->base.t.finish_ms = now_ms() - t;
+    j->base.t.finish_ms = cuzk__now_ms() - t;
     j->base.t.total_ms += j->base.t.finish_ms;
     return CUZK_OK;
 }

@@ -11,6 +11,7 @@
  * the witness as is.
  */
 #include "groth16/groth16.h"
+#include "util/clock.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -21,12 +22,6 @@
 #include "util/mem.h"
 #include "msm/msm.h"
 #include "poly/ntt.h"
-
-static double now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
 
 cuzk_status cuzk_groth16_random_scalar(uint64_t out[4], cuzk_error *err) {
     static const uint64_t r[4] = CUZK__FR_R;
@@ -110,7 +105,7 @@ cuzk_status cuzk__groth16_zkey_abc(const cuzk_zkey *zk, const uint64_t (*witness
 cuzk_status cuzk_groth16_prove_start_zkey(cuzk_groth16_partial *out, const cuzk_zkey *zk,
                                           const uint64_t (*witness)[4], size_t n_witness,
                                           unsigned threads, cuzk_error *err) {
-    const double t0 = now_ms();
+    const double t0 = cuzk__now_ms();
     cuzk_status st = CUZK_OK;
     memset(out, 0, sizeof(*out));
     cuzk__error_clear(err);
@@ -126,12 +121,12 @@ cuzk_status cuzk_groth16_prove_start_zkey(cuzk_groth16_partial *out, const cuzk_
     }
     cuzk_fr *a = abc, *b = abc + n, *c = abc + 2 * n;
 
-    double t = now_ms();
+    double t = cuzk__now_ms();
     st = cuzk__groth16_zkey_abc(zk, witness, n_witness, abc, err);
-    out->t.abc_ms = now_ms() - t;
+    out->t.abc_ms = cuzk__now_ms() - t;
     if (st != CUZK_OK) goto done;
 
-    t = now_ms();
+    t = cuzk__now_ms();
     if ((st = cuzk_ntt_domain_init(&dom, zk->log_domain_size, CUZK_NTT_ROOT5)) != CUZK_OK) {
         cuzk__fail(err, st, "cannot set up the 2^%u NTT domain", zk->log_domain_size);
         goto done;
@@ -141,36 +136,36 @@ cuzk_status cuzk_groth16_prove_start_zkey(cuzk_groth16_partial *out, const cuzk_
         goto done;
     }
     for (size_t i = 0; i < n; i++) cuzk_fr_to_limbs(h_plain[i], &a[i]);
-    out->t.ntt_ms = now_ms() - t;
+    out->t.ntt_ms = cuzk__now_ms() - t;
 
     /* The witness MSMs see mostly 0/1 scalars in circuits built from bits:
      * classify, batch-add the ones, Pippenger over the rest. */
     cuzk_msm_counts counts;
-    t = now_ms();
+    t = cuzk__now_ms();
     st = cuzk_g1_msm_with_classification_var(&out->msm_a, &counts, zk->a.p, witness, n_witness,
                                              threads);
-    out->t.msm_a_ms = now_ms() - t;
+    out->t.msm_a_ms = cuzk__now_ms() - t;
     if (st != CUZK_OK) goto msm_failed;
-    t = now_ms();
+    t = cuzk__now_ms();
     st = cuzk_g1_msm_with_classification_var(&out->msm_b1, &counts, zk->b1.p, witness,
                                              n_witness, threads);
-    out->t.msm_b1_ms = now_ms() - t;
+    out->t.msm_b1_ms = cuzk__now_ms() - t;
     if (st != CUZK_OK) goto msm_failed;
-    t = now_ms();
+    t = cuzk__now_ms();
     st = cuzk_g2_msm_with_classification_var(&out->msm_b2, &counts, zk->b2.p, witness,
                                              n_witness, threads);
-    out->t.msm_b2_ms = now_ms() - t;
+    out->t.msm_b2_ms = cuzk__now_ms() - t;
     if (st != CUZK_OK) goto msm_failed;
     cuzk_g1_jac msm_c, msm_h;
-    t = now_ms();
+    t = cuzk__now_ms();
     const size_t first_private = (size_t)zk->n_public + 1;
     st = cuzk_g1_msm_with_classification_var(&msm_c, &counts, zk->c.p, witness + first_private,
                                              n_witness - first_private, threads);
-    out->t.msm_c_ms = now_ms() - t;
+    out->t.msm_c_ms = cuzk__now_ms() - t;
     if (st != CUZK_OK) goto msm_failed;
-    t = now_ms();
+    t = cuzk__now_ms();
     st = cuzk_g1_msm_var(&msm_h, zk->h.p, (const uint64_t(*)[4])h_plain, n, NULL, threads, NULL);
-    out->t.msm_h_ms = now_ms() - t;
+    out->t.msm_h_ms = cuzk__now_ms() - t;
     if (st != CUZK_OK) goto msm_failed;
     cuzk_g1_jac_add_var(&out->msm_ch, &msm_c, &msm_h);
 
@@ -187,13 +182,13 @@ done:
     cuzk_ntt_domain_free(&dom);
     free(abc);
     free(h_plain);
-    out->t.total_ms = now_ms() - t0;
+    out->t.total_ms = cuzk__now_ms() - t0;
     return st;
 }
 
 void cuzk_groth16_prove_finish(cuzk_groth16_proof *proof, cuzk_groth16_partial *p,
                                const uint64_t r[4], const uint64_t s[4]) {
-    const double t0 = now_ms();
+    const double t0 = cuzk__now_ms();
     cuzk_g1_jac acc, term, delta1, pa;
     cuzk_g2_jac acc2, term2, delta2;
     cuzk_fr rf, sf;
@@ -234,6 +229,6 @@ void cuzk_groth16_prove_finish(cuzk_groth16_proof *proof, cuzk_groth16_partial *
     cuzk_g1_jac_add(&acc, &acc, &term);
     cuzk_g1_jac_to_aff(&proof->c, &acc);
 
-    p->t.finish_ms = now_ms() - t0;
+    p->t.finish_ms = cuzk__now_ms() - t0;
     p->t.total_ms += p->t.finish_ms;
 }

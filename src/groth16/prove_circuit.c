@@ -16,6 +16,7 @@
  * the CPU always splits; zeros cost nothing either way.
  */
 #include "groth16/groth16.h"
+#include "util/clock.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -31,12 +32,6 @@
 #endif
 
 typedef unsigned long long ull;
-
-static double now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
 
 static const char *name_of(const char *path, const char *dflt) { return path ? path : dflt; }
 
@@ -211,13 +206,13 @@ static cuzk_status query_l(query *q, const cuzk_circuit *c, const cuzk_witness *
         cuzk_##G##_jac_set_inf(&ones);                                                        \
         cuzk_##G##_jac_set_inf(&others);                                                      \
         cuzk_status st = CUZK_OK;                                                             \
-        double t0 = now_ms();                                                                 \
+        double t0 = cuzk__now_ms();                                                                 \
         if (q->counts.one)                                                                    \
             st = cuzk_##G##_batch_add_var(&ones, bases, q->n, q->one, threads, NULL);         \
-        double t1 = now_ms();                                                                 \
+        double t1 = cuzk__now_ms();                                                                 \
         if (st == CUZK_OK && q->counts.other)                                                 \
             st = cuzk_##G##_msm_var(&others, bases, q->sc, q->n, q->other, threads, NULL);    \
-        double t2 = now_ms();                                                                 \
+        double t2 = cuzk__now_ms();                                                                 \
         if (st == CUZK_OK) cuzk_##G##_jac_add_var(r, &ones, &others);                         \
         *batch_ms += t1 - t0;                                                                 \
         *tail_ms += t2 - t1;                                                                  \
@@ -234,7 +229,7 @@ cuzk_status cuzk__groth16_prove_start_circuit_dom(cuzk_groth16_partial *out,
                                                   const cuzk_ntt_domain *dom,
                                                   const cuzk_witness *w, unsigned threads,
                                                   cuzk_error *err) {
-    const double t0 = now_ms();
+    const double t0 = cuzk__now_ms();
     cuzk_groth16_stage_times tm;
     memset(&tm, 0, sizeof(tm));
     memset(out, 0, sizeof(*out));
@@ -275,19 +270,19 @@ cuzk_status cuzk__groth16_prove_start_circuit_dom(cuzk_groth16_partial *out,
     cuzk_fr *a = abc, *b = abc + n, *cc = abc + 2 * n;
 
     /* witness -> a, b, c, then the satisfaction check on those same vectors */
-    double t = now_ms();
+    double t = cuzk__now_ms();
     st = cuzk_witness_abc_var(c, w, a, b, cc, CUZK_SPMV_DEFAULT | CUZK_SPMV_NO_CHECK, threads,
                               NULL, err);
-    tm.spmv_ms = now_ms() - t;
+    tm.spmv_ms = cuzk__now_ms() - t;
     if (st != CUZK_OK) goto done;
-    t = now_ms();
+    t = cuzk__now_ms();
     uint64_t bad;
     st = cuzk_circuit_check_abc(c, a, b, cc, wn, threads, &bad, err);
-    tm.check_ms = now_ms() - t;
+    tm.check_ms = cuzk__now_ms() - t;
     if (st != CUZK_OK) goto done;
 
     /* H: coefficients of (ab - c)/Z, the first N - 1 of them plain for the MSM */
-    t = now_ms();
+    t = cuzk__now_ms();
     if (dom == NULL) {
         if ((st = cuzk_ntt_domain_init(&own_dom, p->log_domain_size, CUZK_NTT_ROOT7)) !=
             CUZK_OK) {
@@ -308,24 +303,24 @@ cuzk_status cuzk__groth16_prove_start_circuit_dom(cuzk_groth16_partial *out,
 #endif
         for (long i = 0; i < (long)n - 1; i++) cuzk_fr_to_limbs(a[i].l, &a[i]);
     }
-    tm.ntt_ms = now_ms() - t;
+    tm.ntt_ms = cuzk__now_ms() - t;
 
     cuzk_g1_jac msm_h, msm_l;
-    t = now_ms();
+    t = cuzk__now_ms();
     st = cuzk_g1_msm_var(&msm_h, p->h.p, (const uint64_t(*)[4])(const void *)a, n - 1, NULL, threads,
                          NULL);
-    tm.msm_h_ms = now_ms() - t;
+    tm.msm_h_ms = cuzk__now_ms() - t;
     out->t.msm_h_ms = tm.msm_h_ms;
     if (st != CUZK_OK) goto msm_failed;
     free(abc);
     abc = NULL;
 
     /* scalars per query by density, classified 0/1/other */
-    t = now_ms();
+    t = cuzk__now_ms();
     if ((st = query_a(&qa, c, w, threads, err)) != CUZK_OK) goto done;
     if ((st = query_b(&qb, c, w, threads, err)) != CUZK_OK) goto done;
     if ((st = query_l(&ql, c, w, threads, err)) != CUZK_OK) goto done;
-    tm.prep_ms = now_ms() - t;
+    tm.prep_ms = cuzk__now_ms() - t;
 
     st = g1_split(&out->msm_a, p->a.p, &qa, threads, &tm.batch_add_ms, &tm.tail_msm_ms,
                   &out->t.msm_a_ms);
@@ -359,7 +354,7 @@ done:
     free(abc);
     out->t.abc_ms = tm.spmv_ms + tm.check_ms;
     out->t.ntt_ms = tm.ntt_ms;
-    tm.total_ms = now_ms() - t0;
+    tm.total_ms = cuzk__now_ms() - t0;
     out->t.total_ms = tm.total_ms;
     if (times != NULL) *times = tm;
     return st;
