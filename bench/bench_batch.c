@@ -21,6 +21,7 @@
 #include <time.h>
 
 #include "bench.h"
+#include "cli.h"
 #include "cuzk.h"
 #include "opt.h"
 
@@ -154,8 +155,7 @@ int cuzk__bench_batch(int argc, char **argv) {
     rc = 0;
     goto done;
 fail:
-    fprintf(stderr, CMD ": %s\n", cuzk_error_text(&err));
-    rc = err.status == CUZK_ERR_PROOF_INVALID || err.status == CUZK_ERR_WITNESS_UNSATISFIED ? 1 : 2;
+    rc = cuzk__cli_fail("bench batch", &err);
 done:
     cuzk_engine_destroy(e);
     cuzk_key_release(key);

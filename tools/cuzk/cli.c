@@ -4,8 +4,11 @@
 #include <stdio.h>
 #include <string.h>
 
-int cuzk__cli_exit_status(cuzk_status st) {
-    return st == CUZK_ERR_PROOF_INVALID || st == CUZK_ERR_WITNESS_UNSATISFIED ? 1 : 2;
+int cuzk__cli_fail(const char *cmd, const cuzk_error *err) {
+    fprintf(stderr, "cuzk %s: %s\n", cmd, cuzk_error_text(err));
+    return err->status == CUZK_ERR_PROOF_INVALID || err->status == CUZK_ERR_WITNESS_UNSATISFIED
+               ? 1
+               : 2;
 }
 
 int cuzk__cli_backend_kind(const char *cmd, const char *name, cuzk_backend_kind *kind) {

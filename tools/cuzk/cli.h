@@ -5,10 +5,11 @@
 
 #include "cuzk.h"
 
-/* The exit status of a failure: 1 for a proof that does not verify or a
- * witness that does not satisfy its circuit, 2 for everything else (usage,
- * unreadable or malformed input, a corrupt key). */
-int cuzk__cli_exit_status(cuzk_status st);
+/* Prints "cuzk CMD: <err's message>" on stderr and returns the exit status
+ * of the failure: 1 for a proof that does not verify or a witness that does
+ * not satisfy its circuit, 2 for everything else (usage, unreadable or
+ * malformed input, a corrupt key). */
+int cuzk__cli_fail(const char *cmd, const cuzk_error *err);
 
 /* --backend cpu|gpu|auto into *kind; else 0 after printing why (an unknown
  * name, or gpu in a build without CUDA). */

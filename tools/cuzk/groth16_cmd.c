@@ -24,11 +24,6 @@
 
 #define EXIT_ERROR 2
 
-static int fail(const char *cmd, const cuzk_error *err) {
-    fprintf(stderr, "cuzk %s: %s\n", cmd, cuzk_error_text(err));
-    return cuzk__cli_exit_status(err->status);
-}
-
 /*
  * The circuit of a key, when it lies next to it: X.zkey, X_0001.zkey or
  * X_final.zkey -> X.r1cs (circom and snarkjs tutorials name files so).
@@ -172,7 +167,7 @@ out:
     free(pub);
     cuzk_key_release(key);
     cuzk_context_destroy(ctx);
-    return rc == 0 ? 0 : fail("groth16 prove", &err);
+    return rc == 0 ? 0 : cuzk__cli_fail("groth16 prove", &err);
 }
 
 static int cmd_verify(int argc, char **argv) {
@@ -198,7 +193,7 @@ static int cmd_verify(int argc, char **argv) {
 out:
     cuzk_free(pub);
     cuzk_vk_free(vk);
-    return rc == 0 ? 0 : fail("groth16 verify", &err);
+    return rc == 0 ? 0 : cuzk__cli_fail("groth16 verify", &err);
 }
 
 int cuzk__cmd_groth16(int argc, char **argv) {
@@ -242,7 +237,7 @@ out:
     cuzk_vk_free(vk);
     cuzk_key_release(key);
     cuzk_context_destroy(ctx);
-    return rc == 0 ? 0 : fail("zkey export verificationkey", &err);
+    return rc == 0 ? 0 : cuzk__cli_fail("zkey export verificationkey", &err);
 }
 
 /* A check of a witness against its circuit, no proof: the r1cs reader's. */
@@ -267,5 +262,5 @@ int cuzk__cmd_wtns(int argc, char **argv) {
 out:
     cuzk_wtns_close(&w);
     cuzk_r1cs_close(&r);
-    return rc == 0 ? 0 : fail("wtns check", &err);
+    return rc == 0 ? 0 : cuzk__cli_fail("wtns check", &err);
 }

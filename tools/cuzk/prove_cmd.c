@@ -36,11 +36,6 @@
 /* A proof file larger than this holds more partitions than anyone proves. */
 #define PROOF_FILE_MAX_BYTES ((size_t)1 << 30)
 
-static int fail(const char *cmd, const cuzk_error *err) {
-    fprintf(stderr, "cuzk %s: %s\n", cmd, cuzk_error_text(err));
-    return cuzk__cli_exit_status(err->status);
-}
-
 static int is_option(const char *s) { return s[0] == '-' && s[1] != '\0'; }
 
 static void log_line(void *user, const char *line) {
@@ -207,7 +202,7 @@ int cuzk__cmd_prove(int argc, char **argv) {
     for (size_t i = 0; i < n_w; i++) in[i].path = wpaths[i];
     if (cuzk_context_create(&ctx, &opt, &err) != CUZK_OK ||
         cuzk_key_open_params(ctx, &key, circuit_path, params_path, &err) != CUZK_OK) {
-        rc = fail("prove", &err);
+        rc = cuzk__cli_fail("prove", &err);
         goto done;
     }
     if (verbose) {
@@ -221,12 +216,12 @@ int cuzk__cmd_prove(int argc, char **argv) {
     if (cuzk_prove_partitions(key, proofs, NULL, NULL, NULL, in, n_w, &err) != CUZK_OK) {
         const size_t m = strlen(err.msg);
         if (m + 20 < sizeof(err.msg)) memcpy(err.msg + m, "; no proof written", 19);
-        rc = fail("prove", &err);
+        rc = cuzk__cli_fail("prove", &err);
         goto done;
     }
     const cuzk_output o = {out_path, proofs, n_w * sizeof(*proofs)};
     if (cuzk_files_write(&o, 1, &err) != CUZK_OK) {
-        rc = fail("prove", &err);
+        rc = cuzk__cli_fail("prove", &err);
         goto done;
     }
     if (verbose)
@@ -339,5 +334,5 @@ out:
     cuzk_free(bytes);
     cuzk_vk_free(vk);
     free(files);
-    return rc == 0 ? 0 : fail("verify", &err);
+    return rc == 0 ? 0 : cuzk__cli_fail("verify", &err);
 }
