@@ -132,33 +132,57 @@ static void test_zkey_prove_verify(void) {
     cuzk_context_destroy(ctx);
 }
 
-/* Fixed r, s give the same bytes, from a file or from memory, and a pending
- * proof outlives the release of its key. */
-static void test_split_fixed_rs(void) {
+/* The sample zkey on the CPU, and its witness file read whole: values are
+ * the .wtns's witness values (its last n_vars x 32 bytes). */
+typedef struct {
+    cuzk_context *ctx;
+    cuzk_key *key;
+    uint8_t *file, *values;
+    size_t flen, nv;
+} sample_key;
+
+static int sample_open(sample_key *k) {
     char zkey[1100], wtns[1100];
     path_in(zkey, sizeof zkey, sample, "circuit.zkey");
     path_in(wtns, sizeof wtns, sample, "witness.wtns");
-    cuzk_context *ctx = cpu_context(0);
-    cuzk_key *key = NULL;
+    memset(k, 0, sizeof(*k));
+    k->ctx = cpu_context(0);
     cuzk_error e;
-    CHECK(cuzk_key_open_zkey(ctx, &key, zkey, &e) == CUZK_OK);
-    if (key == NULL) return;
+    CHECK(cuzk_key_open_zkey(k->ctx, &k->key, zkey, &e) == CUZK_OK);
+    CHECK(cuzk_file_read(&k->file, &k->flen, wtns, (size_t)1 << 30, &e) == CUZK_OK);
+    if (k->key == NULL || k->file == NULL) return 0;
     cuzk_key_info info;
-    cuzk_key_get_info(key, &info);
-    /* the witness values in memory: the .wtns's section 2 as read by the library */
-    uint8_t *file = NULL;
-    size_t flen = 0;
-    CHECK(cuzk_file_read(&file, &flen, wtns, (size_t)1 << 30, &e) == CUZK_OK);
-    const size_t nv = (size_t)info.n_vars;
-    CHECK(flen > nv * 32);
+    cuzk_key_get_info(k->key, &info);
+    k->nv = (size_t)info.n_vars;
+    CHECK(k->flen > k->nv * 32);
+    k->values = k->file + k->flen - k->nv * 32;
+    return 1;
+}
+
+static void sample_close(sample_key *k) {
+    cuzk_free(k->file);
+    cuzk_key_release(k->key);
+    cuzk_context_destroy(k->ctx);
+}
+
+/* Fixed r, s give the same bytes, from a file or from memory, and a pending
+ * proof outlives the release of its key. */
+static void test_split_fixed_rs(void) {
+    char wtns[1100];
+    path_in(wtns, sizeof wtns, sample, "witness.wtns");
+    sample_key k;
+    if (!sample_open(&k)) return;
+    cuzk_key *key = k.key;
+    cuzk_error e;
     const cuzk_witness_input wf = {.path = wtns};
-    const cuzk_witness_input wm = {.values = file + flen - nv * 32, .n_values = nv};
+    const cuzk_witness_input wm = {.values = k.values, .n_values = k.nv};
     uint8_t r[32] = {7}, s[32] = {9}, zero[32] = {0};
     cuzk_pending_proof *p1 = NULL, *p2 = NULL;
     cuzk_proof a, b;
     CHECK(cuzk_prove_start(key, &p1, &wf, &e) == CUZK_OK);
     CHECK(cuzk_prove_start(key, &p2, &wm, &e) == CUZK_OK);
     cuzk_key_release(key); /* the pending proofs keep it */
+    k.key = NULL;
     CHECK(cuzk_prove_finish_with_rs(p1, &a, NULL, NULL, zero, s, &e) == CUZK_ERR_INVALID_ARG);
     CHECK(cuzk_prove_finish_with_rs(p1, &a, NULL, NULL, r, s, &e) == CUZK_OK);
     CHECK(cuzk_prove_finish_with_rs(p2, &b, NULL, NULL, r, s, &e) == CUZK_OK);
@@ -166,28 +190,19 @@ static void test_split_fixed_rs(void) {
     CHECK(cuzk_prove_finish_with_rs(p1, &a, NULL, NULL, r, s, &e) == CUZK_ERR_INVALID_ARG);
     cuzk_pending_proof_release(p1);
     cuzk_pending_proof_release(p2);
-    cuzk_free(file);
-    cuzk_context_destroy(ctx);
+    sample_close(&k);
 }
 
 static void test_zkey_bad_witness(void) {
-    char zkey[1100], wtns[1100], r1cs[1100], bad[300];
-    path_in(zkey, sizeof zkey, sample, "circuit.zkey");
-    path_in(wtns, sizeof wtns, sample, "witness.wtns");
+    char r1cs[1100], bad[300];
     path_in(r1cs, sizeof r1cs, sample, "circuit.r1cs");
     path_in(bad, sizeof bad, tmpdir, "bad.wtns");
-    cuzk_context *ctx = cpu_context(0);
-    cuzk_key *key = NULL;
+    sample_key k;
+    if (!sample_open(&k)) return;
+    cuzk_key *key = k.key;
     cuzk_error e;
-    CHECK(cuzk_key_open_zkey(ctx, &key, zkey, &e) == CUZK_OK);
-    if (key == NULL) return;
-    cuzk_key_info info;
-    cuzk_key_get_info(key, &info);
-    uint8_t *file = NULL;
-    size_t flen = 0;
-    CHECK(cuzk_file_read(&file, &flen, wtns, (size_t)1 << 30, &e) == CUZK_OK);
-    const size_t nv = (size_t)info.n_vars;
-    uint8_t *values = file + flen - nv * 32;
+    const size_t nv = k.nv;
+    uint8_t *values = k.values;
     cuzk_proof proof;
     cuzk_witness_input w = {.values = values, .n_values = nv - 1};
     CHECK(cuzk_prove(key, &proof, NULL, NULL, &w, &e) == CUZK_ERR_INVALID_ARG);
@@ -206,7 +221,7 @@ static void test_zkey_bad_witness(void) {
     values[(nv - 1) * 32] ^= 1; /* the last signal changed: unsatisfied */
     CHECK(cuzk_prove(key, &proof, NULL, NULL, &w, &e) == CUZK_ERR_WITNESS_UNSATISFIED);
     CHECK(strstr(e.msg, "does not satisfy") != NULL);
-    CHECK(cuzk_test_write_file(bad, file, flen));
+    CHECK(cuzk_test_write_file(bad, k.file, k.flen));
     const cuzk_witness_input wb = {.path = bad};
     /* with the circuit attached, the failing constraint is named */
     CHECK(cuzk_key_attach_r1cs(key, "/nonexistent/c.r1cs", &e) == CUZK_ERR_IO);
@@ -215,9 +230,7 @@ static void test_zkey_bad_witness(void) {
     CHECK(cuzk_key_attach_r1cs(key, r1cs, &e) == CUZK_ERR_INVALID_ARG);
     CHECK(cuzk_prove(key, &proof, NULL, NULL, &wb, &e) == CUZK_ERR_WITNESS_UNSATISFIED);
     CHECK(strstr(e.msg, "constraint") != NULL && strstr(e.msg, bad) != NULL);
-    cuzk_free(file);
-    cuzk_key_release(key);
-    cuzk_context_destroy(ctx);
+    sample_close(&k);
 }
 
 /* A synthetic porep circuit, its development parameters and n witnesses in
