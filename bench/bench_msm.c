@@ -26,8 +26,8 @@
  * wall clock; --c then forces the GPU window. --copies K (GPU): the handle
  * keeps K shifted copies of its bases (gpu_msm.h: cuzk__gpu_msm_bases_precompute),
  * made once before the rows; the c column is then the window each row uses.
- * --profile (GPU): every MSM prints its per-phase device times to stderr
- * (gpu_msm.h cuzk__gpu_msm_config).
+ * --profile (GPU): each MSM also reports on stderr the device time of each of
+ * its phases (gpu_msm.h cuzk__gpu_msm_config.profile).
  */
 #include <stdarg.h>
 #include <stdint.h>

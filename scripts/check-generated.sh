@@ -7,13 +7,13 @@ cd "$(dirname "$0")/.."
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 status=0
-check() { # check OUTPUT GENERATOR-COMMAND...
-    local out=$1
+check() { # check FILE GENERATOR-COMMAND...: FILE holds what the command prints
+    local file=$1
     shift
-    "$@" >"$tmp/out"
-    if ! cmp -s "$tmp/out" "$out"; then
-        echo "check-generated: $out is stale; regenerate with: $*" >&2
-        diff -u "$out" "$tmp/out" | head -20 >&2 || true
+    "$@" >"$tmp/fresh"
+    if ! cmp -s "$tmp/fresh" "$file"; then
+        echo "check-generated: $file differs from the output of: $*" >&2
+        diff -u "$file" "$tmp/fresh" | head -20 >&2 || true
         status=1
     fi
 }
