@@ -20,6 +20,7 @@
 
 #include "gpu/backend_gpu.h"
 #include "util/clock.h"
+#include "util/fault.h"
 #include "gpu/gpu.h"
 #include "gpu/gpu_circuit.h"
 #include "gpu/gpu_msm.h"
@@ -114,12 +115,22 @@ typedef struct {
     cuzk_error ld_err;
     uint64_t *ld_bad;         /* device: a decode's first refused point */
     struct enc_upload *ld_up; /* the loader's buffers, freed by loader_reap */
+    struct cuzk__fault_slot *fault; /* the proving instance's fault plan (set under lock) */
     uint64_t proofs;       /* proofs done */
     uint64_t copies_after; /* key_copies after this many (0: never, or done) */
     /* proof constants */
     cuzk_g1_aff alpha1, beta1, delta1;
     cuzk_g2_aff beta2, delta2;
 } gpu_key;
+
+/* CUZK_ERR_GPU when the key's fault plan makes this launch of stage fail,
+ * worded as a device error would be. */
+static inline cuzk_status injected(gpu_key *k, const char *stage, cuzk_error *err) {
+    const unsigned launch = cuzk__fault_hit(k->fault, stage);
+    if (launch == 0) return CUZK_OK;
+    return cuzk__fail(err, CUZK_ERR_GPU, "GPU %d: %s: injected fault at launch %u", k->device,
+                      stage, launch);
+}
 
 typedef cuzk__backend_partial_job gpu_job;
 

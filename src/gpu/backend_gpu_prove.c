@@ -56,6 +56,9 @@ static cuzk_status classified_msm(gpu_key *k, cuzk__gpu_msm_bases *b, int g2, ui
         return CUZK_OK;
     }
     cuzk_status st;
+    if ((st = injected(k, "batch_add", err)) != CUZK_OK ||
+        (st = injected(k, g2 ? "b_g2_msm" : "tail_msm", err)) != CUZK_OK)
+        return st;
     double t0 = cuzk__now_ms();
     if (cnt->one && (st = cuzk__gpu_msm_batch_add(b, ones, n, k->bm_one)) != CUZK_OK)
         return gpu_fail(err, st, "batch-add");
@@ -121,6 +124,7 @@ static cuzk_status stage_h_bellman(gpu_key *k, const cuzk_witness *w, int staged
     uint8_t *abc = k->abc;
     void *a = abc, *b = abc + 32 * n, *cc = abc + 64 * n;
     cuzk_status st;
+    if ((st = injected(k, "spmv", err)) != CUZK_OK) return st;
     double t0 = cuzk__now_ms();
     if (!staged) { /* ahead of a loader still copying the key's vectors */
         if (k->ld_thread_on) cuzk__gpu_loader_yield(k, 1);
@@ -143,6 +147,7 @@ static cuzk_status stage_h_bellman(gpu_key *k, const cuzk_witness *w, int staged
                           "%s: witness %s does not satisfy constraint %llu (A*B != C)",
                           c->path ? c->path : "(circuit)", w->path ? w->path : "(assignment)",
                           (ull)bad);
+    if ((st = injected(k, "ntt", err)) != CUZK_OK) return st;
     t0 = cuzk__now_ms();
     if ((st = cuzk__gpu_h_bellman(k->dom, a, b, cc, NULL)) != CUZK_OK ||
         (st = cuzk__gpu_fr_from_mont(a, a, (size_t)k->n_h, NULL)) != CUZK_OK ||
@@ -158,8 +163,10 @@ static cuzk_status stage_h_zkey(gpu_key *k, const cuzk_witness *w, int staged,
     const uint64_t n = k->n_dom;
     uint8_t *abc = k->abc;
     void *a = abc, *b = abc + 32 * n, *cc = abc + 64 * n;
+    cuzk_status st;
+    if ((st = injected(k, "spmv", err)) != CUZK_OK) return st;
     double t0 = cuzk__now_ms();
-    cuzk_status st = cuzk__groth16_zkey_abc(k->zk, (const uint64_t(*)[4])w->values,
+    st = cuzk__groth16_zkey_abc(k->zk, (const uint64_t(*)[4])w->values,
                                             (size_t)cuzk_witness_n_vars(w), k->host_abc, err);
     if (st != CUZK_OK) return st;
     if ((st = cuzk__gpu_upload_input(k, abc, k->host_abc, 3 * n * 32)) != CUZK_OK ||
@@ -167,6 +174,7 @@ static cuzk_status stage_h_zkey(gpu_key *k, const cuzk_witness *w, int staged,
          (st = cuzk__gpu_upload_input(k, k->w_plain, w->values, k->n_vars * 32)) != CUZK_OK))
         return gpu_fail(err, st, "uploading a, b, c and the witness");
     t->spmv_ms = cuzk__now_ms() - t0;
+    if ((st = injected(k, "ntt", err)) != CUZK_OK) return st;
     t0 = cuzk__now_ms();
     if ((st = cuzk__gpu_h_snarkjs(k->dom, a, b, cc, NULL)) != CUZK_OK ||
         (st = cuzk__gpu_fr_from_mont(a, a, (size_t)n, NULL)) != CUZK_OK ||
@@ -208,7 +216,9 @@ static cuzk_status prove_locked(gpu_key *k, gpu_job *j, const cuzk_witness *w, c
     /* H: N - 1 (bellman) or N (snarkjs) random scalars, no split */
     cuzk_g1_jac msm_h, msm_l;
     cuzk_g1_jac_set_inf(&msm_h); /* a domain of 1 has no h points */
-    if ((st = vector_need(k, CUZK_PARAMS_VEC_H, t, err)) != CUZK_OK) return st;
+    if ((st = vector_need(k, CUZK_PARAMS_VEC_H, t, err)) != CUZK_OK ||
+        (st = injected(k, "msm_h", err)) != CUZK_OK)
+        return st;
     double t0 = cuzk__now_ms();
     if (k->n_h != 0 &&
         (st = cuzk__gpu_msm(k->h, (uint64_t *)&msm_h, k->abc, (size_t)k->n_h, NULL)) != CUZK_OK)
@@ -262,7 +272,6 @@ static cuzk_status prove_locked(gpu_key *k, gpu_job *j, const cuzk_witness *w, c
 cuzk_status cuzk__gpu_op_prove_start(cuzk_backend *be, cuzk_backend_job **out,
                                    cuzk_backend_key *key, const cuzk_witness *w,
                                    cuzk_error *err) {
-    (void)be;
     cuzk__error_clear(err);
     gpu_key *k = (gpu_key *)key;
     gpu_job *j = calloc(1, sizeof(*j));
@@ -270,6 +279,8 @@ cuzk_status cuzk__gpu_op_prove_start(cuzk_backend *be, cuzk_backend_job **out,
     j->base.ops = &cuzk_backend_gpu;
     const double t0 = cuzk__now_ms();
     pthread_mutex_lock(&k->lock);
+    j->base.t.lock_wait_ms = cuzk__now_ms() - t0;
+    k->fault = be->fault;
     cuzk_status st = prove_locked(k, j, w, err);
     cuzk__gpu_loader_reap(k, 0); /* its buffers go once it is done, before the staging's look */
     int staging_open = 0; /* the slot wanted, neither made nor given up yet */

@@ -62,6 +62,9 @@ typedef struct {
     unsigned threads; /* CPU threads the backend may use (0 = all cores) */
     int device;       /* device ordinal for a GPU backend; -1 for the CPU */
     void *impl;       /* the backend's state (set by open) */
+    /* Where a test's fault plan is (util/fault.h), set before open; NULL:
+     * none ever. */
+    struct cuzk__fault_slot *fault;
 } cuzk_backend;
 
 /* Common header of a prepared key. */

@@ -7,6 +7,7 @@
  */
 #include "groth16/backend.h"
 #include "util/clock.h"
+#include "util/fault.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -80,6 +81,15 @@ static cuzk_status cpu_prove_start(cuzk_backend *be, cuzk_backend_job **out,
     cpu_key *k = (cpu_key *)key;
     if (w == NULL || w->values == NULL)
         return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "prove_start: NULL witness");
+    /* a proof here runs every stage: each counts one launch */
+    static const char *const stages[] = {"spmv", "ntt", "msm_h", "batch_add", "tail_msm",
+                                         "b_g2_msm"};
+    for (size_t i = 0; i < sizeof(stages) / sizeof(stages[0]); i++) {
+        const unsigned launch = cuzk__fault_hit(be->fault, stages[i]);
+        if (launch != 0)
+            return cuzk__fail(err, CUZK_ERR_GPU, "CPU lane: %s: injected fault at launch %u",
+                              stages[i], launch);
+    }
     cpu_job *j = calloc(1, sizeof(*j));
     if (j == NULL) return cuzk__fail(err, CUZK_ERR_NOMEM, "no memory for a proof job");
     j->base.ops = &cuzk_backend_cpu;

@@ -134,6 +134,7 @@ typedef struct {
     double batch_add_ms; /* bases whose scalar is 1, summed: A, B_G1, L (G1) and B_G2 (G2) */
     double tail_msm_ms;  /* Pippenger over the other scalars: A, B_G1, L (G1) */
     double b_g2_msm_ms;  /* Pippenger over the other scalars of B_G2 (G2) */
+    double lock_wait_ms; /* waiting for the device (another proof's kernels on the key) */
     double key_wait_ms;  /* waiting for the key's vectors (a key from prepare_early, still
                             loading; 0 once it is whole) */
     double finish_ms;    /* assembly with r, s (filled by whoever runs prove_finish) */
