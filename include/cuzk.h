@@ -344,6 +344,7 @@ typedef struct {
     double tail_msm_ms;  /* G1 Pippenger over the other scalars */
     double b_g2_msm_ms;  /* G2 Pippenger */
     double key_wait_ms;  /* waiting for the key's vectors to load */
+    double lock_wait_ms; /* waiting for the device: another proof's kernels on the key */
     double finish_ms;    /* assembly with r, s */
     double self_check_ms;
     double total_ms;
@@ -532,9 +533,10 @@ CUZK_API CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_files_write(const cuzk_output 
  * and N witnesses, one per partition), and worker threads take partitions
  * from one ordered queue, by priority (CRITICAL first), then by job age, then
  * by partition, so an older job finishes before a newer one of the same
- * priority starts. Each worker proves on one lane of the job's key (worker w
- * on lane w), so keys stay prepared between jobs. Every proof is self-checked
- * as the context says. All functions are thread-safe.
+ * priority starts. Workers serve lane slots (each GPU listed, or each CPU
+ * lane): a worker of slot s proves on lane s of the job's key, so keys stay
+ * prepared between jobs. Every proof is self-checked as the context says.
+ * All functions are thread-safe.
  */
 typedef struct cuzk_engine cuzk_engine;
 
@@ -547,14 +549,33 @@ typedef enum {
 
 typedef struct {
     size_t struct_size; /* sizeof(cuzk_engine_options), set by cuzk_engine_options_init */
-    /* Worker threads (default: the context's lanes, each GPU listed or each
-     * CPU lane). */
-    unsigned workers;
+    /* Workers per lane slot (each GPU listed, or each CPU lane); default 2
+     * where the context may use a GPU, 1 on the CPU. Workers of one GPU
+     * share its kernels back to back: while one computes, another loads
+     * and uploads its witness, finishes and self-checks. 1..16. */
+    unsigned workers_per_device;
     /* Partitions queued at most (default 1024): a submission that would pass
      * it waits (backpressure) up to its timeout, then fails with ERR_BUSY. */
     size_t max_queued_partitions;
+    /* Host bytes the engine may hold for jobs: the witness values submitted
+     * in memory (copied) and the witnesses loaded by running partitions.
+     * A submission that would pass it waits like a full queue. 0 (default):
+     * three quarters of the physical memory. */
+    uint64_t host_memory_budget;
+    /* Times a partition is proved again after a device fault (CUZK_ERR_GPU),
+     * on another lane of its key where it has one (default 1). */
+    unsigned max_retries;
+    /* Timeline events kept (cuzk_engine_timeline; default 65536, 0: none). */
+    size_t timeline_events;
     /* 1: workers take nothing until cuzk_engine_pause(e, 0) (default 0). */
     int start_paused;
+    /* For tests of recovery: the fault_nth launch (1: the first) of the
+     * kernel stage fault_stage ("spmv", "ntt", "msm_h", "batch_add",
+     * "tail_msm", "b_g2_msm") fails as a device error, in the lanes this
+     * engine's context opens from now on (a CPU lane counts each stage of a
+     * proof as one launch). NULL (default): none. */
+    const char *fault_stage;
+    unsigned fault_nth;
 } cuzk_engine_options;
 
 CUZK_API void cuzk_engine_options_init(cuzk_engine_options *opt);
@@ -570,6 +591,22 @@ CUZK_API void cuzk_engine_destroy(cuzk_engine *e);
 
 /* Workers take no new partition while paused (1), and go on again (0). */
 CUZK_API void cuzk_engine_pause(cuzk_engine *e, int paused);
+
+/* Counts since the engine was created, and its state now. */
+typedef struct {
+    uint64_t proofs;            /* partitions proved */
+    uint64_t verified;          /* ... and self-checked before they were returned */
+    uint64_t failed_partitions; /* partitions that failed their job */
+    uint64_t faults;            /* device faults (CUZK_ERR_GPU) */
+    uint64_t retries;           /* partitions proved again after one */
+    uint64_t lane_resets;       /* lanes reset after one */
+    uint64_t host_bytes_used, host_bytes_budget;
+    size_t queued_partitions, running_partitions;
+    size_t workers, lane_slots;
+    uint64_t timeline_dropped; /* events the ring overwrote */
+} cuzk_engine_stats;
+
+CUZK_API void cuzk_engine_get_stats(cuzk_engine *e, cuzk_engine_stats *stats);
 
 /*
  * Queues a job: n partitions of key, partition i from witnesses[i] (copied:
@@ -625,6 +662,52 @@ CUZK_API CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_engine_await(cuzk_engine *e, u
  * job; a job that has ended stays as it ended. */
 CUZK_API CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_engine_cancel(cuzk_engine *e, uint64_t job_id,
                                                                 cuzk_error *err);
+
+/* ---- the engine's timeline -------------------------------------------------- */
+
+/* The stages of a partition, as the engine's timeline names them. */
+typedef enum {
+    CUZK_STAGE_QUEUED = 0,  /* submitted, waiting for a worker */
+    CUZK_STAGE_LOAD = 1,    /* the witness read and announced to the lane */
+    CUZK_STAGE_LOCK_WAIT = 2, /* waiting for the lane's device (another worker's kernels) */
+    CUZK_STAGE_SPMV = 3,    /* kernels, by name (the backend's stage times): a, b, c */
+    CUZK_STAGE_NTT = 4,     /* the H step */
+    CUZK_STAGE_MSM_H = 5,
+    CUZK_STAGE_PREP = 6,    /* classification and gathers */
+    CUZK_STAGE_BATCH_ADD = 7,
+    CUZK_STAGE_TAIL_MSM = 8,
+    CUZK_STAGE_B_G2_MSM = 9,
+    CUZK_STAGE_FINISH = 10, /* assembly with r and s */
+    CUZK_STAGE_VERIFY = 11, /* the self-check */
+    CUZK_STAGE_COUNT = 12
+} cuzk_stage;
+
+/* "queued", "load", ..., "verify"; "?" for a value out of range. */
+CUZK_API const char *cuzk_stage_name(cuzk_stage stage);
+
+typedef struct {
+    uint64_t job_id;
+    uint32_t partition;
+    uint32_t worker;  /* the worker's index (the queue's own events: UINT32_MAX) */
+    int device;       /* the worker's GPU, -1 for a CPU lane */
+    cuzk_stage stage;
+    double start_ms, end_ms; /* milliseconds since the engine was created */
+} cuzk_timeline_event;
+
+/*
+ * Copies the engine's newest timeline events, at most cap of them, oldest
+ * first, and returns how many it copied. The engine keeps the last
+ * timeline_events of them (its options) in a ring.
+ */
+CUZK_API size_t cuzk_engine_timeline(cuzk_engine *e, cuzk_timeline_event *out, size_t cap);
+
+/*
+ * Writes events as an SVG picture to path (through the output writer of
+ * cuzk_files_write): one lane per worker, one colour per stage, a legend
+ * and a time axis. QUEUED events are not drawn.
+ */
+CUZK_API CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_timeline_write_svg(
+    const cuzk_timeline_event *events, size_t n, const char *path, cuzk_error *err);
 
 #ifdef __cplusplus
 }

@@ -26,9 +26,13 @@
 #include "io/r1cs.h"
 #include "io/zkey.h"
 #include "util/error.h"
+#include "util/fault.h"
 
 struct cuzk_context {
     cuzk_options opt;
+    /* The fault plan of an engine over this context (its options) while it
+     * lives; every lane's backend points here. Empty in production. */
+    cuzk__fault_slot fault;
 };
 
 typedef struct cuzk__lane {
@@ -92,10 +96,20 @@ const cuzk_backend_ops *cuzk__api_backend_ops(const cuzk_options *opt, unsigned 
 cuzk_status cuzk__prove_start_on_lane(cuzk_key *key, size_t lane, cuzk_pending_proof **out,
                                       const cuzk_witness_input *witness, cuzk_error *err);
 
+/* cuzk__prove_start_on_lane with the witness already loaded: w is taken
+ * (closed here, also on failure). */
+cuzk_status cuzk__prove_start_loaded(cuzk_key *key, size_t lane, cuzk_pending_proof **out,
+                                     cuzk_witness *w, cuzk_error *err);
+
 /* Makes lane ready (opens its backend and prepares the key there) unless it
  * is; after a failure the lane stays unprepared and the next call tries
  * again. Thread-safe. */
 cuzk_status cuzk__lane_prepare(cuzk__lane *lane, cuzk_error *err);
+
+/* Retires a lane after a device fault: its prepared key and backend are
+ * released, and the next cuzk__lane_prepare opens them afresh. The caller
+ * makes sure nothing proves on the lane meanwhile. */
+void cuzk__lane_reset(cuzk__lane *lane);
 
 /* Loads a witness input for key into w (checked against the key's counts;
  * names the file or "witness in memory"). */
@@ -127,6 +141,11 @@ void cuzk__times_from_stage(cuzk_proof_times *out, const cuzk_groth16_stage_time
 cuzk_status cuzk__api_dev_setup(cuzk_params *p, const cuzk_circuit *c, const cuzk_setup_toxic *tw,
                                 unsigned threads, int use_gpu, cuzk_setup_times *tm,
                                 cuzk_error *err);
+/* A circuit key whose parameters a development setup makes in memory from
+ * toxic waste tw (on GPU 0 when the context's backend for the circuit is
+ * the GPU): `cuzk bench batch --setup-seed`. INSECURE: for benchmarks. */
+cuzk_status cuzk__key_open_dev(cuzk_context *ctx, cuzk_key **out, const char *circuit_path,
+                               const cuzk_setup_toxic *tw, cuzk_error *err);
 /* A GPU's name and multiprocessor count (sm_count may be NULL), for reports. */
 cuzk_status cuzk__api_gpu_name(int device, char *name, size_t len, int *sm_count);
 

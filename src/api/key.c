@@ -150,6 +150,19 @@ fail:
     return st;
 }
 
+/* A circuit key's checks, verifying key, counts and lanes, once its circuit
+ * and parameters are open. */
+static cuzk_status circuit_key_finish(cuzk_key *k, cuzk_error *err) {
+    cuzk_status st;
+    if ((st = cuzk_groth16_check_params(&k->c, &k->p, err)) != CUZK_OK ||
+        (st = cuzk_groth16_vk_from_params(&k->vk, &k->p.vk, err)) != CUZK_OK)
+        return st;
+    k->n_public = k->c.n_inputs - 1;
+    k->n_vars = k->c.n_inputs + k->c.n_aux;
+    k->n_constraints = k->c.n_constraints;
+    return make_lanes(k, err);
+}
+
 cuzk_status cuzk_key_open_params(cuzk_context *ctx, cuzk_key **out, const char *circuit_path,
                                  const char *params_path, cuzk_error *err) {
     cuzk__error_clear(err);
@@ -186,12 +199,38 @@ cuzk_status cuzk_key_open_params(cuzk_context *ctx, cuzk_key **out, const char *
         CUZK_PARAMS_PARALLEL | (k->ops->reads_deferred_points ? CUZK_PARAMS_DEFER_POINTS : 0);
     if ((st = cuzk_params_open(&k->p, params_path, pflags, err)) != CUZK_OK) goto fail;
     k->have_p = 1;
-    if ((st = cuzk_groth16_check_params(&k->c, &k->p, err)) != CUZK_OK) goto fail;
-    if ((st = cuzk_groth16_vk_from_params(&k->vk, &k->p.vk, err)) != CUZK_OK) goto fail;
-    k->n_public = k->c.n_inputs - 1;
-    k->n_vars = k->c.n_inputs + k->c.n_aux;
-    k->n_constraints = k->c.n_constraints;
-    if ((st = make_lanes(k, err)) != CUZK_OK) goto fail;
+    if ((st = circuit_key_finish(k, err)) != CUZK_OK) goto fail;
+    *out = k;
+    return CUZK_OK;
+fail:
+    cuzk__key_unref(k);
+    return st;
+}
+
+cuzk_status cuzk__key_open_dev(cuzk_context *ctx, cuzk_key **out, const char *circuit_path,
+                               const cuzk_setup_toxic *tw, cuzk_error *err) {
+    cuzk__error_clear(err);
+    *out = NULL;
+    cuzk_key *k = key_new(ctx, CUZK_KEY_PARAMS, circuit_path, err);
+    if (k == NULL) return CUZK_ERR_NOMEM;
+    cuzk_status st;
+    if ((k->circuit_path = cuzk__strdup(circuit_path)) == NULL) {
+        st = cuzk__fail(err, CUZK_ERR_NOMEM, "no memory for a key");
+        goto fail;
+    }
+    if ((st = cuzk_circuit_open(&k->c, circuit_path, 0, err)) != CUZK_OK) goto fail;
+    k->have_c = 1;
+    k->domain_log = k->c.domain_log;
+    if ((k->ops = cuzk__api_backend_ops(&ctx->opt, k->domain_log, &k->backend, err)) == NULL) {
+        st = err ? err->status : CUZK_ERR_INVALID_ARG;
+        goto fail;
+    }
+    cuzk_setup_times tm;
+    if ((st = cuzk__api_dev_setup(&k->p, &k->c, tw, ctx->opt.threads,
+                                  k->backend == CUZK_BACKEND_GPU, &tm, err)) != CUZK_OK)
+        goto fail;
+    k->have_p = 1;
+    if ((st = circuit_key_finish(k, err)) != CUZK_OK) goto fail;
     *out = k;
     return CUZK_OK;
 fail:
@@ -235,6 +274,7 @@ cuzk_status cuzk__lane_prepare(cuzk__lane *L, cuzk_error *err) {
     pthread_mutex_lock(L->prepare_mu);
     cuzk_status st = CUZK_OK;
     if (!L->ready) {
+        L->be.fault = &k->ctx->fault;
         st = cuzk_backend_open(&L->be, k->ops, L->threads, L->device, err);
         if (st == CUZK_OK)
             st = k->kind == CUZK_KEY_ZKEY
@@ -255,6 +295,17 @@ cuzk_status cuzk__lane_prepare(cuzk__lane *L, cuzk_error *err) {
     }
     pthread_mutex_unlock(L->prepare_mu);
     return st;
+}
+
+void cuzk__lane_reset(cuzk__lane *L) {
+    pthread_mutex_lock(L->prepare_mu);
+    if (L->ready) {
+        cuzk_backend_release_key(&L->be, L->bkey);
+        L->bkey = NULL;
+        cuzk_backend_close(&L->be);
+        L->ready = 0;
+    }
+    pthread_mutex_unlock(L->prepare_mu);
 }
 
 /* One lane's preparation on a thread of its own, with its outcome. */

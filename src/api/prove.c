@@ -21,6 +21,7 @@ void cuzk__times_from_stage(cuzk_proof_times *out, const cuzk_groth16_stage_time
     out->tail_msm_ms = t->tail_msm_ms;
     out->b_g2_msm_ms = t->b_g2_msm_ms;
     out->key_wait_ms = t->key_wait_ms;
+    out->lock_wait_ms = t->lock_wait_ms;
     out->finish_ms = t->finish_ms;
     out->total_ms = t->total_ms;
     out->witness_staged = witness_staged;
@@ -47,20 +48,31 @@ cuzk_status cuzk__prove_start_on_lane(cuzk_key *key, size_t lane, cuzk_pending_p
     if (out == NULL || key == NULL)
         return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "prove_start: NULL argument");
     *out = NULL;
+    cuzk_witness w;
+    const cuzk_status st = cuzk__witness_load(key, &w, witness, err);
+    if (st != CUZK_OK) return st;
+    return cuzk__prove_start_loaded(key, lane, out, &w, err);
+}
+
+cuzk_status cuzk__prove_start_loaded(cuzk_key *key, size_t lane, cuzk_pending_proof **out,
+                                     cuzk_witness *wp, cuzk_error *err) {
+    cuzk_witness w = *wp;
+    *out = NULL;
     const double t0 = cuzk__now_ms();
     cuzk__lane *L = &key->lanes[lane % key->n_lanes];
+    pending_impl *p = NULL;
     cuzk_status st = cuzk__lane_prepare(L, err);
-    if (st != CUZK_OK) return st;
-    pending_impl *p = calloc(1, sizeof(*p));
-    if (p == NULL) return cuzk__fail(err, CUZK_ERR_NOMEM, "no memory for a pending proof");
-    const size_t n_pub = (size_t)key->n_public;
-    p->pub.pub = malloc((n_pub ? n_pub : 1) * sizeof(*p->pub.pub));
-    if (p->pub.pub == NULL) {
-        free(p);
-        return cuzk__fail(err, CUZK_ERR_NOMEM, "no memory for %zu public inputs", n_pub);
+    if (st != CUZK_OK) {
+        cuzk_witness_close(&w);
+        return st;
     }
-    cuzk_witness w;
-    if ((st = cuzk__witness_load(key, &w, witness, err)) != CUZK_OK) goto fail;
+    p = calloc(1, sizeof(*p));
+    const size_t n_pub = (size_t)key->n_public;
+    if (p == NULL || (p->pub.pub = malloc((n_pub ? n_pub : 1) * sizeof(*p->pub.pub))) == NULL) {
+        free(p);
+        cuzk_witness_close(&w);
+        return cuzk__fail(err, CUZK_ERR_NOMEM, "no memory for a pending proof");
+    }
     p->have_w = 1;
     if ((p->pub.witness_name = cuzk__strdup(w.path ? w.path : "the witness in memory")) == NULL) {
         cuzk_witness_close(&w);

@@ -1,121 +1,30 @@
 /*
- * engine.c — the proving engine (include/cuzk.h, "the engine"): jobs, one
- * ordered queue of partitions, worker threads over the keys' lanes.
+ * engine.c — the proving engine's public calls (include/cuzk.h, "the
+ * engine"): creation, submission with backpressure (queue room and the
+ * host memory budget), job state, await, cancel, counts and the timeline.
+ * The queue is queue.c's, the workers worker.c's; engine_impl.h has the
+ * objects and the locking.
  *
- * Design
- *   - One mutex guards everything here; proofs run outside it. Two
- *     condition variables: `work` wakes workers (a partition queued, resume,
- *     stop), `changed` wakes submitters waiting for room and awaiters
- *     waiting for a job to end.
- *   - The queue is a binary heap of (job, partition) ordered by priority
- *     (high first), then job sequence (old first), then partition, so a job
- *     finishes before a younger one of its priority starts. Its size is
- *     bounded by max_queued_partitions (backpressure at submission).
- *   - A job ends DONE when its last partition is proved, FAILED at its first
- *     failing partition (its queued partitions leave the heap, the running
- *     ones are discarded when they end), CANCELLED likewise on request. It
- *     is forgotten when awaited after it ended.
- *   - Worker w proves on lane w of the job's key, so partitions of one key
- *     spread over the key's devices (or CPU lanes) and each lane's prepared
- *     key is reused from job to job.
+ * A job ends DONE when its last partition is proved, FAILED at its first
+ * failing partition (its queued partitions leave the queue, the running
+ * ones are discarded when they end), CANCELLED likewise on request. It is
+ * forgotten when awaited after it ended.
  */
 #include <errno.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
-#include "api/api.h"
+#include "engine/engine_impl.h"
+#include "util/clock.h"
 #include "util/mem.h"
 
 #define DEFAULT_MAX_QUEUED 1024
+#define DEFAULT_TIMELINE_EVENTS 65536
+#define MAX_WORKERS_PER_DEVICE 16
 
-typedef struct job {
-    uint64_t id, seq;
-    cuzk_priority prio;
-    cuzk_key *key; /* a reference, dropped when the job is forgotten */
-    size_t n;
-    cuzk_witness_input *in; /* deep copies */
-    cuzk_proof *proofs;
-    uint8_t *pub;
-    cuzk_proof_times *times;
-    size_t done, running, queued;
-    cuzk_job_state state;
-    cuzk_error err;
-    uint64_t finish_seq;
-    char *request_id;
-    struct job *next;
-} job;
-
-typedef struct {
-    job *j;
-    size_t part;
-} entry;
-
-struct cuzk_engine {
-    cuzk_context *ctx;
-    cuzk_engine_options opt;
-    pthread_mutex_t mu;
-    pthread_cond_t work, changed;
-    entry *heap;
-    size_t heap_n;
-    job *jobs; /* every known job */
-    uint64_t next_id, next_seq, finish_seq;
-    int paused, stop;
-    size_t n_workers;
-    pthread_t *workers;
-};
-
-/* ---- the ordered queue --------------------------------------------------- */
-
-/* a before b: higher priority, then older job, then lower partition */
-static int before(const entry *a, const entry *b) {
-    if (a->j->prio != b->j->prio) return a->j->prio > b->j->prio;
-    if (a->j->seq != b->j->seq) return a->j->seq < b->j->seq;
-    return a->part < b->part;
-}
-
-static void heap_swap(entry *h, size_t a, size_t b) {
-    const entry t = h[a];
-    h[a] = h[b];
-    h[b] = t;
-}
-
-static void sift_up(entry *h, size_t i) {
-    while (i > 0 && before(&h[i], &h[(i - 1) / 2])) {
-        heap_swap(h, i, (i - 1) / 2);
-        i = (i - 1) / 2;
-    }
-}
-
-static void sift_down(entry *h, size_t n, size_t i) {
-    for (;;) {
-        size_t best = i;
-        const size_t l = 2 * i + 1, r = l + 1;
-        if (l < n && before(&h[l], &h[best])) best = l;
-        if (r < n && before(&h[r], &h[best])) best = r;
-        if (best == i) return;
-        heap_swap(h, i, best);
-        i = best;
-    }
-}
-
-static entry heap_pop(cuzk_engine *e) {
-    const entry top = e->heap[0];
-    e->heap[0] = e->heap[--e->heap_n];
-    sift_down(e->heap, e->heap_n, 0);
-    return top;
-}
-
-/* Drops every queued partition of j (rebuilding the heap). */
-static void heap_remove_job(cuzk_engine *e, job *j) {
-    size_t k = 0;
-    for (size_t i = 0; i < e->heap_n; i++)
-        if (e->heap[i].j != j) e->heap[k++] = e->heap[i];
-    e->heap_n = k;
-    for (size_t i = k / 2 + 1; i-- > 0;) sift_down(e->heap, e->heap_n, i);
-    j->queued = 0;
-}
+double cuzk__engine_now(const cuzk_engine *e) { return cuzk__now_ms() - e->t0_ms; }
 
 /* ---- jobs ---------------------------------------------------------------- */
 
@@ -125,8 +34,8 @@ static job *find_job(cuzk_engine *e, uint64_t id) {
     return NULL;
 }
 
-static void job_free(job *j) {
-    if (j == NULL) return;
+/* Frees j's witness copies (paths and values). */
+static void inputs_free(job *j) {
     for (size_t i = 0; j->in != NULL && i < j->n; i++) {
         free((char *)j->in[i].path);
         if (j->in[i].values != NULL) {
@@ -135,6 +44,12 @@ static void job_free(job *j) {
         }
     }
     free(j->in);
+    j->in = NULL;
+}
+
+static void job_free(job *j) {
+    if (j == NULL) return;
+    inputs_free(j);
     free(j->proofs);
     free(j->pub);
     free(j->times);
@@ -143,84 +58,29 @@ static void job_free(job *j) {
     free(j);
 }
 
+void cuzk__job_drop_inputs(cuzk_engine *e, job *j) {
+    if (j->in == NULL || j->running != 0) return;
+    inputs_free(j);
+    e->host_used -= j->held_bytes;
+    j->held_bytes = 0;
+}
+
 static void forget_job(cuzk_engine *e, job *j) {
     for (job **p = &e->jobs; *p != NULL; p = &(*p)->next)
         if (*p == j) {
             *p = j->next;
             break;
         }
+    if (j->in != NULL) e->host_used -= j->held_bytes;
     job_free(j);
 }
 
-static int ended(const job *j) { return j->state >= CUZK_JOB_DONE; }
-
-/* Ends j (DONE, FAILED or CANCELLED) and wakes whoever waits on it. */
-static void end_job(cuzk_engine *e, job *j, cuzk_job_state state) {
+void cuzk__job_end(cuzk_engine *e, job *j, cuzk_job_state state) {
     j->state = state;
     j->finish_seq = ++e->finish_seq;
-    if (j->queued) heap_remove_job(e, j);
+    if (j->queued) cuzk__queue_remove_job(e, j);
+    cuzk__job_drop_inputs(e, j);
     pthread_cond_broadcast(&e->changed);
-}
-
-/* ---- workers ------------------------------------------------------------- */
-
-typedef struct {
-    cuzk_engine *e;
-    size_t index;
-} worker_arg;
-
-static void *worker_main(void *arg) {
-    cuzk_engine *e = ((worker_arg *)arg)->e;
-    const size_t lane = ((worker_arg *)arg)->index;
-    free(arg);
-    pthread_mutex_lock(&e->mu);
-    for (;;) {
-        while (!e->stop && (e->paused || e->heap_n == 0)) pthread_cond_wait(&e->work, &e->mu);
-        if (e->stop) break;
-        const entry en = heap_pop(e);
-        job *j = en.j;
-        j->queued--;
-        j->running++;
-        if (j->state == CUZK_JOB_QUEUED) j->state = CUZK_JOB_RUNNING;
-        pthread_cond_broadcast(&e->changed); /* room in the queue */
-        const size_t np = (size_t)j->key->n_public;
-        pthread_mutex_unlock(&e->mu);
-
-        /* the proof, outside the lock; results go to the job's own slots */
-        cuzk_error perr;
-        cuzk__error_clear(&perr);
-        cuzk_pending_proof *p = NULL;
-        cuzk_proof proof;
-        cuzk_proof_times t;
-        uint8_t *pub = malloc(np * 32 + 1);
-        cuzk_status st = pub == NULL ? cuzk__fail(&perr, CUZK_ERR_NOMEM, "no memory")
-                                     : cuzk__prove_start_on_lane(j->key, lane, &p, &j->in[en.part],
-                                                                 &perr);
-        if (st == CUZK_OK) st = cuzk_prove_finish(p, &proof, pub, &t, &perr);
-        cuzk_pending_proof_release(p);
-
-        pthread_mutex_lock(&e->mu);
-        j->running--;
-        if (!ended(j)) {
-            if (st == CUZK_OK) {
-                j->proofs[en.part] = proof;
-                memcpy(j->pub + en.part * np * 32, pub, np * 32);
-                j->times[en.part] = t;
-                if (++j->done == j->n) end_job(e, j, CUZK_JOB_DONE);
-            } else {
-                const char *name = j->in[en.part].path ? j->in[en.part].path
-                                                       : "the witness in memory";
-                cuzk__fail(&j->err, st, "partition %zu (%s): %s", en.part, name,
-                           cuzk__error_text(&perr));
-                end_job(e, j, CUZK_JOB_FAILED);
-            }
-        } else if (j->running == 0) {
-            pthread_cond_broadcast(&e->changed); /* a cancelled job is quiet now */
-        }
-        free(pub);
-    }
-    pthread_mutex_unlock(&e->mu);
-    return NULL;
 }
 
 /* ---- the public calls ----------------------------------------------------- */
@@ -229,6 +89,53 @@ void cuzk_engine_options_init(cuzk_engine_options *opt) {
     memset(opt, 0, sizeof(*opt));
     opt->struct_size = sizeof(*opt);
     opt->max_queued_partitions = DEFAULT_MAX_QUEUED;
+    opt->max_retries = 1;
+    opt->timeline_events = DEFAULT_TIMELINE_EVENTS;
+}
+
+/* The lane slots of a context: the GPUs it lists, or its CPU lanes (AUTO:
+ * whichever is more, as its keys may take either). */
+static size_t lane_slots(const cuzk_options *c) {
+    const size_t gpu = c->n_devices ? c->n_devices : 1;
+    const size_t cpu = c->cpu_lanes > 1 ? c->cpu_lanes : 1;
+    if (c->backend == CUZK_BACKEND_CPU) return cpu;
+    if (c->backend == CUZK_BACKEND_GPU) return gpu;
+    return gpu > cpu ? gpu : cpu;
+}
+
+static uint64_t default_budget(void) {
+    const long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGE_SIZE);
+    if (pages <= 0 || size <= 0) return UINT64_MAX;
+    return (uint64_t)pages / 4 * 3 * (uint64_t)size;
+}
+
+static cuzk_status check_options(cuzk_engine_options *o, const cuzk_engine_options *opt,
+                                 const cuzk_context *ctx, cuzk_error *err) {
+    cuzk_engine_options_init(o);
+    if (opt != NULL) {
+        if (opt->struct_size != sizeof(*o))
+            return cuzk__fail(err, CUZK_ERR_INVALID_ARG,
+                              "engine options: struct_size %zu, this library's is %zu (call "
+                              "cuzk_engine_options_init)",
+                              opt->struct_size, sizeof(*o));
+        *o = *opt;
+    }
+    if (o->max_queued_partitions == 0)
+        return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "engine options: max_queued_partitions 0");
+    if (o->workers_per_device > MAX_WORKERS_PER_DEVICE)
+        return cuzk__fail(err, CUZK_ERR_INVALID_ARG,
+                          "engine options: workers_per_device %u: at most %d",
+                          o->workers_per_device, MAX_WORKERS_PER_DEVICE);
+    if (o->fault_stage != NULL && strlen(o->fault_stage) >= sizeof(((cuzk__fault *)0)->stage))
+        return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "engine options: fault_stage \"%s\": too long",
+                          o->fault_stage);
+    if (o->workers_per_device == 0) {
+        const int gpu = ctx->opt.backend == CUZK_BACKEND_GPU ||
+                        (ctx->opt.backend == CUZK_BACKEND_AUTO && cuzk_gpu_count() > 0);
+        o->workers_per_device = gpu ? 2 : 1;
+    }
+    if (o->host_memory_budget == 0) o->host_memory_budget = default_budget();
+    return CUZK_OK;
 }
 
 cuzk_status cuzk_engine_create(cuzk_engine **out, cuzk_context *ctx,
@@ -238,54 +145,56 @@ cuzk_status cuzk_engine_create(cuzk_engine **out, cuzk_context *ctx,
         return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "engine_create: NULL argument");
     *out = NULL;
     cuzk_engine_options o;
-    cuzk_engine_options_init(&o);
-    if (opt != NULL) {
-        if (opt->struct_size != sizeof(o))
-            return cuzk__fail(err, CUZK_ERR_INVALID_ARG,
-                              "engine options: struct_size %zu, this library's is %zu (call "
-                              "cuzk_engine_options_init)",
-                              opt->struct_size, sizeof(o));
-        o = *opt;
-    }
-    if (o.max_queued_partitions == 0)
-        return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "engine options: max_queued_partitions 0");
-    if (o.workers > 4 * CUZK_MAX_LANES)
-        return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "engine options: workers %u: at most %d",
-                          o.workers, 4 * CUZK_MAX_LANES);
-    if (o.workers == 0) {
-        const cuzk_options *c = &ctx->opt;
-        o.workers = c->backend == CUZK_BACKEND_CPU ? (c->cpu_lanes > 1 ? c->cpu_lanes : 1)
-                                                   : (c->n_devices ? (unsigned)c->n_devices : 1);
-    }
+    cuzk_status st = check_options(&o, opt, ctx, err);
+    if (st != CUZK_OK) return st;
     cuzk_engine *e = calloc(1, sizeof(*e));
     if (e == NULL) return cuzk__fail(err, CUZK_ERR_NOMEM, "no memory for an engine");
     e->ctx = ctx;
     e->opt = o;
+    e->opt.fault_stage = NULL; /* the caller's string: copied into e->fault below */
     e->paused = o.start_paused != 0;
     e->next_id = 1;
+    e->t0_ms = cuzk__now_ms();
+    e->n_slots = lane_slots(&ctx->opt);
+    const size_t n_workers = e->n_slots * o.workers_per_device;
     e->heap = malloc(o.max_queued_partitions * sizeof(*e->heap));
-    e->workers = calloc(o.workers, sizeof(*e->workers));
-    if (e->heap == NULL || e->workers == NULL || pthread_mutex_init(&e->mu, NULL) != 0) {
+    e->retry = malloc(n_workers * sizeof(*e->retry));
+    e->resets = malloc(n_workers * sizeof(*e->resets));
+    e->slots = calloc(e->n_slots, sizeof(*e->slots));
+    e->workers = calloc(n_workers, sizeof(*e->workers));
+    if (o.timeline_events != 0) e->timeline = cuzk__timeline_new(o.timeline_events);
+    if (e->heap == NULL || e->retry == NULL || e->resets == NULL || e->slots == NULL ||
+        e->workers == NULL || (o.timeline_events != 0 && e->timeline == NULL) ||
+        pthread_mutex_init(&e->mu, NULL) != 0) {
         free(e->heap);
+        free(e->retry);
+        free(e->resets);
+        free(e->slots);
         free(e->workers);
+        cuzk__timeline_free(e->timeline);
         free(e);
         return cuzk__fail(err, CUZK_ERR_NOMEM, "no memory for an engine");
     }
     pthread_cond_init(&e->work, NULL);
     pthread_cond_init(&e->changed, NULL);
-    for (; e->n_workers < o.workers; e->n_workers++) {
-        worker_arg *a = malloc(sizeof(*a));
+    if (o.fault_stage != NULL && o.fault_nth != 0) {
+        strcpy(e->fault.stage, o.fault_stage);
+        e->fault.nth = o.fault_nth;
+        atomic_store(&ctx->fault.plan, &e->fault);
+    }
+    for (; e->n_workers < n_workers; e->n_workers++) {
+        cuzk__worker_arg *a = malloc(sizeof(*a));
         if (a == NULL) break;
         a->e = e;
         a->index = e->n_workers;
-        if (pthread_create(&e->workers[e->n_workers], NULL, worker_main, a) != 0) {
+        if (pthread_create(&e->workers[e->n_workers], NULL, cuzk__worker_main, a) != 0) {
             free(a);
             break;
         }
     }
-    if (e->n_workers < o.workers) {
+    if (e->n_workers < n_workers) {
         cuzk_engine_destroy(e);
-        return cuzk__fail(err, CUZK_ERR_NOMEM, "cannot start %u worker threads", o.workers);
+        return cuzk__fail(err, CUZK_ERR_NOMEM, "cannot start %zu worker threads", n_workers);
     }
     *out = e;
     return CUZK_OK;
@@ -300,12 +209,39 @@ void cuzk_engine_destroy(cuzk_engine *e) {
     pthread_mutex_unlock(&e->mu);
     for (size_t i = 0; i < e->n_workers; i++) pthread_join(e->workers[i], NULL);
     while (e->jobs != NULL) forget_job(e, e->jobs);
+    for (size_t i = 0; i < e->n_resets; i++) cuzk__key_unref(e->resets[i].key);
+    cuzk__fault *mine = &e->fault;
+    atomic_compare_exchange_strong(&e->ctx->fault.plan, &mine, NULL);
     pthread_cond_destroy(&e->work);
     pthread_cond_destroy(&e->changed);
     pthread_mutex_destroy(&e->mu);
+    cuzk__timeline_free(e->timeline);
     free(e->heap);
+    free(e->retry);
+    free(e->resets);
+    free(e->slots);
     free(e->workers);
     free(e);
+}
+
+void cuzk_engine_get_stats(cuzk_engine *e, cuzk_engine_stats *out) {
+    memset(out, 0, sizeof(*out));
+    if (e == NULL) return;
+    pthread_mutex_lock(&e->mu);
+    *out = e->stats;
+    out->host_bytes_used = e->host_used;
+    out->host_bytes_budget = e->opt.host_memory_budget;
+    out->queued_partitions = e->heap_n + e->retry_n;
+    for (size_t s = 0; s < e->n_slots; s++) out->running_partitions += e->slots[s].busy;
+    out->workers = e->n_workers;
+    out->lane_slots = e->n_slots;
+    pthread_mutex_unlock(&e->mu);
+    out->timeline_dropped = cuzk__timeline_dropped(e->timeline);
+}
+
+size_t cuzk_engine_timeline(cuzk_engine *e, cuzk_timeline_event *out, size_t cap) {
+    if (e == NULL || out == NULL) return 0;
+    return cuzk__timeline_copy(e->timeline, out, cap);
 }
 
 void cuzk_engine_pause(cuzk_engine *e, int paused) {
@@ -363,6 +299,7 @@ static cuzk_status job_new(job **out, cuzk_key *key, const cuzk_witness_input *i
             if (ok) memcpy(v, in[i].values, in[i].n_values * 32);
             j->in[i].values = v;
             j->in[i].n_values = in[i].n_values;
+            j->held_bytes += in[i].n_values * 32;
         } else {
             job_free(j);
             return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "partition %zu: neither a path nor values",
@@ -396,6 +333,15 @@ cuzk_status cuzk_engine_submit(cuzk_engine *e, uint64_t *job_id, cuzk_key *key,
     job *j = NULL;
     cuzk_status st = job_new(&j, key, witnesses, n, priority, request_id, err);
     if (st != CUZK_OK) return st;
+    if (j->held_bytes > e->opt.host_memory_budget) {
+        const uint64_t held = j->held_bytes;
+        job_free(j);
+        return cuzk__fail(err, CUZK_ERR_INVALID_ARG,
+                          "engine_submit: the witness values take %llu bytes, the host memory "
+                          "budget is %llu",
+                          (unsigned long long)held,
+                          (unsigned long long)e->opt.host_memory_budget);
+    }
     const struct timespec until = deadline_in(timeout_ms > 0 ? timeout_ms : 0);
     pthread_mutex_lock(&e->mu);
     for (;;) {
@@ -413,13 +359,23 @@ cuzk_status cuzk_engine_submit(cuzk_engine *e, uint64_t *job_id, cuzk_key *key,
                     job_free(j);
                     return st;
                 }
-        if (e->heap_n + n <= e->opt.max_queued_partitions) break;
+        const int room = e->heap_n + n <= e->opt.max_queued_partitions;
+        const int memory = e->host_used + j->held_bytes <= e->opt.host_memory_budget;
+        if (room && memory) break;
         if (e->stop || timeout_ms == 0 || !wait_changed(e, timeout_ms, &until)) {
+            st = !room ? cuzk__fail(err, CUZK_ERR_BUSY,
+                                    "engine_submit: no room for %zu partitions (%zu of %zu "
+                                    "queued)",
+                                    n, e->heap_n, e->opt.max_queued_partitions)
+                       : cuzk__fail(err, CUZK_ERR_BUSY,
+                                    "engine_submit: %llu bytes of witness values would pass the "
+                                    "host memory budget (%llu of %llu bytes held)",
+                                    (unsigned long long)j->held_bytes,
+                                    (unsigned long long)e->host_used,
+                                    (unsigned long long)e->opt.host_memory_budget);
             pthread_mutex_unlock(&e->mu);
             job_free(j);
-            return cuzk__fail(err, CUZK_ERR_BUSY,
-                              "engine_submit: no room for %zu partitions (%zu of %zu queued)", n,
-                              e->heap_n, e->opt.max_queued_partitions);
+            return st;
         }
     }
     atomic_fetch_add(&key->refs, 1);
@@ -427,11 +383,10 @@ cuzk_status cuzk_engine_submit(cuzk_engine *e, uint64_t *job_id, cuzk_key *key,
     j->id = e->next_id++;
     j->seq = e->next_seq++;
     j->next = e->jobs;
+    j->submit_ms = cuzk__engine_now(e);
     e->jobs = j;
-    for (size_t i = 0; i < n; i++) {
-        e->heap[e->heap_n] = (entry){j, i};
-        sift_up(e->heap, e->heap_n++);
-    }
+    e->host_used += j->held_bytes;
+    for (size_t i = 0; i < n; i++) cuzk__queue_push(e, (entry){j, i, SIZE_MAX, 0});
     j->queued = n;
     *job_id = j->id;
     pthread_cond_broadcast(&e->work);
@@ -456,10 +411,11 @@ cuzk_status cuzk_engine_job_info(cuzk_engine *e, uint64_t job_id, cuzk_job_info 
         if (j->queued) { /* other jobs' partitions that go before this one's next */
             const entry *first = NULL;
             for (size_t i = 0; i < e->heap_n; i++)
-                if (e->heap[i].j == j && (first == NULL || before(&e->heap[i], first)))
+                if (e->heap[i].j == j && (first == NULL || cuzk__entry_before(&e->heap[i], first)))
                     first = &e->heap[i];
-            for (size_t i = 0; i < e->heap_n; i++)
-                if (e->heap[i].j != j && before(&e->heap[i], first)) info->queued_ahead++;
+            for (size_t i = 0; first != NULL && i < e->heap_n; i++)
+                if (e->heap[i].j != j && cuzk__entry_before(&e->heap[i], first))
+                    info->queued_ahead++;
         }
     }
     pthread_mutex_unlock(&e->mu);
@@ -476,7 +432,7 @@ cuzk_status cuzk_engine_await(cuzk_engine *e, uint64_t job_id, int timeout_ms, c
     pthread_mutex_lock(&e->mu);
     job *j = find_job(e, job_id);
     /* ended, and no partition of it still being proved */
-    while (j != NULL && !(ended(j) && j->running == 0)) {
+    while (j != NULL && !(cuzk__job_ended(j) && j->running == 0)) {
         if (e->stop || timeout_ms == 0 || !wait_changed(e, timeout_ms, &until)) {
             pthread_mutex_unlock(&e->mu);
             return cuzk__fail(err, CUZK_ERR_TIMEOUT, "job %llu: still %s after %d ms",
@@ -514,7 +470,7 @@ cuzk_status cuzk_engine_cancel(cuzk_engine *e, uint64_t job_id, cuzk_error *err)
     if (e == NULL) return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "engine_cancel: NULL engine");
     pthread_mutex_lock(&e->mu);
     job *j = find_job(e, job_id);
-    if (j != NULL && !ended(j)) end_job(e, j, CUZK_JOB_CANCELLED);
+    if (j != NULL && !cuzk__job_ended(j)) cuzk__job_end(e, j, CUZK_JOB_CANCELLED);
     pthread_mutex_unlock(&e->mu);
     return j != NULL ? CUZK_OK
                      : cuzk__fail(err, CUZK_ERR_NOT_FOUND, "job %llu: no such job",

@@ -3,7 +3,10 @@
  * (examples/sample): the queue's order (priority, then job age), every proof
  * verifying, request ids that make a resubmission idempotent, cancel,
  * backpressure, a failing partition named, and jobs from several threads at
- * once with nothing lost or duplicated.
+ * once with nothing lost or duplicated; the host memory budget (held under a
+ * flood, back to zero after cancels), injected device faults survived by a
+ * retry on another lane (CPU lanes standing in for devices), the counts and
+ * the timeline.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -23,7 +26,7 @@ static size_t n_pub;
 static cuzk_engine *engine(unsigned workers, size_t max_queued, int paused) {
     cuzk_engine_options o;
     cuzk_engine_options_init(&o);
-    o.workers = workers;
+    o.workers_per_device = workers;
     o.max_queued_partitions = max_queued;
     o.start_paused = paused;
     cuzk_engine *e = NULL;
@@ -164,6 +167,157 @@ static void test_concurrent(void) {
     cuzk_engine_destroy(e);
 }
 
+/* The sample's witness values (the .wtns's last n_vars x 32 bytes). */
+static uint8_t *wtns_file;
+static size_t wtns_len, n_vars;
+
+static cuzk_witness_input values_input(void) {
+    return (cuzk_witness_input){.values = wtns_file + wtns_len - n_vars * 32, .n_values = n_vars};
+}
+
+static uint64_t bytes_used(cuzk_engine *e) {
+    cuzk_engine_stats st;
+    cuzk_engine_get_stats(e, &st);
+    return st.host_bytes_used;
+}
+
+/* Witness values held by queued jobs count against the budget: a flood
+ * waits for room, and cancels give every byte back. */
+static void test_budget(void) {
+    const uint64_t job_bytes = 2 * n_vars * 32;
+    cuzk_engine_options o;
+    cuzk_engine_options_init(&o);
+    o.workers_per_device = 1;
+    o.start_paused = 1;
+    o.host_memory_budget = 3 * job_bytes; /* three jobs of two partitions */
+    cuzk_engine *e = NULL;
+    cuzk_error err;
+    CHECK(cuzk_engine_create(&e, ctx, &o, &err) == CUZK_OK);
+    if (e == NULL) return;
+    cuzk_witness_input in[7];
+    for (int i = 0; i < 7; i++) in[i] = values_input();
+    uint64_t id[4];
+    for (int i = 0; i < 3; i++)
+        CHECK(cuzk_engine_submit(e, &id[i], key, in, 2, CUZK_PRIORITY_NORMAL, NULL, 0, &err) ==
+              CUZK_OK);
+    CHECK(bytes_used(e) == 3 * job_bytes);
+    CHECK(cuzk_engine_submit(e, &id[3], key, in, 2, CUZK_PRIORITY_NORMAL, NULL, 20, &err) ==
+          CUZK_ERR_BUSY);
+    CHECK(strstr(err.msg, "host memory budget") != NULL);
+    CHECK(bytes_used(e) == 3 * job_bytes);
+    /* more than the whole budget in one job can never fit */
+    CHECK(cuzk_engine_submit(e, &id[3], key, in, 7, CUZK_PRIORITY_NORMAL, NULL, -1, &err) ==
+          CUZK_ERR_INVALID_ARG);
+    /* a cancelled queued job gives its bytes back at once */
+    CHECK(cuzk_engine_cancel(e, id[0], &err) == CUZK_OK);
+    CHECK(bytes_used(e) == 2 * job_bytes);
+    CHECK(cuzk_engine_submit(e, &id[3], key, in, 2, CUZK_PRIORITY_NORMAL, NULL, 0, &err) ==
+          CUZK_OK);
+    /* running: cancel one as it runs; the others complete */
+    cuzk_engine_pause(e, 0);
+    CHECK(cuzk_engine_cancel(e, id[1], &err) == CUZK_OK);
+    CHECK(cuzk_engine_await(e, id[0], -1, NULL, NULL, NULL, &err) == CUZK_ERR_CANCELLED);
+    CHECK(cuzk_engine_await(e, id[1], -1, NULL, NULL, NULL, &err) == CUZK_ERR_CANCELLED);
+    collect_and_verify(e, id[2], 2);
+    collect_and_verify(e, id[3], 2);
+    CHECK(bytes_used(e) == 0);
+    cuzk_engine_destroy(e);
+}
+
+/* An injected device fault: the partition is proved again on the other
+ * lane, the faulting lane is reset and serves again; with retries off the
+ * job fails naming the partition and the fault. */
+static void test_fault_retry(void) {
+    cuzk_options co;
+    cuzk_options_init(&co);
+    co.backend = CUZK_BACKEND_CPU;
+    co.threads = 2;
+    co.cpu_lanes = 2;
+    cuzk_context *c2 = NULL;
+    cuzk_key *k2 = NULL;
+    cuzk_error err;
+    CHECK(cuzk_context_create(&c2, &co, &err) == CUZK_OK);
+    CHECK(c2 != NULL && cuzk_key_open_zkey(c2, &k2, zkey, &err) == CUZK_OK);
+    if (k2 == NULL) {
+        cuzk_context_destroy(c2);
+        return;
+    }
+    const char *stages[] = {"spmv", "ntt", "msm_h", "batch_add", "tail_msm", "b_g2_msm"};
+    for (int round = 0; round < 2; round++) {
+        cuzk_engine_options o;
+        cuzk_engine_options_init(&o);
+        o.workers_per_device = 1;
+        o.fault_stage = stages[cuzk_test_rand64() % 6];
+        o.fault_nth = 1 + (unsigned)(cuzk_test_rand64() % 3);
+        o.max_retries = (unsigned)(1 - round);
+        cuzk_engine *e = NULL;
+        CHECK(cuzk_engine_create(&e, c2, &o, &err) == CUZK_OK);
+        if (e == NULL) break;
+        cuzk_witness_input in[5];
+        for (int i = 0; i < 5; i++) in[i] = (cuzk_witness_input){.path = wtns};
+        uint64_t id;
+        CHECK(cuzk_engine_submit(e, &id, k2, in, 5, CUZK_PRIORITY_NORMAL, NULL, 0, &err) ==
+              CUZK_OK);
+        cuzk_proof proofs[5];
+        uint8_t pub[5 * 64 * 32];
+        const cuzk_status st = cuzk_engine_await(e, id, -1, proofs, pub, NULL, &err);
+        cuzk_engine_stats s;
+        cuzk_engine_get_stats(e, &s);
+        CHECK(s.faults == 1);
+        CHECK(s.lane_slots == 2 && s.workers == 2);
+        if (round == 0) {
+            CHECK(st == CUZK_OK);
+            CHECK(s.retries == 1 && s.proofs == 5 && s.verified == 5);
+            for (int i = 0; st == CUZK_OK && i < 5 && n_pub <= 64; i++)
+                CHECK(cuzk_verify(vk, &proofs[i], pub + i * n_pub * 32, n_pub, &err) == CUZK_OK);
+            /* the lane is back: another job on both lanes */
+            CHECK(cuzk_engine_submit(e, &id, k2, in, 4, CUZK_PRIORITY_NORMAL, NULL, 0, &err) ==
+                  CUZK_OK);
+            CHECK(cuzk_engine_await(e, id, -1, NULL, NULL, NULL, &err) == CUZK_OK);
+            cuzk_engine_get_stats(e, &s);
+            CHECK(s.lane_resets == 1 && s.proofs == 9);
+        } else {
+            CHECK(st == CUZK_ERR_GPU);
+            CHECK(strstr(err.msg, "injected fault") != NULL && strstr(err.msg, o.fault_stage));
+            CHECK(strncmp(err.msg, "partition ", 10) == 0);
+            CHECK(s.retries == 0 && s.failed_partitions == 1);
+        }
+        cuzk_engine_destroy(e);
+    }
+    cuzk_key_release(k2);
+    cuzk_context_destroy(c2);
+}
+
+/* Every partition leaves its stages on the timeline, in order, on a worker
+ * of the engine. */
+static void test_timeline(void) {
+    cuzk_engine *e = engine(2, 16, 0);
+    uint64_t id;
+    CHECK(submit(e, &id, 3, CUZK_PRIORITY_NORMAL, NULL, 0) == CUZK_OK);
+    collect_and_verify(e, id, 3);
+    cuzk_timeline_event ev[256];
+    const size_t n = cuzk_engine_timeline(e, ev, 256);
+    int seen[3][CUZK_STAGE_COUNT];
+    memset(seen, 0, sizeof(seen));
+    for (size_t i = 0; i < n; i++) {
+        CHECK(ev[i].job_id == id && ev[i].partition < 3 && ev[i].stage < CUZK_STAGE_COUNT);
+        if (ev[i].job_id != id || ev[i].partition >= 3 || ev[i].stage >= CUZK_STAGE_COUNT) continue;
+        CHECK(ev[i].end_ms >= ev[i].start_ms && ev[i].start_ms >= 0);
+        CHECK(ev[i].stage == CUZK_STAGE_QUEUED ? ev[i].worker == UINT32_MAX : ev[i].worker < 2);
+        CHECK(ev[i].device == -1);
+        seen[ev[i].partition][ev[i].stage]++;
+    }
+    for (int p = 0; p < 3; p++) {
+        CHECK(seen[p][CUZK_STAGE_QUEUED] == 1 && seen[p][CUZK_STAGE_LOAD] == 1);
+        CHECK(seen[p][CUZK_STAGE_MSM_H] == 1 && seen[p][CUZK_STAGE_VERIFY] == 1);
+    }
+    CHECK(strcmp(cuzk_stage_name(CUZK_STAGE_MSM_H), "msm_h") == 0);
+    cuzk_engine_stats s;
+    cuzk_engine_get_stats(e, &s);
+    CHECK(s.proofs == 3 && s.verified == 3 && s.timeline_dropped == 0 && s.running_partitions == 0);
+    cuzk_engine_destroy(e);
+}
+
 int main(int argc, char **argv) {
     cuzk_test_init(argc, argv);
     const char *src = getenv("CUZK_SOURCE_DIR");
@@ -181,10 +335,22 @@ int main(int argc, char **argv) {
         return 1;
     }
     n_pub = cuzk_vk_n_public(vk);
+    cuzk_key_info info;
+    cuzk_key_get_info(key, &info);
+    n_vars = (size_t)info.n_vars;
+    if (cuzk_file_read(&wtns_file, &wtns_len, wtns, (size_t)1 << 30, &err) != CUZK_OK ||
+        wtns_len < n_vars * 32) {
+        fprintf(stderr, "fixture: %s\n", cuzk_error_text(&err));
+        return 1;
+    }
     RUN(test_order);
     RUN(test_request_id_cancel_backpressure);
     RUN(test_failing_partition);
     RUN(test_concurrent);
+    RUN(test_budget);
+    RUN(test_fault_retry);
+    RUN(test_timeline);
+    cuzk_free(wtns_file);
     cuzk_vk_free(vk);
     cuzk_key_release(key);
     cuzk_context_destroy(ctx);

@@ -1,0 +1,119 @@
+/*
+ * engine_impl.h — the engine's objects, shared by the files of src/engine
+ * (not installed): jobs, the ordered queue (queue.c), the workers
+ * (worker.c) and the public calls (engine.c).
+ *
+ * One mutex (mu) guards everything here; witnesses load and proofs run
+ * outside it. Two condition variables: `work` wakes workers (a partition
+ * queued, resume, a lane back in service, stop), `changed` wakes
+ * submitters waiting for room and awaiters waiting for a job to end.
+ */
+#ifndef CUZK_ENGINE_ENGINE_IMPL_H
+#define CUZK_ENGINE_ENGINE_IMPL_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include "api/api.h"
+#include "engine/timeline.h"
+#include "util/fault.h"
+
+typedef struct job {
+    uint64_t id, seq;
+    cuzk_priority prio;
+    cuzk_key *key; /* a reference, dropped when the job is forgotten */
+    size_t n;
+    cuzk_witness_input *in; /* deep copies */
+    cuzk_proof *proofs;
+    uint8_t *pub;
+    cuzk_proof_times *times;
+    size_t done, running, queued;
+    cuzk_job_state state;
+    cuzk_error err;
+    uint64_t finish_seq;
+    char *request_id;
+    uint64_t held_bytes; /* charged to the host budget: the witness values copied */
+    double submit_ms;    /* the engine's clock */
+    struct job *next;
+} job;
+
+/* A queued partition. avoid: the lane slot that faulted on it (SIZE_MAX:
+ * none); attempt: 0 first, 1.. retries. */
+typedef struct {
+    job *j;
+    size_t part;
+    size_t avoid;
+    unsigned attempt;
+} entry;
+
+/* A lane slot: lane s of every key (a GPU listed, or a CPU lane) and the
+ * workers that prove there. A slot retires after a device fault: its
+ * workers take nothing until the partitions in flight there have ended and
+ * the faulting keys' lanes have been reset. */
+typedef struct {
+    size_t busy;     /* partitions being proved on it */
+    size_t retiring; /* pending resets that involve it: it takes nothing */
+} slot;
+
+/* A lane to reset after a fault on it: lane `lane` of key, which slots
+ * s with s % key->n_lanes == lane share. It runs once they are all idle. */
+typedef struct {
+    cuzk_key *key; /* a reference */
+    size_t lane;
+    int running;
+} reset_req;
+
+struct cuzk_engine {
+    cuzk_context *ctx;
+    cuzk_engine_options opt;
+    pthread_mutex_t mu;
+    pthread_cond_t work, changed;
+    entry *heap; /* queue.c */
+    size_t heap_n;
+    entry *retry; /* partitions to prove again after a fault, oldest first */
+    size_t retry_n;
+    job *jobs; /* every known job */
+    uint64_t next_id, next_seq, finish_seq;
+    int paused, stop;
+    size_t n_workers, n_slots;
+    pthread_t *workers;
+    slot *slots;
+    reset_req *resets; /* at most n_workers pending (one per fault in flight) */
+    size_t n_resets;
+    uint64_t host_used; /* bytes charged to opt.host_memory_budget */
+    cuzk_engine_stats stats;
+    cuzk__timeline *timeline;
+    cuzk__fault fault;
+    double t0_ms; /* the engine's clock starts here */
+};
+
+/* ---- queue.c: the ordered queue (called with mu held) ---- */
+
+/* a before b: higher priority, then older job, then lower partition */
+int cuzk__entry_before(const entry *a, const entry *b);
+void cuzk__queue_push(cuzk_engine *e, entry en);
+entry cuzk__queue_pop(cuzk_engine *e);
+/* Drops every queued partition of j (the retry list's too). */
+void cuzk__queue_remove_job(cuzk_engine *e, job *j);
+
+/* ---- engine.c ---- */
+
+/* Ends j (DONE, FAILED or CANCELLED) and wakes whoever waits on it. */
+void cuzk__job_end(cuzk_engine *e, job *j, cuzk_job_state state);
+/* Frees an ended job's witness copies once no worker reads them (none
+ * running), giving their bytes back to the budget. */
+void cuzk__job_drop_inputs(cuzk_engine *e, job *j);
+static inline int cuzk__job_ended(const job *j) { return j->state >= CUZK_JOB_DONE; }
+/* Milliseconds on the engine's clock. */
+double cuzk__engine_now(const cuzk_engine *e);
+
+/* ---- worker.c ---- */
+
+typedef struct {
+    cuzk_engine *e;
+    size_t index;
+} cuzk__worker_arg;
+
+void *cuzk__worker_main(void *arg);
+
+#endif /* CUZK_ENGINE_ENGINE_IMPL_H */
