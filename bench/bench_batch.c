@@ -2,7 +2,8 @@
  * bench_batch.c — `cuzk bench batch`: many jobs through the engine, as a
  * proving service runs them (include/cuzk.h, "the engine").
  *
- *   cuzk bench batch (--zkey K --wtns W | --circuit C --params P --witness W0 [W1 ...])
+ *   cuzk bench batch (--zkey K --wtns W | --circuit C (--params P | --setup-seed HEX)
+ *                     --witness W0 [W1 ...])
  *                    [--jobs J] [--partitions N] [--workers W] [--backend cpu|gpu|auto]
  *                    [--threads T] [--lanes L] [--svg FILE] [--json]
  *
@@ -13,7 +14,9 @@
  * wall time, the seconds per proof over the whole batch and in the steady
  * state (from the first job's end to the last's), and the job latencies
  * (submission to end) at the 50th, 90th and 100th percentiles. Every proof
- * is self-checked by the engine.
+ * is self-checked by the engine. --setup-seed makes the circuit's parameters
+ * in memory (a development setup, INSECURE, as `cuzk bench prove` does) for
+ * sizes whose .params would not fit the disk.
  *
  * From the engine's timeline: the milliseconds of each stage summed over
  * all partitions, and per GPU the fraction of its steady state (from the
@@ -27,7 +30,9 @@
 
 #include "bench.h"
 #include "cli.h"
+#include "commands.h"
 #include "cuzk.h"
+#include "api/api.h"
 #include "engine/timeline.h"
 #include "opt.h"
 #include "util/atomic_write.h"
@@ -47,8 +52,8 @@ static int cmp_double(const void *a, const void *b) {
 }
 
 static int usage(void) {
-    fprintf(stderr, "usage: " CMD " (--zkey K --wtns W | --circuit C --params P --witness W0 "
-                    "[W1 ...])\n"
+    fprintf(stderr, "usage: " CMD " (--zkey K --wtns W | --circuit C (--params P | --setup-seed "
+                    "HEX) --witness W0 [W1 ...])\n"
                     "         [--jobs J] [--partitions N] [--workers W] [--backend cpu|gpu|auto]\n"
                     "         [--threads T] [--lanes L] [--svg FILE] [--json]\n");
     return 2;
@@ -186,7 +191,7 @@ static void print_timeline_text(const timeline_report *r, uint64_t dropped) {
 }
 
 int cuzk__bench_batch(int argc, char **argv) {
-    const char *zkey = NULL, *circuit = NULL, *params = NULL, *backend = "auto";
+    const char *zkey = NULL, *circuit = NULL, *params = NULL, *seed_hex = NULL, *backend = "auto";
     const char **wit = calloc((size_t)argc + 1, sizeof(char *));
     size_t n_wit = 0;
     unsigned jobs = 4, parts = 0, workers = 0, threads = 0, lanes = 0;
@@ -206,6 +211,7 @@ int cuzk__bench_batch(int argc, char **argv) {
             else if (strcmp(a, "--wtns") == 0) wit[n_wit++] = v;
             else if (strcmp(a, "--circuit") == 0) circuit = v;
             else if (strcmp(a, "--params") == 0) params = v;
+            else if (strcmp(a, "--setup-seed") == 0) seed_hex = v;
             else if (strcmp(a, "--backend") == 0) backend = v;
             else if (strcmp(a, "--svg") == 0) svg = v;
             else if (strcmp(a, "--jobs") == 0) {
@@ -225,9 +231,17 @@ int cuzk__bench_batch(int argc, char **argv) {
             }
         }
     }
-    if ((zkey == NULL) == (circuit == NULL) || (circuit != NULL && params == NULL) || n_wit == 0) {
-        fprintf(stderr, CMD ": give --zkey and --wtns, or --circuit, --params and --witness\n");
+    if ((zkey == NULL) == (circuit == NULL) ||
+        (circuit != NULL && (params == NULL) == (seed_hex == NULL)) || n_wit == 0) {
+        fprintf(stderr, CMD ": give --zkey and --wtns, or --circuit, one of --params and "
+                            "--setup-seed, and --witness\n");
         usage();
+        goto out;
+    }
+    cuzk_setup_toxic tw;
+    if (seed_hex != NULL && !cuzk__cli_setup_seed(&tw, seed_hex)) {
+        fprintf(stderr, CMD ": --setup-seed wants an even number (2..%d) of hex digits, not '%s'\n",
+                CUZK_CLI_SEED_HEX_MAX, seed_hex);
         goto out;
     }
     if (parts == 0) parts = (unsigned)n_wit;
@@ -264,8 +278,9 @@ int cuzk__bench_batch(int argc, char **argv) {
     if (workers != 0) eo.workers_per_device = workers;
     eo.max_queued_partitions = (size_t)jobs * parts;
     if (cuzk_context_create(&ctx, &o, &err) != CUZK_OK ||
-        (zkey ? cuzk_key_open_zkey(ctx, &key, zkey, &err)
-              : cuzk_key_open_params(ctx, &key, circuit, params, &err)) != CUZK_OK ||
+        (zkey        ? cuzk_key_open_zkey(ctx, &key, zkey, &err)
+         : seed_hex ? cuzk__key_open_dev(ctx, &key, circuit, &tw, &err)
+                    : cuzk_key_open_params(ctx, &key, circuit, params, &err)) != CUZK_OK ||
         cuzk_key_prepare(key, &err) != CUZK_OK || cuzk_engine_create(&e, ctx, &eo, &err) != CUZK_OK)
         goto fail;
     const double t0 = now_s();
