@@ -318,6 +318,63 @@ static void test_timeline(void) {
     cuzk_engine_destroy(e);
 }
 
+/* With a GPU: two workers on the card's one lane (witness staging beside
+ * the other's kernels), an injected fault in one of the kernels survived by
+ * a retry after the lane's reset, and every proof verifying. Skipped
+ * without a GPU unless CUZK_GPU_REQUIRED is set. */
+static void test_gpu_lane(void) {
+    if (cuzk_gpu_count() <= 0) {
+        CHECK(getenv("CUZK_GPU_REQUIRED") == NULL);
+        printf("  (no GPU: skipped)\n");
+        return;
+    }
+    cuzk_options co;
+    cuzk_options_init(&co);
+    co.backend = CUZK_BACKEND_GPU;
+    cuzk_context *cg = NULL;
+    cuzk_key *kg = NULL;
+    cuzk_error err;
+    CHECK(cuzk_context_create(&cg, &co, &err) == CUZK_OK);
+    CHECK(cg != NULL && cuzk_key_open_zkey(cg, &kg, zkey, &err) == CUZK_OK);
+    if (kg == NULL) {
+        cuzk_context_destroy(cg);
+        return;
+    }
+    static const char *stages[] = {"spmv", "ntt", "msm_h", "batch_add", "tail_msm", "b_g2_msm"};
+    cuzk_engine_options o;
+    cuzk_engine_options_init(&o);
+    o.fault_stage = stages[cuzk_test_rand64() % 6];
+    o.fault_nth = 1 + (unsigned)(cuzk_test_rand64() % 4);
+    cuzk_engine *e = NULL;
+    CHECK(cuzk_engine_create(&e, cg, &o, &err) == CUZK_OK);
+    cuzk_witness_input in[8];
+    for (int i = 0; i < 8; i++) in[i] = (i % 2) ? values_input() : (cuzk_witness_input){.path = wtns};
+    uint64_t id[2];
+    cuzk_proof proofs[8];
+    uint8_t pub[8 * 64 * 32];
+    for (int r = 0; e != NULL && r < 2; r++)
+        CHECK(cuzk_engine_submit(e, &id[r], kg, in, 8, CUZK_PRIORITY_NORMAL, NULL, -1, &err) ==
+              CUZK_OK);
+    for (int r = 0; e != NULL && r < 2; r++) {
+        const cuzk_status st = cuzk_engine_await(e, id[r], -1, proofs, pub, NULL, &err);
+        CHECK(st == CUZK_OK);
+        if (st != CUZK_OK) {
+            fprintf(stderr, "  %s\n", err.msg);
+            continue;
+        }
+        for (int i = 0; i < 8 && n_pub <= 64; i++)
+            CHECK(cuzk_verify(vk, &proofs[i], pub + i * n_pub * 32, n_pub, &err) == CUZK_OK);
+    }
+    cuzk_engine_stats s;
+    cuzk_engine_get_stats(e, &s);
+    CHECK(s.workers == 2 && s.lane_slots == 1);
+    CHECK(s.faults == 1 && s.retries == 1 && s.lane_resets == 1);
+    CHECK(s.proofs == 16 && s.verified == 16 && s.host_bytes_used == 0);
+    cuzk_engine_destroy(e);
+    cuzk_key_release(kg);
+    cuzk_context_destroy(cg);
+}
+
 int main(int argc, char **argv) {
     cuzk_test_init(argc, argv);
     const char *src = getenv("CUZK_SOURCE_DIR");
@@ -350,6 +407,7 @@ int main(int argc, char **argv) {
     RUN(test_budget);
     RUN(test_fault_retry);
     RUN(test_timeline);
+    RUN(test_gpu_lane);
     cuzk_free(wtns_file);
     cuzk_vk_free(vk);
     cuzk_key_release(key);
