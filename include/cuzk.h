@@ -565,6 +565,11 @@ typedef struct {
     /* Times a partition is proved again after a device fault (CUZK_ERR_GPU),
      * on another lane of its key where it has one (default 1). */
     unsigned max_retries;
+    /* Bytes the keys named in the engine (cuzk_engine_key_add) may hold
+     * open or prepared, counted by their files' sizes; opening one evicts
+     * the least recently used idle keys until it fits (a key in use is
+     * never evicted, so busy keys may pass it). 0 (default): no limit. */
+    uint64_t key_cache_bytes;
     /* Timeline events kept (cuzk_engine_timeline; default 65536, 0: none). */
     size_t timeline_events;
     /* 1: workers take nothing until cuzk_engine_pause(e, 0) (default 0). */
@@ -662,6 +667,66 @@ CUZK_API CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_engine_await(cuzk_engine *e, u
  * job; a job that has ended stays as it ended. */
 CUZK_API CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_engine_cancel(cuzk_engine *e, uint64_t job_id,
                                                                 cuzk_error *err);
+
+/* ---- keys by name: the engine's key cache ----------------------------------- */
+
+/* Where a named key is: on disk only (COLD), open with its files mapped
+ * (WARM), or prepared on its lanes, resident on the devices (HOT). */
+typedef enum { CUZK_KEY_COLD = 0, CUZK_KEY_WARM = 1, CUZK_KEY_HOT = 2 } cuzk_key_tier;
+
+/* A key's files: a snarkjs .zkey (r1cs optional, to name a failing
+ * constraint), or our circuit file with its bellman .params. */
+typedef struct {
+    const char *zkey;
+    const char *r1cs;
+    const char *circuit;
+    const char *params;
+} cuzk_key_source;
+
+/*
+ * Names a key (name and paths copied). Nothing is opened until a job, a
+ * preload or cuzk_engine_submit_named needs it; the files must exist
+ * (CUZK_ERR_IO naming the one missing). CUZK_ERR_INVALID_ARG for a name in
+ * use or sources that are not one of the two forms.
+ */
+CUZK_API CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_engine_key_add(cuzk_engine *e, const char *name,
+                                                                 const cuzk_key_source *src,
+                                                                 cuzk_error *err);
+
+/* cuzk_engine_submit with the key named: opened first if it is cold (the
+ * call then takes as long as opening it). A job keeps the name, not the
+ * key: if the key is evicted while the job waits, its next partition opens
+ * it again. CUZK_ERR_NOT_FOUND for an unknown name. */
+CUZK_API CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_engine_submit_named(
+    cuzk_engine *e, uint64_t *job_id, const char *key_name, const cuzk_witness_input *witnesses,
+    size_t n, cuzk_priority priority, const char *request_id, int timeout_ms, cuzk_error *err);
+
+/* Opens a named key (WARM) or also prepares it on every lane (HOT), now,
+ * rather than at its first job. */
+CUZK_API CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_engine_key_preload(cuzk_engine *e,
+                                                                     const char *name,
+                                                                     cuzk_key_tier tier,
+                                                                     cuzk_error *err);
+
+/* Closes a named key (COLD): its device and host memory go once nothing
+ * uses it. CUZK_ERR_BUSY while partitions of it are being proved. */
+CUZK_API CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_engine_key_evict(cuzk_engine *e,
+                                                                   const char *name,
+                                                                   cuzk_error *err);
+
+typedef struct {
+    cuzk_key_tier tier;
+    uint64_t bytes;       /* what it counts against key_cache_bytes when open */
+    size_t running;       /* partitions of it being proved */
+    uint64_t loads;       /* times it was opened */
+    uint64_t evictions;   /* times it was closed to make room or on request */
+    double last_used_ms;  /* on the engine's clock (the timeline's) */
+} cuzk_engine_key_info;
+
+CUZK_API CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_engine_key_get_info(cuzk_engine *e,
+                                                                      const char *name,
+                                                                      cuzk_engine_key_info *info,
+                                                                      cuzk_error *err);
 
 /* ---- the engine's timeline -------------------------------------------------- */
 

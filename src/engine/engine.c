@@ -210,6 +210,7 @@ void cuzk_engine_destroy(cuzk_engine *e) {
     for (size_t i = 0; i < e->n_workers; i++) pthread_join(e->workers[i], NULL);
     while (e->jobs != NULL) forget_job(e, e->jobs);
     for (size_t i = 0; i < e->n_resets; i++) cuzk__key_unref(e->resets[i].key);
+    cuzk__cache_free(e);
     cuzk__fault *mine = &e->fault;
     atomic_compare_exchange_strong(&e->ctx->fault.plan, &mine, NULL);
     pthread_cond_destroy(&e->work);
@@ -319,6 +320,14 @@ cuzk_status cuzk_engine_submit(cuzk_engine *e, uint64_t *job_id, cuzk_key *key,
                                cuzk_priority priority, const char *request_id, int timeout_ms,
                                cuzk_error *err) {
     cuzk__error_clear(err);
+    return cuzk__engine_submit(e, job_id, key, NULL, witnesses, n, priority, request_id,
+                               timeout_ms, err);
+}
+
+cuzk_status cuzk__engine_submit(cuzk_engine *e, uint64_t *job_id, cuzk_key *key, cache_entry *ce,
+                                const cuzk_witness_input *witnesses, size_t n,
+                                cuzk_priority priority, const char *request_id, int timeout_ms,
+                                cuzk_error *err) {
     if (e == NULL || job_id == NULL || key == NULL || witnesses == NULL || n == 0)
         return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "engine_submit: NULL argument or no partition");
     if (priority < CUZK_PRIORITY_LOW || priority > CUZK_PRIORITY_CRITICAL)
@@ -348,7 +357,7 @@ cuzk_status cuzk_engine_submit(cuzk_engine *e, uint64_t *job_id, cuzk_key *key,
         if (request_id != NULL) /* a resubmission returns the job it made */
             for (job *k = e->jobs; k != NULL; k = k->next)
                 if (k->request_id != NULL && strcmp(k->request_id, request_id) == 0) {
-                    st = k->key == key && k->n == n
+                    st = k->key == (ce ? NULL : key) && k->ce == ce && k->n == n
                              ? CUZK_OK
                              : cuzk__fail(err, CUZK_ERR_INVALID_ARG,
                                           "request %s was submitted with another key or "
@@ -378,8 +387,14 @@ cuzk_status cuzk_engine_submit(cuzk_engine *e, uint64_t *job_id, cuzk_key *key,
             return st;
         }
     }
-    atomic_fetch_add(&key->refs, 1);
-    j->key = key;
+    if (ce == NULL) {
+        atomic_fetch_add(&key->refs, 1);
+        j->key = key;
+    }
+    j->ce = ce;
+    j->n_public = key->n_public;
+    j->n_vars = key->n_vars;
+    j->n_lanes = key->n_lanes;
     j->id = e->next_id++;
     j->seq = e->next_seq++;
     j->next = e->jobs;
@@ -446,7 +461,7 @@ cuzk_status cuzk_engine_await(cuzk_engine *e, uint64_t job_id, int timeout_ms, c
         st = cuzk__fail(err, CUZK_ERR_NOT_FOUND, "job %llu: no such job",
                         (unsigned long long)job_id);
     } else if (j->state == CUZK_JOB_DONE) {
-        const size_t np = (size_t)j->key->n_public;
+        const size_t np = (size_t)j->n_public;
         if (proofs != NULL) memcpy(proofs, j->proofs, j->n * sizeof(*proofs));
         if (public_inputs != NULL) memcpy(public_inputs, j->pub, j->n * np * 32);
         if (times != NULL) memcpy(times, j->times, j->n * sizeof(*times));

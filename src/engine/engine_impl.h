@@ -18,10 +18,28 @@
 #include "engine/timeline.h"
 #include "util/fault.h"
 
+/* A named key (key_cache.c). mu guards every field; the key opens and
+ * prepares outside it (loading set meanwhile). */
+typedef struct cache_entry {
+    char *name;
+    char *zkey, *r1cs, *circuit, *params; /* copies of the source's paths */
+    cuzk_key *key; /* the cache's reference while WARM or HOT; NULL: COLD */
+    cuzk_key_tier tier;
+    int loading;   /* a thread is opening or preparing it */
+    uint64_t bytes;
+    size_t running; /* partitions being proved with it */
+    uint64_t loads, evictions;
+    double last_used_ms;
+    struct cache_entry *next;
+} cache_entry;
+
 typedef struct job {
     uint64_t id, seq;
     cuzk_priority prio;
-    cuzk_key *key; /* a reference, dropped when the job is forgotten */
+    cuzk_key *key;     /* a reference, dropped when the job is forgotten; NULL for a named key */
+    cache_entry *ce;   /* the named key's entry (entries live as long as the engine) */
+    uint64_t n_public, n_vars; /* the key's, learned at submission */
+    size_t n_lanes;
     size_t n;
     cuzk_witness_input *in; /* deep copies */
     cuzk_proof *proofs;
@@ -85,6 +103,8 @@ struct cuzk_engine {
     cuzk__timeline *timeline;
     cuzk__fault fault;
     double t0_ms; /* the engine's clock starts here */
+    cache_entry *keys; /* the named keys */
+    uint64_t cache_used; /* bytes of the named keys open */
 };
 
 /* ---- queue.c: the ordered queue (called with mu held) ---- */
@@ -106,6 +126,24 @@ void cuzk__job_drop_inputs(cuzk_engine *e, job *j);
 static inline int cuzk__job_ended(const job *j) { return j->state >= CUZK_JOB_DONE; }
 /* Milliseconds on the engine's clock. */
 double cuzk__engine_now(const cuzk_engine *e);
+
+/* Queues a job of key's partitions; ce: the job names the key (ce's), and
+ * key only gives its counts. */
+cuzk_status cuzk__engine_submit(cuzk_engine *e, uint64_t *job_id, cuzk_key *key, cache_entry *ce,
+                                const cuzk_witness_input *witnesses, size_t n,
+                                cuzk_priority priority, const char *request_id, int timeout_ms,
+                                cuzk_error *err);
+
+/* ---- key_cache.c (called with mu held; may drop it while opening) ---- */
+
+/* A reference to the key a partition of j proves with (*out, to drop with
+ * cuzk__key_unref): the job's own, or its named key's, opened again if it
+ * was evicted. */
+cuzk_status cuzk__cache_acquire(cuzk_engine *e, job *j, cuzk_key **out, cuzk_error *err);
+/* A partition of j ended (named keys: no longer running, last use now). */
+void cuzk__cache_release(cuzk_engine *e, job *j);
+/* Frees the entries (engine destroy). */
+void cuzk__cache_free(cuzk_engine *e);
 
 /* ---- worker.c ---- */
 

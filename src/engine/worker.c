@@ -25,7 +25,7 @@ static int take(cuzk_engine *e, size_t s, entry *out) {
     if (e->paused || e->slots[s].retiring) return 0;
     for (size_t i = 0; i < e->retry_n; i++) {
         const entry *r = &e->retry[i];
-        const size_t lanes = r->j->key->n_lanes;
+        const size_t lanes = r->j->n_lanes;
         if (lanes > 1 && s % lanes == r->avoid) continue;
         *out = *r;
         memmove(&e->retry[i], &e->retry[i + 1], (e->retry_n - i - 1) * sizeof(*r));
@@ -119,9 +119,8 @@ static int job_live(cuzk_engine *e, const job *j) {
  * public inputs and times; CUZK_ERR_CANCELLED when its job ended meanwhile
  * (checked between the stages). */
 static cuzk_status prove_one(cuzk_engine *e, size_t s, uint32_t w, job *j, size_t part,
-                             cuzk_proof *proof, uint8_t *pub, cuzk_proof_times *t,
+                             cuzk_key *key, cuzk_proof *proof, uint8_t *pub, cuzk_proof_times *t,
                              cuzk_error *err) {
-    cuzk_key *key = j->key;
     cuzk__lane *L = &key->lanes[s % key->n_lanes];
     const double t_load = cuzk__engine_now(e);
     cuzk_witness wit;
@@ -167,10 +166,11 @@ static cuzk_status prove_one(cuzk_engine *e, size_t s, uint32_t w, job *j, size_
 }
 
 /* What a partition's outcome does to its job (the lock held). */
-static void settle(cuzk_engine *e, size_t s, entry en, cuzk_status st, const cuzk_proof *proof,
-                   const uint8_t *pub, const cuzk_proof_times *t, const cuzk_error *perr) {
+static void settle(cuzk_engine *e, size_t s, entry en, cuzk_key *key, cuzk_status st,
+                   const cuzk_proof *proof, const uint8_t *pub, const cuzk_proof_times *t,
+                   const cuzk_error *perr) {
     job *j = en.j;
-    const size_t np = (size_t)j->key->n_public;
+    const size_t np = (size_t)j->n_public;
     if (cuzk__job_ended(j)) {
         if (j->running == 0) {
             cuzk__job_drop_inputs(e, j);
@@ -188,11 +188,11 @@ static void settle(cuzk_engine *e, size_t s, entry en, cuzk_status st, const cuz
         return;
     }
     if (st == CUZK_ERR_GPU) e->stats.faults++;
-    if (st == CUZK_ERR_GPU && en.attempt < e->opt.max_retries) {
-        const size_t lane = s % j->key->n_lanes;
+    if (st == CUZK_ERR_GPU && key != NULL && en.attempt < e->opt.max_retries) {
+        const size_t lane = s % key->n_lanes;
         cuzk__api_log(e->ctx, "engine: job %llu partition %zu: %s; retried",
                       (unsigned long long)j->id, en.part, cuzk__error_text(perr));
-        retire(e, j->key, lane);
+        retire(e, key, lane);
         en.avoid = lane;
         en.attempt++;
         e->retry[e->retry_n++] = en; /* room: one per partition in flight */
@@ -224,31 +224,40 @@ void *cuzk__worker_main(void *arg) {
         if (j->state == CUZK_JOB_QUEUED) j->state = CUZK_JOB_RUNNING;
         e->slots[s].busy++;
         /* the loaded witness, in flight until the proof has started */
-        const uint64_t wbytes = j->key->n_vars * 32;
+        const uint64_t wbytes = j->n_vars * 32;
         e->host_used += wbytes;
-        const size_t np = (size_t)j->key->n_public;
+        const size_t np = (size_t)j->n_public;
         if (en.attempt == 0)
             event(e, j, en.part, UINT32_MAX, -1, CUZK_STAGE_QUEUED, j->submit_ms,
                   cuzk__engine_now(e));
         pthread_cond_broadcast(&e->changed); /* room in the queue */
-        pthread_mutex_unlock(&e->mu);
-
         cuzk_error perr;
         cuzk__error_clear(&perr);
+        cuzk_key *key = NULL; /* a named key may open here (the lock dropped meanwhile) */
+        cuzk_status st = cuzk__cache_acquire(e, j, &key, &perr);
+        pthread_mutex_unlock(&e->mu);
+
         cuzk_proof proof;
         cuzk_proof_times t;
         memset(&t, 0, sizeof(t));
         uint8_t *pub = malloc(np * 32 + 1);
-        const cuzk_status st =
-            pub == NULL ? cuzk__fail(&perr, CUZK_ERR_NOMEM, "no memory")
-                        : prove_one(e, s, (uint32_t)w, j, en.part, &proof, pub, &t, &perr);
+        if (st == CUZK_OK)
+            st = pub == NULL
+                     ? cuzk__fail(&perr, CUZK_ERR_NOMEM, "no memory")
+                     : prove_one(e, s, (uint32_t)w, j, en.part, key, &proof, pub, &t, &perr);
 
         pthread_mutex_lock(&e->mu);
         e->host_used -= wbytes;
         e->slots[s].busy--;
         j->running--;
-        settle(e, s, en, st, &proof, pub, &t, &perr);
+        if (key != NULL) cuzk__cache_release(e, j);
+        settle(e, s, en, key, st, &proof, pub, &t, &perr);
         free(pub);
+        if (key != NULL) { /* the last reference may free a key: not under the lock */
+            pthread_mutex_unlock(&e->mu);
+            cuzk__key_unref(key);
+            pthread_mutex_lock(&e->mu);
+        }
         if (e->n_resets != 0) run_resets(e);
         pthread_cond_broadcast(&e->changed); /* the budget has room again */
     }

@@ -318,6 +318,71 @@ static void test_timeline(void) {
     cuzk_engine_destroy(e);
 }
 
+/* Named keys: opened by the first submission, closed to make room for
+ * another under the byte budget (least recently used first, never one in
+ * use), reopened for a job that waits while it is closed, evicted and
+ * preloaded on request. */
+static void test_key_cache(void) {
+    cuzk_engine_options o;
+    cuzk_engine_options_init(&o);
+    o.workers_per_device = 1;
+    o.start_paused = 1;
+    cuzk_engine *e = NULL;
+    cuzk_error err;
+    cuzk_key_source src = {.zkey = zkey};
+    /* the budget: one key's files, so two named keys cannot both be open */
+    cuzk_engine_key_info info;
+    CHECK(cuzk_engine_create(&e, ctx, &o, &err) == CUZK_OK);
+    CHECK(cuzk_engine_key_add(e, "probe", &src, &err) == CUZK_OK);
+    CHECK(cuzk_engine_key_get_info(e, "probe", &info, &err) == CUZK_OK && info.bytes > 0);
+    cuzk_engine_destroy(e);
+    o.key_cache_bytes = info.bytes + info.bytes / 2;
+    CHECK(cuzk_engine_create(&e, ctx, &o, &err) == CUZK_OK);
+    if (e == NULL) return;
+    CHECK(cuzk_engine_key_add(e, "a", &src, &err) == CUZK_OK);
+    CHECK(cuzk_engine_key_add(e, "b", &src, &err) == CUZK_OK);
+    CHECK(cuzk_engine_key_add(e, "a", &src, &err) == CUZK_ERR_INVALID_ARG);
+    const cuzk_key_source bad = {.zkey = "/nonexistent/k.zkey"};
+    CHECK(cuzk_engine_key_add(e, "c", &bad, &err) == CUZK_ERR_IO);
+    CHECK(strstr(err.msg, "/nonexistent/k.zkey") != NULL);
+    const cuzk_key_source both = {.zkey = zkey, .circuit = zkey, .params = zkey};
+    CHECK(cuzk_engine_key_add(e, "d", &both, &err) == CUZK_ERR_INVALID_ARG);
+    CHECK(cuzk_engine_key_get_info(e, "a", &info, &err) == CUZK_OK && info.tier == CUZK_KEY_COLD);
+    CHECK(cuzk_engine_key_get_info(e, "zz", &info, &err) == CUZK_ERR_NOT_FOUND);
+
+    cuzk_witness_input in[2] = {{.path = wtns}, {.path = wtns}};
+    uint64_t ja, jb;
+    CHECK(cuzk_engine_submit_named(e, &ja, "a", in, 2, CUZK_PRIORITY_NORMAL, NULL, 0, &err) ==
+          CUZK_OK);
+    CHECK(cuzk_engine_key_get_info(e, "a", &info, &err) == CUZK_OK);
+    CHECK(info.tier == CUZK_KEY_WARM && info.loads == 1);
+    /* b opens: a is idle (its job only waits), so a closes to make room */
+    CHECK(cuzk_engine_submit_named(e, &jb, "b", in, 1, CUZK_PRIORITY_NORMAL, NULL, 0, &err) ==
+          CUZK_OK);
+    CHECK(cuzk_engine_key_get_info(e, "a", &info, &err) == CUZK_OK);
+    CHECK(info.tier == CUZK_KEY_COLD && info.evictions == 1);
+    CHECK(cuzk_engine_submit_named(e, &jb, "nope", in, 1, CUZK_PRIORITY_NORMAL, NULL, 0, &err) ==
+          CUZK_ERR_NOT_FOUND);
+    /* a's job runs: a opens again (b closing), then b's job reopens b */
+    cuzk_engine_pause(e, 0);
+    collect_and_verify(e, ja, 2);
+    collect_and_verify(e, jb, 1);
+    CHECK(cuzk_engine_key_get_info(e, "a", &info, &err) == CUZK_OK && info.loads == 2);
+    CHECK(cuzk_engine_key_get_info(e, "b", &info, &err) == CUZK_OK);
+    CHECK(info.tier == CUZK_KEY_HOT && info.loads == 2 && info.running == 0);
+    /* on request: evict, preload hot, and a proof from the preloaded key */
+    CHECK(cuzk_engine_key_evict(e, "b", &err) == CUZK_OK);
+    CHECK(cuzk_engine_key_get_info(e, "b", &info, &err) == CUZK_OK && info.tier == CUZK_KEY_COLD);
+    CHECK(cuzk_engine_key_preload(e, "b", CUZK_KEY_HOT, &err) == CUZK_OK);
+    CHECK(cuzk_engine_key_get_info(e, "b", &info, &err) == CUZK_OK);
+    CHECK(info.tier == CUZK_KEY_HOT && info.loads == 3);
+    CHECK(cuzk_engine_submit_named(e, &jb, "b", in, 2, CUZK_PRIORITY_NORMAL, NULL, 0, &err) ==
+          CUZK_OK);
+    collect_and_verify(e, jb, 2);
+    CHECK(cuzk_engine_key_get_info(e, "b", &info, &err) == CUZK_OK && info.loads == 3);
+    cuzk_engine_destroy(e);
+}
+
 /* With a GPU: two workers on the card's one lane (witness staging beside
  * the other's kernels), an injected fault in one of the kernels survived by
  * a retry after the lane's reset, and every proof verifying. Skipped
@@ -407,6 +472,7 @@ int main(int argc, char **argv) {
     RUN(test_budget);
     RUN(test_fault_retry);
     RUN(test_timeline);
+    RUN(test_key_cache);
     RUN(test_gpu_lane);
     cuzk_free(wtns_file);
     cuzk_vk_free(vk);
