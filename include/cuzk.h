@@ -591,7 +591,8 @@ CUZK_API CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_engine_create(cuzk_engine **ou
                                                                 const cuzk_engine_options *opt,
                                                                 cuzk_error *err);
 /* Stops the workers after the partitions they are proving (queued jobs are
- * cancelled) and frees the engine and every job. NULL is a no-op. */
+ * cancelled) and frees the engine and every job. No other call on e may be
+ * in progress or follow. NULL is a no-op. */
 CUZK_API void cuzk_engine_destroy(cuzk_engine *e);
 
 /* Workers take no new partition while paused (1), and go on again (0). */
@@ -619,10 +620,14 @@ CUZK_API void cuzk_engine_get_stats(cuzk_engine *e, cuzk_engine_stats *stats);
  * key until the job is collected. request_id (may be NULL): a second
  * submission with the same id, while the first job is known, returns the
  * first job's id and queues nothing (CUZK_ERR_INVALID_ARG if its key or
- * partition count differ). When the queue has no room for n partitions the
- * call waits up to timeout_ms (0: not at all, -1: without limit), then
- * fails with CUZK_ERR_BUSY; n above max_queued_partitions is
- * CUZK_ERR_INVALID_ARG.
+ * partition count differ). key must come from the engine's context, and
+ * is best used only through the engine: after a device fault the engine
+ * resets the key's lane (closes its backend), which a proof of the key
+ * started outside the engine would not survive. When the queue has no
+ * room for n partitions, or the host memory budget none for the witness
+ * values, the call waits up to timeout_ms (0: not at all, -1: without
+ * limit), then fails with CUZK_ERR_BUSY; n above max_queued_partitions,
+ * or values above the whole budget, is CUZK_ERR_INVALID_ARG.
  */
 CUZK_API CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_engine_submit(
     cuzk_engine *e, uint64_t *job_id, cuzk_key *key, const cuzk_witness_input *witnesses,

@@ -31,7 +31,7 @@
 struct cuzk_context {
     cuzk_options opt;
     /* The fault plan of an engine over this context (its options) while it
-     * lives; every lane's backend points here. Empty in production. */
+     * lives; every lane's backend points here. Disarmed in production. */
     cuzk__fault_slot fault;
 };
 
@@ -96,8 +96,9 @@ const cuzk_backend_ops *cuzk__api_backend_ops(const cuzk_options *opt, unsigned 
 cuzk_status cuzk__prove_start_on_lane(cuzk_key *key, size_t lane, cuzk_pending_proof **out,
                                       const cuzk_witness_input *witness, cuzk_error *err);
 
-/* cuzk__prove_start_on_lane with the witness already loaded: w is taken
- * (closed here, also on failure). */
+/* cuzk__prove_start_on_lane with the witness already loaded: w itself is
+ * what the backend sees (the pointer an announcement names); taken on
+ * success (*w zeroed), the caller's to close on failure. */
 cuzk_status cuzk__prove_start_loaded(cuzk_key *key, size_t lane, cuzk_pending_proof **out,
                                      cuzk_witness *w, cuzk_error *err);
 

@@ -100,7 +100,8 @@ cuzk_status cuzk_context_create(cuzk_context **out, const cuzk_options *opt, cuz
     cuzk_context *ctx = calloc(1, sizeof(*ctx));
     if (ctx == NULL) return cuzk__fail(err, CUZK_ERR_NOMEM, "no memory for a context");
     ctx->opt = o;
-    atomic_init(&ctx->fault.plan, NULL);
+    atomic_init(&ctx->fault.nth, 0);
+    atomic_init(&ctx->fault.launches, 0);
     *out = ctx;
     return CUZK_OK;
 }

@@ -49,46 +49,45 @@ cuzk_status cuzk__prove_start_on_lane(cuzk_key *key, size_t lane, cuzk_pending_p
         return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "prove_start: NULL argument");
     *out = NULL;
     cuzk_witness w;
-    const cuzk_status st = cuzk__witness_load(key, &w, witness, err);
+    cuzk_status st = cuzk__witness_load(key, &w, witness, err);
     if (st != CUZK_OK) return st;
-    return cuzk__prove_start_loaded(key, lane, out, &w, err);
+    st = cuzk__prove_start_loaded(key, lane, out, &w, err);
+    if (st != CUZK_OK) cuzk_witness_close(&w);
+    return st;
 }
 
 cuzk_status cuzk__prove_start_loaded(cuzk_key *key, size_t lane, cuzk_pending_proof **out,
-                                     cuzk_witness *wp, cuzk_error *err) {
-    cuzk_witness w = *wp;
+                                     cuzk_witness *w, cuzk_error *err) {
     *out = NULL;
     const double t0 = cuzk__now_ms();
     cuzk__lane *L = &key->lanes[lane % key->n_lanes];
-    pending_impl *p = NULL;
     cuzk_status st = cuzk__lane_prepare(L, err);
-    if (st != CUZK_OK) {
-        cuzk_witness_close(&w);
-        return st;
-    }
-    p = calloc(1, sizeof(*p));
+    if (st != CUZK_OK) return st;
+    pending_impl *p = calloc(1, sizeof(*p));
     const size_t n_pub = (size_t)key->n_public;
-    if (p == NULL || (p->pub.pub = malloc((n_pub ? n_pub : 1) * sizeof(*p->pub.pub))) == NULL) {
+    if (p == NULL || (p->pub.pub = malloc((n_pub ? n_pub : 1) * sizeof(*p->pub.pub))) == NULL ||
+        (p->pub.witness_name = cuzk__strdup(w->path ? w->path : "the witness in memory")) ==
+            NULL) {
+        if (p != NULL) free(p->pub.pub);
         free(p);
-        cuzk_witness_close(&w);
         return cuzk__fail(err, CUZK_ERR_NOMEM, "no memory for a pending proof");
     }
-    p->have_w = 1;
-    if ((p->pub.witness_name = cuzk__strdup(w.path ? w.path : "the witness in memory")) == NULL) {
-        cuzk_witness_close(&w);
-        p->have_w = 0;
-        st = cuzk__fail(err, CUZK_ERR_NOMEM, "no memory");
-        goto fail;
+    for (size_t i = 0; i < n_pub; i++) memcpy(p->pub.pub[i], w->values + 4 * (i + 1), 32);
+    /* w itself, the witness an announcement (cuzk_backend_stage) names */
+    st = cuzk_backend_prove_start(&L->be, &p->pub.job, L->bkey, w, err);
+    if (st != CUZK_OK) {
+        free(p->pub.witness_name);
+        free(p->pub.pub);
+        free(p);
+        return st;
     }
-    for (size_t i = 0; i < n_pub; i++) memcpy(p->pub.pub[i], w.values + 4 * (i + 1), 32);
-    st = cuzk_backend_prove_start(&L->be, &p->pub.job, L->bkey, &w, err);
-    if (key->have_r1cs) {
-        p->w = w;
+    if (key->have_r1cs) { /* kept for the self-check to name a constraint */
+        p->w = *w;
+        p->have_w = 1;
     } else {
-        cuzk_witness_close(&w);
-        p->have_w = 0;
+        cuzk_witness_close(w);
     }
-    if (st != CUZK_OK) goto fail;
+    memset(w, 0, sizeof(*w));
     atomic_fetch_add(&key->refs, 1);
     p->pub.key = key;
     p->pub.be = &L->be;
@@ -96,12 +95,6 @@ cuzk_status cuzk__prove_start_loaded(cuzk_key *key, size_t lane, cuzk_pending_pr
     p->pub.start_ms = t0;
     *out = &p->pub;
     return CUZK_OK;
-fail:
-    if (p->have_w) cuzk_witness_close(&p->w);
-    free(p->pub.witness_name);
-    free(p->pub.pub);
-    free(p);
-    return st;
 }
 
 static cuzk_status finish(cuzk_pending_proof *pp, cuzk_proof *proof, uint8_t *public_inputs,

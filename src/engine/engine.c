@@ -21,6 +21,7 @@
 #include "util/mem.h"
 
 #define DEFAULT_MAX_QUEUED 1024
+#define MAX_QUEUED (1 << 24)
 #define DEFAULT_TIMELINE_EVENTS 65536
 #define MAX_WORKERS_PER_DEVICE 16
 
@@ -120,13 +121,15 @@ static cuzk_status check_options(cuzk_engine_options *o, const cuzk_engine_optio
                               opt->struct_size, sizeof(*o));
         *o = *opt;
     }
-    if (o->max_queued_partitions == 0)
-        return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "engine options: max_queued_partitions 0");
+    if (o->max_queued_partitions == 0 || o->max_queued_partitions > MAX_QUEUED)
+        return cuzk__fail(err, CUZK_ERR_INVALID_ARG,
+                          "engine options: max_queued_partitions %zu: 1..%d",
+                          o->max_queued_partitions, MAX_QUEUED);
     if (o->workers_per_device > MAX_WORKERS_PER_DEVICE)
         return cuzk__fail(err, CUZK_ERR_INVALID_ARG,
                           "engine options: workers_per_device %u: at most %d",
                           o->workers_per_device, MAX_WORKERS_PER_DEVICE);
-    if (o->fault_stage != NULL && strlen(o->fault_stage) >= sizeof(((cuzk__fault *)0)->stage))
+    if (o->fault_stage != NULL && strlen(o->fault_stage) >= CUZK__FAULT_STAGE_MAX)
         return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "engine options: fault_stage \"%s\": too long",
                           o->fault_stage);
     if (o->workers_per_device == 0) {
@@ -151,7 +154,7 @@ cuzk_status cuzk_engine_create(cuzk_engine **out, cuzk_context *ctx,
     if (e == NULL) return cuzk__fail(err, CUZK_ERR_NOMEM, "no memory for an engine");
     e->ctx = ctx;
     e->opt = o;
-    e->opt.fault_stage = NULL; /* the caller's string: copied into e->fault below */
+    e->opt.fault_stage = NULL; /* the caller's string: copied into the context's slot */
     e->paused = o.start_paused != 0;
     e->next_id = 1;
     e->t0_ms = cuzk__now_ms();
@@ -177,10 +180,12 @@ cuzk_status cuzk_engine_create(cuzk_engine **out, cuzk_context *ctx,
     }
     pthread_cond_init(&e->work, NULL);
     pthread_cond_init(&e->changed, NULL);
-    if (o.fault_stage != NULL && o.fault_nth != 0) {
-        strcpy(e->fault.stage, o.fault_stage);
-        e->fault.nth = o.fault_nth;
-        atomic_store(&ctx->fault.plan, &e->fault);
+    if (o.fault_stage != NULL && o.fault_nth != 0) { /* armed last: nth publishes the rest */
+        atomic_store(&ctx->fault.nth, 0);
+        strcpy(ctx->fault.stage, o.fault_stage);
+        atomic_store(&ctx->fault.launches, 0);
+        atomic_store(&ctx->fault.nth, o.fault_nth);
+        e->armed_fault = 1;
     }
     for (; e->n_workers < n_workers; e->n_workers++) {
         cuzk__worker_arg *a = malloc(sizeof(*a));
@@ -211,8 +216,7 @@ void cuzk_engine_destroy(cuzk_engine *e) {
     while (e->jobs != NULL) forget_job(e, e->jobs);
     for (size_t i = 0; i < e->n_resets; i++) cuzk__key_unref(e->resets[i].key);
     cuzk__cache_free(e);
-    cuzk__fault *mine = &e->fault;
-    atomic_compare_exchange_strong(&e->ctx->fault.plan, &mine, NULL);
+    if (e->armed_fault) atomic_store(&e->ctx->fault.nth, 0);
     pthread_cond_destroy(&e->work);
     pthread_cond_destroy(&e->changed);
     pthread_mutex_destroy(&e->mu);
@@ -330,6 +334,9 @@ cuzk_status cuzk__engine_submit(cuzk_engine *e, uint64_t *job_id, cuzk_key *key,
                                 cuzk_error *err) {
     if (e == NULL || job_id == NULL || key == NULL || witnesses == NULL || n == 0)
         return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "engine_submit: NULL argument or no partition");
+    if (key->ctx != e->ctx)
+        return cuzk__fail(err, CUZK_ERR_INVALID_ARG,
+                          "engine_submit: the key belongs to another context than the engine");
     if (priority < CUZK_PRIORITY_LOW || priority > CUZK_PRIORITY_CRITICAL)
         return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "engine_submit: priority %d: 0..3",
                           (int)priority);
@@ -448,13 +455,16 @@ cuzk_status cuzk_engine_await(cuzk_engine *e, uint64_t job_id, int timeout_ms, c
     job *j = find_job(e, job_id);
     /* ended, and no partition of it still being proved */
     while (j != NULL && !(cuzk__job_ended(j) && j->running == 0)) {
-        if (e->stop || timeout_ms == 0 || !wait_changed(e, timeout_ms, &until)) {
+        const int woken = !e->stop && timeout_ms != 0 && wait_changed(e, timeout_ms, &until);
+        j = find_job(e, job_id); /* another caller may have collected it meanwhile */
+        if (!woken && j != NULL && !(cuzk__job_ended(j) && j->running == 0)) {
+            const cuzk_status st =
+                cuzk__fail(err, CUZK_ERR_TIMEOUT, "job %llu: still %s after %d ms",
+                           (unsigned long long)job_id,
+                           j->state == CUZK_JOB_QUEUED ? "queued" : "running", timeout_ms);
             pthread_mutex_unlock(&e->mu);
-            return cuzk__fail(err, CUZK_ERR_TIMEOUT, "job %llu: still %s after %d ms",
-                              (unsigned long long)job_id,
-                              j->state == CUZK_JOB_QUEUED ? "queued" : "running", timeout_ms);
+            return st;
         }
-        j = find_job(e, job_id);
     }
     cuzk_status st;
     if (j == NULL) {

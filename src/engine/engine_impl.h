@@ -101,7 +101,7 @@ struct cuzk_engine {
     uint64_t host_used; /* bytes charged to opt.host_memory_budget */
     cuzk_engine_stats stats;
     cuzk__timeline *timeline;
-    cuzk__fault fault;
+    int armed_fault; /* this engine armed its context's fault slot */
     double t0_ms; /* the engine's clock starts here */
     cache_entry *keys; /* the named keys */
     uint64_t cache_used; /* bytes of the named keys open */

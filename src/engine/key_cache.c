@@ -31,6 +31,7 @@ static void close_entry(cuzk_engine *e, cache_entry *ce) {
     e->cache_used -= ce->bytes;
     ce->evictions++;
     pthread_mutex_unlock(&e->mu);
+    cuzk__api_log(e->ctx, "engine: key %s closed", ce->name);
     cuzk__key_unref(k); /* its lanes and files go with the last reference */
     pthread_mutex_lock(&e->mu);
 }
@@ -46,8 +47,6 @@ static void make_room(cuzk_engine *e, const cache_entry *self, uint64_t need) {
                 (lru == NULL || c->last_used_ms < lru->last_used_ms))
                 lru = c;
         if (lru == NULL) return;
-        cuzk__api_log(e->ctx, "engine: key %s closed to make room for %llu bytes", lru->name,
-                      (unsigned long long)need);
         close_entry(e, lru);
     }
 }

@@ -148,6 +148,7 @@ static cuzk_status prove_one(cuzk_engine *e, size_t s, uint32_t w, job *j, size_
     if (st != CUZK_OK) {
         cuzk_error we;
         (void)cuzk_backend_stage(&L->be, L->bkey, NULL, &we); /* its announcement, if left */
+        cuzk_witness_close(&wit);
         return st;
     }
     const double t_fin = cuzk__engine_now(e);
@@ -165,8 +166,9 @@ static cuzk_status prove_one(cuzk_engine *e, size_t s, uint32_t w, job *j, size_
     return CUZK_OK;
 }
 
-/* What a partition's outcome does to its job (the lock held). */
-static void settle(cuzk_engine *e, size_t s, entry en, cuzk_key *key, cuzk_status st,
+/* What a partition's outcome does to its job (the lock held); 1 when the
+ * partition goes back for a retry. */
+static int settle(cuzk_engine *e, size_t s, entry en, cuzk_key *key, cuzk_status st,
                    const cuzk_proof *proof, const uint8_t *pub, const cuzk_proof_times *t,
                    const cuzk_error *perr) {
     job *j = en.j;
@@ -176,7 +178,7 @@ static void settle(cuzk_engine *e, size_t s, entry en, cuzk_key *key, cuzk_statu
             cuzk__job_drop_inputs(e, j);
             pthread_cond_broadcast(&e->changed); /* a cancelled job is quiet now */
         }
-        return;
+        return 0;
     }
     if (st == CUZK_OK) {
         j->proofs[en.part] = *proof;
@@ -185,13 +187,14 @@ static void settle(cuzk_engine *e, size_t s, entry en, cuzk_key *key, cuzk_statu
         e->stats.proofs++;
         if (e->ctx->opt.self_check) e->stats.verified++;
         if (++j->done == j->n) cuzk__job_end(e, j, CUZK_JOB_DONE);
-        return;
+        return 0;
     }
     if (st == CUZK_ERR_GPU) e->stats.faults++;
-    if (st == CUZK_ERR_GPU && key != NULL && en.attempt < e->opt.max_retries) {
+    /* the retry list holds one partition a worker; a lane that keeps
+     * faulting while the others are busy fails its partitions instead */
+    if (st == CUZK_ERR_GPU && key != NULL && en.attempt < e->opt.max_retries &&
+        e->retry_n < e->n_workers) {
         const size_t lane = s % key->n_lanes;
-        cuzk__api_log(e->ctx, "engine: job %llu partition %zu: %s; retried",
-                      (unsigned long long)j->id, en.part, cuzk__error_text(perr));
         retire(e, key, lane);
         en.avoid = lane;
         en.attempt++;
@@ -199,13 +202,13 @@ static void settle(cuzk_engine *e, size_t s, entry en, cuzk_key *key, cuzk_statu
         j->queued++;
         e->stats.retries++;
         pthread_cond_broadcast(&e->work);
-        return;
+        return 1;
     }
     const char *name = j->in[en.part].path ? j->in[en.part].path : "the witness in memory";
     cuzk__fail(&j->err, st, "partition %zu (%s): %s", en.part, name, cuzk__error_text(perr));
     e->stats.failed_partitions++;
     cuzk__job_end(e, j, CUZK_JOB_FAILED);
-    if (j->running == 0) cuzk__job_drop_inputs(e, j);
+    return 0;
 }
 
 void *cuzk__worker_main(void *arg) {
@@ -251,13 +254,17 @@ void *cuzk__worker_main(void *arg) {
         e->slots[s].busy--;
         j->running--;
         if (key != NULL) cuzk__cache_release(e, j);
-        settle(e, s, en, key, st, &proof, pub, &t, &perr);
+        const uint64_t job_id = j->id;
+        const int retried = settle(e, s, en, key, st, &proof, pub, &t, &perr);
         free(pub);
-        if (key != NULL) { /* the last reference may free a key: not under the lock */
-            pthread_mutex_unlock(&e->mu);
-            cuzk__key_unref(key);
-            pthread_mutex_lock(&e->mu);
-        }
+        /* outside the lock: the last reference may free a key, and a log
+         * callback may call the engine */
+        pthread_mutex_unlock(&e->mu);
+        if (retried)
+            cuzk__api_log(e->ctx, "engine: job %llu partition %zu: %s; retried",
+                          (unsigned long long)job_id, en.part, cuzk__error_text(&perr));
+        cuzk__key_unref(key);
+        pthread_mutex_lock(&e->mu);
         if (e->n_resets != 0) run_resets(e);
         pthread_cond_broadcast(&e->changed); /* the budget has room again */
     }

@@ -115,7 +115,7 @@ typedef struct {
     cuzk_error ld_err;
     uint64_t *ld_bad;         /* device: a decode's first refused point */
     struct enc_upload *ld_up; /* the loader's buffers, freed by loader_reap */
-    struct cuzk__fault_slot *fault; /* the proving instance's fault plan (set under lock) */
+    struct cuzk__fault_slot *fault; /* the proving instance's fault slot (set under lock) */
     uint64_t proofs;       /* proofs done */
     uint64_t copies_after; /* key_copies after this many (0: never, or done) */
     /* proof constants */

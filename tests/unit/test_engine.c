@@ -106,6 +106,14 @@ static void test_request_id_cancel_backpressure(void) {
     /* 2 of 3 queued: a job of 2 waits for room, then gives up */
     CHECK(submit(e, &z, 2, CUZK_PRIORITY_NORMAL, NULL, 30) == CUZK_ERR_BUSY);
     CHECK(submit(e, &z, 4, CUZK_PRIORITY_NORMAL, NULL, 0) == CUZK_ERR_INVALID_ARG);
+    {   /* a queue whose size in bytes would overflow is refused */
+        cuzk_engine_options o;
+        cuzk_engine_options_init(&o);
+        o.max_queued_partitions = SIZE_MAX / 32 + 2;
+        cuzk_engine *huge = NULL;
+        CHECK(cuzk_engine_create(&huge, ctx, &o, &err) == CUZK_ERR_INVALID_ARG && huge == NULL);
+        CHECK(strstr(err.msg, "max_queued_partitions") != NULL);
+    }
     /* cancel frees the room at once */
     CHECK(cuzk_engine_cancel(e, x, &err) == CUZK_OK);
     CHECK(cuzk_engine_await(e, x, 0, NULL, NULL, NULL, &err) == CUZK_ERR_CANCELLED);
@@ -137,16 +145,15 @@ typedef struct {
     cuzk_engine *e;
     uint64_t ids[6];
     size_t n[6];
+    cuzk_priority prio[6];
 } submitter;
 
+/* (the sizes and priorities drawn before the threads start: the test's
+ * generator is not thread-safe, and a seed replays the run) */
 static void *submit_main(void *arg) {
     submitter *s = arg;
-    for (int i = 0; i < 6; i++) {
-        s->n[i] = 1 + (size_t)(cuzk_test_rand64() % 3);
-        if (submit(s->e, &s->ids[i], s->n[i], (cuzk_priority)(cuzk_test_rand64() % 4), NULL, -1) !=
-            CUZK_OK)
-            s->ids[i] = 0;
-    }
+    for (int i = 0; i < 6; i++)
+        if (submit(s->e, &s->ids[i], s->n[i], s->prio[i], NULL, -1) != CUZK_OK) s->ids[i] = 0;
     return NULL;
 }
 
@@ -156,8 +163,12 @@ static void test_concurrent(void) {
     pthread_t th[2];
     for (int t = 0; t < 2; t++) {
         s[t].e = e;
-        CHECK(pthread_create(&th[t], NULL, submit_main, &s[t]) == 0);
+        for (int i = 0; i < 6; i++) {
+            s[t].n[i] = 1 + (size_t)(cuzk_test_rand64() % 3);
+            s[t].prio[i] = (cuzk_priority)(cuzk_test_rand64() % 4);
+        }
     }
+    for (int t = 0; t < 2; t++) CHECK(pthread_create(&th[t], NULL, submit_main, &s[t]) == 0);
     for (int t = 0; t < 2; t++) pthread_join(th[t], NULL);
     for (int t = 0; t < 2; t++)
         for (int i = 0; i < 6; i++) {
@@ -241,6 +252,14 @@ static void test_fault_retry(void) {
     if (k2 == NULL) {
         cuzk_context_destroy(c2);
         return;
+    }
+    {   /* a key of another context is refused */
+        cuzk_engine *other = engine(1, 4, 1);
+        cuzk_witness_input one = {.path = wtns};
+        uint64_t id;
+        CHECK(cuzk_engine_submit(other, &id, k2, &one, 1, CUZK_PRIORITY_NORMAL, NULL, 0, &err) ==
+              CUZK_ERR_INVALID_ARG);
+        cuzk_engine_destroy(other);
     }
     const char *stages[] = {"spmv", "ntt", "msm_h", "batch_add", "tail_msm", "b_g2_msm"};
     for (int round = 0; round < 2; round++) {
@@ -416,12 +435,14 @@ static void test_gpu_lane(void) {
     for (int i = 0; i < 8; i++) in[i] = (i % 2) ? values_input() : (cuzk_witness_input){.path = wtns};
     uint64_t id[2];
     cuzk_proof proofs[8];
+    cuzk_proof_times times[8];
     uint8_t pub[8 * 64 * 32];
+    int staged = 0;
     for (int r = 0; e != NULL && r < 2; r++)
         CHECK(cuzk_engine_submit(e, &id[r], kg, in, 8, CUZK_PRIORITY_NORMAL, NULL, -1, &err) ==
               CUZK_OK);
     for (int r = 0; e != NULL && r < 2; r++) {
-        const cuzk_status st = cuzk_engine_await(e, id[r], -1, proofs, pub, NULL, &err);
+        const cuzk_status st = cuzk_engine_await(e, id[r], -1, proofs, pub, times, &err);
         CHECK(st == CUZK_OK);
         if (st != CUZK_OK) {
             fprintf(stderr, "  %s\n", err.msg);
@@ -429,7 +450,9 @@ static void test_gpu_lane(void) {
         }
         for (int i = 0; i < 8 && n_pub <= 64; i++)
             CHECK(cuzk_verify(vk, &proofs[i], pub + i * n_pub * 32, n_pub, &err) == CUZK_OK);
+        for (int i = 0; i < 8; i++) staged += times[i].witness_staged;
     }
+    printf("  %d of 16 witnesses pre-staged beside the other worker's kernels\n", staged);
     cuzk_engine_stats s;
     cuzk_engine_get_stats(e, &s);
     CHECK(s.workers == 2 && s.lane_slots == 1);
