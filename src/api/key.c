@@ -274,8 +274,8 @@ cuzk_status cuzk__lane_prepare(cuzk__lane *L, cuzk_error *err) {
     pthread_mutex_lock(L->prepare_mu);
     cuzk_status st = CUZK_OK;
     if (!L->ready) {
-        L->be.fault = &k->ctx->fault;
         st = cuzk_backend_open(&L->be, k->ops, L->threads, L->device, err);
+        L->be.fault = &k->ctx->fault;
         if (st == CUZK_OK)
             st = k->kind == CUZK_KEY_ZKEY
                      ? cuzk_backend_prepare_zkey(&L->be, &L->bkey, &k->zk, err)

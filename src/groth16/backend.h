@@ -62,8 +62,8 @@ typedef struct {
     unsigned threads; /* CPU threads the backend may use (0 = all cores) */
     int device;       /* device ordinal for a GPU backend; -1 for the CPU */
     void *impl;       /* the backend's state (set by open) */
-    /* Where a test's fault plan is (util/fault.h), set before open; NULL:
-     * none ever. */
+    /* Where a test's fault plan is (util/fault.h), set after open (which
+     * clears it); NULL: none ever. */
     struct cuzk__fault_slot *fault;
 } cuzk_backend;
 
@@ -149,6 +149,7 @@ static inline cuzk_status cuzk_backend_open(cuzk_backend *be, const cuzk_backend
     be->threads = threads;
     be->device = device;
     be->impl = NULL;
+    be->fault = NULL;
     cuzk_status st = ops->open(be, err);
     if (st != CUZK_OK) {
         be->ops = NULL;
