@@ -102,6 +102,10 @@ cuzk_status cuzk__prove_start_on_lane(cuzk_key *key, size_t lane, cuzk_pending_p
 cuzk_status cuzk__prove_start_loaded(cuzk_key *key, size_t lane, cuzk_pending_proof **out,
                                      cuzk_witness *w, cuzk_error *err);
 
+/* The device memory a key of ctx may use on each of its cards: the smallest
+ * listed card's, or device_memory_limit when lower (0: unknown, no CUDA). */
+uint64_t cuzk__context_card_bytes(const cuzk_context *ctx);
+
 /* Makes lane ready (opens its backend and prepares the key there) unless it
  * is; after a failure the lane stays unprepared and the next call tries
  * again. Thread-safe. */

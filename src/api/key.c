@@ -78,27 +78,33 @@ static cuzk_status make_lanes(cuzk_key *k, cuzk_error *err) {
  * memory limit. device_bytes: what a resident GPU copy takes at least;
  * host_gpu, host_cpu: what the key holds in host memory on either backend.
  */
+uint64_t cuzk__context_card_bytes(const cuzk_context *ctx) {
+    const cuzk_options *o = &ctx->opt;
+    uint64_t cap = o->device_memory_limit;
+#if defined(CUZK_HAVE_CUDA)
+    /* each listed card's memory; the caller's current device is kept */
+    int current = -1;
+    const int restore = cuzk__gpu_get_device(&current) == CUZK_OK;
+    const size_t n_dev = o->n_devices ? o->n_devices : 1;
+    for (size_t i = 0; i < n_dev; i++) {
+        size_t free_b = 0, total_b = 0;
+        const int d = o->n_devices ? o->devices[i] : 0;
+        if (cuzk__gpu_set_device(d) == CUZK_OK &&
+            cuzk__gpu_mem_info(&free_b, &total_b) == CUZK_OK && (cap == 0 || total_b < cap))
+            cap = total_b;
+    }
+    if (restore && cuzk__gpu_set_device(current) != CUZK_OK) {
+        /* the device was current a moment ago: nothing to undo */
+    }
+#endif
+    return cap;
+}
+
 static cuzk_status check_memory(cuzk_key *k, uint64_t device_bytes, uint64_t host_gpu,
                                 uint64_t host_cpu, cuzk_error *err) {
     const cuzk_options *o = &k->ctx->opt;
     if (k->backend == CUZK_BACKEND_GPU) {
-        uint64_t cap = o->device_memory_limit;
-#if defined(CUZK_HAVE_CUDA)
-        /* each listed card's memory; the caller's current device is kept */
-        int current = -1;
-        const int restore = cuzk__gpu_get_device(&current) == CUZK_OK;
-        const size_t n_dev = o->n_devices ? o->n_devices : 1;
-        for (size_t i = 0; i < n_dev; i++) {
-            size_t free_b = 0, total_b = 0;
-            const int d = o->n_devices ? o->devices[i] : 0;
-            if (cuzk__gpu_set_device(d) == CUZK_OK &&
-                cuzk__gpu_mem_info(&free_b, &total_b) == CUZK_OK && (cap == 0 || total_b < cap))
-                cap = total_b;
-        }
-        if (restore && cuzk__gpu_set_device(current) != CUZK_OK) {
-            /* the device was current a moment ago: nothing to undo */
-        }
-#endif
+        const uint64_t cap = cuzk__context_card_bytes(k->ctx);
         if (cap != 0 && device_bytes > cap) {
             if (o->backend != CUZK_BACKEND_AUTO)
                 return cuzk__fail(err, CUZK_ERR_NOMEM,

@@ -138,6 +138,10 @@ static cuzk_status check_options(cuzk_engine_options *o, const cuzk_engine_optio
         o->workers_per_device = gpu ? 2 : 1;
     }
     if (o->host_memory_budget == 0) o->host_memory_budget = default_budget();
+    /* keys resident on a card at once must fit it: a GPU engine's named keys
+     * count against the smallest card's memory unless told otherwise */
+    if (o->key_cache_bytes == 0 && ctx->opt.backend == CUZK_BACKEND_GPU)
+        o->key_cache_bytes = cuzk__context_card_bytes(ctx);
     return CUZK_OK;
 }
 
