@@ -766,6 +766,22 @@ typedef struct {
     double start_ms, end_ms; /* milliseconds since the engine was created */
 } cuzk_timeline_event;
 
+/* The buckets of the stage histograms: upper bounds in milliseconds, the
+ * last bucket above them all. */
+#define CUZK_STAGE_BUCKETS 13
+#define CUZK_STAGE_BUCKET_BOUNDS_MS {1, 2.5, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000}
+
+typedef struct {
+    uint64_t count[CUZK_STAGE_BUCKETS]; /* per bucket (not cumulative) */
+    uint64_t n;                         /* their total */
+    double sum_ms;
+} cuzk_stage_histogram;
+
+/* The durations of one stage over every partition since the engine was
+ * created (what the timeline records, without its ring's limit). */
+CUZK_API void cuzk_engine_stage_histogram(cuzk_engine *e, cuzk_stage stage,
+                                          cuzk_stage_histogram *out);
+
 /*
  * Copies the engine's newest timeline events, at most cap of them, oldest
  * first, and returns how many it copied. The engine keeps the last

@@ -18,6 +18,8 @@ want_pkg() { have_pkg "$1" || need+=("$1"); }
 want_cmd cc gcc
 want_cmd make make
 want_cmd cmake cmake
+# SQLite: the service's durable job store (src/service)
+[ -f /usr/include/sqlite3.h ] || need+=(libsqlite3-dev)
 if [ "$mode" = test ]; then
     # GMP: the reference arithmetic of the differential tests.
     [ -f /usr/include/gmp.h ] || [ -f /usr/include/x86_64-linux-gnu/gmp.h ] || need+=(libgmp-dev)

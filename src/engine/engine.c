@@ -27,6 +27,30 @@
 
 double cuzk__engine_now(const cuzk_engine *e) { return cuzk__now_ms() - e->t0_ms; }
 
+_Static_assert(sizeof((double[])CUZK_STAGE_BUCKET_BOUNDS_MS) / sizeof(double) + 1 ==
+                   CUZK_STAGE_BUCKETS,
+               "one bucket above the bounds");
+
+void cuzk__engine_count_stage(cuzk_engine *e, cuzk_stage stage, double ms) {
+    static const double bounds[] = CUZK_STAGE_BUCKET_BOUNDS_MS;
+    if ((unsigned)stage >= CUZK_STAGE_COUNT) return;
+    size_t b = 0;
+    while (b < sizeof(bounds) / sizeof(bounds[0]) && ms > bounds[b]) b++;
+    pthread_mutex_lock(&e->hist_mu);
+    e->hist[stage].count[b]++;
+    e->hist[stage].n++;
+    e->hist[stage].sum_ms += ms;
+    pthread_mutex_unlock(&e->hist_mu);
+}
+
+void cuzk_engine_stage_histogram(cuzk_engine *e, cuzk_stage stage, cuzk_stage_histogram *out) {
+    memset(out, 0, sizeof(*out));
+    if (e == NULL || (unsigned)stage >= CUZK_STAGE_COUNT) return;
+    pthread_mutex_lock(&e->hist_mu);
+    *out = e->hist[stage];
+    pthread_mutex_unlock(&e->hist_mu);
+}
+
 /* ---- jobs ---------------------------------------------------------------- */
 
 static job *find_job(cuzk_engine *e, uint64_t id) {
@@ -184,6 +208,7 @@ cuzk_status cuzk_engine_create(cuzk_engine **out, cuzk_context *ctx,
     }
     pthread_cond_init(&e->work, NULL);
     pthread_cond_init(&e->changed, NULL);
+    pthread_mutex_init(&e->hist_mu, NULL);
     if (o.fault_stage != NULL && o.fault_nth != 0) { /* armed last: nth publishes the rest */
         atomic_store(&ctx->fault.nth, 0);
         strcpy(ctx->fault.stage, o.fault_stage);
@@ -224,6 +249,7 @@ void cuzk_engine_destroy(cuzk_engine *e) {
     pthread_cond_destroy(&e->work);
     pthread_cond_destroy(&e->changed);
     pthread_mutex_destroy(&e->mu);
+    pthread_mutex_destroy(&e->hist_mu);
     cuzk__timeline_free(e->timeline);
     free(e->heap);
     free(e->retry);

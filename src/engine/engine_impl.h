@@ -103,6 +103,8 @@ struct cuzk_engine {
     cuzk__timeline *timeline;
     int armed_fault; /* this engine armed its context's fault slot */
     double t0_ms; /* the engine's clock starts here */
+    pthread_mutex_t hist_mu; /* the histograms (events are recorded outside mu) */
+    cuzk_stage_histogram hist[CUZK_STAGE_COUNT];
     cache_entry *keys; /* the named keys */
     uint64_t cache_used; /* bytes of the named keys open */
 };
@@ -126,6 +128,8 @@ void cuzk__job_drop_inputs(cuzk_engine *e, job *j);
 static inline int cuzk__job_ended(const job *j) { return j->state >= CUZK_JOB_DONE; }
 /* Milliseconds on the engine's clock. */
 double cuzk__engine_now(const cuzk_engine *e);
+/* Counts one stage's duration in its histogram. */
+void cuzk__engine_count_stage(cuzk_engine *e, cuzk_stage stage, double ms);
 
 /* Queues a job of key's partitions; ce: the job names the key (ce's), and
  * key only gives its counts. */

@@ -89,6 +89,7 @@ static void event(cuzk_engine *e, const job *j, size_t part, uint32_t worker, in
     if (end <= start && stage != CUZK_STAGE_QUEUED) return;
     const cuzk_timeline_event ev = {j->id, (uint32_t)part, worker, device, stage, start, end};
     cuzk__timeline_add(e->timeline, &ev);
+    cuzk__engine_count_stage(e, stage, end - start);
 }
 
 /* The kernels of one proof from its stage times, end to end from the
