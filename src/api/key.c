@@ -156,6 +156,20 @@ fail:
     return st;
 }
 
+/* A circuit key's circuit opened from circuit_path, and the backend chosen
+ * for its domain. */
+static cuzk_status circuit_key_begin(cuzk_key *k, const char *circuit_path, cuzk_error *err) {
+    if ((k->circuit_path = cuzk__strdup(circuit_path)) == NULL)
+        return cuzk__fail(err, CUZK_ERR_NOMEM, "no memory for a key");
+    cuzk_status st = cuzk_circuit_open(&k->c, circuit_path, 0, err);
+    if (st != CUZK_OK) return st;
+    k->have_c = 1;
+    k->domain_log = k->c.domain_log;
+    if ((k->ops = cuzk__api_backend_ops(&k->ctx->opt, k->domain_log, &k->backend, err)) == NULL)
+        return err ? err->status : CUZK_ERR_INVALID_ARG;
+    return CUZK_OK;
+}
+
 /* A circuit key's checks, verifying key, counts and lanes, once its circuit
  * and parameters are open. */
 static cuzk_status circuit_key_finish(cuzk_key *k, cuzk_error *err) {
@@ -182,17 +196,7 @@ cuzk_status cuzk_key_open_params(cuzk_context *ctx, cuzk_key **out, const char *
         return st;
     cuzk_key *k = key_new(ctx, CUZK_KEY_PARAMS, params_path, err);
     if (k == NULL) return CUZK_ERR_NOMEM;
-    if ((k->circuit_path = cuzk__strdup(circuit_path)) == NULL) {
-        st = cuzk__fail(err, CUZK_ERR_NOMEM, "no memory for a key");
-        goto fail;
-    }
-    if ((st = cuzk_circuit_open(&k->c, circuit_path, 0, err)) != CUZK_OK) goto fail;
-    k->have_c = 1;
-    k->domain_log = k->c.domain_log;
-    if ((k->ops = cuzk__api_backend_ops(&ctx->opt, k->domain_log, &k->backend, err)) == NULL) {
-        st = err ? err->status : CUZK_ERR_INVALID_ARG;
-        goto fail;
-    }
+    if ((st = circuit_key_begin(k, circuit_path, err)) != CUZK_OK) goto fail;
     /* A GPU key reads the parameters' points from the file on its device; the
      * host holds them only for the CPU. Their resident size on a card is
      * about their size in the file (uncompressed points), plus the circuit. */
@@ -220,17 +224,7 @@ cuzk_status cuzk__key_open_dev(cuzk_context *ctx, cuzk_key **out, const char *ci
     cuzk_key *k = key_new(ctx, CUZK_KEY_PARAMS, circuit_path, err);
     if (k == NULL) return CUZK_ERR_NOMEM;
     cuzk_status st;
-    if ((k->circuit_path = cuzk__strdup(circuit_path)) == NULL) {
-        st = cuzk__fail(err, CUZK_ERR_NOMEM, "no memory for a key");
-        goto fail;
-    }
-    if ((st = cuzk_circuit_open(&k->c, circuit_path, 0, err)) != CUZK_OK) goto fail;
-    k->have_c = 1;
-    k->domain_log = k->c.domain_log;
-    if ((k->ops = cuzk__api_backend_ops(&ctx->opt, k->domain_log, &k->backend, err)) == NULL) {
-        st = err ? err->status : CUZK_ERR_INVALID_ARG;
-        goto fail;
-    }
+    if ((st = circuit_key_begin(k, circuit_path, err)) != CUZK_OK) goto fail;
     cuzk_setup_times tm;
     if ((st = cuzk__api_dev_setup(&k->p, &k->c, tw, ctx->opt.threads,
                                   k->backend == CUZK_BACKEND_GPU, &tm, err)) != CUZK_OK)

@@ -107,17 +107,22 @@ void cuzk__cache_release(cuzk_engine *e, job *j) {
     if (ce->key != NULL) ce->tier = CUZK_KEY_HOT; /* a proof prepared its lane */
 }
 
+static void entry_free(cache_entry *c) {
+    if (c == NULL) return;
+    cuzk__key_unref(c->key);
+    free(c->name);
+    free(c->zkey);
+    free(c->r1cs);
+    free(c->circuit);
+    free(c->params);
+    free(c);
+}
+
 void cuzk__cache_free(cuzk_engine *e) {
     while (e->keys != NULL) {
         cache_entry *c = e->keys;
         e->keys = c->next;
-        cuzk__key_unref(c->key);
-        free(c->name);
-        free(c->zkey);
-        free(c->r1cs);
-        free(c->circuit);
-        free(c->params);
-        free(c);
+        entry_free(c);
     }
 }
 
@@ -158,27 +163,14 @@ cuzk_status cuzk_engine_key_add(cuzk_engine *e, const char *name, const cuzk_key
     if (c == NULL || !dup_opt(&c->name, name) || !dup_opt(&c->zkey, src->zkey) ||
         !dup_opt(&c->r1cs, src->r1cs) || !dup_opt(&c->circuit, src->circuit) ||
         !dup_opt(&c->params, src->params)) {
-        if (c != NULL) {
-            c->next = NULL;
-            free(c->name);
-            free(c->zkey);
-            free(c->r1cs);
-            free(c->circuit);
-            free(c->params);
-            free(c);
-        }
+        entry_free(c);
         return cuzk__fail(err, CUZK_ERR_NOMEM, "no memory for key %s", name);
     }
     c->bytes = bytes;
     pthread_mutex_lock(&e->mu);
     if (find(e, name) != NULL) {
         pthread_mutex_unlock(&e->mu);
-        free(c->name);
-        free(c->zkey);
-        free(c->r1cs);
-        free(c->circuit);
-        free(c->params);
-        free(c);
+        entry_free(c);
         return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "engine_key_add: key %s exists", name);
     }
     c->next = e->keys;
