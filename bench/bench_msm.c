@@ -26,7 +26,7 @@
  * wall clock; --c then forces the GPU window. --copies K (GPU): the handle
  * keeps K shifted copies of its bases (gpu_msm.h: cuzk__gpu_msm_bases_precompute),
  * made once before the rows; the c column is then the window each row uses.
- * --profile (GPU): each MSM also reports on stderr the device time of each of
+ * --profile (GPU): each MSM also reports on stderr the GPU time of each of
  * its phases (gpu_msm.h cuzk__gpu_msm_config.profile).
  */
 #include <stdarg.h>

@@ -20,7 +20,7 @@
 # one witness file; every proof is self-checked by the engine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cuzk=build/cuzk log=27 jobs=3 parts=10 workers="1 2 3" backend=gpu out=""
+cuzk=build/cuzk log=27 jobs=3 parts=10 workers="1 2 3" backend=gpu results=""
 usage() { sed -n '2,22p' "$0" >&2; exit 2; }
 while [ $# -gt 0 ]; do
     case $1 in
@@ -30,35 +30,35 @@ while [ $# -gt 0 ]; do
     --partitions) parts=${2:?}; shift ;;
     --workers) workers=${2:?}; shift ;;
     --backend) backend=${2:?}; shift ;;
-    --out) out=${2:?}; shift ;;
+    --out) results=${2:?}; shift ;;
     -h | --help) usage ;;
     *) echo "bench-engine: unknown option $1" >&2; usage ;;
     esac
     shift
 done
 [ -x "$cuzk" ] || { echo "bench-engine: no $cuzk (build first, or --cuzk)" >&2; exit 2; }
-[ -n "$out" ] || out=$(mktemp -d "${TMPDIR:-/tmp}/bench-engine.XXXXXX")
-mkdir -p "$out"
+[ -n "$results" ] || results=$(mktemp -d "${TMPDIR:-/tmp}/bench-engine.XXXXXX")
+mkdir -p "$results"
 dir=$(mktemp -d "${TMPDIR:-/tmp}/bench-engine-c$log.XXXXXX")
 trap 'rm -rf "$dir"' EXIT
-echo "bench-engine: 2^$log, $jobs jobs x $parts partitions, backend $backend; output in $out"
+echo "bench-engine: 2^$log, $jobs jobs x $parts partitions, backend $backend; results in $results"
 command -v nvidia-smi > /dev/null &&
     nvidia-smi --query-gpu=name,memory.total,clocks.max.sm,driver_version --format=csv,noheader
 "$cuzk" gen-circuit --profile porep --log-constraints "$log" --partitions 1 --seed 42 \
-    -o "$dir" > "$out/gen.log" 2>&1
+    -o "$dir" > "$results/gen.log" 2>&1
 "$cuzk" bench prove --backend "$backend" --circuit "$dir/circuit.cuzk" --setup-seed 2a \
-    --witness "$dir/w0.wit" --reps 3 > "$out/prove.txt" 2> "$out/prove.log"
+    --witness "$dir/w0.wit" --reps 3 > "$results/prove.txt" 2> "$results/prove.log"
 for w in $workers; do
     "$cuzk" bench batch --backend "$backend" --circuit "$dir/circuit.cuzk" --setup-seed 2a \
         --witness "$dir/w0.wit" --jobs "$jobs" --partitions "$parts" --workers "$w" --json \
-        --svg "$out/timeline-w$w.svg" > "$out/batch-w$w.json" 2> "$out/batch-w$w.log" ||
-        { echo "bench-engine: workers $w failed:"; tail -n 5 "$out/batch-w$w.log"; }
+        --svg "$results/timeline-w$w.svg" > "$results/batch-w$w.json" 2> "$results/batch-w$w.log" ||
+        { echo "bench-engine: workers $w failed:"; tail -n 5 "$results/batch-w$w.log"; }
 done
 echo
 echo "one partition alone (bench prove):"
-tail -n 12 "$out/prove.txt"
+tail -n 12 "$results/prove.txt"
 for w in $workers; do
     echo
     echo "workers per device $w:"
-    cat "$out/batch-w$w.json" 2> /dev/null || true
+    cat "$results/batch-w$w.json" 2> /dev/null || true
 done

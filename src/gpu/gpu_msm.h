@@ -78,7 +78,7 @@ typedef struct {
  *   ba_budget       bytes for the level buffers, fixed (no cap or fit lowers
  *                   it); 0: the handle's budget, a quarter of the device
  *                   unless a caller lowers it (cuzk__gpu_msm_bases_cap_level_budget)
- *   profile         nonzero: every MSM prints its per-phase device times and
+ *   profile         nonzero: every MSM prints its per-phase GPU times and
  *                   each affine level's pass times to stderr
  */
 typedef struct {

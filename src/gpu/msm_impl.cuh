@@ -288,7 +288,7 @@ struct msm_area {
     unsigned long long *ba_rclk;
 };
 
-/* Per-phase device times of one MSM when the handle's profile is on (an
+/* Per-phase GPU times of one MSM when the handle's profile is on (an
  * event after each phase, named by the phase it ends; printed to stderr).
  * Plain functions, no members: inline members would be exported as weak
  * symbols. */
