@@ -238,6 +238,18 @@ CUZK_API void cuzk_context_destroy(cuzk_context *ctx);
 /* CUDA devices present (0 without a device, a driver or a CUDA build). */
 CUZK_API int cuzk_gpu_count(void);
 
+typedef struct {
+    char name[128];        /* "NVIDIA H100 80GB HBM3" */
+    int multiprocessors;
+    uint64_t memory_total; /* bytes */
+    uint64_t memory_free;  /* bytes free now, on the whole card */
+} cuzk_gpu_info;
+
+/* What device is and how much of its memory is free now (CUZK_ERR_UNSUPPORTED
+ * in a build without CUDA; CUZK_ERR_INVALID_ARG for a device not present). */
+CUZK_API CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_gpu_get_info(int device, cuzk_gpu_info *info,
+                                                               cuzk_error *err);
+
 /* ==== keys ================================================================ */
 
 typedef struct cuzk_key cuzk_key;
@@ -648,6 +660,7 @@ typedef struct {
     size_t n_partitions, n_done, n_running;
     size_t queued_ahead; /* partitions of other jobs before this one's next */
     uint64_t finish_seq; /* 1, 2, ...: the order in which jobs ended (0: not yet) */
+    uint64_t n_public;   /* public inputs per partition (the key's) */
 } cuzk_job_info;
 
 /* A job's state (CUZK_ERR_NOT_FOUND for an unknown or collected job). */
@@ -668,6 +681,17 @@ CUZK_API CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_engine_await(cuzk_engine *e, u
                                                                uint8_t *public_inputs,
                                                                cuzk_proof_times *times,
                                                                cuzk_error *err);
+
+/*
+ * How many jobs have ended with none of their partitions still being proved
+ * (what cuzk_engine_await collects without waiting), counted since the
+ * engine was created. Waits up to timeout_ms (-1: without limit, 0: not at
+ * all) for the count to pass seen and returns it; seen or less when the
+ * time ran out or the engine is being destroyed. A caller following many
+ * jobs keeps the count it last got, waits past it, then awaits those of its
+ * jobs that cuzk_engine_job_info reports ended with n_running 0.
+ */
+CUZK_API uint64_t cuzk_engine_wait_settled(cuzk_engine *e, uint64_t seen, int timeout_ms);
 
 /* Cancels a job: its queued partitions are dropped at once, those being
  * proved end with their proof discarded. CUZK_ERR_NOT_FOUND for an unknown
@@ -781,6 +805,9 @@ typedef struct {
  * created (what the timeline records, without its ring's limit). */
 CUZK_API void cuzk_engine_stage_histogram(cuzk_engine *e, cuzk_stage stage,
                                           cuzk_stage_histogram *out);
+
+/* Milliseconds since the engine was created: the timeline's clock now. */
+CUZK_API double cuzk_engine_now_ms(cuzk_engine *e);
 
 /*
  * Copies the engine's newest timeline events, at most cap of them, oldest

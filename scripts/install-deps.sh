@@ -20,6 +20,9 @@ want_cmd make make
 want_cmd cmake cmake
 # SQLite: the service's durable job store (src/service)
 [ -f /usr/include/sqlite3.h ] || need+=(libsqlite3-dev)
+# libmicrohttpd: the daemon's HTTP server; pkg-config finds it for CMake
+[ -f /usr/include/microhttpd.h ] || need+=(libmicrohttpd-dev)
+want_cmd pkg-config pkgconf
 if [ "$mode" = test ]; then
     # GMP: the reference arithmetic of the differential tests.
     [ -f /usr/include/gmp.h ] || [ -f /usr/include/x86_64-linux-gnu/gmp.h ] || need+=(libgmp-dev)
@@ -31,7 +34,7 @@ if [ "$mode" = test ]; then
     want_cmd node nodejs
     want_cmd npm npm
     want_cmd python3 python3 # regenerates generated files to check they are current
-    want_cmd pkg-config pkgconf # the install test builds the embed example through cuzk.pc
+    want_cmd chromium chromium # the daemon's status page in a headless browser (tests/service)
 fi
 
 if [ ${#need[@]} -gt 0 ]; then

@@ -9,6 +9,7 @@
 
 #if defined(CUZK_HAVE_CUDA)
 #include "gpu/backend_gpu.h"
+#include "gpu/gpu.h"
 #endif
 
 /* AUTO's default threshold: below a 2^16 domain, bringing a device up and
@@ -30,6 +31,28 @@ int cuzk_gpu_count(void) {
     return cuzk__backend_gpu_devices();
 #else
     return 0;
+#endif
+}
+
+cuzk_status cuzk_gpu_get_info(int device, cuzk_gpu_info *info, cuzk_error *err) {
+    cuzk__error_clear(err);
+    if (info == NULL) return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "gpu_get_info: NULL info");
+    memset(info, 0, sizeof(*info));
+#if defined(CUZK_HAVE_CUDA)
+    const int count = cuzk_gpu_count();
+    if (device < 0 || device >= count)
+        return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "GPU %d: %d present", device, count);
+    size_t free_b = 0, total_b = 0;
+    if (cuzk__gpu_device_name(device, info->name, sizeof(info->name), &info->multiprocessors) !=
+            CUZK_OK ||
+        cuzk__gpu_set_device(device) != CUZK_OK || cuzk__gpu_mem_info(&free_b, &total_b) != CUZK_OK)
+        return cuzk__fail(err, CUZK_ERR_GPU, "GPU %d: %s", device, cuzk__gpu_last_error());
+    info->memory_total = total_b;
+    info->memory_free = free_b;
+    return CUZK_OK;
+#else
+    (void)device;
+    return cuzk__fail(err, CUZK_ERR_UNSUPPORTED, "GPU info: this build has no CUDA");
 #endif
 }
 

@@ -27,6 +27,8 @@
 
 double cuzk__engine_now(const cuzk_engine *e) { return cuzk__now_ms() - e->t0_ms; }
 
+double cuzk_engine_now_ms(cuzk_engine *e) { return e != NULL ? cuzk__engine_now(e) : 0.0; }
+
 _Static_assert(sizeof((double[])CUZK_STAGE_BUCKET_BOUNDS_MS) / sizeof(double) + 1 ==
                    CUZK_STAGE_BUCKETS,
                "one bucket above the bounds");
@@ -103,6 +105,7 @@ static void forget_job(cuzk_engine *e, job *j) {
 void cuzk__job_end(cuzk_engine *e, job *j, cuzk_job_state state) {
     j->state = state;
     j->finish_seq = ++e->finish_seq;
+    if (j->running == 0) e->settled++;
     if (j->queued) cuzk__queue_remove_job(e, j);
     cuzk__job_drop_inputs(e, j);
     pthread_cond_broadcast(&e->changed);
@@ -460,6 +463,7 @@ cuzk_status cuzk_engine_job_info(cuzk_engine *e, uint64_t job_id, cuzk_job_info 
         info->n_done = j->done;
         info->n_running = j->running;
         info->finish_seq = j->finish_seq;
+        info->n_public = j->n_public;
         if (j->queued) { /* other jobs' partitions that go before this one's next */
             const entry *first = NULL;
             for (size_t i = 0; i < e->heap_n; i++)
@@ -518,6 +522,18 @@ cuzk_status cuzk_engine_await(cuzk_engine *e, uint64_t job_id, int timeout_ms, c
     }
     pthread_mutex_unlock(&e->mu);
     return st;
+}
+
+uint64_t cuzk_engine_wait_settled(cuzk_engine *e, uint64_t seen, int timeout_ms) {
+    if (e == NULL) return seen;
+    const struct timespec until = deadline_in(timeout_ms > 0 ? timeout_ms : 0);
+    pthread_mutex_lock(&e->mu);
+    while (e->settled <= seen && !e->stop && timeout_ms != 0 &&
+           wait_changed(e, timeout_ms, &until)) {
+    }
+    const uint64_t settled = e->settled;
+    pthread_mutex_unlock(&e->mu);
+    return settled;
 }
 
 cuzk_status cuzk_engine_cancel(cuzk_engine *e, uint64_t job_id, cuzk_error *err) {

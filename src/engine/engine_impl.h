@@ -92,6 +92,7 @@ struct cuzk_engine {
     size_t retry_n;
     job *jobs; /* every known job */
     uint64_t next_id, next_seq, finish_seq;
+    uint64_t settled; /* jobs ended with no partition still being proved */
     int paused, stop;
     size_t n_workers, n_slots;
     pthread_t *workers;

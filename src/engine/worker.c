@@ -176,6 +176,7 @@ static int settle(cuzk_engine *e, size_t s, entry en, cuzk_key *key, cuzk_status
     const size_t np = (size_t)j->n_public;
     if (cuzk__job_ended(j)) {
         if (j->running == 0) {
+            e->settled++;
             cuzk__job_drop_inputs(e, j);
             pthread_cond_broadcast(&e->changed); /* a cancelled job is quiet now */
         }

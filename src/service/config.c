@@ -346,8 +346,8 @@ static int read_listen(const char *v, char *host, size_t hcap, unsigned *port, c
         return 0;
     }
     uint64_t pn;
-    if (read_u64(p, strlen(p), &pn) != 1 || pn < 1 || pn > 65535) {
-        snprintf(why, wcap, "\"%s\": the port must be a number in 1..65535", v);
+    if (read_u64(p, strlen(p), &pn) != 1 || pn > 65535) {
+        snprintf(why, wcap, "\"%s\": the port must be a number in 0..65535 (0: any free port)", v);
         return 0;
     }
     memcpy(host, h, (size_t)(he - h));
@@ -586,6 +586,8 @@ static bool key_name_ok(const char *s, size_t n) {
     }
     return true;
 }
+
+bool cuzk__daemon_key_name_ok(const char *s) { return key_name_ok(s, strlen(s)); }
 
 static cuzk__daemon_key *find_key(cuzk__daemon_config *cfg, const char *name, size_t n) {
     for (size_t i = 0; i < cfg->n_keys; i++)

@@ -27,6 +27,7 @@
 #ifndef CUZK_SERVICE_CONFIG_H
 #define CUZK_SERVICE_CONFIG_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -195,6 +196,10 @@ void cuzk__daemon_config_free(cuzk__daemon_config *cfg);
  * fills them from [engine] ("all" devices: every GPU cuzk_gpu_count sees). */
 void cuzk__daemon_config_to_options(const cuzk__daemon_config *cfg, cuzk_options *ctx_opt,
                                     cuzk_engine_options *eng_opt);
+
+/* 1 when s is a key's name as [key NAME] takes it: 1 to 64 of A-Z a-z
+ * 0-9 . _ - */
+bool cuzk__daemon_key_name_ok(const char *s);
 
 /* A key section's files as the engine takes them (cuzk_engine_key_add);
  * borrowed from k. */

@@ -334,7 +334,7 @@ static void test_errors(void) {
         {"[server]\ntcp_listen = localhost\n", "needs HOST:PORT", NULL},
         {"[server]\ntcp_listen = :8080\n", "no host", NULL},
         {"[server]\ntcp_listen = [::1]8080\n", "needs :PORT after the ]", NULL},
-        {"[server]\ntcp_listen = host:70000\n", "the port must be a number in 1..65535", NULL},
+        {"[server]\ntcp_listen = host:70000\n", "the port must be a number in 0..65535", NULL},
         {"[server]\ntcp_listen = ho st:80\n", "not a host name or address", NULL},
         {"[server]\ntcp_listen = 127.0.0.1:8080\n",
          "t.conf:2: [server] tcp_listen: needs token_file", NULL},

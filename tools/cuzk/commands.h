@@ -15,6 +15,7 @@ int cuzk__cmd_prove(int argc, char **argv);     /* prove_cmd.c */
 int cuzk__cmd_verify(int argc, char **argv);    /* prove_cmd.c */
 int cuzk__cmd_setup(int argc, char **argv);     /* setup_cmd.c */
 int cuzk__cmd_import(int argc, char **argv);    /* import_cmd.c */
+int cuzk__cmd_daemon(int argc, char **argv);    /* daemon_cmd.c */
 
 
 /* --backend auto uses a GPU only from this domain size (log2) up. */

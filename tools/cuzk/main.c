@@ -149,6 +149,7 @@ static const struct {
     {"gen-circuit", cuzk__cmd_gen_circuit},
     {"setup", cuzk__cmd_setup},
     {"import", cuzk__cmd_import},
+    {"daemon", cuzk__cmd_daemon},
     {"prove", cuzk__cmd_prove},
     {"verify", cuzk__cmd_verify},
     {"bench", cmd_bench},

@@ -1,0 +1,204 @@
+/*
+ * daemon_cmd.c — `cuzk daemon`: the proving service (doc/api.md). Reads the
+ * configuration, applies the command line's overrides, opens the store,
+ * resumes unfinished jobs, serves the HTTP API until SIGTERM or SIGINT,
+ * then drains: intake stops, the partitions being proved finish, what is
+ * still queued stays in the store for the next start, and it exits 0. A
+ * second signal during the drain exits at once (status 1); nothing
+ * acknowledged is lost, since the store has it.
+ */
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "cuzk.h"
+#include "service/config.h"
+#include "service/daemon.h"
+#include "service/http.h"
+
+static void usage(FILE *f) {
+    fprintf(f,
+            "usage: cuzk daemon [--config FILE] [--SECTION.KEY VALUE]... [--print-config]\n"
+            "\n"
+            "Serves proofs over HTTP (doc/api.md) on a Unix socket and/or a TCP port,\n"
+            "with jobs kept in a SQLite store across restarts. FILE is an INI file\n"
+            "(contrib/cuzk.conf.example lists every setting); each --SECTION.KEY VALUE\n"
+            "overrides one (--server.tcp_listen 127.0.0.1:0, --engine.backend cpu,\n"
+            "--key.NAME.zkey PATH). --print-config prints the resulting configuration\n"
+            "and exits. SIGTERM or SIGINT drains and exits 0.\n");
+}
+
+static pthread_mutex_t log_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static void log_line(void *user, const char *line) {
+    (void)user;
+    char ts[32];
+    const time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ", &tm);
+    pthread_mutex_lock(&log_mu);
+    fprintf(stderr, "%s cuzk daemon: %s\n", ts, line);
+    fflush(stderr);
+    pthread_mutex_unlock(&log_mu);
+}
+
+static void logf_(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void logf_(const char *fmt, ...) {
+    char line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof(line), fmt, ap);
+    va_end(ap);
+    log_line(NULL, line);
+}
+
+/* The signal thread: the first SIGTERM/SIGINT asks for a drain, a second
+ * one exits at once. */
+static pthread_mutex_t sig_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t sig_cv = PTHREAD_COND_INITIALIZER;
+static int sig_seen;
+
+static void *signal_main(void *arg) {
+    const sigset_t *set = arg;
+    for (;;) {
+        int sig = 0;
+        if (sigwait(set, &sig) != 0) continue;
+        pthread_mutex_lock(&sig_mu);
+        const int first = sig_seen == 0;
+        sig_seen = sig;
+        pthread_cond_broadcast(&sig_cv);
+        pthread_mutex_unlock(&sig_mu);
+        if (!first) {
+            logf_("%s again: exiting without waiting (queued and running jobs resume at the "
+                  "next start)",
+                  sig == SIGINT ? "SIGINT" : "SIGTERM");
+            _exit(1);
+        }
+    }
+    return NULL;
+}
+
+/* Reads the configuration: the file, then the overrides. 2 on a usage error. */
+static int configure(int argc, char **argv, cuzk__daemon_config *cfg, int *print) {
+    const char *file = NULL;
+    for (int i = 0; i < argc; i++) {
+        if (strcmp(argv[i], "--config") == 0 && i + 1 < argc) file = argv[++i];
+        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+            usage(stdout);
+            exit(0);
+        }
+    }
+    cuzk_error err;
+    cuzk__daemon_config_defaults(cfg);
+    if (file != NULL && cuzk__daemon_config_load(cfg, file, &err) != CUZK_OK) {
+        fprintf(stderr, "cuzk daemon: %s\n", cuzk_error_text(&err));
+        return 2;
+    }
+    for (int i = 0; i < argc; i++) {
+        if (strcmp(argv[i], "--config") == 0) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "cuzk daemon: --config needs a file\n");
+                return 2;
+            }
+            i++;
+        } else if (strcmp(argv[i], "--print-config") == 0) {
+            *print = 1;
+        } else if (strncmp(argv[i], "--", 2) == 0 && strchr(argv[i], '.') != NULL) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "cuzk daemon: %s needs a value\n", argv[i]);
+                return 2;
+            }
+            if (cuzk__daemon_config_set(cfg, argv[i] + 2, argv[i + 1], &err) != CUZK_OK) {
+                fprintf(stderr, "cuzk daemon: %s\n", cuzk_error_text(&err));
+                return 2;
+            }
+            i++;
+        } else {
+            fprintf(stderr, "cuzk daemon: unknown argument %s\n", argv[i]);
+            usage(stderr);
+            return 2;
+        }
+    }
+    if (cuzk__daemon_config_check(cfg, &err) != CUZK_OK) {
+        fprintf(stderr, "cuzk daemon: %s\n", cuzk_error_text(&err));
+        return 2;
+    }
+    return 0;
+}
+
+int cuzk__cmd_daemon(int argc, char **argv) {
+    cuzk__daemon_config cfg;
+    int print = 0;
+    int rc = configure(argc, argv, &cfg, &print);
+    if (rc != 0) {
+        cuzk__daemon_config_free(&cfg);
+        return rc;
+    }
+    if (print) {
+        char *text = cuzk__daemon_config_dump(&cfg);
+        if (text != NULL) fputs(text, stdout);
+        free(text);
+        cuzk__daemon_config_free(&cfg);
+        return text != NULL ? 0 : 1;
+    }
+    /* every thread started from here on leaves these signals to signal_main */
+    static sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGINT);
+    pthread_sigmask(SIG_BLOCK, &set, NULL);
+    signal(SIGPIPE, SIG_IGN);
+    pthread_t sig_thread;
+    if (pthread_create(&sig_thread, NULL, signal_main, &set) != 0) {
+        fprintf(stderr, "cuzk daemon: cannot start the signal thread\n");
+        cuzk__daemon_config_free(&cfg);
+        return 1;
+    }
+    pthread_detach(sig_thread);
+
+    cuzk_error err;
+    cuzk__daemon *d = NULL;
+    cuzk__http *h = NULL;
+    logf_("cuzk %s starting: store %s, spool %s, backend %s, %zu key%s", cuzk_version(),
+          cfg.database, cfg.spool_dir,
+          cfg.backend == CUZK_BACKEND_CPU   ? "cpu"
+          : cfg.backend == CUZK_BACKEND_GPU ? "gpu"
+                                            : "auto",
+          cfg.n_keys, cfg.n_keys == 1 ? "" : "s");
+    if (cuzk__daemon_start(&d, &cfg, log_line, NULL, &err) != CUZK_OK ||
+        cuzk__http_start(&h, d, &cfg, &err) != CUZK_OK) {
+        logf_("%s", cuzk_error_text(&err));
+        cuzk__daemon_stop(d);
+        cuzk__daemon_config_free(&cfg);
+        return 1;
+    }
+    if (cfg.unix_socket[0] != '\0') logf_("listening on unix:%s", cfg.unix_socket);
+    if (cfg.tcp_listen[0] != '\0') {
+        const int v6 = strchr(cfg.tcp_host, ':') != NULL;
+        logf_("listening on http://%s%s%s:%u", v6 ? "[" : "",
+              cfg.tcp_host[0] ? cfg.tcp_host : "0.0.0.0", v6 ? "]" : "", cuzk__http_tcp_port(h));
+    }
+    pthread_mutex_lock(&sig_mu);
+    while (sig_seen == 0) pthread_cond_wait(&sig_cv, &sig_mu);
+    const int sig = sig_seen;
+    pthread_mutex_unlock(&sig_mu);
+    logf_("%s: draining (no new jobs; the partitions being proved finish)",
+          sig == SIGINT ? "SIGINT" : "SIGTERM");
+    cuzk__daemon_drain(d);
+    cuzk__http_stop(h);
+    uint64_t counts[5] = {0};
+    if (cuzk__daemon_job_counts(d, counts, &err) == CUZK_OK)
+        logf_("stopped: %llu job%s queued for the next start",
+              (unsigned long long)(counts[CUZK_JOB_QUEUED] + counts[CUZK_JOB_RUNNING]),
+              counts[CUZK_JOB_QUEUED] + counts[CUZK_JOB_RUNNING] == 1 ? "" : "s");
+    cuzk__daemon_stop(d);
+    cuzk__daemon_config_free(&cfg);
+    return 0;
+}
