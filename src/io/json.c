@@ -158,6 +158,20 @@ static size_t utf8_len(const unsigned char *p, const unsigned char *end) {
     return n;
 }
 
+bool cuzk_json_utf8_valid(const char *s, size_t n) {
+    const unsigned char *p = (const unsigned char *)s, *end = p + n;
+    while (p < end) {
+        if (*p < 0x80) {
+            p++;
+            continue;
+        }
+        const size_t k = utf8_len(p, end);
+        if (k == 0) return false;
+        p += k;
+    }
+    return true;
+}
+
 /*
  * The string at ps->p (which is '"'). Pass 1 validates and sets *out_len to
  * the decoded length; pass 2 writes the decoded bytes plus a NUL into the
@@ -664,6 +678,17 @@ static void put_escaped(cuzk_json_writer *w, const char *s, size_t n) {
                 u[5] = hex[c & 15];
                 u[6] = '\0';
                 esc = u;
+            } else if (c >= 0x80) {
+                /* a well-formed sequence is copied; a stray byte becomes
+                 * U+FFFD, so the output is always valid JSON */
+                const size_t k = utf8_len((const unsigned char *)s + i,
+                                          (const unsigned char *)s + n);
+                if (k != 0) {
+                    run += k;
+                    i += k - 1;
+                    continue;
+                }
+                esc = "\xef\xbf\xbd";
             }
         }
         if (esc == NULL) {

@@ -83,6 +83,9 @@ cuzk_status cuzk_json_parse(cuzk_json **root, const char *text, size_t len,
                             const cuzk_json_limits *lim, cuzk_error *err);
 void cuzk_json_free(cuzk_json *root);
 
+/* true when s[0..n) is well-formed UTF-8 (what a JSON string may hold). */
+bool cuzk_json_utf8_valid(const char *s, size_t n);
+
 /* "null", "false", "true", "number", "string", "array", "object". */
 const char *cuzk_json_type_name(cuzk_json_type t);
 
@@ -119,7 +122,8 @@ void cuzk_json_end_array(cuzk_json_writer *w);
 /* The member name for the next value (escaped as a string). */
 void cuzk_json_key(cuzk_json_writer *w, const char *key, size_t len);
 /* A string value; s is UTF-8 (bytes are copied, ", \ and controls escaped as
- * JSON.stringify does). */
+ * JSON.stringify does; a byte that is not part of well-formed UTF-8 is
+ * written as U+FFFD, so the document stays valid). */
 void cuzk_json_string(cuzk_json_writer *w, const char *s, size_t len);
 /* A value written verbatim: a number's text, or true/false/null. The caller
  * vouches that it is valid JSON. */

@@ -81,8 +81,9 @@ static cuzk_status add_witness(cuzk__submit_form *f, const char *spool, const ch
 /* A text value for a field: key, priority, request_id or a witness path. */
 static cuzk_status set_text(cuzk__submit_form *f, field which, const char *v, size_t len,
                             cuzk_error *err) {
-    if (memchr(v, '\0', len) != NULL)
-        return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "a field holds a NUL byte");
+    if (memchr(v, '\0', len) != NULL || !cuzk_json_utf8_valid(v, len))
+        return cuzk__fail(err, CUZK_ERR_INVALID_ARG,
+                          "a text field holds a NUL byte or bytes that are not UTF-8");
     switch (which) {
     case F_KEY:
     case F_REQUEST_ID: {

@@ -592,6 +592,35 @@ static void rand_value(cuzk_json_writer *w0, cuzk_json_writer *w1, unsigned dept
     }
 }
 
+/* Strings that are not UTF-8 still give valid JSON: each stray byte is
+ * written as U+FFFD, well-formed sequences are kept. */
+static void test_writer_not_utf8(void) {
+    static const struct {
+        const char *in, *out;
+    } cases[] = {
+        {"a\xafz", "\"a\xef\xbf\xbdz\""},
+        {"\xc3\xa9t\xc3\xa9", "\"\xc3\xa9t\xc3\xa9\""},
+        {"\xe2\x82", "\"\xef\xbf\xbd\xef\xbf\xbd\""}, /* truncated sequence */
+        {"\xed\xa0\x80", "\"\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\""}, /* a surrogate */
+        {"\xf0\x9f\x98\x80", "\"\xf0\x9f\x98\x80\""},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        cuzk_json_writer w;
+        cuzk_json_writer_init(&w, 0);
+        cuzk_json_string(&w, cases[i].in, strlen(cases[i].in));
+        char *out = NULL;
+        size_t len = 0;
+        CHECK(cuzk_json_writer_finish(&w, &out, &len) == CUZK_OK);
+        CHECK(out != NULL && strcmp(out, cases[i].out) == 0);
+        cuzk_json *root = NULL;
+        cuzk_error err;
+        CHECK(cuzk_json_parse(&root, out, len, NULL, &err) == CUZK_OK);
+        cuzk_json_free(root);
+        CHECK(cuzk_json_utf8_valid(cases[i].in, strlen(cases[i].in)) == (i == 1 || i == 4));
+        free(out);
+    }
+}
+
 static void test_random_round_trip(void) {
     for (unsigned long it = 0; it < ITERS(300); it++) {
         cuzk_json_writer w0, w1;
@@ -1286,6 +1315,7 @@ int main(int argc, char **argv) {
     RUN(test_tree_access);
     RUN(test_limits);
     RUN(test_writer_layout);
+    RUN(test_writer_not_utf8);
     RUN(test_random_round_trip);
     RUN(test_decimal_fixed);
     RUN(test_decimal_random);
