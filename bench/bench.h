@@ -32,6 +32,7 @@ int cuzk__bench_ntt(int argc, char **argv);   /* bench_ntt.c */
 int cuzk__bench_msm(int argc, char **argv);   /* bench_msm.c */
 int cuzk__bench_prove(int argc, char **argv); /* bench_prove.c */
 int cuzk__bench_batch(int argc, char **argv); /* bench_batch.c */
+int cuzk__bench_stress(int argc, char **argv); /* tools/cuzk/stress_cmd.c */
 
 #define CUZK_BENCH_MAX_BATCHES 64
 #define CUZK_BENCH_DEFAULT_ITERS 10

@@ -348,7 +348,8 @@ static int parse_head(conn *k, size_t end, head_info *h) {
     int major = 0, minor = 0, st = 0, used = 0;
     if (sscanf(s, "HTTP/%d.%d %3d%n", &major, &minor, &st, &used) != 3 || major != 1 ||
         st < 100 || st > 599 || (s[used] != ' ' && s[used] != '\r' && s[used] != '\n'))
-        return say(k->msg, k->msg_len, "%s: not an HTTP/1 response: '%.40s'", k->addr, s);
+        return say(k->msg, k->msg_len, "%s: not an HTTP/1 response: '%.*s'", k->addr,
+                   (int)(strcspn(s, "\r\n") < 40 ? strcspn(s, "\r\n") : 40), s);
     h->status = st;
     for (char *line = strchr(s, '\n'); line != NULL && line[1] != '\0';) {
         line++;

@@ -63,6 +63,20 @@ static int usage(FILE *f) {
             "    ptau new --power P [--seed S] -o OUT.ptau\n"
             "        Development powers of tau for snarkjs (NOT FOR PRODUCTION).\n"
             "\n"
+            "THE DAEMON'S CLIENT\n"
+            "    submit [--addr A] --key K [--priority P] [--request-id R]\n"
+            "            (--witness FILE.. | --witness-path SERVER_PATH..)... [--json]\n"
+            "        Submits a job to a running `cuzk daemon` and prints its id.\n"
+            "    await [--addr A] ID [--timeout S] [-o PROOF] [--public PUBLIC] [--json]\n"
+            "        Waits for a job to end and writes its proofs.\n"
+            "    prove --addr A --key K --witness FILE.. [-o PROOF] [--public PUBLIC]\n"
+            "        submit and await in one: the daemon proves.\n"
+            "    cancel [--addr A] ID\n"
+            "    jobs [--addr A] [--state S[,S]] [--after ID] [--limit N] [--json]\n"
+            "    status [--addr A] [--json]\n"
+            "        Cancels a job; lists jobs; the daemon's keys, jobs and engine.\n"
+            "        Each takes --token-file F (the bearer token over TCP) and --help.\n"
+            "\n"
             "CHECKS AND BENCHMARKS\n"
             "    version     the version and the CPU kernels in use\n"
             "    selftest    known answers and random checks of the arithmetic\n"
@@ -80,6 +94,10 @@ static int usage(FILE *f) {
             "        many jobs through the engine (seconds per proof, job latencies, stage\n"
             "        sums and GPU busy fraction from its timeline; --svg FILE draws it;\n"
             "        --workers W per GPU or CPU lane).\n"
+            "    bench stress --addr A --clients C --jobs J --key K\n"
+            "              (--witness FILE.. | --witness-path P..) [--priority P] [--json]\n"
+            "        C clients prove J jobs through a daemon: jobs and partitions a second,\n"
+            "        latency percentiles, errors by HTTP status.\n"
             "\n"
             "OPTIONS\n"
             "    --backend auto (the default) proves on a GPU when one is present and\n"
@@ -92,14 +110,19 @@ static int usage(FILE *f) {
             "                        names the kernels in use)\n"
             "    CUZK_BENCH_ITERS=N  bench field: each batch lasts N x 4 ms (--iters)\n"
             "    CUZK_BENCH_CLOCK    bench field: cpu or wall (--clock)\n"
+            "    CUZK_ADDR           the daemon's address for its client (--addr; default\n"
+            "                        unix:/run/cuzk/cuzk.sock)\n"
+            "    CUZK_TOKEN          the bearer token for its client (--token-file)\n"
             "\n"
             "EXIT STATUS\n"
             "    0   success (for verify: every proof valid)\n"
             "    1   a proof that does not verify, or a witness that does not satisfy\n"
-            "        its circuit\n"
+            "        its circuit; a daemon's job that failed or was cancelled\n"
             "    2   a usage error or bad input: an unreadable or malformed file, a\n"
             "        corrupt key (named with its offset), counts that disagree, an\n"
-            "        output that is also an input\n");
+            "        output that is also an input; for the daemon's client, a request\n"
+            "        refused or no connection (named with the address)\n"
+            "    3   await, prove --addr: the job did not end within --timeout\n");
     return f == stdout ? 0 : 2;
 }
 
@@ -114,12 +137,13 @@ static const struct {
     {"msm", cuzk__bench_msm},
     {"prove", cuzk__bench_prove},
     {"batch", cuzk__bench_batch},
+    {"stress", cuzk__bench_stress},
 };
 
 static int cmd_bench(int argc, char **argv) {
     for (size_t i = 0; argc >= 1 && i < sizeof(benches) / sizeof(benches[0]); i++)
         if (strcmp(argv[0], benches[i].name) == 0) return benches[i].fn(argc - 1, argv + 1);
-    fprintf(stderr, "cuzk bench: %s%s%s: must be field, ntt, msm, prove or batch\n",
+    fprintf(stderr, "cuzk bench: %s%s%s: must be field, ntt, msm, prove, batch or stress\n",
             argc >= 1 ? "unknown benchmark '" : "no benchmark given", argc >= 1 ? argv[0] : "",
             argc >= 1 ? "'" : "");
     return 2;
@@ -152,6 +176,11 @@ static const struct {
     {"daemon", cuzk__cmd_daemon},
     {"prove", cuzk__cmd_prove},
     {"verify", cuzk__cmd_verify},
+    {"submit", cuzk__cmd_submit},
+    {"await", cuzk__cmd_await},
+    {"cancel", cuzk__cmd_cancel},
+    {"jobs", cuzk__cmd_jobs},
+    {"status", cuzk__cmd_status},
     {"bench", cmd_bench},
 };
 

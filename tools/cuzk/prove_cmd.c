@@ -44,8 +44,8 @@ static void log_line(void *user, const char *line) {
 
 /* ---- cuzk prove ---------------------------------------------------------- */
 
-static int prove_usage(void) {
-    fprintf(stderr,
+static int prove_usage(FILE *f) {
+    fprintf(f,
             "usage: cuzk prove --circuit C --params P --witness W0 [W1 ...] -o proof.bin\n"
             "                  [--threads N] [--backend cpu|gpu|auto] [--device N | --devices "
             "all|N,M,...]\n"
@@ -57,8 +57,10 @@ static int prove_usage(void) {
             "  of the key (a GPU listed twice holds two, overlapping one partition's host\n"
             "  work with the other's kernels). --lanes N (CPU backend) proves N partitions\n"
             "  at a time, the cores shared among them. Exit 0 written, 1 unsatisfied\n"
-            "  witness, 2 usage or input error (a corrupt key included).\n");
-    return EXIT_ERROR;
+            "  witness, 2 usage or input error (a corrupt key included).\n"
+            "       cuzk prove --addr A --key K --witness W0 [W1 ...] [-o PROOF] ...\n"
+            "  the same through a running `cuzk daemon` (cuzk prove --addr A --help).\n");
+    return f == stdout ? 0 : EXIT_ERROR;
 }
 
 /* One ordinal of a checked list into opt (0 after printing why). */
@@ -111,6 +113,11 @@ static int parse_devices(cuzk_options *opt, const char *s, int single) {
 }
 
 int cuzk__cmd_prove(int argc, char **argv) {
+    /* --addr: the daemon proves (client_cmd.c) */
+    for (int i = 0; i < argc; i++)
+        if (strcmp(argv[i], "--addr") == 0) return cuzk__client_prove(argc, argv);
+    if (argc == 1 && (strcmp(argv[0], "--help") == 0 || strcmp(argv[0], "-h") == 0))
+        return prove_usage(stdout);
     const char *circuit_path = NULL, *params_path = NULL, *out_path = NULL;
     const char *backend_name = "auto", *devices_arg = NULL;
     int devices_single = 0, verbose = 0;
@@ -150,11 +157,15 @@ int cuzk__cmd_prove(int argc, char **argv) {
         } else if (strcmp(a, "--verbose") == 0 || strcmp(a, "-v") == 0) {
             verbose = 1;
         } else {
-            if (!has && a[0] == '-' && strcmp(a, "--witness") != 0)
+            if (strcmp(a, "--key") == 0 || strcmp(a, "--witness-path") == 0 ||
+                strcmp(a, "--public") == 0 || strcmp(a, "--request-id") == 0)
+                fprintf(stderr, "cuzk prove: %s is an option of the daemon's client: give "
+                                "--addr A too\n", a);
+            else if (!has && a[0] == '-' && strcmp(a, "--witness") != 0)
                 fprintf(stderr, "cuzk prove: %s needs a value\n", a);
             else
                 fprintf(stderr, "cuzk prove: unexpected argument '%s'\n", a);
-            prove_usage();
+            prove_usage(stderr);
             goto out;
         }
     }
@@ -163,7 +174,7 @@ int cuzk__cmd_prove(int argc, char **argv) {
                 circuit_path == NULL ? "--circuit" : params_path == NULL ? "--params"
                                                    : out_path == NULL    ? "-o"
                                                                          : "--witness");
-        prove_usage();
+        prove_usage(stderr);
         goto out;
     }
     {
