@@ -25,17 +25,14 @@ $(BUILD)/CMakeCache.txt:
 build: $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j$(JOBS)
 
-# The sample job: a Groth16 proof of examples/sample (a snarkjs key and
-# witness) end to end, checked by the verifier, after the arithmetic self-test.
-SAMPLE = examples/sample
+# The main job as a user meets it: the arithmetic self-test, then the proving
+# daemon with the snarkjs sample as key "sample", the sample proved through
+# the client and verified, the status page's address and the commands to
+# try; it serves until Ctrl-C (scripts/demo.sh).
 run: deps-build
 	@$(MAKE) --no-print-directory build
 	$(BUILD)/cuzk selftest
-	$(BUILD)/cuzk groth16 prove $(SAMPLE)/circuit.zkey $(SAMPLE)/witness.wtns \
-	    $(BUILD)/sample-proof.json $(BUILD)/sample-public.json --verbose
-	$(BUILD)/cuzk groth16 verify $(SAMPLE)/verification_key.json \
-	    $(BUILD)/sample-public.json $(BUILD)/sample-proof.json
-	@echo "make run: proof in $(BUILD)/sample-proof.json, public signals in $(BUILD)/sample-public.json"
+	scripts/demo.sh $(BUILD)
 
 # Tests run several OpenMP programs at once on few cores: threads that spin at
 # barriers would steal the cores the others need (doc/lessons.md).
