@@ -143,9 +143,9 @@ check "the bellman proofs verify against the witnesses" 0 'OK: 2 partitions vali
 check "a witness of another circuit: the job fails, exit 1" 1 'job [0-9]+ failed: ERR_' \
   "$cuzk" prove --addr "$unix" --key sample --witness "$dir/other/w0.wit" -o "$dir/f.json"
 [ -e "$dir/f.json" ] && say_fail "a failed job wrote its output" "$dir/f.json"
-# 300 partitions of the sample keep the CPU busy for seconds
+# 1000 partitions of the sample keep the CPU busy for seconds
 paths=
-for _ in $(seq 300); do paths="$paths $sample/witness.wtns"; done
+for _ in $(seq 1000); do paths="$paths $sample/witness.wtns"; done
 # shellcheck disable=SC2086
 long=$("$cuzk" submit --key sample --priority low --witness-path $paths)
 check "await --timeout on a long job: exit 3" 3 "job $long is still (queued|running)" \
