@@ -197,7 +197,8 @@ function resetTimeline() {
     nowMs: null, // the engine's clock at the last answer
     nowAt: 0, // performance.now() then
     maxSpanMs: 0, // longest partition seen (load to verify)
-    probed: false,
+    probed: false, // the engine's clock read
+    filled: false, // the window read once
   };
 }
 resetTimeline();
@@ -246,10 +247,11 @@ async function fetchTimeline() {
     tl.nowMs = r.now_ms;
     tl.nowAt = performance.now();
   }
-  // A partition's kernel stages are recorded when it finishes, with the times
-  // they ran: look back over the longest partition seen, so none is missed;
-  // events already held are recognised by their key.
-  const lookBack = Math.min(WINDOW_MS, tl.maxSpanMs + 2 * POLL_MS);
+  // The first read covers the window. After it, a partition's kernel stages
+  // are recorded when it finishes, with the times they ran: look back over
+  // the longest partition seen, so none is missed; events already held are
+  // recognised by their key.
+  const lookBack = tl.filled ? Math.min(WINDOW_MS, tl.maxSpanMs + 2 * POLL_MS) : WINDOW_MS;
   let since = Math.max(0, tl.nowMs - lookBack);
   for (let round = 0; round < 8; round++) {
     const r = await api('v1/timeline?since_ms=' + since.toFixed(3));
@@ -278,6 +280,7 @@ async function fetchTimeline() {
       }
       lastEnd = Math.max(lastEnd, e.end_ms);
     }
+    tl.filled = true;
     if (events.length < TIMELINE_MAX || lastEnd <= since) break;
     since = lastEnd; // a full answer: read on from where it stopped
   }
