@@ -35,6 +35,7 @@ if [ "$mode" = test ]; then
     want_cmd npm npm
     want_cmd python3 python3 # regenerates generated files to check they are current
     want_cmd chromium chromium # the daemon's status page in a headless browser (tests/service)
+    want_cmd curl curl         # the daemon's tests send requests with it
 fi
 
 if [ ${#need[@]} -gt 0 ]; then

@@ -24,6 +24,8 @@ import path from 'node:path';
 
 const SKIP = 77;
 const JOB_TIMEOUT_MS = 180000;
+// partitions of the job watched moving: several seconds of work on the CPU
+const LONG_PARTITIONS = 600;
 
 class Fail extends Error {}
 function die(msg) {
@@ -42,13 +44,14 @@ function parseArgs(argv) {
     if (argv[i] === '--cuzk') a.cuzk = argv[++i];
     else if (argv[i] === '--source') a.source = argv[++i];
     else if (argv[i] === '--keep') a.keep = true;
+    else if (argv[i] === '--artifacts') a.artifacts = argv[++i];
     else {
-      console.error('usage: status_page.mjs --cuzk PATH --source DIR [--keep]');
+      console.error('usage: status_page.mjs --cuzk PATH --source DIR [--keep] [--artifacts DIR]');
       process.exit(2);
     }
   }
   if (!a.cuzk || !a.source) {
-    console.error('usage: status_page.mjs --cuzk PATH --source DIR [--keep]');
+    console.error('usage: status_page.mjs --cuzk PATH --source DIR [--keep] [--artifacts DIR]');
     process.exit(2);
   }
   a.cuzk = path.resolve(a.cuzk);
@@ -361,6 +364,31 @@ async function run(args, dir, chromiumPath) {
     check(!(new URL(bare.url()).search) && new URL(bare.url()).hash.startsWith('#token='),
       'the token entered goes to the fragment, not the query');
     check(bareErrors.length === 0, 'no exception without the token (' + JSON.stringify(bareErrors) + ')');
+
+    // ---- a job moving through its stages: seen running part way, then done,
+    // its partitions' bars arriving in the timeline; the page at both moments
+    // is kept as pictures in --artifacts
+    const long = d.submit(LONG_PARTITIONS);
+    const barsBefore = Number(await page.$eval('#timeline', (c) => c.dataset.bars));
+    await page.waitForFunction(({ id, re }) => [...document.querySelectorAll('#jobs tbody tr')].some((r) =>
+      r.cells[0].textContent === String(id) && r.cells[1].textContent === 'running' && new RegExp(re).test(r.cells[4].textContent)),
+    { id: long.id, re: '^[1-9][0-9]* / ' + LONG_PARTITIONS + '( [(][0-9]+ running[)])?$' }, { timeout: 30000 })
+      .catch(() => die('job ' + long.id + ' was never shown running with some partitions done'));
+    check(true, 'job ' + long.id + ' shown running with some of its ' + LONG_PARTITIONS + ' partitions done');
+    if (args.artifacts) {
+      fs.mkdirSync(args.artifacts, { recursive: true });
+      await page.screenshot({ path: path.join(args.artifacts, 'status-page-running.png'), fullPage: true });
+    }
+    await page.waitForFunction(({ id, n }) => [...document.querySelectorAll('#jobs tbody tr')].some((r) =>
+      r.cells[0].textContent === String(id) && r.cells[1].textContent === 'done' && r.cells[4].textContent === n + ' / ' + n),
+    { id: long.id, n: LONG_PARTITIONS }, { timeout: JOB_TIMEOUT_MS })
+      .catch(() => die('job ' + long.id + ' was never shown done'));
+    const barsAfter = Number(await page.$eval('#timeline', (c) => c.dataset.bars));
+    check(barsAfter > barsBefore, 'then done, its stages drawn (' + barsBefore + ' bars before, ' + barsAfter + ' after)');
+    if (args.artifacts) {
+      await page.screenshot({ path: path.join(args.artifacts, 'status-page-done.png'), fullPage: true });
+      console.log('status_page: pictures in ' + args.artifacts);
+    }
 
     // ---- the daemon gone
     await d.stop();

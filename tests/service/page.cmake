@@ -1,13 +1,15 @@
 # The status page (src/service/www) in a headless Chromium: tests/js/status_page.mjs
 # starts `cuzk daemon` on a free port with a token, submits jobs with curl and
 # drives the page with playwright-core (tests/js, npm ci) through Debian's
-# /usr/bin/chromium (CUZK_CHROMIUM names another). Skipped (77) without node
+# /usr/bin/chromium (CUZK_CHROMIUM names another), and keeps pictures of the
+# page with a job running and done in BUILD/test-artifacts. Skipped (77) without node
 # or Chromium, saying which.
 find_program(NODE node)
 if(NODE)
   add_test(NAME status_page
     COMMAND ${NODE} ${CMAKE_SOURCE_DIR}/tests/js/status_page.mjs
-            --cuzk $<TARGET_FILE:cuzk_cli> --source ${CMAKE_SOURCE_DIR})
+            --cuzk $<TARGET_FILE:cuzk_cli> --source ${CMAKE_SOURCE_DIR}
+            --artifacts ${CMAKE_BINARY_DIR}/test-artifacts)
 else()
   add_test(NAME status_page COMMAND sh -c
     "echo 'status_page: skipped: node is not installed (make test installs it)'; exit 77")
