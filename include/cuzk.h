@@ -732,6 +732,22 @@ CUZK_API CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_engine_submit_named(
     cuzk_engine *e, uint64_t *job_id, const char *key_name, const cuzk_witness_input *witnesses,
     size_t n, cuzk_priority priority, const char *request_id, int timeout_ms, cuzk_error *err);
 
+/*
+ * Checks that a witness file fits a named key by its header alone: its kind
+ * (.wtns or ours), its value counts against the key's, and for our witness
+ * files its size. What a service checks before it accepts a job, so that a
+ * witness of another circuit, or a truncated one, is refused at once rather
+ * than failing its job later; the values themselves are checked when the
+ * partition loads them. The key is opened if it is cold.
+ * CUZK_ERR_INVALID_ARG naming the file (missing, not a regular file, empty,
+ * counts or size that do not fit), CUZK_ERR_BAD_ENCODING for a file of
+ * neither kind, CUZK_ERR_NOT_FOUND for an unknown key.
+ */
+CUZK_API CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_engine_key_check_witness(cuzk_engine *e,
+                                                                           const char *name,
+                                                                           const char *path,
+                                                                           cuzk_error *err);
+
 /* Opens a named key (WARM) or also prepares it on every lane (HOT), now,
  * rather than at its first job. */
 CUZK_API CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_engine_key_preload(cuzk_engine *e,

@@ -121,6 +121,10 @@ void cuzk__lane_reset(cuzk__lane *lane);
 cuzk_status cuzk__witness_load(const cuzk_key *key, cuzk_witness *w,
                                const cuzk_witness_input *in, cuzk_error *err);
 
+/* What a witness file's header says against key's counts, without reading
+ * its values (cuzk_engine_key_check_witness). */
+cuzk_status cuzk__witness_check_head(const cuzk_key *key, const char *path, cuzk_error *err);
+
 /* Sends a formatted line to the context's log callback, if any. */
 #if defined(__GNUC__)
 __attribute__((format(printf, 2, 3)))

@@ -2,8 +2,10 @@
  * backends' cuzk_witness, checked against the key. */
 #include <stdint.h>
 #include <stdio.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "api/api.h"
 #include "ff/fr.h"
@@ -108,6 +110,55 @@ static cuzk_status load_file(const cuzk_key *k, cuzk_witness *w, const char *pat
         }
         cuzk_wtns_close(&wt);
         return st;
+    }
+    return cuzk__fail(err, CUZK_ERR_BAD_ENCODING,
+                      "%s: neither a snarkjs .wtns nor a cuzk witness file (first bytes)", path);
+}
+
+static uint64_t le64(const uint8_t *p) {
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--) v = v << 8 | p[i];
+    return v;
+}
+
+cuzk_status cuzk__witness_check_head(const cuzk_key *k, const char *path, cuzk_error *err) {
+    uint8_t h[64];
+    memset(h, 0, sizeof(h));
+    const size_t got = cuzk__file_head(h, sizeof(h), path);
+    struct stat sb;
+    if (stat(path, &sb) != 0)
+        return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "%s: %s", path, strerror(errno));
+    if (!S_ISREG(sb.st_mode))
+        return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "%s: not a regular file", path);
+    if (got == 0) return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "%s: empty or unreadable", path);
+    if (got >= 32 && memcmp(h, CUZK_WITNESS_MAGIC, 8) == 0) {
+        const uint64_t n_in = le64(h + 16), n_aux = le64(h + 24);
+        const uint64_t n = n_in + n_aux;
+        if (n < n_in || n > (UINT64_MAX - 32) / 32 || (uint64_t)sb.st_size != 32 + 32 * n)
+            return cuzk__fail(err, CUZK_ERR_INVALID_ARG,
+                              "%s: %llu bytes, but its header counts %llu + %llu values "
+                              "(a truncated or damaged witness file)",
+                              path, (unsigned long long)sb.st_size, (unsigned long long)n_in,
+                              (unsigned long long)n_aux);
+        if (k->kind == CUZK_KEY_PARAMS && (n_in != k->c.n_inputs || n_aux != k->c.n_aux))
+            return cuzk__fail(err, CUZK_ERR_INVALID_ARG,
+                              "%s has %llu inputs and %llu aux, the circuit %s has %llu and %llu: "
+                              "a witness of another circuit?",
+                              path, (unsigned long long)n_in, (unsigned long long)n_aux,
+                              k->circuit_path, (unsigned long long)k->c.n_inputs,
+                              (unsigned long long)k->c.n_aux);
+        if (k->kind == CUZK_KEY_ZKEY && n != k->n_vars) return count_mismatch(k, path, n, err);
+        return CUZK_OK;
+    }
+    if (got >= 4 && memcmp(h, "wtns", 4) == 0) {
+        /* "wtns", version, sections; the header section first: type 1, its
+         * size, n8, the prime (n8 bytes), the witness count (u32) */
+        const uint32_t type = (uint32_t)le64(h + 12) & 0xffffffffu, n8 = (uint32_t)le64(h + 24);
+        if (got == sizeof(h) && type == 1 && n8 == 32) {
+            const uint64_t n = le64(h + 60) & 0xffffffffu;
+            if (k->kind == CUZK_KEY_ZKEY && n != k->n_vars) return count_mismatch(k, path, n, err);
+        }
+        return CUZK_OK; /* the rest is checked when the witness loads */
     }
     return cuzk__fail(err, CUZK_ERR_BAD_ENCODING,
                       "%s: neither a snarkjs .wtns nor a cuzk witness file (first bytes)", path);

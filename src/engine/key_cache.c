@@ -191,6 +191,22 @@ static cuzk_status open_named(cuzk_engine *e, const char *name, cache_entry **ou
     return st;
 }
 
+cuzk_status cuzk_engine_key_check_witness(cuzk_engine *e, const char *name, const char *path,
+                                          cuzk_error *err) {
+    cuzk__error_clear(err);
+    if (e == NULL || name == NULL || path == NULL)
+        return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "engine_key_check_witness: NULL argument");
+    cache_entry *c;
+    cuzk_status st = open_named(e, name, &c, err);
+    if (st != CUZK_OK) return st;
+    cuzk_key *k = c->key;
+    atomic_fetch_add(&k->refs, 1); /* kept while the file is read, evicted or not */
+    pthread_mutex_unlock(&e->mu);
+    st = cuzk__witness_check_head(k, path, err);
+    cuzk__key_unref(k);
+    return st;
+}
+
 cuzk_status cuzk_engine_key_preload(cuzk_engine *e, const char *name, cuzk_key_tier tier,
                                     cuzk_error *err) {
     cuzk__error_clear(err);

@@ -448,6 +448,28 @@ static int job_ended(cuzk_job_state s) {
     return s == CUZK_JOB_DONE || s == CUZK_JOB_FAILED || s == CUZK_JOB_CANCELLED;
 }
 
+/* Refuses now (400) a witness of another circuit, or a truncated one, that
+ * would otherwise be accepted only to fail its job later. */
+static cuzk_status check_witnesses(cuzk__daemon *d, const cuzk__daemon_submission *sub,
+                                   cuzk_error *err) {
+    for (size_t i = 0; i < sub->n; i++) {
+        char path[4096];
+        const cuzk__store_witness *w = &sub->witnesses[i];
+        if (w->spool != NULL)
+            snprintf(path, sizeof(path), "%s/%s", cuzk__store_spool_dir(d->store), w->spool);
+        else
+            snprintf(path, sizeof(path), "%s", w->path != NULL ? w->path : "");
+        const cuzk_status st = cuzk_engine_key_check_witness(d->engine, sub->key_name, path, err);
+        if (st != CUZK_OK) {
+            char msg[CUZK_ERROR_MSG_BYTES];
+            snprintf(msg, sizeof(msg), "%s", cuzk_error_text(err));
+            return cuzk__fail(err, st == CUZK_ERR_NOT_FOUND ? st : CUZK_ERR_INVALID_ARG,
+                              "witness %zu%s: %s", i, w->spool != NULL ? " (uploaded)" : "", msg);
+        }
+    }
+    return CUZK_OK;
+}
+
 cuzk_status cuzk__daemon_submit(cuzk__daemon *d, const cuzk__daemon_submission *sub, int wait_ms,
                                 cuzk__daemon_job *job, int *existed, cuzk_error *err) {
     cuzk__error_clear(err);
@@ -465,7 +487,8 @@ cuzk_status cuzk__daemon_submit(cuzk__daemon *d, const cuzk__daemon_submission *
     if (st != CUZK_OK) return st;
     if (*existed) return cuzk__daemon_job_get(d, id, job, err);
     cuzk__store_job_info rec;
-    st = cuzk__store_get(d->store, id, &rec, err);
+    st = check_witnesses(d, sub, err);
+    if (st == CUZK_OK) st = cuzk__store_get(d->store, id, &rec, err);
     if (st == CUZK_OK) st = enqueue(d, &rec, wait_ms, err);
     if (st != CUZK_OK) {
         /* not acknowledged: the job is forgotten, its spool files with it */

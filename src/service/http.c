@@ -45,8 +45,17 @@ typedef struct {
     char *json;          /* a JSON body so far */
     size_t json_n;
     uint64_t body_bytes;
-    int answered;        /* a response was queued early (an error) */
+    int answered;        /* a response was queued at the first call (an error) */
+    /* an error found in the body: libmicrohttpd queues a response only before
+     * the body or after all of it, so the rest is read and dropped first */
+    int failed;
+    cuzk__response pending;
+    uint64_t dropped;
 } request_state;
+
+/* Bytes of a refused body read and dropped before the connection is cut
+ * instead (a client that keeps sending gets no answer). */
+#define DROP_MAX ((uint64_t)64 << 20)
 
 /* ---- responses ------------------------------------------------------------- */
 
@@ -54,7 +63,9 @@ static enum MHD_Result send_response(struct MHD_Connection *c, cuzk__response *r
     struct MHD_Response *resp;
     if (r->body == NULL || r->len == 0) {
         resp = MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
-        cuzk__response_free(r);
+        if (!r->body_static) free(r->body);
+        r->body = NULL;
+        r->len = 0;
     } else if (r->body_static) {
         resp = MHD_create_response_from_buffer(r->len, r->body, MHD_RESPMEM_PERSISTENT);
     } else {
@@ -151,34 +162,36 @@ static enum MHD_Result begin(listener *l, struct MHD_Connection *c, const char *
     return send_error(c, 400, CUZK_ERR_INVALID_ARG, msg);
 }
 
+/* Refuses the request once its body has been read (see request_state). */
+static enum MHD_Result refuse(request_state *rs, unsigned code, cuzk_status st, const char *msg) {
+    rs->failed = 1;
+    cuzk__response_error(&rs->pending, code, st, msg);
+    return MHD_YES;
+}
+
 /* A piece of the body. */
-static enum MHD_Result body(cuzk__http *h, struct MHD_Connection *c, request_state *rs,
-                            const char *data, size_t n) {
+static enum MHD_Result body(cuzk__http *h, request_state *rs, const char *data, size_t n) {
+    if (rs->failed) {
+        rs->dropped += n;
+        return rs->dropped <= DROP_MAX ? MHD_YES : MHD_NO;
+    }
     rs->body_bytes += n;
     if (rs->body_bytes > h->max_body) {
-        rs->answered = 1;
         char msg[96];
         snprintf(msg, sizeof(msg), "body: more than max_body_bytes (%llu)",
                  (unsigned long long)h->max_body);
-        return send_error(c, 413, CUZK_ERR_BAD_LENGTH, msg);
+        return refuse(rs, 413, CUZK_ERR_BAD_LENGTH, msg);
     }
     if (rs->form != NULL) {
         cuzk_error err;
-        if (cuzk__submit_form_feed(rs->form, data, n, &err) != CUZK_OK) {
-            rs->answered = 1;
-            return send_err(c, &err);
-        }
+        if (cuzk__submit_form_feed(rs->form, data, n, &err) != CUZK_OK)
+            return refuse(rs, cuzk__http_code(err.status), err.status, cuzk_error_text(&err));
         return MHD_YES;
     }
-    if (n > CUZK__ROUTE_JSON_MAX - rs->json_n) {
-        rs->answered = 1;
-        return send_error(c, 413, CUZK_ERR_BAD_LENGTH, "JSON body: more than 1 MiB");
-    }
+    if (n > CUZK__ROUTE_JSON_MAX - rs->json_n)
+        return refuse(rs, 413, CUZK_ERR_BAD_LENGTH, "JSON body: more than 1 MiB");
     char *p = realloc(rs->json, rs->json_n + n + 1);
-    if (p == NULL) {
-        rs->answered = 1;
-        return send_error(c, 500, CUZK_ERR_NOMEM, "no memory for the body");
-    }
+    if (p == NULL) return refuse(rs, 500, CUZK_ERR_NOMEM, "no memory for the body");
     memcpy(p + rs->json_n, data, n);
     rs->json = p;
     rs->json_n += n;
@@ -227,10 +240,15 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         const size_t n = *upload_data_size;
         *upload_data_size = 0;
         if (rs->answered) return MHD_YES; /* what follows an early answer is dropped */
-        return body(l->h, c, rs, upload_data, n);
+        return body(l->h, rs, upload_data, n);
     }
     if (rs->answered) return MHD_YES;
     rs->answered = 1;
+    if (rs->failed) {
+        const enum MHD_Result ret = send_response(c, &rs->pending);
+        memset(&rs->pending, 0, sizeof(rs->pending)); /* handed over */
+        return ret;
+    }
     return finish(l->h, c, url, method, rs);
 }
 
@@ -242,6 +260,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
     request_state *rs = *con_cls;
     if (rs == NULL) return;
     cuzk__submit_form_free(rs->form); /* spool files no job took are removed */
+    cuzk__response_free(&rs->pending);
     free(rs->json);
     free(rs);
     *con_cls = NULL;

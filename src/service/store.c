@@ -151,6 +151,8 @@ typedef struct {
     size_t n, cap;
 } pathlist;
 
+const char *cuzk__store_spool_dir(const cuzk__store *s) { return s->spool; }
+
 int64_t cuzk__store_now_ms(void) {
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);

@@ -295,6 +295,9 @@ CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__store_collect(cuzk__store *s, uint64_t
 CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__store_expire(cuzk__store *s, int64_t finished_before_ms,
                                                        size_t *removed, cuzk_error *err);
 
+/* The spool folder's absolute path (where a spool name's file lives). */
+const char *cuzk__store_spool_dir(const cuzk__store *s);
+
 /* Unix milliseconds now (the store's clock for the times above). */
 int64_t cuzk__store_now_ms(void);
 

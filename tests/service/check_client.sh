@@ -140,8 +140,14 @@ check "the bellman proofs verify against the witnesses" 0 'OK: 2 partitions vali
   "$cuzk" verify --vk "$dir/bell/c.vk" --inputs "$dir/bell/w0.wit" "$dir/bell/w1.wit" "$dir/b.bin"
 
 # ---- a job that fails, one cancelled ----------------------------------------------
-check "a witness of another circuit: the job fails, exit 1" 1 'job [0-9]+ failed: ERR_' \
+check "a witness of another circuit: refused at submission" 2 'witness 0 \(uploaded\).*another circuit' \
   "$cuzk" prove --addr "$unix" --key sample --witness "$dir/other/w0.wit" -o "$dir/f.json"
+# the sample's witness with its last value changed: accepted, then the job fails
+cp "$sample/witness.wtns" "$dir/unsat.wtns"
+printf '\007' | dd of="$dir/unsat.wtns" bs=1 seek=$(( $(stat -c %s "$dir/unsat.wtns") - 32 )) \
+  conv=notrunc status=none
+check "a witness that does not satisfy the circuit: the job fails, exit 1" 1 'job [0-9]+ failed: ERR_' \
+  "$cuzk" prove --addr "$unix" --key sample --witness "$dir/unsat.wtns" -o "$dir/f.json"
 [ -e "$dir/f.json" ] && say_fail "a failed job wrote its output" "$dir/f.json"
 # 1000 partitions of the sample keep the CPU busy for seconds
 paths=

@@ -22,6 +22,7 @@
 #include "service/store.h"
 
 static char src_dir[1024], tmp[64], zkey[1100], r1cs[1100], wtns[1100], vkjson[1100];
+static char other_wtns[128], bad_wtns[128]; /* copies of wtns, altered */
 
 /* ---- requests -------------------------------------------------------------- */
 
@@ -183,15 +184,25 @@ static void test_jobs(void) {
     const query badfmt = {{"format"}, {"xml"}};
     CHECK(call(d, "GET", path, &badfmt, NULL, NULL, NULL) == 400);
 
-    /* a witness that does not exist: the job fails, naming the partition */
+    /* a witness that does not exist, or of another size: refused at submission */
     CHECK(call(d, "POST", "/v1/jobs", NULL, submit_body("sample", NULL, "/nonexistent/w.wtns"),
-               &r, NULL) == 201);
+               &r, NULL) == 400);
+    CHECK(strstr(get_str(cuzk_json_get(r, "error"), "message"), "/nonexistent/w.wtns") != NULL);
+    cuzk_json_free(r);
+    CHECK(call(d, "POST", "/v1/jobs", NULL, submit_body("sample", NULL, other_wtns), &r, NULL) ==
+          400);
+    CHECK(strstr(get_str(cuzk_json_get(r, "error"), "message"), "expects") != NULL);
+    cuzk_json_free(r);
+    /* one whose header fits but whose values do not satisfy the circuit: the
+     * job is accepted and fails, naming the partition */
+    CHECK(call(d, "POST", "/v1/jobs", NULL, submit_body("sample", NULL, bad_wtns), &r, NULL) ==
+          201);
     const uint64_t bad = get_u64(r, "id");
     cuzk_json_free(r);
     snprintf(path, sizeof(path), "/v1/jobs/%llu/await", (unsigned long long)bad);
     CHECK(call(d, "GET", path, &q60, NULL, &r, NULL) == 200);
     CHECK(strcmp(get_str(r, "state"), "failed") == 0);
-    CHECK(strstr(get_str(cuzk_json_get(r, "error"), "message"), "/nonexistent/w.wtns") != NULL);
+    CHECK(strstr(get_str(cuzk_json_get(r, "error"), "message"), "partition 0") != NULL);
     cuzk_json_free(r);
     snprintf(path, sizeof(path), "/v1/jobs/%llu/result", (unsigned long long)bad);
     CHECK(call(d, "GET", path, NULL, NULL, &r, NULL) == 409);
@@ -348,6 +359,23 @@ int main(int argc, char **argv) {
     snprintf(vkjson, sizeof vkjson, "%s/examples/sample/verification_key.json", src_dir);
     snprintf(tmp, sizeof(tmp), "/tmp/cuzk-test-routes.XXXXXX");
     if (mkdtemp(tmp) == NULL) return cuzk_test_skip("no temporary folder");
+    /* the sample's witness with its count raised (another circuit's, by its
+     * header), and with its last value changed (no longer satisfying) */
+    snprintf(other_wtns, sizeof(other_wtns), "%s/other.wtns", tmp);
+    snprintf(bad_wtns, sizeof(bad_wtns), "%s/bad.wtns", tmp);
+    uint8_t *w = NULL;
+    size_t wn = 0;
+    cuzk_error err;
+    if (cuzk_file_read(&w, &wn, wtns, 1u << 20, &err) != CUZK_OK || wn < 96)
+        return cuzk_test_skip("the sample witness cannot be read");
+    w[60]++;
+    FILE *f = fopen(other_wtns, "wb");
+    CHECK(f != NULL && fwrite(w, 1, wn, f) == wn && fclose(f) == 0);
+    w[60]--;
+    w[wn - 32] ^= 1;
+    f = fopen(bad_wtns, "wb");
+    CHECK(f != NULL && fwrite(w, 1, wn, f) == wn && fclose(f) == 0);
+    cuzk_free(w);
     RUN(test_jobs);
     RUN(test_prove_keys_status);
     RUN(test_resume);
