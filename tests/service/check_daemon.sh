@@ -500,7 +500,7 @@ http "a missing witness path" 400 "$dir/missing.wtns" \
 # submission (4xx); a daemon that accepts it must at least fail the job with
 # a message naming the file. Which one happened is printed.
 py small_wtns "$sample/witness.wtns" "$dir/small.wtns" 10
-head -c 4000 "$sample/witness.wtns" >"$dir/trunc.wtns"
+head -c 4000 "$sample/witness.wtns" >"$dir/trunc.wtns" # its headers whole, values cut
 # wrong_size WHAT PATTERN CURL-ARGS..
 wrong_size() {
   what=$1 pat=$2
@@ -530,6 +530,10 @@ wrong_size "a truncated .wtns, uploaded" 'witness 0|/spool/' \
   -F key=sample -F "witness=@$dir/trunc.wtns" http://x/v1/jobs
 wrong_size "a truncated .wtns, a server path" "$dir/trunc.wtns" \
   -H "$J" --data-binary "{\"key\": \"sample\", \"witness_paths\": [\"$dir/trunc.wtns\"]}" \
+  http://x/v1/jobs
+head -c 100000 "$dir/slow/w0.wit" >"$dir/trunc.wit"
+wrong_size "a truncated .wit, a server path" "$dir/trunc.wit" \
+  -H "$J" --data-binary "{\"key\": \"slow\", \"witness_paths\": [\"$dir/trunc.wit\"]}" \
   http://x/v1/jobs
 wrong_size "another circuit's .wit, a server path" "$dir/slow/w0.wit" \
   -H "$J" --data-binary "{\"key\": \"sample\", \"witness_paths\": [\"$dir/slow/w0.wit\"]}" \
