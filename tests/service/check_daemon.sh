@@ -21,8 +21,8 @@
 #   what the API wants) or else fails its job with a message naming the file,
 #   and the test says which;
 # - slow clients: connections that send part of a request and stall are
-#   closed after request_timeout_s, and a request meanwhile is answered at
-#   once;
+#   closed after request_timeout_s, a request meanwhile is answered at once,
+#   and a stalled upload leaves nothing in the spool;
 # - 4 clients submitting 20 jobs at once, mixed priorities, uploads and server
 #   paths: distinct ids, all done, every proof verifies;
 # - `cuzk bench stress` via POST /v1/jobs (submission latency) and via
@@ -67,7 +67,7 @@ check() {
 
 # The Python half: HTTP on the Unix socket, raw connections, JSON.
 cat >"$dir/h.py" <<'EOF'
-import http.client, json, socket, struct, sys, time
+import http.client, json, os, socket, struct, sys, time
 
 class UnixConn(http.client.HTTPConnection):
     def __init__(self, path, timeout=30):
@@ -169,17 +169,23 @@ def order(sock, low, *ids):
         die("the low job ended first: " + text)
     print(text)
 
-def loris(sock, port, token, timeout_s, n):
+def loris(sock, port, token, timeout_s, n, spool):
     """n connections (half on TCP, half on the socket) send part of a request
-    and stall; a full request on each listener meanwhile must be answered
-    within a second, and every stalled connection closed by the server
-    within timeout_s + 3 s."""
+    (of its request line, its headers, a JSON body, a witness upload) and
+    stall; a full request on each listener meanwhile must be answered within
+    a second, and every stalled connection closed by the server within
+    timeout_s + 3 s. The stalled uploads must be in spool meanwhile."""
     timeout_s = float(timeout_s)
     heads = [b"GET /v1/sta",
              b"GET /v1/status HTTP/1.1\r\nHost: x\r\nAccept: appl",
              b"POST /v1/jobs HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + token.encode() +
              b"\r\nContent-Type: application/json\r\nContent-Length: 200\r\n\r\n{\"key\": \"sam",
-             b"G"]
+             b"G",
+             b"POST /v1/jobs HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + token.encode() +
+             b"\r\nContent-Type: multipart/form-data; boundary=XX\r\nContent-Length: 9000\r\n\r\n"
+             b"--XX\r\nContent-Disposition: form-data; name=\"key\"\r\n\r\nsample\r\n--XX\r\n"
+             b"Content-Disposition: form-data; name=\"witness\"; filename=\"w.wtns\"\r\n\r\n"
+             b"wtns" + b"\0" * 2000]
     conns = []
     t0 = time.monotonic()
     for i in range(int(n)):
@@ -191,6 +197,10 @@ def loris(sock, port, token, timeout_s, n):
         s.sendall(heads[i % len(heads)])
         conns.append(s)
     time.sleep(0.5)
+    part = [f for f in os.listdir(spool) if f.startswith(".wit-")]
+    if not part:
+        die("no stalled upload in the spool %s after 0.5 s" % spool)
+    print("the stalled uploads are in the spool: %s" % ", ".join(part))
     for via in ("tcp", "unix"):
         t = time.monotonic()
         if via == "tcp":
@@ -447,12 +457,16 @@ check "the low job is unaffected: running, no error" 0 '' \
   py jq "$dir/l.json" 'j["state"] in ("queued", "running") and j["error"] is None'
 
 # ---- slow clients -----------------------------------------------------------------------
-if out=$(py loris "$sock" "$port" "$token" 2 8 2>&1); then
-  ok "8 stalled connections (request_timeout_s 2):"
+if out=$(py loris "$sock" "$port" "$token" 2 10 "$dir/spool" 2>&1); then
+  ok "10 stalled connections (request_timeout_s 2):"
   printf '%s\n' "$out" | sed 's/^/       /'
 else
-  say_fail "8 stalled connections (request_timeout_s 2)" "$out"
+  say_fail "10 stalled connections (request_timeout_s 2)" "$out"
 fi
+sleep 0.2
+left=$(cd "$dir/spool" && ls -A | grep '^\.wit-')
+if [ -z "$left" ]; then ok "the stalled uploads left nothing in the spool"
+else say_fail "the stalled uploads left files in the spool" "$left"; fi
 
 # ---- malformed requests -------------------------------------------------------------------
 # http WHAT CODE PATTERN CURL-ARGS..: the answer is CODE with the API's error
