@@ -4,7 +4,9 @@
 #include <stdio.h>
 #include <errno.h>
 #include <stdlib.h>
+#include <fcntl.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include "api/api.h"
@@ -121,6 +123,50 @@ static uint64_t le64(const uint8_t *p) {
     return v;
 }
 
+/* A .wtns file's section headers (type u32, size u64, from offset 12) walked
+ * with pread: they must cover the file exactly, so a truncated or padded
+ * file is named at once. */
+static cuzk_status wtns_sections_fit(const char *path, uint64_t size, cuzk_error *err) {
+    const int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "%s: %s", path, strerror(errno));
+    uint8_t h[12];
+    cuzk_status st = CUZK_OK;
+    uint64_t pos = 12;
+    uint32_t n_sections = 0;
+    if (pread(fd, h, 4, 8) != 4) {
+        st = cuzk__fail(err, CUZK_ERR_INVALID_ARG, "%s: %llu bytes: no section count", path,
+                        (unsigned long long)size);
+    } else {
+        n_sections = (uint32_t)h[0] | (uint32_t)h[1] << 8 | (uint32_t)h[2] << 16 |
+                     (uint32_t)h[3] << 24;
+    }
+    for (uint32_t i = 0; st == CUZK_OK && i < n_sections; i++) {
+        if (size - pos < 12 || pread(fd, h, 12, (off_t)pos) != 12) {
+            st = cuzk__fail(err, CUZK_ERR_INVALID_ARG,
+                            "%s: %llu bytes: section %u of %u starts past the end (a truncated "
+                            "file?)",
+                            path, (unsigned long long)size, i + 1, n_sections);
+            break;
+        }
+        const uint64_t len = le64(h + 4);
+        if (len > size - pos - 12) {
+            st = cuzk__fail(err, CUZK_ERR_INVALID_ARG,
+                            "%s: %llu bytes: section %u of %u (%llu bytes at offset %llu) "
+                            "overruns it (a truncated file?)",
+                            path, (unsigned long long)size, i + 1, n_sections,
+                            (unsigned long long)len, (unsigned long long)pos);
+            break;
+        }
+        pos += 12 + len;
+    }
+    if (st == CUZK_OK && pos != size)
+        st = cuzk__fail(err, CUZK_ERR_INVALID_ARG,
+                        "%s: %llu bytes, but its %u sections end at %llu", path,
+                        (unsigned long long)size, n_sections, (unsigned long long)pos);
+    close(fd);
+    return st;
+}
+
 cuzk_status cuzk__witness_check_head(const cuzk_key *k, const char *path, cuzk_error *err) {
     uint8_t h[64];
     memset(h, 0, sizeof(h));
@@ -158,7 +204,9 @@ cuzk_status cuzk__witness_check_head(const cuzk_key *k, const char *path, cuzk_e
             const uint64_t n = le64(h + 60) & 0xffffffffu;
             if (k->kind == CUZK_KEY_ZKEY && n != k->n_vars) return count_mismatch(k, path, n, err);
         }
-        return CUZK_OK; /* the rest is checked when the witness loads */
+        /* the sections, by their headers alone, must fill the file exactly */
+        const cuzk_status st = wtns_sections_fit(path, (uint64_t)sb.st_size, err);
+        return st; /* the values are checked when the witness loads */
     }
     return cuzk__fail(err, CUZK_ERR_BAD_ENCODING,
                       "%s: neither a snarkjs .wtns nor a cuzk witness file (first bytes)", path);
