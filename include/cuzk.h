@@ -595,6 +595,13 @@ typedef struct {
      * proof as one launch). NULL (default): none. */
     const char *fault_stage;
     unsigned fault_nth;
+    /* Same-key batching: when the next partition's named key is closed
+     * (another key took its room in the cache), queued partitions of the
+     * same priority whose keys are open go first, until that partition's job
+     * has waited batch_wait_ms since its submission. Keys that cannot stay
+     * open together are then not swapped back and forth job by job; keys
+     * that can see no change. Default 10000; 0: strict order. */
+    unsigned batch_wait_ms;
 } cuzk_engine_options;
 
 CUZK_API void cuzk_engine_options_init(cuzk_engine_options *opt);

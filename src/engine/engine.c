@@ -113,12 +113,15 @@ void cuzk__job_end(cuzk_engine *e, job *j, cuzk_job_state state) {
 
 /* ---- the public calls ----------------------------------------------------- */
 
+#define DEFAULT_BATCH_WAIT_MS 10000u
+
 void cuzk_engine_options_init(cuzk_engine_options *opt) {
     memset(opt, 0, sizeof(*opt));
     opt->struct_size = sizeof(*opt);
     opt->max_queued_partitions = DEFAULT_MAX_QUEUED;
     opt->max_retries = 1;
     opt->timeline_events = DEFAULT_TIMELINE_EVENTS;
+    opt->batch_wait_ms = DEFAULT_BATCH_WAIT_MS;
 }
 
 /* The lane slots of a context: the GPUs it lists, or its CPU lanes (AUTO:

@@ -115,6 +115,11 @@ struct cuzk_engine {
 /* a before b: higher priority, then older job, then lower partition */
 int cuzk__entry_before(const entry *a, const entry *b);
 void cuzk__queue_push(cuzk_engine *e, entry en);
+/* The next partition to prove: the heap's head, unless its named key is
+ * closed and partitions of the same priority with open keys wait (then the
+ * first of those), for up to opt.batch_wait_ms after the head's job was
+ * submitted. The heap must not be empty. */
+entry cuzk__queue_take(cuzk_engine *e, double now_ms);
 entry cuzk__queue_pop(cuzk_engine *e);
 /* Drops every queued partition of j (the retry list's too). */
 void cuzk__queue_remove_job(cuzk_engine *e, job *j);

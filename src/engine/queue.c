@@ -2,7 +2,8 @@
  * queue.c — the engine's ordered queue: a binary heap of partitions by
  * (priority, job sequence, partition), bounded by the engine's
  * max_queued_partitions, and beside it the short list of partitions to
- * prove again after a device fault (taken before the heap).
+ * prove again after a device fault (taken before the heap). Taking from it
+ * batches same-key work (cuzk__queue_take).
  */
 #include "engine/engine_impl.h"
 
@@ -47,6 +48,36 @@ entry cuzk__queue_pop(cuzk_engine *e) {
     e->heap[0] = e->heap[--e->heap_n];
     sift_down(e->heap, e->heap_n, 0);
     return top;
+}
+
+/* Removes entry i (any place in the heap). */
+static entry remove_at(cuzk_engine *e, size_t i) {
+    const entry out = e->heap[i];
+    e->heap[i] = e->heap[--e->heap_n];
+    if (i < e->heap_n) {
+        sift_down(e->heap, e->heap_n, i);
+        sift_up(e->heap, i);
+    }
+    return out;
+}
+
+/* A job's key is open: an unnamed key (the caller holds it) or a named one
+ * the cache has open. */
+static int key_open(const job *j) { return j->ce == NULL || j->ce->key != NULL; }
+
+entry cuzk__queue_take(cuzk_engine *e, double now_ms) {
+    const job *top = e->heap[0].j;
+    if (key_open(top) || e->opt.batch_wait_ms == 0 ||
+        now_ms - top->submit_ms >= (double)e->opt.batch_wait_ms)
+        return cuzk__queue_pop(e);
+    /* the head's key is closed: partitions of open keys at its priority first
+     * (a scan, made only at such a switch) */
+    size_t best = SIZE_MAX;
+    for (size_t i = 1; i < e->heap_n; i++)
+        if (e->heap[i].j->prio == top->prio && key_open(e->heap[i].j) &&
+            (best == SIZE_MAX || cuzk__entry_before(&e->heap[i], &e->heap[best])))
+            best = i;
+    return best == SIZE_MAX ? cuzk__queue_pop(e) : remove_at(e, best);
 }
 
 void cuzk__queue_remove_job(cuzk_engine *e, job *j) {

@@ -33,7 +33,7 @@ static int take(cuzk_engine *e, size_t s, entry *out) {
         return 1;
     }
     if (e->heap_n == 0) return 0;
-    *out = cuzk__queue_pop(e);
+    *out = cuzk__queue_take(e, cuzk__engine_now(e));
     return 1;
 }
 

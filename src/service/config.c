@@ -59,6 +59,7 @@ typedef struct {
 #define TIMELINE_MAX (1u << 24)
 #define RETRIES_MAX 16
 #define RETENTION_MAX 315360000ull /* ten years */
+#define BATCH_WAIT_MAX 3600000u      /* an hour */
 
 static const setting SETTINGS[CUZK__CONF_N_SETTINGS] = {
     [CUZK__CONF_UNIX_SOCKET] = {"server", "unix_socket", K_PATH, FIELD(unix_socket), 0, 0, 1},
@@ -97,6 +98,8 @@ static const setting SETTINGS[CUZK__CONF_N_SETTINGS] = {
                                 RETRIES_MAX, 0},
     [CUZK__CONF_TIMELINE_EVENTS] = {"engine", "timeline_events", K_UINT, FIELD(timeline_events),
                                     0, TIMELINE_MAX, 0},
+    [CUZK__CONF_BATCH_WAIT_MS] = {"engine", "batch_wait_ms", K_UINT, FIELD(batch_wait_ms), 0,
+                                  BATCH_WAIT_MAX, 0},
 };
 
 static const char *const SECTIONS[] = {"server", "store", "engine"};
@@ -112,8 +115,8 @@ static const char *const NAMES[CUZK__CONF_N_SETTINGS + CUZK__KEY_N_FILES] = {
     "engine.threads",             "engine.auto_gpu_min_log",    "engine.device_memory_limit",
     "engine.self_check",          "engine.workers_per_device",  "engine.max_queued_partitions",
     "engine.host_memory_budget",  "engine.key_cache_bytes",     "engine.max_retries",
-    "engine.timeline_events",     "key.zkey",                   "key.r1cs",
-    "key.circuit",                "key.params"};
+    "engine.timeline_events",     "engine.batch_wait_ms",       "key.zkey",
+    "key.r1cs",                   "key.circuit",                "key.params"};
 
 const char *cuzk__daemon_config_name(size_t i) {
     return i < sizeof(NAMES) / sizeof(NAMES[0]) ? NAMES[i] : NULL;
@@ -157,6 +160,7 @@ void cuzk__daemon_config_defaults(cuzk__daemon_config *cfg) {
     cfg->max_queued_partitions = 1024;
     cfg->max_retries = 1;
     cfg->timeline_events = 65536;
+    cfg->batch_wait_ms = 10000;
 }
 
 /* ---- messages -------------------------------------------------------------- */
@@ -1080,6 +1084,7 @@ void cuzk__daemon_config_to_options(const cuzk__daemon_config *cfg, cuzk_options
     eng_opt->max_retries = cfg->max_retries;
     eng_opt->key_cache_bytes = cfg->key_cache_bytes;
     eng_opt->timeline_events = cfg->timeline_events;
+    eng_opt->batch_wait_ms = cfg->batch_wait_ms;
 }
 
 void cuzk__daemon_key_source(const cuzk__daemon_key *k, cuzk_key_source *src) {

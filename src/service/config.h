@@ -68,6 +68,7 @@ typedef enum {
     CUZK__CONF_KEY_CACHE_BYTES,
     CUZK__CONF_MAX_RETRIES,
     CUZK__CONF_TIMELINE_EVENTS,
+    CUZK__CONF_BATCH_WAIT_MS,
     CUZK__CONF_N_SETTINGS
 } cuzk__conf_setting;
 
@@ -129,6 +130,7 @@ typedef struct {
     uint64_t host_memory_budget, key_cache_bytes;
     unsigned max_retries;
     size_t timeline_events;
+    unsigned batch_wait_ms;
     /* [key NAME] sections, in the order given */
     cuzk__daemon_key *keys;
     size_t n_keys, cap_keys;

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <time.h>
 
 #include "cuzk.h"
@@ -346,6 +347,7 @@ static void test_key_cache(void) {
     cuzk_engine_options_init(&o);
     o.workers_per_device = 1;
     o.start_paused = 1;
+    o.batch_wait_ms = 0; /* strict order: a's job, then b's (test_key_batching) */
     cuzk_engine *e = NULL;
     cuzk_error err;
     cuzk_key_source src = {.zkey = zkey};
@@ -400,6 +402,72 @@ static void test_key_cache(void) {
     collect_and_verify(e, jb, 2);
     CHECK(cuzk_engine_key_get_info(e, "b", &info, &err) == CUZK_OK && info.loads == 3);
     cuzk_engine_destroy(e);
+}
+
+/*
+ * Same-key batching: keys a and b of which only one fits the cache, jobs
+ * a, b, a, b queued while paused (b is open, a closed, after the
+ * submissions). Batched, b's two jobs go first, then a opens once for its
+ * two; in strict order (batch_wait_ms 0, or a wait already past its bound)
+ * the keys swap at every job.
+ */
+static void run_abab(unsigned batch_wait_ms, int wait_first, uint64_t finish_rank[4],
+                     uint64_t *loads) {
+    cuzk_engine_options o;
+    cuzk_engine_options_init(&o);
+    o.workers_per_device = 1;
+    o.start_paused = 1;
+    o.batch_wait_ms = batch_wait_ms;
+    cuzk_engine *e = NULL;
+    cuzk_error err;
+    cuzk_key_source src = {.zkey = zkey};
+    cuzk_engine_key_info info;
+    CHECK(cuzk_engine_create(&e, ctx, &o, &err) == CUZK_OK);
+    CHECK(cuzk_engine_key_add(e, "probe", &src, &err) == CUZK_OK);
+    CHECK(cuzk_engine_key_get_info(e, "probe", &info, &err) == CUZK_OK);
+    cuzk_engine_destroy(e);
+    o.key_cache_bytes = info.bytes + info.bytes / 2;
+    CHECK(cuzk_engine_create(&e, ctx, &o, &err) == CUZK_OK);
+    if (e == NULL) return;
+    CHECK(cuzk_engine_key_add(e, "a", &src, &err) == CUZK_OK);
+    CHECK(cuzk_engine_key_add(e, "b", &src, &err) == CUZK_OK);
+    const cuzk_witness_input in[1] = {{.path = wtns}};
+    uint64_t ids[4];
+    for (int i = 0; i < 4; i++)
+        CHECK(cuzk_engine_submit_named(e, &ids[i], i % 2 ? "b" : "a", in, 1,
+                                       CUZK_PRIORITY_NORMAL, NULL, 0, &err) == CUZK_OK);
+    if (wait_first) usleep(20000); /* past a bound of 1 ms */
+    cuzk_engine_pause(e, 0);
+    for (uint64_t seen = 0; seen < 4;) seen = cuzk_engine_wait_settled(e, seen, -1);
+    for (int i = 0; i < 4; i++) {
+        cuzk_job_info ji;
+        CHECK(cuzk_engine_job_info(e, ids[i], &ji, &err) == CUZK_OK && ji.state == CUZK_JOB_DONE);
+        finish_rank[i] = ji.finish_seq;
+        collect_and_verify(e, ids[i], 1);
+    }
+    *loads = 0;
+    CHECK(cuzk_engine_key_get_info(e, "a", &info, &err) == CUZK_OK);
+    *loads += info.loads;
+    CHECK(cuzk_engine_key_get_info(e, "b", &info, &err) == CUZK_OK);
+    *loads += info.loads;
+    cuzk_engine_destroy(e);
+}
+
+static void test_key_batching(void) {
+    uint64_t rank[4], loads;
+    /* batched: b's jobs (1 and 3) first; a opens once more after the four
+     * opens of the submissions */
+    run_abab(10000, 0, rank, &loads);
+    CHECK(rank[1] < rank[0] && rank[3] < rank[0] && rank[0] < rank[2]);
+    CHECK(loads == 5);
+    /* strict order: a, b, a, b, each opening its key */
+    run_abab(0, 0, rank, &loads);
+    CHECK(rank[0] < rank[1] && rank[1] < rank[2] && rank[2] < rank[3]);
+    CHECK(loads == 8);
+    /* a hold already past its bound: strict order too */
+    run_abab(1, 1, rank, &loads);
+    CHECK(rank[0] < rank[1] && rank[1] < rank[2] && rank[2] < rank[3]);
+    CHECK(loads == 8);
 }
 
 /* With a GPU: two workers on the card's one lane (witness staging beside
@@ -496,6 +564,7 @@ int main(int argc, char **argv) {
     RUN(test_fault_retry);
     RUN(test_timeline);
     RUN(test_key_cache);
+    RUN(test_key_batching);
     RUN(test_gpu_lane);
     cuzk_free(wtns_file);
     cuzk_vk_free(vk);

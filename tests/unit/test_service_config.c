@@ -90,6 +90,7 @@ static void test_defaults(void) {
     CHECK_EQ_INT(eo.max_retries, leo.max_retries);
     CHECK(eo.key_cache_bytes == leo.key_cache_bytes);
     CHECK_EQ_INT(eo.timeline_events, leo.timeline_events);
+    CHECK_EQ_INT(eo.batch_wait_ms, leo.batch_wait_ms);
     CHECK(eo.fault_stage == NULL && eo.start_paused == 0);
 
     /* an empty file is the defaults */
@@ -136,12 +137,13 @@ static const char *full_text =
     "key_cache_bytes = 1T\n"                                           /* 26 */
     "max_retries = 0\n"                                                /* 27 */
     "timeline_events = 0\n"                                            /* 28 */
-    "[key sha256]\n"                                                   /* 29 */
-    "zkey = keys/sha.zkey\n"                                           /* 30 */
-    "r1cs = /abs/sha.r1cs\n"                                           /* 31 */
-    "[key   porep-32g.v1_a]\n"                                         /* 32 */
-    "params = \"p q.params\"\n"                                        /* 33 */
-    "circuit = c.cuzk"; /* 34, no newline at the end */
+    "batch_wait_ms = 250\n"                                            /* 29 */
+    "[key sha256]\n"                                                   /* 30 */
+    "zkey = keys/sha.zkey\n"                                           /* 31 */
+    "r1cs = /abs/sha.r1cs\n"                                           /* 32 */
+    "[key   porep-32g.v1_a]\n"                                         /* 33 */
+    "params = \"p q.params\"\n"                                        /* 34 */
+    "circuit = c.cuzk"; /* 35, no newline at the end */
 
 static void test_full_file(void) {
     char tok[300], want[600];
@@ -179,30 +181,31 @@ static void test_full_file(void) {
     CHECK(c.key_cache_bytes == 1ull << 40);
     CHECK_EQ_INT(c.max_retries, 0);
     CHECK_EQ_INT(c.timeline_events, 0);
+    CHECK_EQ_INT(c.batch_wait_ms, 250);
     /* where each came from */
     for (size_t i = 0; i < CUZK__CONF_N_SETTINGS; i++)
         CHECK_EQ_INT(c.line[i], i < 6 ? i + 4 : i < 9 ? i + 6 : i + 7);
     CHECK(c.n_keys == 2);
     if (c.n_keys == 2) {
         const cuzk__daemon_key *k = &c.keys[0];
-        CHECK(strcmp(k->name, "sha256") == 0 && k->line == 29);
+        CHECK(strcmp(k->name, "sha256") == 0 && k->line == 30);
         snprintf(want, sizeof want, "%s/keys/sha.zkey", tmpdir);
         CHECK(strcmp(k->path[CUZK__KEY_ZKEY], want) == 0);
         CHECK(strcmp(k->path[CUZK__KEY_R1CS], "/abs/sha.r1cs") == 0);
         CHECK(k->path[CUZK__KEY_CIRCUIT] == NULL && k->path[CUZK__KEY_PARAMS] == NULL);
-        CHECK(k->path_line[CUZK__KEY_ZKEY] == 30 && k->path_line[CUZK__KEY_R1CS] == 31);
+        CHECK(k->path_line[CUZK__KEY_ZKEY] == 31 && k->path_line[CUZK__KEY_R1CS] == 32);
         cuzk_key_source src;
         cuzk__daemon_key_source(k, &src);
         CHECK(src.zkey == k->path[CUZK__KEY_ZKEY] && src.r1cs == k->path[CUZK__KEY_R1CS] &&
               src.circuit == NULL && src.params == NULL);
         k = &c.keys[1];
-        CHECK(strcmp(k->name, "porep-32g.v1_a") == 0 && k->line == 32);
+        CHECK(strcmp(k->name, "porep-32g.v1_a") == 0 && k->line == 33);
         snprintf(want, sizeof want, "%s/p q.params", tmpdir);
         CHECK(strcmp(k->path[CUZK__KEY_PARAMS], want) == 0);
         snprintf(want, sizeof want, "%s/c.cuzk", tmpdir);
         CHECK(strcmp(k->path[CUZK__KEY_CIRCUIT], want) == 0);
         CHECK(k->path[CUZK__KEY_ZKEY] == NULL && k->path[CUZK__KEY_R1CS] == NULL);
-        CHECK(k->path_line[CUZK__KEY_PARAMS] == 33 && k->path_line[CUZK__KEY_CIRCUIT] == 34);
+        CHECK(k->path_line[CUZK__KEY_PARAMS] == 34 && k->path_line[CUZK__KEY_CIRCUIT] == 35);
         cuzk_key_source src2;
         cuzk__daemon_key_source(k, &src2);
         CHECK(src2.circuit == k->path[CUZK__KEY_CIRCUIT] &&
@@ -226,6 +229,7 @@ static void test_full_file(void) {
     CHECK_EQ_INT(eo.max_retries, 0);
     CHECK(eo.key_cache_bytes == 1ull << 40);
     CHECK_EQ_INT(eo.timeline_events, 0);
+    CHECK_EQ_INT(eo.batch_wait_ms, 250);
 
     /* the dump parses back to the same configuration */
     char *d = cuzk__daemon_config_dump(&c);
