@@ -50,8 +50,8 @@ expect() {
 expect "unknown command" "unknown command 'frobnicate'" -- frobnicate
 expect "version with an argument" "version" "'extra'" -- version extra
 expect "selftest option" "unknown option '--fast'" -- selftest --fast
-expect "no benchmark" "cuzk bench" "field, ntt, msm, prove or batch" -- bench
-expect "unknown benchmark" "unknown benchmark 'fft'" "field, ntt, msm, prove or batch" -- bench fft
+expect "no benchmark" "cuzk bench" "field, ntt, msm, prove, batch or stress" -- bench
+expect "unknown benchmark" "unknown benchmark 'fft'" "field, ntt, msm, prove, batch or stress" -- bench fft
 
 # ptau new
 expect "ptau power too large" "cuzk ptau new: --power 99: must be 1.." -- ptau new --power 99 -o x.ptau
