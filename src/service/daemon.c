@@ -13,7 +13,7 @@
 
 /* How often the finisher looks at its jobs when nothing settles (a job's
  * QUEUED -> RUNNING is seen this late at most), and expires old results. */
-#define FINISHER_TICK_MS 250
+#define FINISHER_TICK_MS 100
 #define EXPIRE_EVERY_MS 60000
 /* Engine job ids remembered for the timeline (a ring). */
 #define ID_RING 65536
