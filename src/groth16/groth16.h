@@ -191,4 +191,78 @@ CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__groth16_prove_start_circuit_dom(
     const cuzk_params *p, const cuzk_ntt_domain *dom, const cuzk_witness *w, unsigned threads,
     cuzk_error *err);
 
+/* ---- proving from a, b, c computed elsewhere -------------------------------
+ *
+ * For callers that synthesize circuits themselves and hand over what
+ * bellperson's ProvingAssignment holds (supraseal-c2's interface,
+ * doc/formats.md §17, src/supraseal): a, b, c evaluated on every constraint
+ * row, the two assignments and the density bitmaps. Everything after a, b,
+ * c is the circuit prover's own code (H, the A, B_G1, L, B_G2 queries and
+ * their split MSMs), so the same assignment and the same r, s give the same
+ * proof as cuzk_groth16_prove_start_circuit.
+ */
+
+/* One density bitmap: bit j of the vector is bit j % 64 of words[j / 64]
+ * (Rust bitvec's Lsb0 over u64 words); n bits, of which count are set. Bits
+ * at n and after in the last word are ignored; words is not read when n is
+ * 0 (it may then be dangling, as a Rust empty slice's pointer is). */
+typedef struct {
+    const uint64_t *words;
+    uint64_t n;
+    uint64_t count;
+} cuzk_groth16_density;
+
+/*
+ * One circuit's synthesized assignment. Every pointer is borrowed for the
+ * call; every scalar is MONTGOMERY (x 2^256 mod r, limbs < r, blst's
+ * blst_fr), as bellperson holds them.
+ *   a, b, c: abc_size values each, <A_i, w>, <B_i, w>, <C_i, w> for every
+ *     constraint row i: the circuit's own, then one row input_j * 0 = 0 per
+ *     input j (a = input_j, b = c = 0), as synthesis appends them. The prover
+ *     zero-pads them to the parameters' domain N = |h| + 1 (abc_size <= N).
+ *   inputs: n_inputs values, inputs[0] = one; aux: n_aux values.
+ *   a_aux (n_aux bits): aux variables in A; b_inp (n_inputs bits): inputs in
+ *     B; b_aux (n_aux bits): aux variables in B (A's inputs are all in A).
+ *   name: for messages ("circuit 3"); may be NULL.
+ */
+typedef struct {
+    const cuzk_fr *a, *b, *c;
+    uint64_t abc_size;
+    const cuzk_fr *inputs;
+    uint64_t n_inputs;
+    const cuzk_fr *aux;
+    uint64_t n_aux;
+    cuzk_groth16_density a_aux, b_inp, b_aux;
+    const char *name;
+} cuzk_groth16_abc_input;
+
+/*
+ * The shape checks alone, on counts and bitmaps (no scalar is read): p is
+ * bellman parameters; n_inputs >= 1; no NULL where values are due; bit
+ * lengths a_aux = b_aux = n_aux, b_inp = n_inputs; each count equal to its
+ * bitmap's popcount; against p: n_inputs = |IC|, n_aux = |l|, |a| =
+ * n_inputs + count(a_aux), |b_g1| = |b_g2| = count(b_inp) + count(b_aux);
+ * n_inputs <= abc_size <= N. ERR_INVALID_ARG naming the assignment, what
+ * differs and both counts (ERR_UNSUPPORTED for snarkjs-form parameters).
+ */
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_groth16_check_abc_input(
+    const cuzk_groth16_abc_input *in, const cuzk_params *p, cuzk_error *err);
+
+/*
+ * All heavy work of one bellman-form proof from a synthesized assignment:
+ * the shape checks above, then, reading the scalars, every a, b, c value
+ * and every assignment value canonical (ERR_NOT_CANONICAL naming the vector
+ * and index), inputs[0] one and the last n_inputs rows input_j * 0 = 0
+ * (ERR_INVALID_ARG), a_i b_i = c_i on every row (ERR_WITNESS_UNSATISFIED
+ * naming the first row that fails); then H from a, b, c zero-padded to N
+ * and the MSMs of cuzk_groth16_prove_start_circuit, over plain copies of
+ * the assignment (the copies are wiped before return). dom: p's NTT domain
+ * (root 7) or NULL (one is built per call). out refers to nothing of in or
+ * p (finish with cuzk_groth16_prove_finish, r and s plain). threads as for
+ * the circuit prover; VARIABLE TIME in the assignment, as it is.
+ */
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__groth16_prove_start_abc(
+    cuzk_groth16_partial *out, cuzk_groth16_stage_times *times, const cuzk_groth16_abc_input *in,
+    const cuzk_params *p, const cuzk_ntt_domain *dom, unsigned threads, cuzk_error *err);
+
 #endif /* CUZK_GROTH16_H */
