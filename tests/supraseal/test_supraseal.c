@@ -1,0 +1,845 @@
+/*
+ * test_supraseal.c — libcuzk_supraseal (src/supraseal) through the ten calls
+ * of include/cuzk_supraseal.h, as Filecoin's Rust stack makes them.
+ *
+ * Fixtures: circuits from our generator (porep, dense and sha profiles,
+ * 2^10), a development setup with toxic waste from a fixed seed written as
+ * a .params file in a temporary folder, and per circuit what bellperson's
+ * ProvingAssignment would hold: a, b, c evaluated row by row from the
+ * matrices on the Montgomery assignment (a naive sum, not our SpMV), one
+ * row input_j * 0 = 0 per input after them, densities by bellperson's rule
+ * (a variable counts where its coefficient is nonzero) with the bits past
+ * each bit length SET (bitvec leaves them unspecified; the library must not
+ * read them), and the assignments in Montgomery form.
+ *
+ * The checks:
+ *   - generate_groth16_proofs_c's proofs equal, byte for byte, our circuit
+ *     prover's (cuzk_groth16_prove_start_circuit + prove_finish with the
+ *     same r, s, given to the library in Montgomery form), and verify with
+ *     the verifier `cuzk verify` uses (192-byte encoding, bellman vk);
+ *     three profiles, 1..10 circuits per call;
+ *   - the split calls give the same proofs, read none of a, b, c, r_s, s_s
+ *     after start (they are overwritten before finalize), run from several
+ *     threads at once, and a second destroy, or a destroy after finalize, is
+ *     harmless; finalize of a dead handle is an error;
+ *   - every malformed input (shapes, NULLs, non-canonical scalars, an
+ *     unsatisfied row, a missing input row, a missing or corrupt .params, an
+ *     assignment that satisfies its rows but is not the circuit's, a corrupt
+ *     point in the parameters) gives a nonzero code and a message that says
+ *     what is wrong, and leaves proofs[] untouched;
+ *   - the SRS cache: one body per path string, at most four, evict, and
+ *     (internal build only) the reference counts of clone and drop.
+ * Built twice: against the library's objects (test_supraseal, which also
+ * reads reference counts) and against libcuzk_supraseal.so, whose ten
+ * exports are then all it reaches of the library (test_supraseal_shared).
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cuzk_supraseal.h"
+#include "harness.h"
+#include "unit/test_util.h"
+#include "circuit/gen.h"
+#include "circuit/witness.h"
+#include "groth16/groth16.h"
+#include "groth16/proof192.h"
+#include "groth16/setup.h"
+#include "io/params.h"
+#ifndef CUZK_SS_TEST_SHARED
+#include "supraseal/supraseal_impl.h"
+#endif
+
+/* ---- fixtures ------------------------------------------------------------------ */
+
+static char tmpdir[256];
+
+/* One circuit's assignment as bellperson holds it, and our own witness. */
+typedef struct {
+    cuzk_witness w;                  /* plain, for the reference prover */
+    cuzk_fr *inp, *aux, *a, *b, *c;  /* Montgomery */
+    uint64_t *a_aux, *b_inp, *b_aux; /* bitmaps, garbage past bit_len */
+    cuzk_supraseal_assignment as;
+} assignment;
+
+typedef struct {
+    cuzk_gen *g;
+    const cuzk_circuit *c;
+    cuzk_params p; /* in memory, what the file holds */
+    cuzk_groth16_vk vk;
+    char path[300];
+} fixture;
+
+/* bellperson's density: variable j (of n from col0) is in matrix m where an
+ * entry has a nonzero coefficient; Lsb0 u64 words; the bits past n in the
+ * last word set, as garbage. */
+static uint64_t *density_of(const cuzk_circuit *c, int m, uint64_t col0, uint64_t n,
+                            size_t *popcount) {
+    size_t words = (size_t)((n + 63) / 64);
+    uint64_t *w = calloc(words + 1, 8);
+    if (w == NULL) return NULL;
+    const cuzk_csr *mx = &c->m[m];
+    for (uint64_t e = 0; e < mx->nnz; e++) {
+        uint64_t col = mx->col[e];
+        if (col < col0 || col >= col0 + n) continue;
+        if (cuzk_fr_is_zero(&c->values[mx->val[e]])) continue;
+        uint64_t j = col - col0;
+        w[j / 64] |= (uint64_t)1 << (j % 64);
+    }
+    size_t pc = 0;
+    for (size_t i = 0; i < words; i++) pc += (size_t)__builtin_popcountll(w[i]);
+    *popcount = pc;
+    if (n % 64) w[words - 1] |= ~(uint64_t)0 << (n % 64);
+    return w;
+}
+
+/* <M_row, w> by the definition, coefficient times value per entry */
+static void eval_row(cuzk_fr *out, const cuzk_circuit *c, int m, uint64_t row,
+                     const cuzk_fr *wm) {
+    const cuzk_csr *mx = &c->m[m];
+    cuzk_fr_set_zero(out);
+    for (uint64_t e = mx->row_ptr[row]; e < mx->row_ptr[row + 1]; e++) {
+        cuzk_fr t;
+        cuzk_fr_mul(&t, &c->values[mx->val[e]], &wm[mx->col[e]]);
+        cuzk_fr_add(out, out, &t);
+    }
+}
+
+static void assignment_free(assignment *x) {
+    cuzk_witness_close(&x->w);
+    free(x->inp);
+    free(x->aux);
+    free(x->a);
+    free(x->b);
+    free(x->c);
+    free(x->a_aux);
+    free(x->b_inp);
+    free(x->b_aux);
+    memset(x, 0, sizeof(*x));
+}
+
+static int assignment_make(assignment *x, const fixture *f, unsigned partition) {
+    memset(x, 0, sizeof(*x));
+    const cuzk_circuit *c = f->c;
+    cuzk_error err;
+    if (cuzk_gen_witness(f->g, partition, &x->w, &err) != CUZK_OK) {
+        fprintf(stderr, "witness: %s\n", err.msg);
+        return 0;
+    }
+    uint64_t ni = c->n_inputs, na = c->n_aux, nv = ni + na, nc = c->n_constraints;
+    cuzk_fr *wm = malloc(nv * sizeof(cuzk_fr));
+    x->a = calloc(nc + ni, sizeof(cuzk_fr));
+    x->b = calloc(nc + ni, sizeof(cuzk_fr));
+    x->c = calloc(nc + ni, sizeof(cuzk_fr));
+    x->inp = malloc(ni * sizeof(cuzk_fr));
+    x->aux = malloc((na ? na : 1) * sizeof(cuzk_fr));
+    if (wm == NULL || x->a == NULL || x->b == NULL || x->c == NULL || x->inp == NULL ||
+        x->aux == NULL) {
+        free(wm);
+        return 0;
+    }
+    for (uint64_t i = 0; i < nv; i++) cuzk_fr_from_limbs(&wm[i], x->w.values + 4 * i);
+    memcpy(x->inp, wm, ni * sizeof(cuzk_fr));
+    memcpy(x->aux, wm + ni, na * sizeof(cuzk_fr));
+    for (uint64_t i = 0; i < nc; i++) {
+        eval_row(&x->a[i], c, 0, i, wm);
+        eval_row(&x->b[i], c, 1, i, wm);
+        eval_row(&x->c[i], c, 2, i, wm);
+    }
+    for (uint64_t j = 0; j < ni; j++) x->a[nc + j] = wm[j]; /* input_j * 0 = 0 */
+    free(wm);
+    size_t pa, pbi, pba;
+    x->a_aux = density_of(c, 0, ni, na, &pa);
+    x->b_inp = density_of(c, 1, 0, ni, &pbi);
+    x->b_aux = density_of(c, 1, ni, na, &pba);
+    if (x->a_aux == NULL || x->b_inp == NULL || x->b_aux == NULL) return 0;
+    cuzk_supraseal_assignment *s = &x->as;
+    s->a_aux_density = x->a_aux;
+    s->a_aux_bit_len = (size_t)na;
+    s->a_aux_popcount = pa;
+    s->b_inp_density = x->b_inp;
+    s->b_inp_bit_len = (size_t)ni;
+    s->b_inp_popcount = pbi;
+    s->b_aux_density = x->b_aux;
+    s->b_aux_bit_len = (size_t)na;
+    s->b_aux_popcount = pba;
+    s->a = (const cuzk_supraseal_fr *)x->a;
+    s->b = (const cuzk_supraseal_fr *)x->b;
+    s->c = (const cuzk_supraseal_fr *)x->c;
+    s->abc_size = (size_t)(nc + ni);
+    s->inp_assignment_data = (const cuzk_supraseal_fr *)x->inp;
+    s->inp_assignment_size = (size_t)ni;
+    s->aux_assignment_data = (const cuzk_supraseal_fr *)x->aux;
+    s->aux_assignment_size = (size_t)na;
+    return 1;
+}
+
+static void fixture_free(fixture *f) {
+    cuzk_groth16_vk_free(&f->vk);
+    cuzk_params_close(&f->p);
+    cuzk_gen_free(f->g);
+    memset(f, 0, sizeof(*f));
+}
+
+static int fixture_make(fixture *f, cuzk_gen_profile prof, unsigned log_n, const char *name) {
+    memset(f, 0, sizeof(*f));
+    cuzk_gen_params gp = {prof, log_n, -1, 11, 0};
+    cuzk_error err;
+    if (cuzk_gen_new(&f->g, &gp, &err) != CUZK_OK) {
+        fprintf(stderr, "gen: %s\n", err.msg);
+        return 0;
+    }
+    f->c = cuzk_gen_circuit(f->g);
+    cuzk_setup_toxic tw;
+    cuzk__setup_toxic_from_seed(&tw, name, strlen(name));
+    snprintf(f->path, sizeof(f->path), "%s/%s.params", tmpdir, name);
+    if (cuzk_groth16_setup_dev(&f->p, f->c, &tw, 0, &err) != CUZK_OK ||
+        cuzk_params_write(f->path, &f->p, 0, &err) != CUZK_OK ||
+        cuzk_groth16_vk_from_params(&f->vk, &f->p.vk, &err) != CUZK_OK) {
+        fprintf(stderr, "setup: %s\n", err.msg);
+        return 0;
+    }
+    return 1;
+}
+
+/* r and s of circuit i: fixed plain values, and their Montgomery forms */
+static void rs_of(size_t i, uint64_t r[4], uint64_t s[4], cuzk_supraseal_fr *rm,
+                  cuzk_supraseal_fr *sm) {
+    uint64_t rr[4] = {0x1234567890abcdefULL + i, 0x0fedcba987654321ULL, 0x1111 * (i + 1),
+                      0x0123456789abcdefULL};
+    uint64_t ss[4] = {0xdeadbeefcafef00dULL, 0x5555aaaa5555aaaaULL + i, 0x77 + i,
+                      0x1abcdef012345678ULL};
+    memcpy(r, rr, 32);
+    memcpy(s, ss, 32);
+    cuzk_fr t;
+    cuzk_fr_from_limbs(&t, r);
+    memcpy(rm, &t, 32);
+    cuzk_fr_from_limbs(&t, s);
+    memcpy(sm, &t, 32);
+}
+
+/* our own prover's proof of x with r, s */
+static int reference_proof(cuzk_groth16_proof *out, const fixture *f, const assignment *x,
+                           const uint64_t r[4], const uint64_t s[4]) {
+    cuzk_groth16_partial part;
+    cuzk_error err;
+    if (cuzk_groth16_prove_start_circuit(&part, NULL, f->c, &f->p, &x->w, 0, &err) != CUZK_OK) {
+        fprintf(stderr, "reference: %s\n", err.msg);
+        return 0;
+    }
+    cuzk_groth16_prove_finish(out, &part, r, s);
+    return 1;
+}
+
+/* the check `cuzk verify` makes: 192-byte encoding, decoded, bellman vk */
+static int verifies(const fixture *f, const assignment *x, const cuzk_supraseal_proof *p) {
+    uint8_t enc[CUZK_PROOF192_BYTES];
+    cuzk_groth16_proof q;
+    memcpy(&q, p, sizeof(q));
+    cuzk_proof192_encode(enc, &q);
+    size_t np = (size_t)f->c->n_inputs - 1, failed;
+    cuzk_error err;
+    cuzk_status st = cuzk_proof192_verify_partitions(
+        &f->vk, enc, sizeof(enc), (const uint64_t(*)[4])(x->w.values + 4), np, 1, &failed, &err);
+    if (st != CUZK_OK) fprintf(stderr, "verify: %s\n", err.msg);
+    return st == CUZK_OK;
+}
+
+/* The error's code is code (0: any nonzero), its message contains want, and
+ * it is freed as Rust frees it. */
+static int check_error(cuzk_supraseal_error e, int code, const char *want, int line) {
+    int ok = e.code != 0 && (code == 0 || e.code == code) && e.message != NULL &&
+             (want == NULL || strstr(e.message, want) != NULL);
+    if (!ok)
+        fprintf(stderr, "line %d: expected code %d with \"%s\", got code %d: %s\n", line, code,
+                want ? want : "", e.code, e.message ? e.message : "(no message)");
+    free(e.message);
+    return ok;
+}
+#define CHECK_ERR(call, code, want) CHECK(check_error((call), (code), (want), __LINE__))
+
+static int check_ok(cuzk_supraseal_error e, int line) {
+    if (e.code != 0 || e.message != NULL)
+        fprintf(stderr, "line %d: code %d: %s\n", line, e.code,
+                e.message ? e.message : "(no message)");
+    int ok = e.code == 0 && e.message == NULL;
+    free(e.message);
+    return ok;
+}
+#define CHECK_OK(call) CHECK(check_ok((call), __LINE__))
+
+/* ---- proofs equal to our prover's ---------------------------------------------------- */
+
+/* n circuits of f in one call (gpu_mtx, gpu_index as given), or through
+ * the split calls */
+static void prove_and_compare(const fixture *f, size_t n, void *mtx, int gpu_index, int split) {
+    assignment *xs = calloc(n, sizeof(*xs));
+    cuzk_supraseal_assignment *as = calloc(n, sizeof(*as));
+    cuzk_supraseal_fr *rm = calloc(n, 32), *sm = calloc(n, 32);
+    cuzk_supraseal_proof *got = calloc(n, sizeof(*got));
+    cuzk_groth16_proof *want = calloc(n, sizeof(*want));
+    uint64_t(*r)[4] = calloc(n, 32), (*s)[4] = calloc(n, 32);
+    CHECK(xs && as && rm && sm && got && want && r && s);
+    if (!(xs && as && rm && sm && got && want && r && s)) goto out;
+    for (size_t i = 0; i < n; i++) {
+        CHECK(assignment_make(&xs[i], f, (unsigned)i));
+        as[i] = xs[i].as;
+        rs_of(i, r[i], s[i], &rm[i], &sm[i]);
+        CHECK(reference_proof(&want[i], f, &xs[i], r[i], s[i]));
+    }
+    cuzk_supraseal_srs srs = {NULL};
+    CHECK_OK(create_SRS(&srs, f->path, false));
+    if (!split) {
+        CHECK_OK(generate_groth16_proofs_c(as, n, rm, sm, got, &srs, mtx, gpu_index));
+    } else {
+        void *h = NULL;
+        CHECK_OK(generate_groth16_proofs_start_c(as, n, rm, sm, &srs, mtx, gpu_index, &h));
+        CHECK(h != NULL);
+        /* start has consumed a, b, c, r_s, s_s: scribble over them, and
+         * over the structs, which the handle must not need either */
+        for (size_t i = 0; i < n; i++) {
+            memset(xs[i].a, 0x5a, xs[i].as.abc_size * 32);
+            memset(xs[i].b, 0x5a, xs[i].as.abc_size * 32);
+            memset(xs[i].c, 0x5a, xs[i].as.abc_size * 32);
+        }
+        memset(as, 0xa5, n * sizeof(*as));
+        memset(rm, 0x5a, n * 32);
+        memset(sm, 0x5a, n * 32);
+        /* the SRS may go before finalize: the handle holds a reference */
+        drop_SRS(&srs);
+        srs.ptr = NULL;
+        CHECK_OK(finalize_groth16_proof_c(h, got));
+        destroy_pending_proof(h); /* as Curio's Drop may do: harmless */
+        CHECK_ERR(finalize_groth16_proof_c(h, got), EINVAL, "not a pending proof");
+    }
+    drop_SRS(&srs);
+    for (size_t i = 0; i < n; i++) {
+        CHECK_MEM(&got[i], &want[i], sizeof(got[i]));
+        CHECK(verifies(f, &xs[i], &got[i]));
+    }
+out:
+    for (size_t i = 0; xs && i < n; i++) assignment_free(&xs[i]);
+    free(xs);
+    free(as);
+    free(rm);
+    free(sm);
+    free(got);
+    free(want);
+    free(r);
+    free(s);
+}
+
+static fixture fx_porep, fx_dense, fx_sha;
+
+static void test_layout_of_proof(void) {
+    /* the library writes cuzk's proof struct into upstream's */
+    CHECK_EQ_INT(sizeof(cuzk_supraseal_proof), sizeof(cuzk_groth16_proof));
+    CHECK_EQ_INT(sizeof(cuzk_supraseal_assignment), 136);
+}
+
+static void test_porep_three(void) { prove_and_compare(&fx_porep, 3, NULL, -1, 0); }
+
+static void test_dense_two(void) {
+    void *m = create_gpu_mutex();
+    CHECK(m != NULL);
+    prove_and_compare(&fx_dense, 2, m, 0, 0);
+    destroy_gpu_mutex(m);
+    destroy_gpu_mutex(NULL);
+}
+
+static void test_sha_two(void) { prove_and_compare(&fx_sha, 2, NULL, 1, 0); }
+
+static void test_porep_ten(void) { prove_and_compare(&fx_porep, 10, NULL, -1, 0); }
+
+static void test_split(void) {
+    prove_and_compare(&fx_porep, 2, NULL, -1, 1);
+    prove_and_compare(&fx_dense, 1, NULL, 0, 1);
+}
+
+/* several threads through the split calls at once, two sharing a mutex */
+typedef struct {
+    const fixture *f;
+    void *mtx;
+} thread_arg;
+
+static void *split_thread(void *p) {
+    thread_arg *a = p;
+    prove_and_compare(a->f, 2, a->mtx, -1, 1);
+    return NULL;
+}
+
+static void test_split_threads(void) {
+    void *m1 = create_gpu_mutex(), *m2 = create_gpu_mutex();
+    thread_arg args[4] = {{&fx_porep, m1}, {&fx_porep, m1}, {&fx_dense, m2}, {&fx_sha, NULL}};
+    pthread_t t[4];
+    int started[4];
+    for (int i = 0; i < 4; i++)
+        started[i] = pthread_create(&t[i], NULL, split_thread, &args[i]) == 0;
+    for (int i = 0; i < 4; i++) {
+        CHECK(started[i]);
+        if (started[i]) pthread_join(t[i], NULL);
+    }
+    destroy_gpu_mutex(m1);
+    destroy_gpu_mutex(m2);
+}
+
+static void test_pending_lifecycle(void) {
+    assignment x;
+    CHECK(assignment_make(&x, &fx_porep, 0));
+    cuzk_supraseal_fr rm, sm;
+    uint64_t r[4], s[4];
+    rs_of(0, r, s, &rm, &sm);
+    cuzk_supraseal_srs srs = {NULL};
+    CHECK_OK(create_SRS(&srs, fx_porep.path, false));
+    /* started, never finalized: destroy frees it; a second destroy and NULL
+     * are ignored */
+    void *h = NULL;
+    CHECK_OK(generate_groth16_proofs_start_c(&x.as, 1, &rm, &sm, &srs, NULL, -1, &h));
+    CHECK(h != NULL);
+    destroy_pending_proof(h);
+    destroy_pending_proof(h);
+    destroy_pending_proof(NULL);
+    CHECK_ERR(finalize_groth16_proof_c(h, NULL), EINVAL, "not a pending proof");
+    CHECK_ERR(finalize_groth16_proof_c(NULL, NULL), EINVAL, "not a pending proof");
+    /* finalize without room for the proofs fails and frees the handle */
+    CHECK_OK(generate_groth16_proofs_start_c(&x.as, 1, &rm, &sm, &srs, NULL, -1, &h));
+    CHECK_ERR(finalize_groth16_proof_c(h, NULL), EINVAL, "proofs is NULL");
+    destroy_pending_proof(h);
+    /* no circuits: nothing to do, nothing written */
+    CHECK_OK(generate_groth16_proofs_start_c(NULL, 0, NULL, NULL, &srs, NULL, -1, &h));
+    CHECK(h != NULL);
+    CHECK_OK(finalize_groth16_proof_c(h, NULL));
+    CHECK_OK(generate_groth16_proofs_c(NULL, 0, NULL, NULL, NULL, &srs, NULL, -1));
+    /* a failing start leaves no handle */
+    h = (void *)&x;
+    CHECK_ERR(generate_groth16_proofs_start_c(&x.as, 1, &rm, &sm, NULL, NULL, -1, &h), EINVAL,
+              "SRS handle is NULL");
+    CHECK(h == NULL);
+    CHECK_ERR(generate_groth16_proofs_start_c(&x.as, 1, &rm, &sm, &srs, NULL, -1, NULL), EINVAL,
+              "pending_out is NULL");
+    drop_SRS(&srs);
+    assignment_free(&x);
+}
+
+/* ---- errors -------------------------------------------------------------------------- */
+
+/* One malformed call: generate_groth16_proofs_c on a copy of x.as changed
+ * by edit, expecting code and a message with want; proofs untouched. */
+typedef void (*edit_fn)(cuzk_supraseal_assignment *as, assignment *x);
+
+static void expect_refused(const cuzk_supraseal_srs *srs, assignment *x, edit_fn edit,
+                           int code, const char *want, int line) {
+    cuzk_supraseal_assignment as[2] = {x->as, x->as};
+    cuzk_supraseal_fr rm[2], sm[2];
+    uint64_t r[4], s[4];
+    rs_of(0, r, s, &rm[0], &sm[0]);
+    rs_of(1, r, s, &rm[1], &sm[1]);
+    /* the bad one second: nothing of the first may be written either */
+    edit(&as[1], x);
+    cuzk_supraseal_proof proofs[2], before[2];
+    memset(proofs, 0xab, sizeof(proofs));
+    memcpy(before, proofs, sizeof(proofs));
+    cuzk_supraseal_error e = generate_groth16_proofs_c(as, 2, rm, sm, proofs, srs, NULL, -1);
+    if (!check_error(e, code, want, line)) CHECK(!"refused as expected");
+    CHECK(memcmp(proofs, before, sizeof(proofs)) == 0);
+    /* the same through the split calls: start refuses it, except what only
+     * the self-check sees (EBADMSG), which finalize refuses, freeing the
+     * handle; proofs untouched either way */
+    void *h = (void *)x;
+    e = generate_groth16_proofs_start_c(as, 2, rm, sm, srs, NULL, -1, &h);
+    if (code == EBADMSG) {
+        CHECK(check_ok(e, line));
+        CHECK(h != NULL);
+        e = finalize_groth16_proof_c(h, proofs);
+        destroy_pending_proof(h); /* as Curio's Drop does after a failed finalize */
+    } else {
+        CHECK(h == NULL);
+    }
+    if (!check_error(e, code, want, line)) CHECK(!"split calls refused as expected");
+    CHECK(memcmp(proofs, before, sizeof(proofs)) == 0);
+}
+
+static uint64_t saved_word;
+
+static int bit_of(const uint64_t *w, size_t j) { return (int)((w[j / 64] >> (j % 64)) & 1); }
+static cuzk_fr saved_fr;
+
+static void e_a_aux_len(cuzk_supraseal_assignment *a, assignment *x) {
+    (void)x;
+    a->a_aux_bit_len--;
+}
+static void e_b_inp_len(cuzk_supraseal_assignment *a, assignment *x) {
+    (void)x;
+    a->b_inp_bit_len++;
+}
+static void e_b_aux_pop(cuzk_supraseal_assignment *a, assignment *x) {
+    (void)x;
+    a->b_aux_popcount++;
+}
+static void e_a_aux_bit(cuzk_supraseal_assignment *a, assignment *x) {
+    /* a density that disagrees with its (correct) popcount */
+    (void)a;
+    saved_word = x->a_aux[0];
+    x->a_aux[0] ^= 1;
+}
+static void e_abc_big(cuzk_supraseal_assignment *a, assignment *x) {
+    (void)x;
+    a->abc_size = 4096; /* the domain is 2^10 */
+}
+static void e_abc_small(cuzk_supraseal_assignment *a, assignment *x) {
+    (void)x;
+    a->abc_size = a->inp_assignment_size - 1;
+}
+static void e_inp_size(cuzk_supraseal_assignment *a, assignment *x) {
+    a->inp_assignment_size--;
+    a->b_inp_bit_len--;
+    a->b_inp_popcount -= (size_t)bit_of(x->b_inp, a->b_inp_bit_len);
+}
+static void e_aux_size(cuzk_supraseal_assignment *a, assignment *x) {
+    /* one aux fewer, the densities (and their popcounts) with it */
+    a->aux_assignment_size--;
+    a->a_aux_bit_len--;
+    a->b_aux_bit_len--;
+    a->a_aux_popcount -= (size_t)bit_of(x->a_aux, a->a_aux_bit_len);
+    a->b_aux_popcount -= (size_t)bit_of(x->b_aux, a->b_aux_bit_len);
+}
+static void e_aux_null(cuzk_supraseal_assignment *a, assignment *x) {
+    (void)x;
+    a->aux_assignment_data = NULL;
+}
+static void e_c_null(cuzk_supraseal_assignment *a, assignment *x) {
+    (void)x;
+    a->c = NULL;
+}
+static void e_density_null(cuzk_supraseal_assignment *a, assignment *x) {
+    (void)x;
+    a->b_aux_density = NULL;
+}
+static void e_a_noncanonical(cuzk_supraseal_assignment *a, assignment *x) {
+    (void)a;
+    saved_fr = x->a[3];
+    memcpy(x->a[3].l, cuzk__fr_r, 32); /* r itself */
+}
+static void e_aux_noncanonical(cuzk_supraseal_assignment *a, assignment *x) {
+    (void)a;
+    saved_fr = x->aux[7];
+    memset(x->aux[7].l, 0xff, 32);
+}
+static void e_unsatisfied(cuzk_supraseal_assignment *a, assignment *x) {
+    (void)a;
+    saved_fr = x->c[5];
+    cuzk_fr_add(&x->c[5], &x->c[5], &cuzk__fr_one);
+}
+static void e_input_not_one(cuzk_supraseal_assignment *a, assignment *x) {
+    (void)a;
+    saved_fr = x->inp[0];
+    cuzk_fr_add(&x->inp[0], &x->inp[0], &cuzk__fr_one);
+}
+static void e_input_row(cuzk_supraseal_assignment *a, assignment *x) {
+    /* the last input row's a is not that input */
+    saved_fr = x->a[a->abc_size - 1];
+    cuzk_fr_add(&x->a[a->abc_size - 1], &x->a[a->abc_size - 1], &cuzk__fr_one);
+}
+static cuzk_fr *scaled_a, *scaled_b;
+
+static void e_scaled_row(cuzk_supraseal_assignment *a, assignment *x) {
+    /* a_i b_i = c_i still holds on every row, but a and b are not the
+     * circuit's: A(X) B(X) changes off the domain, so does H, and only the
+     * self-check can tell */
+    size_t m = a->abc_size, nc = m - a->inp_assignment_size;
+    scaled_a = malloc(m * 32);
+    scaled_b = malloc(m * 32);
+    memcpy(scaled_a, x->a, m * 32);
+    memcpy(scaled_b, x->b, m * 32);
+    cuzk_fr two, half;
+    cuzk_fr_add(&two, &cuzk__fr_one, &cuzk__fr_one);
+    cuzk_fr_inv(&half, &two);
+    for (size_t i = 0; i < nc; i++)
+        if (!cuzk_fr_is_zero(&scaled_a[i]) && !cuzk_fr_is_zero(&scaled_b[i])) {
+            cuzk_fr_mul(&scaled_a[i], &scaled_a[i], &two);
+            cuzk_fr_mul(&scaled_b[i], &scaled_b[i], &half);
+            break;
+        }
+    a->a = (const cuzk_supraseal_fr *)scaled_a;
+    a->b = (const cuzk_supraseal_fr *)scaled_b;
+}
+
+static void test_bad_assignments(void) {
+    assignment x;
+    CHECK(assignment_make(&x, &fx_porep, 0));
+    cuzk_supraseal_srs srs = {NULL};
+    CHECK_OK(create_SRS(&srs, fx_porep.path, false));
+#define REFUSED(fn, code, want) expect_refused(&srs, &x, fn, code, want, __LINE__)
+    REFUSED(e_a_aux_len, EINVAL, "a_aux density has");
+    REFUSED(e_b_inp_len, EINVAL, "b_inp density has");
+    REFUSED(e_b_aux_pop, EINVAL, "popcount says");
+    REFUSED(e_a_aux_bit, EINVAL, "a_aux density has");
+    x.a_aux[0] = saved_word;
+    REFUSED(e_abc_big, EINVAL, "exceeds the domain");
+    REFUSED(e_abc_small, EINVAL, "below the");
+    REFUSED(e_inp_size, EINVAL, "inputs, but");
+    REFUSED(e_aux_size, EINVAL, "aux variables, but");
+    REFUSED(e_aux_null, EINVAL, "aux assignment is NULL");
+    REFUSED(e_c_null, EINVAL, "a, b or c is NULL");
+    REFUSED(e_density_null, EINVAL, "b_aux density is NULL");
+    REFUSED(e_a_noncanonical, EINVAL, "a[3] is not a Montgomery scalar");
+    x.a[3] = saved_fr;
+    REFUSED(e_aux_noncanonical, EINVAL, "aux 7 is not a Montgomery scalar");
+    x.aux[7] = saved_fr;
+    REFUSED(e_unsatisfied, EINVAL, "constraint 5 is not satisfied");
+    x.c[5] = saved_fr;
+    REFUSED(e_input_not_one, EINVAL, "input 0 is not one");
+    x.inp[0] = saved_fr;
+    REFUSED(e_input_row, EINVAL, "is not input");
+    x.a[x.as.abc_size - 1] = saved_fr;
+    REFUSED(e_scaled_row, EBADMSG, "does not verify");
+    free(scaled_a);
+    free(scaled_b);
+#undef REFUSED
+    assignment_free(&x);
+
+    /* arguments */
+    CHECK(assignment_make(&x, &fx_porep, 1));
+    cuzk_supraseal_fr rm, sm, bad;
+    uint64_t r[4], s[4];
+    rs_of(0, r, s, &rm, &sm);
+    cuzk_supraseal_proof proof;
+    memcpy(bad.l, cuzk__fr_r, 32);
+    CHECK_ERR(generate_groth16_proofs_c(&x.as, 1, &bad, &sm, &proof, &srs, NULL, -1), EINVAL,
+              "r_s[0] or s_s[0] is not a Montgomery scalar");
+    CHECK_ERR(generate_groth16_proofs_c(&x.as, 1, &rm, &bad, &proof, &srs, NULL, -1), EINVAL,
+              "not a Montgomery scalar");
+    CHECK_ERR(generate_groth16_proofs_c(NULL, 1, &rm, &sm, &proof, &srs, NULL, -1), EINVAL,
+              "is NULL");
+    CHECK_ERR(generate_groth16_proofs_c(&x.as, 1, NULL, &sm, &proof, &srs, NULL, -1), EINVAL,
+              "is NULL");
+    CHECK_ERR(generate_groth16_proofs_c(&x.as, 1, &rm, &sm, NULL, &srs, NULL, -1), EINVAL,
+              "proofs is NULL");
+    CHECK_ERR(generate_groth16_proofs_c(&x.as, 1, &rm, &sm, &proof, NULL, NULL, -1), EINVAL,
+              "SRS handle is NULL");
+    cuzk_supraseal_srs empty = {NULL};
+    CHECK_ERR(generate_groth16_proofs_c(&x.as, 1, &rm, &sm, &proof, &empty, NULL, -1), EINVAL,
+              "SRS handle is empty");
+    /* an SRS for another circuit */
+    cuzk_supraseal_srs other = {NULL};
+    CHECK_OK(create_SRS(&other, fx_dense.path, false));
+    CHECK_ERR(generate_groth16_proofs_c(&x.as, 1, &rm, &sm, &proof, &other, NULL, -1), EINVAL,
+              "parameters of another circuit?");
+    drop_SRS(&other);
+    /* and after all that, the same call with good arguments still works */
+    CHECK_OK(generate_groth16_proofs_c(&x.as, 1, &rm, &sm, &proof, &srs, NULL, -1));
+    CHECK(verifies(&fx_porep, &x, &proof));
+    drop_SRS(&srs);
+    assignment_free(&x);
+}
+
+static int copy_file(const char *from, const char *to, uint8_t **data, size_t *n) {
+    FILE *f = fopen(from, "rb");
+    if (f == NULL) return 0;
+    fseek(f, 0, SEEK_END);
+    long len = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    *data = malloc((size_t)len);
+    *n = (size_t)len;
+    int ok = *data != NULL && fread(*data, 1, (size_t)len, f) == (size_t)len;
+    fclose(f);
+    return ok && cuzk_test_write_file(to, *data, *n);
+}
+
+static void test_bad_srs(void) {
+    cuzk_supraseal_srs srs = {(const void *)&srs};
+    char path[400];
+    snprintf(path, sizeof(path), "%s/missing.params", tmpdir);
+    CHECK_ERR(create_SRS(&srs, path, false), ENOENT, "open(\"");
+    CHECK(srs.ptr == NULL);
+    CHECK_ERR(create_SRS(&srs, path, true), ENOENT, "No such file");
+    CHECK_ERR(create_SRS(&srs, NULL, false), EINVAL, "path is NULL");
+    CHECK_ERR(create_SRS(NULL, fx_porep.path, false), EINVAL, "ret is NULL");
+    CHECK_ERR(create_SRS(&srs, tmpdir, false), 0, NULL); /* a folder */
+
+    uint8_t *data = NULL;
+    size_t n = 0;
+    snprintf(path, sizeof(path), "%s/corrupt.params", tmpdir);
+    CHECK(copy_file(fx_porep.path, path, &data, &n));
+    /* truncated */
+    CHECK(cuzk_test_write_file(path, data, n - 100));
+    CHECK_ERR(create_SRS(&srs, path, true), EINVAL, "corrupt.params");
+    /* trailing bytes */
+    uint8_t *longer = malloc(n + 7);
+    memcpy(longer, data, n);
+    memset(longer + n, 0, 7);
+    CHECK(cuzk_test_write_file(path, longer, n + 7));
+    free(longer);
+    CHECK_ERR(create_SRS(&srs, path, false), EINVAL, "corrupt.params");
+    /* alpha (the first point) off the curve */
+    data[95] ^= 1;
+    CHECK(cuzk_test_write_file(path, data, n));
+    CHECK_ERR(create_SRS(&srs, path, false), EINVAL, "corrupt.params");
+    data[95] ^= 1;
+    /* a count that runs past the end: IC's */
+    uint8_t saved = data[864];
+    data[864] = 0x7f;
+    CHECK(cuzk_test_write_file(path, data, n));
+    CHECK_ERR(create_SRS(&srs, path, false), EINVAL, "corrupt.params");
+    data[864] = saved;
+    CHECK(srs.ptr == NULL);
+
+    /* a corrupt point inside vector h loads (its curve is checked when a
+     * proof fails), and the proof that uses it is refused naming it */
+    uint64_t n_ic = ((uint64_t)data[864] << 24) | ((uint64_t)data[865] << 16) |
+                    ((uint64_t)data[866] << 8) | data[867];
+    size_t h0 = 864 + 4 + (size_t)n_ic * 96 + 4;
+    data[h0 + 95] ^= 1; /* the low bit of the first h point's y */
+    CHECK(cuzk_test_write_file(path, data, n));
+    CHECK_OK(create_SRS(&srs, path, false));
+    assignment x;
+    CHECK(assignment_make(&x, &fx_porep, 0));
+    cuzk_supraseal_fr rm, sm;
+    uint64_t r[4], s[4];
+    rs_of(0, r, s, &rm, &sm);
+    cuzk_supraseal_proof proof;
+    CHECK_ERR(generate_groth16_proofs_c(&x.as, 1, &rm, &sm, &proof, &srs, NULL, -1), EBADMSG,
+              "vector h");
+    drop_SRS(&srs);
+    assignment_free(&x);
+    free(data);
+}
+
+/* ---- the cache ------------------------------------------------------------------------ */
+
+#ifndef CUZK_SS_TEST_SHARED
+static long refs_of(const cuzk_supraseal_srs *h) {
+    return atomic_load(&((cuzk__ss_srs *)h->ptr)->refs);
+}
+#define CHECK_REFS(h, n) CHECK_EQ_INT(refs_of(h), n)
+#else
+#define CHECK_REFS(h, n) ((void)(h))
+#endif
+
+static void test_cache(void) {
+    const char *path = fx_porep.path;
+    cuzk_supraseal_srs a = {NULL}, b = {NULL}, c = {NULL}, d = {NULL};
+    CHECK_OK(create_SRS(&a, path, true));
+    CHECK_OK(create_SRS(&b, path, true));
+    CHECK(a.ptr != NULL && a.ptr == b.ptr); /* one body */
+    CHECK_REFS(&a, 3);                      /* the cache's, a's and b's */
+    CHECK_OK(create_SRS(&c, path, false));
+    CHECK(c.ptr != NULL && c.ptr != a.ptr); /* private */
+    CHECK_REFS(&c, 1);
+    d = clone_SRS(&a);
+    CHECK(d.ptr == a.ptr);
+    CHECK_REFS(&a, 4);
+    drop_SRS(&b);
+    b.ptr = NULL; /* as Rust does after drop */
+    CHECK_REFS(&a, 3);
+    /* evict: the cache lets go, the handles keep it; the next create loads anew */
+    evict_SRS(&a);
+    CHECK_REFS(&a, 2);
+    evict_SRS(&a); /* no entry any more: nothing happens */
+    CHECK_REFS(&a, 2);
+    CHECK_OK(create_SRS(&b, path, true));
+    CHECK(b.ptr != NULL && b.ptr != a.ptr);
+    CHECK_REFS(&b, 2);
+    /* evict through a private handle of the same path removes the entry too */
+    evict_SRS(&c);
+    CHECK_REFS(&b, 1);
+    drop_SRS(&b);
+    drop_SRS(&c);
+
+    /* a handle kept after its original is dropped still proves */
+    drop_SRS(&a);
+    a.ptr = NULL;
+    CHECK_REFS(&d, 1);
+    assignment x;
+    CHECK(assignment_make(&x, &fx_porep, 2));
+    cuzk_supraseal_fr rm, sm;
+    uint64_t r[4], s[4];
+    rs_of(2, r, s, &rm, &sm);
+    cuzk_supraseal_proof proof;
+    CHECK_OK(generate_groth16_proofs_c(&x.as, 1, &rm, &sm, &proof, &d, NULL, -1));
+    CHECK(verifies(&fx_porep, &x, &proof));
+    assignment_free(&x);
+    drop_SRS(&d);
+
+    /* empty handles */
+    cuzk_supraseal_srs empty = {NULL};
+    drop_SRS(&empty);
+    drop_SRS(NULL);
+    evict_SRS(&empty);
+    evict_SRS(NULL);
+    CHECK(clone_SRS(&empty).ptr == NULL);
+    CHECK(clone_SRS(NULL).ptr == NULL);
+
+    /* at most four: the path strings differ ("./" inserted), the file is one */
+    char paths[6][400];
+    cuzk_supraseal_srs h[6];
+    for (int i = 0; i < 6; i++) {
+        char dots[32] = "";
+        for (int k = 0; k < i; k++) strcat(dots, "./");
+        snprintf(paths[i], sizeof(paths[i]), "%s/%sporep.params", tmpdir, dots);
+        h[i].ptr = NULL;
+    }
+    for (int i = 0; i < 5; i++) CHECK_OK(create_SRS(&h[i], paths[i], true));
+    CHECK_REFS(&h[0], 1); /* the fifth pushed the first (least recently used) out */
+    CHECK_REFS(&h[1], 2);
+    CHECK_REFS(&h[4], 2);
+    cuzk_supraseal_srs again = {NULL};
+    CHECK_OK(create_SRS(&again, paths[1], true)); /* a hit: paths[1] is the most recent */
+    CHECK(again.ptr == h[1].ptr);
+    drop_SRS(&again);
+    CHECK_OK(create_SRS(&again, paths[0], true)); /* a miss: loads, pushes out paths[2] */
+    CHECK(again.ptr != h[0].ptr);
+    CHECK_REFS(&h[2], 1);
+    CHECK_REFS(&h[1], 2);
+    drop_SRS(&again);
+    CHECK_OK(create_SRS(&again, paths[2], true)); /* gone: a new body */
+    CHECK(again.ptr != h[2].ptr);
+    drop_SRS(&again);
+    for (int i = 0; i < 5; i++) {
+        evict_SRS(&h[i]);
+        drop_SRS(&h[i]);
+    }
+}
+
+/* ---- main ----------------------------------------------------------------------------- */
+
+static void rm_tree(const char *dir) {
+    char cmd[600];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
+}
+
+int main(int argc, char **argv) {
+    cuzk_test_init(argc, argv);
+    const char *base = getenv("TMPDIR");
+    snprintf(tmpdir, sizeof(tmpdir), "%s/cuzk-supraseal-XXXXXX", base && *base ? base : "/tmp");
+    if (mkdtemp(tmpdir) == NULL) {
+        perror("mkdtemp");
+        return 1;
+    }
+    int ok = fixture_make(&fx_porep, CUZK_GEN_POREP, 10, "porep") &&
+             fixture_make(&fx_dense, CUZK_GEN_DENSE, 10, "dense") &&
+             fixture_make(&fx_sha, CUZK_GEN_SHA, 10, "sha");
+    CHECK(ok);
+    if (ok) {
+        RUN(test_layout_of_proof);
+        RUN(test_porep_three);
+        RUN(test_dense_two);
+        RUN(test_sha_two);
+        RUN(test_porep_ten);
+        RUN(test_split);
+        RUN(test_split_threads);
+        RUN(test_pending_lifecycle);
+        RUN(test_bad_assignments);
+        RUN(test_bad_srs);
+        RUN(test_cache);
+    }
+    fixture_free(&fx_porep);
+    fixture_free(&fx_dense);
+    fixture_free(&fx_sha);
+    rm_tree(tmpdir);
+    return cuzk_test_finish();
+}
