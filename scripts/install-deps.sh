@@ -22,6 +22,8 @@ want_cmd cmake cmake
 [ -f /usr/include/sqlite3.h ] || need+=(libsqlite3-dev)
 # libmicrohttpd: the daemon's HTTP server; pkg-config finds it for CMake
 [ -f /usr/include/microhttpd.h ] || need+=(libmicrohttpd-dev)
+# libpq: the job queue daemons on many machines share (src/service/store_pg.c)
+[ -f /usr/include/postgresql/libpq-fe.h ] || need+=(libpq-dev)
 want_cmd pkg-config pkgconf
 if [ "$mode" = test ]; then
     # GMP: the reference arithmetic of the differential tests.
@@ -36,6 +38,8 @@ if [ "$mode" = test ]; then
     want_cmd python3 python3 # regenerates generated files to check they are current
     want_cmd chromium chromium # the daemon's status page in a headless browser (tests/service)
     want_cmd curl curl         # the daemon's tests send requests with it
+    # PostgreSQL's server: the job queue's tests start a private one (scripts/pg-test-server.sh)
+    ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need+=(postgresql)
 fi
 
 if [ ${#need[@]} -gt 0 ]; then
