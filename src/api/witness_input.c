@@ -117,11 +117,13 @@ static cuzk_status load_file(const cuzk_key *k, cuzk_witness *w, const char *pat
                       "%s: neither a snarkjs .wtns nor a cuzk witness file (first bytes)", path);
 }
 
-static uint64_t le64(const uint8_t *p) {
+static uint64_t le_n(const uint8_t *p, int n) {
     uint64_t v = 0;
-    for (int i = 7; i >= 0; i--) v = v << 8 | p[i];
+    for (int i = n - 1; i >= 0; i--) v = v << 8 | p[i];
     return v;
 }
+static uint64_t le64(const uint8_t *p) { return le_n(p, 8); }
+static uint32_t le32(const uint8_t *p) { return (uint32_t)le_n(p, 4); }
 
 /* A .wtns file's section headers (type u32, size u64, from offset 12) walked
  * with pread: they must cover the file exactly, so a truncated or padded
@@ -137,8 +139,7 @@ static cuzk_status wtns_sections_fit(const char *path, uint64_t size, cuzk_error
         st = cuzk__fail(err, CUZK_ERR_INVALID_ARG, "%s: %llu bytes: no section count", path,
                         (unsigned long long)size);
     } else {
-        n_sections = (uint32_t)h[0] | (uint32_t)h[1] << 8 | (uint32_t)h[2] << 16 |
-                     (uint32_t)h[3] << 24;
+        n_sections = le32(h);
     }
     for (uint32_t i = 0; st == CUZK_OK && i < n_sections; i++) {
         if (size - pos < 12 || pread(fd, h, 12, (off_t)pos) != 12) {
@@ -199,9 +200,9 @@ cuzk_status cuzk__witness_check_head(const cuzk_key *k, const char *path, cuzk_e
     if (got >= 4 && memcmp(h, "wtns", 4) == 0) {
         /* "wtns", version, sections; the header section first: type 1, its
          * size, n8, the prime (n8 bytes), the witness count (u32) */
-        const uint32_t type = (uint32_t)le64(h + 12) & 0xffffffffu, n8 = (uint32_t)le64(h + 24);
+        const uint32_t type = le32(h + 12), n8 = le32(h + 24);
         if (got == sizeof(h) && type == 1 && n8 == 32) {
-            const uint64_t n = le64(h + 60) & 0xffffffffu;
+            const uint64_t n = le32(h + 60);
             if (k->kind == CUZK_KEY_ZKEY && n != k->n_vars) return count_mismatch(k, path, n, err);
         }
         /* the sections, by their headers alone, must fill the file exactly */
