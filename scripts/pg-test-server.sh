@@ -38,9 +38,9 @@ find_bindir() {
         return 1
     fi
     local d best=
-    for d in /usr/lib/postgresql/*/bin; do
-        [ -x "$d/initdb" ] && [ -x "$d/pg_ctl" ] || continue
-        best=$d # the glob sorts, so the last is the newest major (same digit count)
+    # newest major last (sort -V: 9.6 before 15)
+    for d in $(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V); do
+        [ -x "$d/initdb" ] && [ -x "$d/pg_ctl" ] && best=$d
     done
     if [ -z "$best" ] && command -v initdb >/dev/null 2>&1 && command -v pg_ctl >/dev/null 2>&1; then
         best=$(dirname "$(command -v initdb)")
@@ -86,6 +86,9 @@ check_dir() {
 
 start() {
     local dir=${1:-}
+    case $dir in
+    *[[:space:]\'\"]*) die "$dir: a folder without blanks or quotes, please (it goes into the server's options)" ;;
+    esac
     if [ -z "$dir" ]; then
         dir=$(mktemp -d /tmp/pg-XXXXXX)
     else
