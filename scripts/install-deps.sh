@@ -38,6 +38,9 @@ if [ "$mode" = test ]; then
     want_cmd python3 python3 # regenerates generated files to check they are current
     want_cmd chromium chromium # the daemon's status page in a headless browser (tests/service)
     want_cmd curl curl         # the daemon's tests send requests with it
+    # Debian's Rust (not a rustup one): the supraseal-c2 shim crate's test
+    [ -x /usr/bin/cargo ] || need+=(cargo)
+    [ -x /usr/bin/rustc ] || need+=(rustc)
     # PostgreSQL's server: the job queue's tests start a private one (scripts/pg-test-server.sh)
     ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need+=(postgresql)
 fi
