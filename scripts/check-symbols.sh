@@ -7,11 +7,12 @@
 # and what including CUB (CCCL, shipped with the CUDA toolkit; the radix sort
 # of src/gpu/msm_sort.cu) brings and no flag removes: template instances, inline
 # variables and their guards in cub::, cuda::std:: and thrust:: (versioned
-# inline namespaces, so they cannot clash with another CCCL's).
+# inline namespaces, so they cannot clash with another CCCL's), const member
+# functions among them (_ZNK...).
 set -euo pipefail
 lib=${1:?usage: check-symbols.sh libcuzk.a}
 bad=$(nm -g --defined-only "$lib" 2>/dev/null | awk 'NF==3 {print $3}' | grep -v -e '^cuzk_' -e '^\.gomp_critical_user_cuzk_' \
-    -e '^DW\.ref\.__gxx_personality_v0$' -e '^_Z\(GV\)\?Z\?N\(3cub\|4cuda3std\|6thrust\)' | sort -u || true)
+    -e '^DW\.ref\.__gxx_personality_v0$' -e '^_Z\(GV\)\?Z\?NK\?\(3cub\|4cuda3std\|6thrust\)' | sort -u || true)
 if [ -n "$bad" ]; then
     echo "check-symbols: exported symbols without the cuzk_ prefix in $lib:" >&2
     echo "$bad" >&2
