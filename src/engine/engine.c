@@ -293,20 +293,6 @@ void cuzk_engine_pause(cuzk_engine *e, int paused) {
     pthread_mutex_unlock(&e->mu);
 }
 
-/* The deadline timeout_ms from now (CLOCK_REALTIME, as the condition waits
- * use). */
-static struct timespec deadline_in(int timeout_ms) {
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    ts.tv_sec += timeout_ms / 1000;
-    ts.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
-    if (ts.tv_nsec >= 1000000000L) {
-        ts.tv_sec++;
-        ts.tv_nsec -= 1000000000L;
-    }
-    return ts;
-}
-
 /* Waits on `changed` until the deadline (timeout_ms < 0: none); 0 when it
  * passed. Called with the lock held. */
 static int wait_changed(cuzk_engine *e, int timeout_ms, const struct timespec *until) {
@@ -394,7 +380,7 @@ cuzk_status cuzk__engine_submit(cuzk_engine *e, uint64_t *job_id, cuzk_key *key,
                           (unsigned long long)held,
                           (unsigned long long)e->opt.host_memory_budget);
     }
-    const struct timespec until = deadline_in(timeout_ms > 0 ? timeout_ms : 0);
+    const struct timespec until = cuzk__deadline_in_ms(timeout_ms > 0 ? timeout_ms : 0);
     pthread_mutex_lock(&e->mu);
     for (;;) {
         if (request_id != NULL) /* a resubmission returns the job it made */
@@ -487,7 +473,7 @@ cuzk_status cuzk_engine_await(cuzk_engine *e, uint64_t job_id, int timeout_ms, c
                               uint8_t *public_inputs, cuzk_proof_times *times, cuzk_error *err) {
     cuzk__error_clear(err);
     if (e == NULL) return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "engine_await: NULL engine");
-    const struct timespec until = deadline_in(timeout_ms > 0 ? timeout_ms : 0);
+    const struct timespec until = cuzk__deadline_in_ms(timeout_ms > 0 ? timeout_ms : 0);
     pthread_mutex_lock(&e->mu);
     job *j = find_job(e, job_id);
     /* ended, and no partition of it still being proved */
@@ -529,7 +515,7 @@ cuzk_status cuzk_engine_await(cuzk_engine *e, uint64_t job_id, int timeout_ms, c
 
 uint64_t cuzk_engine_wait_settled(cuzk_engine *e, uint64_t seen, int timeout_ms) {
     if (e == NULL) return seen;
-    const struct timespec until = deadline_in(timeout_ms > 0 ? timeout_ms : 0);
+    const struct timespec until = cuzk__deadline_in_ms(timeout_ms > 0 ? timeout_ms : 0);
     pthread_mutex_lock(&e->mu);
     while (e->settled <= seen && !e->stop && timeout_ms != 0 &&
            wait_changed(e, timeout_ms, &until)) {

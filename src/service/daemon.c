@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "util/clock.h"
 #include "util/error.h"
 
 /* How often the finisher looks at its jobs when nothing settles (a job's
@@ -502,14 +503,7 @@ cuzk_status cuzk__daemon_submit(cuzk__daemon *d, const cuzk__daemon_submission *
 
 cuzk_status cuzk__daemon_job_await(cuzk__daemon *d, uint64_t id, int timeout_ms,
                                    cuzk__daemon_job *job, cuzk_error *err) {
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_sec += timeout_ms / 1000;
-    until.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
-    if (until.tv_nsec >= 1000000000L) {
-        until.tv_sec++;
-        until.tv_nsec -= 1000000000L;
-    }
+    const struct timespec until = cuzk__deadline_in_ms(timeout_ms > 0 ? timeout_ms : 0);
     for (;;) {
         pthread_mutex_lock(&d->mu);
         const uint64_t gen = d->ended_gen;
