@@ -168,9 +168,7 @@ static void finisher_pass(cuzk__daemon *d) {
         cuzk_job_info info;
         cuzk_error err;
         if (cuzk_engine_job_info(d->engine, snap[i].engine_id, &info, &err) != CUZK_OK) continue;
-        const int ended = info.state == CUZK_JOB_DONE || info.state == CUZK_JOB_FAILED ||
-                          info.state == CUZK_JOB_CANCELLED;
-        if (ended && info.n_running == 0) {
+        if (cuzk__store_state_ended(info.state) && info.n_running == 0) {
             record_end(d, &snap[i], &info);
         } else if (!snap[i].running_recorded && (info.n_running > 0 || info.n_done > 0)) {
             if (cuzk__store_set_running(d->store, snap[i].id, &err) == CUZK_OK) {
@@ -445,10 +443,6 @@ cuzk_status cuzk__daemon_job_get(cuzk__daemon *d, uint64_t id, cuzk__daemon_job 
     return st == CUZK_OK ? job_fill(d, job, err) : st;
 }
 
-static int job_ended(cuzk_job_state s) {
-    return s == CUZK_JOB_DONE || s == CUZK_JOB_FAILED || s == CUZK_JOB_CANCELLED;
-}
-
 /* Refuses now (400) a witness of another circuit, or a truncated one, that
  * would otherwise be accepted only to fail its job later. */
 static cuzk_status check_witnesses(cuzk__daemon *d, const cuzk__daemon_submission *sub,
@@ -509,7 +503,7 @@ cuzk_status cuzk__daemon_job_await(cuzk__daemon *d, uint64_t id, int timeout_ms,
         const uint64_t gen = d->ended_gen;
         pthread_mutex_unlock(&d->mu);
         const cuzk_status st = cuzk__daemon_job_get(d, id, job, err);
-        if (st != CUZK_OK || job_ended(job->rec.state)) return st;
+        if (st != CUZK_OK || cuzk__store_state_ended(job->rec.state)) return st;
         pthread_mutex_lock(&d->mu);
         int timed_out = d->closing;
         while (d->ended_gen == gen && !timed_out)
@@ -621,7 +615,7 @@ static cuzk_status key_status(cuzk__daemon *d, const key_entry *k, cuzk__daemon_
         cuzk_error jerr;
         if (cuzk_engine_job_info(d->engine, eids[i], &info, &jerr) != CUZK_OK) continue;
         ks->running_partitions += info.n_running;
-        if (!job_ended(info.state))
+        if (!cuzk__store_state_ended(info.state))
             ks->queued_partitions += info.n_partitions - info.n_done - info.n_running;
     }
     free(eids);

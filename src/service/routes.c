@@ -283,10 +283,6 @@ static void route_submit(cuzk__daemon *d, const cuzk__request *req, cuzk__respon
     if (submit(d, req, resp, &job, &existed)) answer_job(resp, existed ? 200 : 201, &job);
 }
 
-static int job_ended(cuzk_job_state s) {
-    return s == CUZK_JOB_DONE || s == CUZK_JOB_FAILED || s == CUZK_JOB_CANCELLED;
-}
-
 static void route_prove(cuzk__daemon *d, const cuzk__request *req, cuzk__response *resp) {
     uint64_t timeout;
     if (!query_u64(req, resp, "timeout_ms", PROVE_DEFAULT_MS, 0, WAIT_MAX_MS, &timeout)) return;
@@ -316,7 +312,7 @@ static void route_prove(cuzk__daemon *d, const cuzk__request *req, cuzk__respons
         }
     }
     cuzk_json_end_object(&w);
-    answer_json(resp, job_ended(job.rec.state) ? 200 : 202, &w);
+    answer_json(resp, cuzk__store_state_ended(job.rec.state) ? 200 : 202, &w);
 }
 
 static void route_list(cuzk__daemon *d, const cuzk__request *req, cuzk__response *resp) {
@@ -701,10 +697,9 @@ static void route_timeline(cuzk__daemon *d, const cuzk__request *req, cuzk__resp
     jdbl(&w, "now_ms", now);
     jkey(&w, "workers");
     cuzk_json_begin_array(&w);
+    const int gpu = cfg->backend != CUZK_BACKEND_CPU && copt.n_devices > 0 && cuzk_gpu_count() > 0;
     for (size_t i = 0; i < s.workers; i++) {
         const size_t slot = per ? i / per : 0;
-        const int gpu = cfg->backend != CUZK_BACKEND_CPU && copt.n_devices > 0 &&
-                        cuzk_gpu_count() > 0;
         cuzk_json_begin_object(&w);
         ju64(&w, "worker", i);
         jint(&w, "device", gpu && slot < copt.n_devices ? copt.devices[slot] : -1);

@@ -164,7 +164,9 @@ const char *cuzk__store_state_name(cuzk_job_state state) {
     return (unsigned)state < 5 ? names[state] : "?";
 }
 
-static int ended(int state) { return state >= CUZK_JOB_DONE && state <= CUZK_JOB_CANCELLED; }
+int cuzk__store_state_ended(cuzk_job_state state) {
+    return state >= CUZK_JOB_DONE && state <= CUZK_JOB_CANCELLED;
+}
 
 /* ---- names and paths ---------------------------------------------------- */
 
@@ -255,6 +257,18 @@ static void unlock(cuzk__store *s) {
         sqlite3_reset(s->q[Q_ROLLBACK]);
     }
     pthread_mutex_unlock(&s->mu);
+}
+
+/* The end of a call that may release spool files: the lock goes, then the
+ * files the committed change released are unlinked (only once no row names
+ * them); after a failure nothing was committed and they stay. Returns st. */
+static cuzk_status end_call(cuzk__store *s, cuzk_status st, pathlist *l) {
+    unlock(s);
+    if (st == CUZK_OK)
+        unlink_all(l);
+    else
+        pathlist_free(l);
+    return st;
 }
 
 /* Statement i, reset with no bindings, for the call holding the lock. */
@@ -959,7 +973,7 @@ cuzk_status cuzk__store_set_running(cuzk__store *s, uint64_t id, cuzk_error *err
     size_t n = 0;
     cuzk_status st = begin(s, err);
     if (st == CUZK_OK) st = load_state(s, id, &state, &n, err);
-    if (st == CUZK_OK && ended(state)) st = has_ended(err, id, state);
+    if (st == CUZK_OK && cuzk__store_state_ended(state)) st = has_ended(err, id, state);
     if (st == CUZK_OK && state == CUZK_JOB_QUEUED) {
         st = set_state(s, id, CUZK_JOB_RUNNING, cuzk__store_now_ms(), 0, CUZK_OK, NULL, err);
         if (st == CUZK_OK) st = commit(s, err);
@@ -983,7 +997,7 @@ cuzk_status cuzk__store_finish(cuzk__store *s, uint64_t id, const cuzk_proof *pr
     size_t count = 0;
     cuzk_status st = begin(s, err);
     if (st == CUZK_OK) st = load_state(s, id, &state, &count, err);
-    if (st == CUZK_OK && ended(state)) st = has_ended(err, id, state);
+    if (st == CUZK_OK && cuzk__store_state_ended(state)) st = has_ended(err, id, state);
     if (st == CUZK_OK && n != count)
         st = cuzk__fail(err, CUZK_ERR_INVALID_ARG, "finish: job %llu has %zu partitions, %zu "
                         "results given", (unsigned long long)id, count, n);
@@ -1006,12 +1020,7 @@ cuzk_status cuzk__store_finish(cuzk__store *s, uint64_t id, const cuzk_proof *pr
     if (st == CUZK_OK) st = take_spool(s, id, 1, &l, err);
     if (st == CUZK_OK) st = set_state(s, id, CUZK_JOB_DONE, now, now, CUZK_OK, NULL, err);
     if (st == CUZK_OK) st = commit(s, err);
-    unlock(s);
-    if (st == CUZK_OK)
-        unlink_all(&l);
-    else
-        pathlist_free(&l);
-    return st;
+    return end_call(s, st, &l);
 }
 
 /* QUEUED or RUNNING -> state (FAILED or CANCELLED), spool released. *was:
@@ -1023,18 +1032,13 @@ static cuzk_status end_job(cuzk__store *s, uint64_t id, int state, cuzk_status s
     size_t count = 0;
     cuzk_status st = begin(s, err);
     if (st == CUZK_OK) st = load_state(s, id, was, &count, err);
-    if (st == CUZK_OK && !ended(*was)) {
+    if (st == CUZK_OK && !cuzk__store_state_ended(*was)) {
         const int64_t now = cuzk__store_now_ms();
         st = take_spool(s, id, 1, &l, err);
         if (st == CUZK_OK) st = set_state(s, id, state, now, now, status, msg, err);
         if (st == CUZK_OK) st = commit(s, err);
     }
-    unlock(s);
-    if (st == CUZK_OK)
-        unlink_all(&l);
-    else
-        pathlist_free(&l);
-    return st;
+    return end_call(s, st, &l);
 }
 
 cuzk_status cuzk__store_fail(cuzk__store *s, uint64_t id, cuzk_status status, const char *msg,
@@ -1045,7 +1049,7 @@ cuzk_status cuzk__store_fail(cuzk__store *s, uint64_t id, cuzk_status status, co
     int was = 0;
     cuzk_status st = end_job(s, id, CUZK_JOB_FAILED, status,
                              msg != NULL ? msg : cuzk_strerror(status), &was, err);
-    if (st == CUZK_OK && ended(was)) return has_ended(err, id, was);
+    if (st == CUZK_OK && cuzk__store_state_ended(was)) return has_ended(err, id, was);
     return st;
 }
 
@@ -1054,7 +1058,7 @@ cuzk_status cuzk__store_cancel(cuzk__store *s, uint64_t id, cuzk_job_state *stat
     int was = 0;
     cuzk_status st = end_job(s, id, CUZK_JOB_CANCELLED, CUZK_OK, NULL, &was, err);
     if (state != NULL && st == CUZK_OK)
-        *state = ended(was) ? (cuzk_job_state)was : CUZK_JOB_CANCELLED;
+        *state = cuzk__store_state_ended(was) ? (cuzk_job_state)was : CUZK_JOB_CANCELLED;
     return st;
 }
 
@@ -1234,12 +1238,7 @@ cuzk_status cuzk__store_collect(cuzk__store *s, uint64_t id, cuzk_error *err) {
     if (st == CUZK_OK) st = load_state(s, id, &state, &count, err);
     if (st == CUZK_OK) st = delete_job(s, id, &l, err);
     if (st == CUZK_OK) st = commit(s, err);
-    unlock(s);
-    if (st == CUZK_OK)
-        unlink_all(&l); /* only now that no row names them */
-    else
-        pathlist_free(&l);
-    return st;
+    return end_call(s, st, &l);
 }
 
 cuzk_status cuzk__store_expire(cuzk__store *s, int64_t finished_before_ms, size_t *removed,

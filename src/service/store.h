@@ -301,6 +301,9 @@ const char *cuzk__store_spool_dir(const cuzk__store *s);
 /* Unix milliseconds now (the store's clock for the times above). */
 int64_t cuzk__store_now_ms(void);
 
+/* 1 for the states a job ends in: DONE, FAILED, CANCELLED. */
+int cuzk__store_state_ended(cuzk_job_state state);
+
 /* "queued", "running", "done", "failed", "cancelled" ("?" out of range). */
 const char *cuzk__store_state_name(cuzk_job_state state);
 
