@@ -230,13 +230,10 @@ static cuzk_status step(cuzk__mp_reader *r, cuzk_error *err) {
                 return failed(r, cuzk__fail(err, CUZK_ERR_INVALID_ARG,
                                             "multipart: part %zu: headers longer than %d bytes",
                                             r->parts + 1, CUZK__MP_HEADERS_MAX));
-            const size_t skip = len == 0 ? 2 : len + 4;
-            char save[4];
-            memcpy(save, r->buf + len, 2); /* part_begin writes a NUL at len */
-            cuzk_status st = part_begin(r, len, err);
+            /* part_begin writes into the headers; they and the blank line go */
+            const cuzk_status st = part_begin(r, len, err);
             if (st != CUZK_OK) return st;
-            memcpy(r->buf + len, save, 2);
-            drop(r, skip);
+            drop(r, len == 0 ? 2 : len + 4);
             r->st = ST_BODY;
             break;
         }
