@@ -16,30 +16,7 @@ set -u
 cuzk=$1 src=$(cd "$2" && pwd) || exit 1
 sample=$src/examples/sample
 dir=$(mktemp -d "${TMPDIR:-/tmp}/cuzk-client.XXXXXX") || exit 1
-pid=
-cleanup() {
-  if [ -n "$pid" ]; then kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; fi
-  rm -rf "$dir"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-fail=0
-say_fail() { echo "FAIL $1"; printf '%s\n' "$2" | sed 's/^/    /'; fail=1; }
-
-# check WHAT RC PATTERN CMD...: CMD exits with RC and a line of its stdout or
-# stderr matches the extended regex PATTERN ("" for any).
-check() {
-  what=$1 want=$2 pat=$3
-  shift 3
-  out=$("$@" 2>&1)
-  rc=$?
-  if [ "$rc" -ne "$want" ]; then say_fail "$what: exit $rc, not $want" "$out"; return 1; fi
-  if [ -n "$pat" ] && ! printf '%s\n' "$out" | grep -q -E -- "$pat"; then
-    say_fail "$what: no line matches '$pat'" "$out"
-    return 1
-  fi
-  echo "ok   $what"
-}
+. "$src/tests/service/lib.sh"
 
 # ---- the daemon -------------------------------------------------------------
 "$cuzk" gen-circuit --profile porep --log-constraints 10 --partitions 2 -o "$dir/bell" \
@@ -63,22 +40,9 @@ spool_dir = $dir/spool
 zkey = $sample/circuit.zkey
 r1cs = $sample/circuit.r1cs
 EOF
-"$cuzk" daemon --config "$dir/cuzk.conf" --engine.backend cpu \
+start_daemon "$cuzk" daemon --config "$dir/cuzk.conf" --engine.backend cpu \
   --server.tcp_listen 127.0.0.1:0 --key.bell.circuit "$dir/bell/circuit.cuzk" \
-  --key.bell.params "$dir/bell/c.params" >"$dir/daemon.log" 2>&1 &
-pid=$!
-tcp=
-for _ in $(seq 300); do
-  tcp=$(sed -n 's|.*listening on \(http://127\.0\.0\.1:[0-9][0-9]*\).*|\1|p' "$dir/daemon.log")
-  [ -n "$tcp" ] && [ -S "$dir/d.sock" ] && break
-  kill -0 "$pid" 2>/dev/null || break
-  sleep 0.1
-done
-if [ -z "$tcp" ] || [ ! -S "$dir/d.sock" ]; then
-  echo "FAIL: the daemon did not start"
-  cat "$dir/daemon.log"
-  exit 1
-fi
+  --key.bell.params "$dir/bell/c.params"
 unix=unix:$dir/d.sock
 echo "daemon on $unix and $tcp"
 export CUZK_ADDR="$unix"

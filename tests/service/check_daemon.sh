@@ -39,31 +39,7 @@ if ! command -v python3 >/dev/null 2>&1 || ! command -v curl >/dev/null 2>&1; th
   exit 77
 fi
 dir=$(mktemp -d "${TMPDIR:-/tmp}/beh-daemon.XXXXXX") || exit 1
-pid=
-cleanup() {
-  if [ -n "$pid" ]; then kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; fi
-  rm -rf "$dir"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-fail=0
-say_fail() { echo "FAIL $1"; printf '%s\n' "$2" | sed 's/^/    /'; fail=1; }
-ok() { echo "ok   $1"; }
-
-# check WHAT RC PATTERN CMD...: CMD exits with RC and a line of its stdout or
-# stderr matches the extended regex PATTERN ("" for any).
-check() {
-  what=$1 want=$2 pat=$3
-  shift 3
-  out=$("$@" 2>&1)
-  rc=$?
-  if [ "$rc" -ne "$want" ]; then say_fail "$what: exit $rc, not $want" "$out"; return 1; fi
-  if [ -n "$pat" ] && ! printf '%s\n' "$out" | grep -q -E -- "$pat"; then
-    say_fail "$what: no line matches '$pat'" "$out"
-    return 1
-  fi
-  ok "$what"
-}
+. "$src/tests/service/lib.sh"
 
 # The Python half: HTTP on the Unix socket, raw connections, JSON.
 cat >"$dir/h.py" <<'EOF'
@@ -384,21 +360,7 @@ r1cs = $sample/circuit.r1cs
 circuit = $dir/slow/circuit.cuzk
 params = $dir/slow/c.params
 EOF
-"$cuzk" daemon --config "$dir/cuzk.conf" --server.tcp_listen 127.0.0.1:0 \
-  >"$dir/daemon.log" 2>&1 &
-pid=$!
-tcp=
-for _ in $(seq 300); do
-  tcp=$(sed -n 's|.*listening on \(http://127\.0\.0\.1:[0-9][0-9]*\).*|\1|p' "$dir/daemon.log")
-  [ -n "$tcp" ] && [ -S "$dir/d.sock" ] && break
-  kill -0 "$pid" 2>/dev/null || break
-  sleep 0.1
-done
-if [ -z "$tcp" ] || [ ! -S "$dir/d.sock" ]; then
-  echo "FAIL: the daemon did not start"
-  cat "$dir/daemon.log"
-  exit 1
-fi
+start_daemon "$cuzk" daemon --config "$dir/cuzk.conf" --server.tcp_listen 127.0.0.1:0
 sock=$dir/d.sock
 port=${tcp##*:}
 echo "daemon on unix:$sock and $tcp"
