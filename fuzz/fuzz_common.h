@@ -46,4 +46,13 @@ static inline bool all_zero(const void *p, size_t n) {
     return true;
 }
 
+/* A private copy of the input, exactly size bytes (reads past it are caught
+ * by the sanitizers); an empty input gets one zeroed byte, so the pointer is
+ * valid and initialized. NULL when out of memory (the target then returns). */
+static inline uint8_t *fuzz_copy_input(const uint8_t *data, size_t size) {
+    uint8_t *in = calloc(size ? size : 1, 1);
+    if (in != NULL && size) memcpy(in, data, size);
+    return in;
+}
+
 #endif /* CUZK_FUZZ_COMMON_H */

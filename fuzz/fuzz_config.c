@@ -57,9 +57,8 @@ static void check_ranges(const cuzk__daemon_config *c) {
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-    char *text = malloc(size ? size : 1); /* exact size: reads past it are caught */
+    char *text = (char *)fuzz_copy_input(data, size);
     if (text == NULL) return 0;
-    if (size) memcpy(text, data, size);
     cuzk__daemon_config c;
     cuzk_error e;
     memset(&e, 0, sizeof(e));

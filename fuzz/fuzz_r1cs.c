@@ -31,9 +31,8 @@ static void check_lc(const cuzk_r1cs *r, const cuzk_r1cs_lc *lc) {
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-    uint8_t *in = malloc(size ? size : 1);
+    uint8_t *in = fuzz_copy_input(data, size);
     if (in == NULL) return 0;
-    if (size) memcpy(in, data, size);
     cuzk_r1cs r;
     cuzk_error e;
     memset(&e, 0, sizeof(e));

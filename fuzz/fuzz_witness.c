@@ -25,9 +25,8 @@ static uint64_t le64(const uint8_t *p) {
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-    uint8_t *in = malloc(size ? size : 1);
+    uint8_t *in = fuzz_copy_input(data, size);
     if (in == NULL) return 0;
-    if (size) memcpy(in, data, size);
     cuzk_witness w;
     cuzk_error e;
     memset(&e, 0, sizeof(e));

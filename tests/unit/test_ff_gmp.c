@@ -13,9 +13,12 @@
  * runs twice: with the default kernels (ADX asm when cuzk_cpu_features()
  * says so) and after cuzk_cpu_force_portable(1).
  */
+/* stdarg.h and stdio.h before gmp.h: it declares gmp_vfprintf only when
+ * va_list and FILE are known */
+#include <stdarg.h>
+#include <stdio.h>
 #include <gmp.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <unistd.h>
 
