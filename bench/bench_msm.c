@@ -343,7 +343,7 @@ int cuzk__bench_msm(int argc, char **argv) {
                 fprintf(stderr, "gpu upload: %s\n", cuzk__gpu_last_error());
                 rc = 1;
             }
-            const cuzk__gpu_msm_config cfg = {opts.c, 0, 0, 0, 0, profile}; /* --c: the window */
+            const cuzk__gpu_msm_config cfg = {opts.c, 0, 0, 0, 0, profile, 0}; /* --c: the window */
             cuzk__gpu_msm_bases_configure(h, &cfg);
             if (st == CUZK_OK && copies > 1) {
                 double t0 = now_ms(CLOCK_MONOTONIC);

@@ -98,15 +98,17 @@ static cuzk_status upload_g2(cuzk__gpu_msm_bases **out, const cuzk_g2_aff *p, ui
 
 /*
  * The byte budget of a key's MSM level buffers (gpu_msm.h; the MSM's own
- * default is a quarter of the device). At 2^27 on a 141 GB card a quarter
- * lets the H and L MSMs process three windows per group (~29 GB of levels),
- * the fastest MSM, but the device then lacks room for the next witness's
- * staging slot and every proof uploads its own witness; at 20000 MiB two
- * windows per group fit beside the slot, the faster proof. Where even this
- * leaves too little room (a smaller card, other sizes), stage_setup lowers
+ * default is a quarter of the device): a seventh of the memory the key may
+ * use (the card's, total). At 2^27 on a 141 GB card (H200: ~20 GiB) a
+ * quarter lets the H and L MSMs process three windows per group (~29 GB of
+ * levels), the fastest MSM, but the device then lacks room for the next
+ * witness's staging slot and every proof uploads its own witness; with a
+ * seventh two windows per group fit beside the slot, the faster proof. The
+ * share, not a size, so that a smaller card keeps the same proportions.
+ * Where even this leaves too little room (other sizes), stage_setup lowers
  * it further.
  */
-#define GPU_KEY_LEVEL_BUDGET ((size_t)20000 << 20)
+static size_t key_level_budget(size_t total) { return (total / 7 >> 20) << 20; }
 
 /* The key's MSM handles that exist, H first, into hs; returns how many. */
 unsigned cuzk__gpu_key_msms(const gpu_key *k, cuzk__gpu_msm_bases *hs[5]) {
@@ -124,13 +126,16 @@ static cuzk_status work_alloc(gpu_key *k, cuzk_error *err) {
     cuzk_status st;
     /* the key's MSMs run one after another: one MSM work area for all
      * (at 2^27 one area is ~30 GB; five side by side do not fit); their
-     * affine levels get at most GPU_KEY_LEVEL_BUDGET: more takes the room of
+     * affine levels get at most key_level_budget: more takes the room of
      * the next witness's staging slot (stage_setup) */
+    size_t free_b = 0, total_b = 0;
+    if ((st = cuzk__gpu_mem_info(&free_b, &total_b)) != CUZK_OK)
+        return gpu_fail(err, st, "reading the device's memory");
     cuzk__gpu_msm_bases *hs[5];
     const unsigned nh = cuzk__gpu_key_msms(k, hs);
     for (unsigned i = 0; i < nh; i++) {
         if (k->h != NULL) cuzk__gpu_msm_bases_share_work(hs[i], k->h); /* H's own: no-op */
-        cuzk__gpu_msm_bases_cap_level_budget(hs[i], GPU_KEY_LEVEL_BUDGET);
+        cuzk__gpu_msm_bases_cap_level_budget(hs[i], key_level_budget(total_b));
     }
     /* the bitmaps stay on the device: the classification writes them and the
      * batch-add and masked MSM read them there (no round trips through the

@@ -80,6 +80,13 @@ typedef struct {
  *                   unless a caller lowers it (cuzk__gpu_msm_bases_cap_level_budget)
  *   profile         nonzero: every MSM prints its per-phase GPU times and
  *                   each affine level's pass times to stderr
+ *   smem_limit      bytes of shared memory an affine level block may take,
+ *                   when below the device's opt-in limit
+ *                   (cudaDevAttrMaxSharedMemoryPerBlockOptin): a Hopper card
+ *                   then runs the level shapes of a smaller one (101376: an
+ *                   sm_86/89 card's 99 KiB; 166912: an sm_80's 163 KiB; a
+ *                   limit no warp's stages fit: no levels, XYZZ alone);
+ *                   0: the device's
  */
 typedef struct {
     unsigned window;
@@ -88,11 +95,20 @@ typedef struct {
     unsigned ba_max_threads;
     size_t ba_budget;
     int profile;
+    size_t smem_limit;
 } cuzk__gpu_msm_config;
 
 /* Sets the handle's configuration (NULL: the defaults); read by every later
- * call on the handle. */
+ * call on the handle. A new smem_limit shapes the level blocks again (on a
+ * device failure the handle goes without levels; the error is recorded). */
 void cuzk__gpu_msm_bases_configure(cuzk__gpu_msm_bases *b, const cuzk__gpu_msm_config *cfg);
+
+/* Threads of the handle's affine level blocks: whole warps whose stages fit
+ * the device's shared memory a block (or the configured smem_limit), at
+ * most 512 for G1 and 128 for G2; 0 when not one warp fits or the device
+ * refuses the size, and the MSMs then accumulate by XYZZ additions alone
+ * (the same results). */
+unsigned cuzk__gpu_msm_bases_level_threads(const cuzk__gpu_msm_bases *b);
 
 /* Uploads n host bases of the group to the current device. n >= 1. */
 CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_msm_bases_upload(cuzk__gpu_msm_bases **out,

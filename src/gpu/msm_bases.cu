@@ -117,6 +117,29 @@ static void work_release(msm_work *w) {
 }
 
 
+/* The handle's level blocks shaped for the current device under `limit`
+ * bytes of shared memory a block (0: the device's), and their speed table
+ * made again. On failure the handle goes without levels (XYZZ alone). */
+static cuzk_status level_shape_set(cuzk__gpu_msm_bases *b, size_t limit) {
+    free(b->ba_hclk); /* the speed table's one allocation (level_speeds_new) */
+    b->ba_hclk = nullptr;
+    b->ba_speed = nullptr;
+    b->ba_hruns = nullptr;
+    b->ba_nruns = 0;
+    b->ba_smem_limit = limit;
+    unsigned threads = 0;
+    int blocks = 0;
+    const cudaError_t e = cuzk__gpu_msm_levels_shape(b->group, limit, &threads, &blocks);
+    b->ba_threads = e == cudaSuccess ? threads : 0;
+    b->ba_blocks = e == cudaSuccess ? blocks : 0;
+    if (e != cudaSuccess) {
+        cuzk__gpu_record_error(e, "the level blocks' shape", __FILE__, __LINE__);
+        return CUZK_ERR_GPU;
+    }
+    cuzk__gpu_msm_level_speeds_new(b);
+    return CUZK_OK;
+}
+
 static cuzk_status handle_new(cuzk__gpu_msm_bases **out, cuzk__gpu_msm_group group, size_t n) {
     *out = nullptr;
     if ((group != CUZK__GPU_MSM_G1 && group != CUZK__GPU_MSM_G2) || n == 0 ||
@@ -139,12 +162,12 @@ static cuzk_status handle_new(cuzk__gpu_msm_bases **out, cuzk__gpu_msm_group gro
     CUZK__CUDA_TRY(cudaGetDevice(&dev));
     CUZK__CUDA_TRY(cudaDeviceGetAttribute(&b->sms, cudaDevAttrMultiProcessorCount, dev));
     CUZK__CUDA_TRY(cuzk__gpu_msm_accumulate_occupancy(group, &b->heavy_blocks));
-    CUZK__CUDA_TRY(cuzk__gpu_msm_levels_occupancy(group, &b->ba_blocks));
     /* the level buffers: a quarter of the device, unless a caller lowers it */
     size_t mem_free = 0, mem_total = 0;
     CUZK__CUDA_TRY(cudaMemGetInfo(&mem_free, &mem_total));
     b->ba_budget = (mem_total / 4 >> 20) << 20;
-    cuzk__gpu_msm_level_speeds_new(b);
+    cuzk_status st = level_shape_set(b, 0);
+    if (st != CUZK_OK) return st;
     CUZK__CUDA_TRY(cudaMalloc(&b->bases, n * aff_bytes(group)));
     return CUZK_OK;
 }
@@ -164,6 +187,12 @@ extern "C" void cuzk__gpu_msm_bases_configure(cuzk__gpu_msm_bases *b,
         b->cfg = *cfg;
     else
         memset(&b->cfg, 0, sizeof b->cfg);
+    /* a failure is recorded, and the handle runs without levels */
+    if (b->cfg.smem_limit != b->ba_smem_limit) (void)level_shape_set(b, b->cfg.smem_limit);
+}
+
+extern "C" unsigned cuzk__gpu_msm_bases_level_threads(const cuzk__gpu_msm_bases *b) {
+    return b ? b->ba_threads : 0;
 }
 
 extern "C" void cuzk__gpu_msm_bases_cap_level_budget(cuzk__gpu_msm_bases *b, size_t bytes) {

@@ -99,10 +99,13 @@ static constexpr unsigned SCAN_ITEMS = 8, SCAN_TILE = SCAN_THREADS * SCAN_ITEMS;
 /* Words of tile sums that cuzk__gpu_msm_excl_scan needs for n counts. */
 static inline size_t scan_tsum_words(uint32_t n) { return (size_t)n / SCAN_TILE + 2; }
 
-/* Threads of an affine level block, one block an SM. G1's kernel fits 128
- * registers, so 512 threads (16 warps, its stages in 216 KiB of shared
- * memory) fill an SM: one block of 16 warps keeps an SM's warps on adjacent
- * runs of slots. G2's kernel (~230 registers) runs 128 threads a block. */
+/* Threads of an affine level block at most (its launch bounds), one block
+ * an SM. G1's kernel fits 128 registers, so 512 threads (16 warps, its
+ * stages in 216 KiB of shared memory) fill an SM: one block of 16 warps
+ * keeps an SM's warps on adjacent runs of slots. G2's kernel (~230
+ * registers) runs 128 threads a block. A card with less shared memory a
+ * block (sm_80 163 KiB, sm_86/89/120 99 KiB) runs fewer: the handle's
+ * ba_threads (cuzk__gpu_msm_levels_shape). */
 template <class F>
 constexpr unsigned BA_THREADS = sizeof(F) <= 48 ? 512 : HEAVY_THREADS;
 /* Claimed runs: at most this many blocks a launch, and levels past the
@@ -156,7 +159,9 @@ struct cuzk__gpu_msm_bases {
     msm_work *work;
     int sms;
     int heavy_blocks; /* resident blocks per SM of the XYZZ accumulation kernel */
+    unsigned ba_threads; /* threads of an affine level block (0: no levels, XYZZ alone) */
     int ba_blocks;    /* resident blocks per SM of the affine level kernels */
+    size_t ba_smem_limit; /* the shared-memory limit ba_threads was shaped under (0: the device's) */
     size_t ba_budget; /* byte budget of the level buffers */
     cuzk__gpu_msm_config cfg; /* cuzk__gpu_msm_bases_configure; zero: the defaults */
     /* claimed level runs: a launch's blocks (its SMs x ba_blocks; 0: no
@@ -260,6 +265,7 @@ struct msm_plan {
     uint32_t ba_nbg;   /* bins per group */
     size_t ba_psz;     /* bytes per affine point */
     size_t ba_acap, ba_bcap; /* points in the even / odd level buffers */
+    unsigned ba_threads;     /* threads of a level block (0: no levels) */
     uint64_t ba_resident;    /* threads per level */
     uint32_t ba_nruns;       /* blocks of a level launch when their runs are claimed, else 0 */
     size_t npts;             /* points that take part (the mask's count; n unmasked) */
@@ -347,8 +353,14 @@ cuzk_status cuzk__gpu_msm_radix_temp_bytes(uint32_t pairs, int bits, size_t *byt
  * on stderr. */
 cuzk_status cuzk__gpu_msm_levels(cuzk__gpu_msm_bases *b, const msm_plan *p, const msm_area *a,
                                  const uint32_t *vals, bool verbose);
-/* Resident blocks per SM of the level kernels (their shared memory set up). */
-cudaError_t cuzk__gpu_msm_levels_occupancy(cuzk__gpu_msm_group g, int *blocks);
+/* The level blocks' shape on the current device with at most `limit` bytes
+ * of shared memory a block (0, or above the device's opt-in limit: the
+ * device's): *threads, whole warps whose stages fit (at most BA_THREADS),
+ * and *blocks, resident blocks per SM, the kernels' shared memory set up.
+ * *threads = 0 (no levels) when not one warp fits, the device refuses the
+ * size or no block can be resident; an error only for a failed query. */
+cudaError_t cuzk__gpu_msm_levels_shape(cuzk__gpu_msm_group g, size_t limit, unsigned *threads,
+                                       int *blocks);
 /* The claimed runs' host tables of b (b->sms, b->ba_blocks set); without
  * the memory the handle runs even runs. */
 void cuzk__gpu_msm_level_speeds_new(cuzk__gpu_msm_bases *b);

@@ -569,10 +569,10 @@ static __global__ void __launch_bounds__(BA_THREADS<F>, BA_MIN_BLOCKS<F>)
     if (runs && lane == 0) atomicMax(&rclk[gridDim.x + 2 * run_key + 1], ba_now());
 }
 
-/* Dynamic shared memory of a level block: one ba_stage per thread. */
+/* Dynamic shared memory of a level block of `threads`: one ba_stage per thread. */
 template <class F>
-static constexpr size_t ba_smem_bytes() {
-    return (size_t)BA_THREADS<F> * sizeof(ba_stage<F>);
+static constexpr size_t ba_smem_bytes(unsigned threads) {
+    return (size_t)threads * sizeof(ba_stage<F>);
 }
 
 /* cnt[g] = ceil(k/2) for the k = off_in[g+1] - off_in[g] points of bin g. */
@@ -713,6 +713,8 @@ static cuzk_status ba_accumulate_levels(cuzk__gpu_msm_bases *b, const msm_plan &
     };
     const uint64_t min_pairs =
         b->cfg.ba_min_pairs ? b->cfg.ba_min_pairs : res * BA_MIN_BATCH;
+    /* no level block fits the device (msm_impl.cuh BA_THREADS): XYZZ alone */
+    const unsigned bt = p.ba_threads;
     for (unsigned j0 = 0; j0 < p.nset; j0 += p.ba_gw) {
         const unsigned j1 = j0 + p.ba_gw < p.nset ? j0 + p.ba_gw : p.nset;
         const uint32_t b0 = j0 * p.nb, nbg = (j1 - j0) * p.nb, e0 = ew[j0], eg = ew[j1] - e0;
@@ -726,7 +728,7 @@ static cuzk_status ba_accumulate_levels(cuzk__gpu_msm_bases *b, const msm_plan &
         A *pout = pta;
         uint32_t tin = eg; /* points at the current level */
         unsigned lev = 0;
-        while (b->cfg.ba_max_levels == 0 || lev < b->cfg.ba_max_levels) {
+        while (bt != 0 && (b->cfg.ba_max_levels == 0 || lev < b->cfg.ba_max_levels)) {
             /* the next level's offsets: scan of ceil(k/2) */
             ba_count_kernel<<<grid(nbg, LIGHT_THREADS), LIGHT_THREADS>>>(oin, nbg, a.ba_cnt);
             CUZK__CUDA_TRY(cudaGetLastError());
@@ -752,19 +754,19 @@ static cuzk_status ba_accumulate_levels(cuzk__gpu_msm_bases *b, const msm_plan &
                                                cudaMemcpyHostToDevice));
                 CUZK__CUDA_TRY(cudaMemsetAsync(a.ba_rclk, 0, 3 * (size_t)k * sizeof *a.ba_rclk));
                 runs = a.ba_runs;
-                nt = k * BA_THREADS<F>;
+                nt = k * bt;
             }
-            const size_t sm = ba_smem_bytes<F>();
-            const dim3 gr = grid(nt, BA_THREADS<F>);
+            const size_t sm = ba_smem_bytes<F>(bt);
+            const dim3 gr = grid(nt, bt);
             if (clk)
                 CUZK__CUDA_TRY(cudaMemsetAsync(clk, 0, (size_t)nt / 32 * BA_CLOCK_MARKS *
                                                            sizeof *clk));
             if (lev == 0)
-                ba_level_kernel<F, true><<<gr, BA_THREADS<F>, sm>>>(
+                ba_level_kernel<F, true><<<gr, bt, sm>>>(
                     bases, vals + e0, nullptr, oin, oout, nbg, tout, slice, nt, runs, per_sm,
                     a.ba_rclk, pout, clk);
             else
-                ba_level_kernel<F, false><<<gr, BA_THREADS<F>, sm>>>(
+                ba_level_kernel<F, false><<<gr, bt, sm>>>(
                     nullptr, nullptr, pin, oin, oout, nbg, tout, slice, nt, runs, per_sm,
                     a.ba_rclk, pout, clk);
             CUZK__CUDA_TRY(cudaGetLastError());
@@ -824,31 +826,67 @@ extern "C" cuzk_status cuzk__gpu_msm_levels(cuzk__gpu_msm_bases *b, const msm_pl
     return st;
 }
 
+/* Threads of a level block whose stages fit `bytes` of shared memory besides
+ * the kernels' static `stat`: whole warps, at most BA_THREADS. */
 template <class F>
-static cudaError_t level_occupancy(int *blocks) {
-    /* the stages take 216 KiB a block for G1 and 108 KiB for G2, past the
-     * 48 KiB a launch gets unasked; both level kernels share one occupancy */
-    const int smem = (int)ba_smem_bytes<F>();
+static unsigned ba_fit_threads(size_t bytes, size_t stat) {
+    const size_t warp = 32 * sizeof(ba_stage<F>);
+    const size_t warps = bytes > stat ? (bytes - stat) / warp : 0;
+    return warps * 32 < BA_THREADS<F> ? (unsigned)(warps * 32) : BA_THREADS<F>;
+}
+
+template <class F>
+static cudaError_t level_shape(size_t limit, unsigned *threads, int *blocks) {
+    *threads = 0;
+    *blocks = 0;
     const void *lk[2] = {(const void *)ba_level_kernel<F, true>,
                          (const void *)ba_level_kernel<F, false>};
-    cudaError_t e = cudaSuccess;
-    int bmin = 0;
+    int dev = 0, optin = 0;
+    cudaError_t e = cudaGetDevice(&dev);
+    if (e == cudaSuccess)
+        e = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
+    size_t stat = 0; /* the kernels' static shared memory (the run key) */
     for (int k = 0; k < 2 && e == cudaSuccess; k++) {
+        cudaFuncAttributes fa;
+        e = cudaFuncGetAttributes(&fa, lk[k]);
+        if (e == cudaSuccess && fa.sharedSizeBytes > stat) stat = fa.sharedSizeBytes;
+    }
+    if (e != cudaSuccess) return e;
+    const size_t dev_bytes = optin > 0 ? (size_t)optin : 0;
+    /* the attribute is set for the device's own block, the largest any
+     * handle launches, so that a handle shaped under a lower limit never
+     * lowers it beneath another handle's launches */
+    const unsigned full = ba_fit_threads<F>(dev_bytes, stat);
+    const unsigned t = ba_fit_threads<F>(limit != 0 && limit < dev_bytes ? limit : dev_bytes, stat);
+    if (t == 0) return cudaSuccess; /* not one warp's stages fit: no levels */
+    int bmin = 0;
+    for (int k = 0; k < 2; k++) {
         int bk = 0;
-        e = cudaFuncSetAttribute(lk[k], cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+        e = cudaFuncSetAttribute(lk[k], cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 (int)ba_smem_bytes<F>(full));
         if (e == cudaSuccess) /* the blocks' stages take most of an SM's shared memory */
             e = cudaFuncSetAttribute(lk[k], cudaFuncAttributePreferredSharedMemoryCarveout,
                                      cudaSharedmemCarveoutMaxShared);
+        if (e == cudaErrorInvalidValue) { /* the device refuses the size: no levels */
+            (void)cudaGetLastError();
+            return cudaSuccess;
+        }
         if (e == cudaSuccess)
-            e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&bk, lk[k], BA_THREADS<F>, smem);
+            e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&bk, lk[k], (int)t,
+                                                              ba_smem_bytes<F>(t));
+        if (e != cudaSuccess) return e;
         if (k == 0 || bk < bmin) bmin = bk;
     }
+    if (bmin <= 0) return cudaSuccess; /* no block can be resident: no levels */
+    *threads = t;
     *blocks = bmin;
-    return e;
+    return cudaSuccess;
 }
 
-extern "C" cudaError_t cuzk__gpu_msm_levels_occupancy(cuzk__gpu_msm_group g, int *blocks) {
-    return g == CUZK__GPU_MSM_G1 ? level_occupancy<fp_t>(blocks) : level_occupancy<fp2_t>(blocks);
+extern "C" cudaError_t cuzk__gpu_msm_levels_shape(cuzk__gpu_msm_group g, size_t limit,
+                                                  unsigned *threads, int *blocks) {
+    return g == CUZK__GPU_MSM_G1 ? level_shape<fp_t>(limit, threads, blocks)
+                                 : level_shape<fp2_t>(limit, threads, blocks);
 }
 
 /* The claimed runs' host tables (one allocation: the clocks, the speeds,
@@ -858,7 +896,7 @@ extern "C" void cuzk__gpu_msm_level_speeds_new(cuzk__gpu_msm_bases *b) {
     const size_t k = (size_t)b->sms * (size_t)(b->ba_blocks > 0 ? b->ba_blocks : 1);
     b->ba_nruns = 0;
     b->ba_speed = nullptr;
-    if (k == 0 || k > BA_MAX_RUNS) return;
+    if (b->ba_threads == 0 || k == 0 || k > BA_MAX_RUNS) return; /* no levels: no runs */
     const size_t speeds = BA_SPEED_LEVELS * k;
     unsigned long long *m = static_cast<unsigned long long *>(
         malloc(2 * k * sizeof *m + speeds * sizeof(float) + (k + 1) * sizeof(uint32_t)));

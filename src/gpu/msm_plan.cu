@@ -142,17 +142,22 @@ extern "C" cuzk_status cuzk__gpu_msm_plan(msm_plan *pp, const cuzk__gpu_msm_base
     p.ba_psz = aff_bytes(b->group);
     p.ba_nruns = 0;
     const size_t budget = b->cfg.ba_budget ? b->cfg.ba_budget : b->ba_budget;
+    p.ba_threads = b->ba_threads;
     unsigned gw = p.nset;
-    while (gw > 1 && ba_point_bytes(p, p.set_entries, gw) > budget) gw--;
-    ba_caps(p, p.set_entries, gw);
+    if (p.ba_threads == 0) { /* no levels (no block fits the device): one group, no buffers */
+        p.ba_acap = p.ba_bcap = 0;
+    } else {
+        while (gw > 1 && ba_point_bytes(p, p.set_entries, gw) > budget) gw--;
+        ba_caps(p, p.set_entries, gw);
+    }
     p.ba_gw = gw;
     p.ba_nbg = gw * p.nb;
     p.ba_resident = (uint64_t)b->sms * (uint64_t)(b->ba_blocks > 0 ? b->ba_blocks : 1) *
-                    (b->group == CUZK__GPU_MSM_G1 ? BA_THREADS<fp_t> : BA_THREADS<fp2_t>);
+                    p.ba_threads;
     if (b->cfg.ba_max_threads && p.ba_resident > b->cfg.ba_max_threads)
         p.ba_resident = b->cfg.ba_max_threads;
     else
-        p.ba_nruns = b->ba_nruns; /* 0 where the handle has no speed table */
+        p.ba_nruns = b->ba_nruns; /* 0 where the handle has no speed table (or no levels) */
     return CUZK_OK;
 }
 

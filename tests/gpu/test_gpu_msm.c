@@ -28,6 +28,11 @@
  * same base with opposite digit signs (scalars 1 and 2^c - 1); a few
  * repeated scalars.
  * Device-made random bases are checked on the curve and used in an MSM.
+ * Smaller cards on this one (test_*_small_cards, gpu_msm.h smem_limit): the
+ * level blocks an sm_86/89 card (99 KiB of shared memory a block) and an
+ * sm_80 card (163 KiB) would run, and none at all (XYZZ alone), each with
+ * its expected thread count, MSMs up to 2^16, masked ones and the
+ * batch-affine cases against the CPU.
  * Exits 77 (skipped) without a CUDA device, unless CUZK_GPU_REQUIRED=1.
  *
  * --only S: only the tests whose names contain one of the comma-separated S
@@ -158,22 +163,52 @@ typedef struct {
     unsigned max_levels, max_threads;
     size_t budget;
     const char *name;
+    size_t smem; /* the level blocks' shared-memory limit (0: the device's) */
 } msm_cfg;
 static const msm_cfg msm_cfgs[] = {
-    {0, 0, 0, 0, "defaults"},
-    {1, 0, 0, 0, "all levels"},
-    {1, 0, 250, 0, "all levels, 250 threads"},
-    {1, 1, 0, 1, "one level, one window per group"},
-    {1, 2, 250, 1, "two levels, 250 threads, one window per group"},
-    {1, 0, 0, 1, "all levels, one window per group"},
-    {3, 0, 0, 0, "levels while >= 3 pairs"},
+    {0, 0, 0, 0, "defaults", 0},
+    {1, 0, 0, 0, "all levels", 0},
+    {1, 0, 250, 0, "all levels, 250 threads", 0},
+    {1, 1, 0, 1, "one level, one window per group", 0},
+    {1, 2, 250, 1, "two levels, 250 threads, one window per group", 0},
+    {1, 0, 0, 1, "all levels, one window per group", 0},
+    {3, 0, 0, 0, "levels while >= 3 pairs", 0},
 };
 #define MSM_NCFG (sizeof msm_cfgs / sizeof msm_cfgs[0])
-/* How many of msm_cfgs a comparison runs: all, except in the sort cases,
- * which test the digit sort and take the defaults only (the batch-affine
- * knobs at forced c = 1 made them minutes long). */
+/* The settings the comparisons run (msm_cfgs, or test_*_small_cards' table),
+ * and how many of them: all, except in the sort cases, which test the digit
+ * sort and take the defaults only (the batch-affine knobs at forced c = 1
+ * made them minutes long). */
+static const msm_cfg *msm_table = msm_cfgs;
 static size_t msm_ncfg = MSM_NCFG;
 #define MSM_NCFG_DEFAULTS 1
+
+/* The level blocks of smaller cards on this one (gpu_msm.h smem_limit):
+ * their opt-in shared memory a block, and the threads a G1 and a G2 level
+ * block then has (whole warps of 432- and 864-byte stages beside at most
+ * 1 KiB of static shared memory, at most 512 and 128; the card's own
+ * limit, when lower, rules). A limit no warp fits leaves XYZZ alone. */
+typedef struct {
+    size_t limit;
+    unsigned g1_threads, g2_threads;
+    const char *name;
+} small_card;
+static const small_card small_cards[] = {
+    {101376, 224, 96, "sm_86/89 (99 KiB a block)"},
+    {166912, 384, 128, "sm_80 (163 KiB a block)"},
+    {1024, 0, 0, "no level block fits (1 KiB)"},
+};
+#define N_SMALL_CARDS (sizeof small_cards / sizeof small_cards[0])
+/* Settings for one small card: the defaults, every level, few threads with
+ * two levels and one window a group. */
+static msm_cfg small_cfgs[3];
+static void small_cfgs_for(const small_card *sc) {
+    const msm_cfg c[3] = {{0, 0, 0, 0, "defaults", sc->limit},
+                          {1, 0, 0, 0, "all levels", sc->limit},
+                          {1, 2, 250, 1, "two levels, 250 threads, one window per group",
+                           sc->limit}};
+    memcpy(small_cfgs, c, sizeof c);
+}
 
 /* The window every checked MSM uses (the handle's configured window; 0:
  * the cost model's). */
@@ -182,10 +217,10 @@ static unsigned test_window;
 /* h configured with setting c and test_window. */
 static void msm_cfg_set(cuzk__gpu_msm_bases *h, const msm_cfg *c) {
     const cuzk__gpu_msm_config cfg = {test_window, c->min_pairs, c->max_levels, c->max_threads,
-                                      c->budget, 0};
+                                      c->budget,   0,            c->smem};
     cuzk__gpu_msm_bases_configure(h, &cfg);
 }
-static void msm_cfg_reset(cuzk__gpu_msm_bases *h) { msm_cfg_set(h, &msm_cfgs[0]); }
+static void msm_cfg_reset(cuzk__gpu_msm_bases *h) { msm_cfg_set(h, &msm_table[0]); }
 
 #define REPORT(st, what)                                                                      \
     do {                                                                                      \
@@ -262,7 +297,7 @@ static void msm_cfg_reset(cuzk__gpu_msm_bases *h) { msm_cfg_set(h, &msm_cfgs[0])
         CHECK(st == CUZK_OK);                                                                 \
         /* every knob setting against the one CPU result */                                   \
         for (size_t ci = 0; ci < msm_ncfg; ci++) {                                            \
-            msm_cfg_set(h, &msm_cfgs[ci]);                                                    \
+            msm_cfg_set(h, &msm_table[ci]);                                                   \
             memset(&got, 0x5a, sizeof got);                                                   \
             st = cuzk__gpu_msm(h, (uint64_t *)&got, gk, n, gmask);                            \
             REPORT(st, what);                                                                 \
@@ -270,7 +305,7 @@ static void msm_cfg_reset(cuzk__gpu_msm_bases *h) { msm_cfg_set(h, &msm_cfgs[0])
             bool ok = st == CUZK_OK && g##_same(&want, &got);                                 \
             if (!ok)                                                                          \
                 fprintf(stderr, "  %s %s n=%zu c=%u %s: GPU and CPU differ\n", #g, what, n,   \
-                        cuzk__gpu_msm_bases_window(h, n, 0, n, NULL), msm_cfgs[ci].name);     \
+                        cuzk__gpu_msm_bases_window(h, n, 0, n, NULL), msm_table[ci].name);    \
             CHECK(ok);                                                                        \
         }                                                                                     \
         msm_cfg_reset(h);                                                                     \
@@ -288,12 +323,12 @@ static void msm_cfg_reset(cuzk__gpu_msm_bases *h) { msm_cfg_set(h, &msm_cfgs[0])
     static void g##_check_refused(cuzk__gpu_msm_bases *h, const uint64_t (*k)[4], size_t n,   \
                                   const uint64_t *mask, const char *what) {                   \
         for (size_t ci = 0; ci < msm_ncfg; ci++) {                                            \
-            msm_cfg_set(h, &msm_cfgs[ci]);                                                    \
+            msm_cfg_set(h, &msm_table[ci]);                                                   \
             cuzk_##g##_jac got;                                                               \
             cuzk_status st = cuzk__gpu_msm(h, (uint64_t *)&got, (const uint64_t *)k, n, mask); \
             if (st != CUZK_ERR_INVALID_ARG)                                                   \
                 fprintf(stderr, "  %s %s n=%zu %s: %s, not refused\n", #g, what, n,           \
-                        msm_cfgs[ci].name, cuzk_status_name(st));                             \
+                        msm_table[ci].name, cuzk_status_name(st));                            \
             CHECK(st == CUZK_ERR_INVALID_ARG);                                                \
         }                                                                                     \
         msm_cfg_reset(h);                                                                     \
@@ -578,14 +613,14 @@ static void msm_cfg_reset(cuzk__gpu_msm_bases *h) { msm_cfg_set(h, &msm_cfgs[0])
             CHECK(cuzk_##g##_msm_var(&want, g##_bases, (const uint64_t(*)[4])k, n, NULL, 0,   \
                                      NULL) == CUZK_OK);                                       \
             for (size_t ci = 0; ci < msm_ncfg; ci++) {                                        \
-                msm_cfg_set(h, &msm_cfgs[ci]);                                                \
+                msm_cfg_set(h, &msm_table[ci]);                                               \
                 st = cuzk__gpu_msm_with_classification(h, (uint64_t *)&got, &gc,              \
                                                        (const uint64_t *)k, n);               \
                 REPORT(st, "with classification");                                            \
                 bool ok = st == CUZK_OK && g##_same(&want, &got) && gc.one == cc.one;         \
                 if (!ok)                                                                      \
                     fprintf(stderr, "  %s classified MSM n=%zu %s differs\n", #g, n,          \
-                            msm_cfgs[ci].name);                                               \
+                            msm_table[ci].name);                                              \
                 CHECK(ok);                                                                    \
             }                                                                                 \
             msm_cfg_reset(h);                                                                 \
@@ -778,6 +813,65 @@ static void msm_cfg_reset(cuzk__gpu_msm_bases *h) { msm_cfg_set(h, &msm_cfgs[0])
         }                                                                                     \
         free(bs);                                                                             \
         free(k);                                                                              \
+    }                                                                                         \
+                                                                                              \
+    /* the level blocks of smaller cards (smem_limit): each limit gives the block the */      \
+    /* card would have, and MSMs, masked ones, the batch-affine cases and the */               \
+    /* classified MSM under it agree with the CPU; the device's own shape comes back */        \
+    static void test_##g##_small_cards(void) {                                                \
+        CHECK(g##_bases != NULL); /* made by test_*_msm or main */                            \
+        if (!g##_bases) return;                                                               \
+        const size_t nmax = g##_nbases < ((size_t)1 << 16) ? g##_nbases : ((size_t)1 << 16);  \
+        cuzk__gpu_msm_bases *h = NULL;                                                        \
+        cuzk_status st = cuzk__gpu_msm_bases_upload(&h, GG, (const uint64_t *)g##_bases, nmax); \
+        REPORT(st, "upload");                                                                 \
+        CHECK(st == CUZK_OK);                                                                 \
+        uint64_t(*k)[4] = malloc(nmax * 32);                                                  \
+        uint64_t *mask = malloc(cuzk_msm_bitmap_words(nmax) * 8);                             \
+        CHECK(k && mask);                                                                     \
+        if (st != CUZK_OK || !k || !mask) goto out;                                           \
+        const unsigned own = cuzk__gpu_msm_bases_level_threads(h);                            \
+        printf("  %s: level blocks of %u threads on this card\n", #g, own);                   \
+        CHECK(own > 0);                                                                       \
+        for (size_t ci = 0; ci < N_SMALL_CARDS; ci++) {                                       \
+            const small_card *sc = &small_cards[ci];                                          \
+            unsigned want = GG == CUZK__GPU_MSM_G1 ? sc->g1_threads : sc->g2_threads;         \
+            if (want > own) want = own;                                                       \
+            small_cfgs_for(sc);                                                               \
+            msm_table = small_cfgs;                                                           \
+            msm_ncfg = sizeof small_cfgs / sizeof small_cfgs[0];                              \
+            msm_cfg_reset(h);                                                                 \
+            const unsigned got_t = cuzk__gpu_msm_bases_level_threads(h);                      \
+            printf("  %s, %s: %u threads a level block (expected %u)\n", #g, sc->name, got_t,  \
+                   want);                                                                     \
+            CHECK(got_t == want);                                                             \
+            static const size_t ns[] = {1, 100, 1000, (size_t)1 << 14, (size_t)1 << 16};       \
+            for (size_t si = 0; si < sizeof ns / sizeof ns[0]; si++) {                        \
+                const size_t n = ns[si] < nmax ? ns[si] : nmax;                               \
+                char what[96];                                                                \
+                make_scalars(k, n);                                                           \
+                snprintf(what, sizeof what, "%s, random", sc->name);                          \
+                g##_check_msm(h, (const uint64_t(*)[4])k, n, NULL, what);                     \
+                rand_bitmap(mask, n, 50);                                                     \
+                snprintf(what, sizeof what, "%s, masked", sc->name);                          \
+                g##_check_msm(h, (const uint64_t(*)[4])k, n, mask, what);                     \
+            }                                                                                 \
+            /* one hot bucket: the levels' doublings */                                       \
+            rand_scalar(k[0]);                                                                \
+            for (size_t i = 1; i < nmax; i++) memcpy(k[i], k[0], 32);                         \
+            g##_check_msm(h, (const uint64_t(*)[4])k, nmax, NULL, "small card, all equal");   \
+            /* the batch-affine cases under this card's blocks (their handles are */          \
+            /* configured by the table, which now holds this card's settings) */              \
+            test_##g##_ba_cases();                                                            \
+        }                                                                                     \
+        msm_table = msm_cfgs;                                                                 \
+        msm_ncfg = MSM_NCFG;                                                                  \
+        msm_cfg_reset(h);                                                                     \
+        CHECK(cuzk__gpu_msm_bases_level_threads(h) == own); /* the card's own shape again */  \
+    out:                                                                                      \
+        free(k);                                                                              \
+        free(mask);                                                                           \
+        cuzk__gpu_msm_bases_free(h);                                                          \
     }
 
 #define G1_MAXLOG 18 /* the largest test MSM (bases made on the host) */
@@ -867,7 +961,7 @@ static void bench(int minlog, int maxlog1, int maxlog2) {
                    cuzk__gpu_last_error());
         }
         if (st != CUZK_OK) continue;
-        const cuzk__gpu_msm_config cfg = {bench_window, 0, 0, 0, 0, 0};
+        const cuzk__gpu_msm_config cfg = {bench_window, 0, 0, 0, 0, 0, 0};
         cuzk__gpu_msm_bases_configure(h, &cfg);
         if (g == 1 && bench_copies > 1) {
             double t0 = now_ms();
@@ -973,12 +1067,14 @@ int main(int argc, char **argv) {
         RUN_WANTED(test_g1_random_bases);
         RUN_WANTED(test_g1_sort_cases);
         RUN_WANTED(test_g1_ba_cases);
+        RUN_WANTED(test_g1_small_cards);
         RUN_WANTED(test_g2_msm);
         RUN_WANTED(test_g2_batch_add);
         RUN_WANTED(test_g2_copies);
         RUN_WANTED(test_g2_random_bases);
         RUN_WANTED(test_g2_sort_cases);
         RUN_WANTED(test_g2_ba_cases);
+        RUN_WANTED(test_g2_small_cards);
     }
     if (do_bench) bench(min1 < 16 ? 16 : min1, max1, max2);
     free(g1_bases);
