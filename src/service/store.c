@@ -69,7 +69,8 @@ static const char *const SCHEMA[] = {
 
 #define JOB_COLUMNS                                                                          \
     "id, request_id, key_name, priority, n_partitions, state, created_ms, updated_ms, "     \
-    "finished_ms, error_status, error"
+    "finished_ms, error_status, error, (SELECT count(*) FROM partitions p"                   \
+    " WHERE p.job_id = jobs.id AND p.proof IS NOT NULL)"
 
 /* The statements, prepared once (text below, same order). */
 enum {
@@ -95,6 +96,12 @@ enum {
     Q_COUNTS,
     Q_REQUEUE,
     Q_EXPIRABLE,
+    Q_PENDING,
+    Q_RECORD,
+    Q_PROVED,
+    Q_LEFT,
+    Q_AHEAD,
+    Q_BACKLOG,
     Q_COUNT
 };
 
@@ -125,6 +132,19 @@ static const char *const QUERY[Q_COUNT] = {
     [Q_REQUEUE] = "UPDATE jobs SET state = 0, updated_ms = ?1 WHERE state = 1",
     [Q_EXPIRABLE] = "SELECT id FROM jobs WHERE state >= 2 AND finished_ms < ?1 ORDER BY id"
                     " LIMIT ?2",
+    [Q_PENDING] = "SELECT p.job_id, p.idx, j.priority, j.state, j.key_name, j.n_partitions,"
+                  " p.spool, p.path FROM jobs j JOIN partitions p ON p.job_id = j.id"
+                  " WHERE j.state <= 1 AND p.proof IS NULL"
+                  " ORDER BY j.priority DESC, j.id, p.idx LIMIT ?1",
+    [Q_RECORD] = "UPDATE partitions SET proof = ?3, public = ?4"
+                 " WHERE job_id = ?1 AND idx = ?2 AND proof IS NULL",
+    [Q_PROVED] = "SELECT proof IS NOT NULL FROM partitions WHERE job_id = ?1 AND idx = ?2",
+    [Q_LEFT] = "SELECT count(*) FROM partitions WHERE job_id = ?1 AND proof IS NULL",
+    [Q_AHEAD] = "SELECT count(*) FROM jobs j JOIN partitions p ON p.job_id = j.id"
+                " WHERE j.state <= 1 AND p.proof IS NULL"
+                " AND (j.priority > ?1 OR (j.priority = ?1 AND j.id < ?2))",
+    [Q_BACKLOG] = "SELECT count(*) FROM jobs j JOIN partitions p ON p.job_id = j.id"
+                  " WHERE j.state <= 1 AND p.proof IS NULL",
 };
 
 struct cuzk__store {
@@ -812,6 +832,7 @@ static void read_info(sqlite3_stmt *q, cuzk__store_job_info *info) {
     info->finished_ms = sqlite3_column_int64(q, 8); /* NULL reads 0 */
     info->error_status = (cuzk_status)sqlite3_column_int(q, 9);
     copy_text(info->error, sizeof(info->error), q, 10);
+    info->n_done = (size_t)sqlite3_column_int64(q, 11);
 }
 
 static cuzk_status not_found(cuzk_error *err, uint64_t id) {
@@ -1273,5 +1294,144 @@ cuzk_status cuzk__store_expire(cuzk__store *s, int64_t finished_before_ms, size_
         if (k < EXPIRE_BATCH) break;
     }
     if (removed != NULL) *removed = total;
+    return st;
+}
+
+/* ---- partitions one at a time -------------------------------------------------- */
+
+cuzk_status cuzk__store_pending(cuzk__store *s, size_t limit, cuzk__store_part *parts, size_t *n,
+                                cuzk_error *err) {
+    if (parts == NULL || n == NULL)
+        return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "pending: NULL argument");
+    *n = 0;
+    if (limit == 0) return CUZK_OK;
+    lock(s);
+    sqlite3_stmt *q = use(s, Q_PENDING);
+    sqlite3_bind_int64(q, 1, limit > INT64_MAX ? INT64_MAX : (sqlite3_int64)limit);
+    int rc;
+    size_t k = 0;
+    cuzk_status st = CUZK_OK;
+    while (k < limit && (rc = sqlite3_step(q)) == SQLITE_ROW) {
+        cuzk__store_part *p = &parts[k];
+        memset(p, 0, sizeof(*p));
+        p->job_id = (uint64_t)sqlite3_column_int64(q, 0);
+        p->index = (uint32_t)sqlite3_column_int64(q, 1);
+        p->priority = (cuzk_priority)sqlite3_column_int(q, 2);
+        p->job_state = (cuzk_job_state)sqlite3_column_int(q, 3);
+        copy_text(p->key_name, sizeof(p->key_name), q, 4);
+        p->n_partitions = (size_t)sqlite3_column_int64(q, 5);
+        const char *spool = (const char *)sqlite3_column_text(q, 6);
+        const char *path = (const char *)sqlite3_column_text(q, 7);
+        const int len = spool != NULL ? snprintf(p->path, sizeof(p->path), "%s/%s", s->spool, spool)
+                                      : snprintf(p->path, sizeof(p->path), "%s", path ? path : "");
+        if (len < 0 || (size_t)len >= sizeof(p->path)) {
+            st = cuzk__fail(err, CUZK_ERR_IO, "%s: job %llu: partition %u: its witness path is "
+                            "longer than %zu bytes", s->db_path, (unsigned long long)p->job_id,
+                            p->index, sizeof(p->path) - 1);
+            break;
+        }
+        k++;
+    }
+    if (st == CUZK_OK && k < limit && rc != SQLITE_DONE)
+        st = db_fail(s, err, "read the partitions to prove");
+    unlock(s);
+    if (st == CUZK_OK) *n = k;
+    return st;
+}
+
+cuzk_status cuzk__store_record(cuzk__store *s, uint64_t id, size_t index, const cuzk_proof *proof,
+                               const uint8_t *public_inputs, size_t public_bytes, int *job_done,
+                               cuzk_error *err) {
+    if (job_done != NULL) *job_done = 0;
+    if (proof == NULL || (public_bytes != 0 && public_inputs == NULL))
+        return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "record: job %llu: NULL results",
+                          (unsigned long long)id);
+    if (public_bytes > (size_t)INT32_MAX)
+        return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "record: job %llu: %zu public bytes",
+                          (unsigned long long)id, public_bytes);
+    pathlist l = {0};
+    lock(s);
+    int state = 0;
+    size_t count = 0;
+    int done = 0;
+    cuzk_status st = begin(s, err);
+    if (st == CUZK_OK) st = load_state(s, id, &state, &count, err);
+    if (st == CUZK_OK && cuzk__store_state_ended(state)) st = has_ended(err, id, state);
+    if (st == CUZK_OK && index >= count)
+        st = cuzk__fail(err, CUZK_ERR_NOT_FOUND, "record: job %llu has no partition %zu",
+                        (unsigned long long)id, index);
+    if (st == CUZK_OK) {
+        sqlite3_stmt *q = use(s, Q_RECORD);
+        sqlite3_bind_int64(q, 1, (sqlite3_int64)id);
+        sqlite3_bind_int64(q, 2, (sqlite3_int64)index);
+        sqlite3_bind_blob(q, 3, proof->bytes, CUZK_PROOF_BYTES, SQLITE_STATIC);
+        if (public_bytes != 0)
+            sqlite3_bind_blob(q, 4, public_inputs, (int)public_bytes, SQLITE_STATIC);
+        else
+            sqlite3_bind_zeroblob(q, 4, 0);
+        st = run(s, q, "record a proof", err);
+    }
+    /* no row changed: proved already (left as it was), or missing */
+    if (st == CUZK_OK && sqlite3_changes(s->db) == 0) {
+        sqlite3_stmt *q = use(s, Q_PROVED);
+        sqlite3_bind_int64(q, 1, (sqlite3_int64)id);
+        sqlite3_bind_int64(q, 2, (sqlite3_int64)index);
+        if (sqlite3_step(q) != SQLITE_ROW)
+            st = cuzk__fail(err, CUZK_ERR_IO, "%s: job %llu has no partition %zu", s->db_path,
+                            (unsigned long long)id, index);
+        sqlite3_reset(q);
+    }
+    int64_t left = 0;
+    if (st == CUZK_OK) {
+        sqlite3_stmt *q = use(s, Q_LEFT);
+        sqlite3_bind_int64(q, 1, (sqlite3_int64)id);
+        if (sqlite3_step(q) == SQLITE_ROW)
+            left = sqlite3_column_int64(q, 0);
+        else
+            st = db_fail(s, err, "count the partitions left");
+        sqlite3_reset(q);
+    }
+    const int64_t now = cuzk__store_now_ms();
+    if (st == CUZK_OK && left == 0) {
+        st = take_spool(s, id, 1, &l, err);
+        if (st == CUZK_OK) st = set_state(s, id, CUZK_JOB_DONE, now, now, CUZK_OK, NULL, err);
+        done = 1;
+    } else if (st == CUZK_OK) {
+        st = set_state(s, id, CUZK_JOB_RUNNING, now, 0, CUZK_OK, NULL, err);
+    }
+    if (st == CUZK_OK) st = commit(s, err);
+    st = end_call(s, st, &l);
+    if (st == CUZK_OK && job_done != NULL) *job_done = done;
+    return st;
+}
+
+cuzk_status cuzk__store_ahead(cuzk__store *s, cuzk_priority priority, uint64_t id, size_t *n,
+                              cuzk_error *err) {
+    if (n == NULL) return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "ahead: NULL argument");
+    *n = 0;
+    lock(s);
+    sqlite3_stmt *q = use(s, Q_AHEAD);
+    sqlite3_bind_int(q, 1, (int)priority);
+    sqlite3_bind_int64(q, 2, id > INT64_MAX ? INT64_MAX : (sqlite3_int64)id);
+    cuzk_status st = CUZK_OK;
+    if (sqlite3_step(q) == SQLITE_ROW)
+        *n = (size_t)sqlite3_column_int64(q, 0);
+    else
+        st = db_fail(s, err, "count the partitions ahead");
+    unlock(s);
+    return st;
+}
+
+cuzk_status cuzk__store_backlog(cuzk__store *s, size_t *n, cuzk_error *err) {
+    if (n == NULL) return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "backlog: NULL argument");
+    *n = 0;
+    lock(s);
+    sqlite3_stmt *q = use(s, Q_BACKLOG);
+    cuzk_status st = CUZK_OK;
+    if (sqlite3_step(q) == SQLITE_ROW)
+        *n = (size_t)sqlite3_column_int64(q, 0);
+    else
+        st = db_fail(s, err, "count the partitions to prove");
+    unlock(s);
     return st;
 }

@@ -192,6 +192,7 @@ typedef struct {
     int64_t finished_ms;      /* 0 until the job ended */
     cuzk_status error_status; /* FAILED: the job's status; else CUZK_OK */
     char error[CUZK_ERROR_MSG_BYTES]; /* FAILED: the job's message */
+    size_t n_done; /* partitions whose proof is recorded */
 } cuzk__store_job_info;
 
 /* The job's record (CUZK_ERR_NOT_FOUND for an unknown or collected id). */
@@ -294,6 +295,64 @@ CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__store_collect(cuzk__store *s, uint64_t
  */
 CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__store_expire(cuzk__store *s, int64_t finished_before_ms,
                                                        size_t *removed, cuzk_error *err);
+
+/* ---- partitions one at a time ------------------------------------------------ */
+
+/*
+ * A daemon proves a job partition by partition: it takes the next
+ * partitions without a proof (cuzk__store_pending), proves each and
+ * records its proof (cuzk__store_record); the call that records a job's
+ * last proof makes the job DONE. Which partitions are being proved is the
+ * daemon's to remember (one process uses a store), so after a restart
+ * every partition without a proof is pending again and the proofs already
+ * recorded are kept.
+ */
+
+/* A partition without a proof, with what proving it needs. */
+typedef struct {
+    uint64_t job_id;
+    uint32_t index;
+    cuzk_priority priority;
+    cuzk_job_state job_state; /* QUEUED or RUNNING */
+    char key_name[CUZK__STORE_NAME_MAX + 1];
+    size_t n_partitions;      /* of the job */
+    char path[4096];          /* its witness: the spool file or the client's path */
+} cuzk__store_part;
+
+/*
+ * The first limit partitions without a proof of the jobs that have not
+ * ended, in the order they are best proved: highest priority first, then
+ * oldest job (lowest id), then lowest index. parts has room for limit;
+ * *n how many there were. A caller that is proving some of them already
+ * asks for that many more and skips them.
+ */
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__store_pending(cuzk__store *s, size_t limit,
+                                                        cuzk__store_part *parts, size_t *n,
+                                                        cuzk_error *err);
+
+/*
+ * Records partition index's proof and public inputs (public_bytes of them;
+ * may be NULL when 0) in one transaction; the job becomes RUNNING, or DONE
+ * when this was its last partition without a proof (*job_done 1; may be
+ * NULL), its spool files then released. A partition proved already keeps
+ * its first proof (CUZK_OK). CUZK_ERR_INVALID_ARG naming the state for a
+ * job that ended (the proof is not kept), CUZK_ERR_NOT_FOUND for an
+ * unknown job or index.
+ */
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__store_record(cuzk__store *s, uint64_t id, size_t index,
+                                                       const cuzk_proof *proof,
+                                                       const uint8_t *public_inputs,
+                                                       size_t public_bytes, int *job_done,
+                                                       cuzk_error *err);
+
+/* Partitions without a proof, of jobs that have not ended, before those of
+ * job id (at priority) in cuzk__store_pending's order, in *n. */
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__store_ahead(cuzk__store *s, cuzk_priority priority,
+                                                      uint64_t id, size_t *n, cuzk_error *err);
+
+/* Partitions without a proof of jobs that have not ended, in *n. */
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__store_backlog(cuzk__store *s, size_t *n,
+                                                        cuzk_error *err);
 
 /* The spool folder's absolute path (where a spool name's file lives). */
 const char *cuzk__store_spool_dir(const cuzk__store *s);

@@ -8,7 +8,9 @@
  * referenced and foreign files kept); expiry; submissions from four threads
  * at once (nothing lost or duplicated); a writer killed with SIGKILL in the
  * middle of a stream of submissions (every acknowledged job whole, the
- * database intact); refusals that name the path.
+ * database intact); partitions proved one at a time (their order, a proof
+ * per partition, the job done with its last, refused once it ended, kept
+ * across a restart); refusals that name the path.
  *
  * Runs in a fresh folder under $TMPDIR (or /tmp), removed at the end.
  */
@@ -1117,6 +1119,109 @@ static void test_crash(void) {
 
 /* ---- refusals ------------------------------------------------------------- */
 
+/* ---- partitions one at a time ---------------------------------------------------- */
+
+static void test_partitions(void) {
+    cuzk__store *s = open_sub("parts");
+    if (s == NULL) return;
+    char spool[600];
+    spool_dir(spool, sizeof(spool), "parts");
+    cuzk_error err;
+    /* a low job of 3 spooled partitions, then a high job of 2 given by path */
+    const uint64_t lo = submit_spooled(s, NULL, "lo", 3);
+    cuzk__store_witness wp[2] = {{.path = "/srv/w0"}, {.path = "/srv/w1"}};
+    cuzk__store_job job = {.key_name = "other", .priority = CUZK_PRIORITY_HIGH,
+                           .n_partitions = 2, .witnesses = wp};
+    uint64_t hi = 0;
+    int existed = 0;
+    CHECK_EQ_INT(cuzk__store_submit(s, &job, &hi, &existed, &err), CUZK_OK);
+    size_t backlog = 0, ahead = 0;
+    CHECK_EQ_INT(cuzk__store_backlog(s, &backlog, &err), CUZK_OK);
+    CHECK(backlog == 5);
+    /* the order: the high job's partitions first, then the low one's by index */
+    cuzk__store_part parts[8];
+    size_t n = 0;
+    CHECK_EQ_INT(cuzk__store_pending(s, 8, parts, &n, &err), CUZK_OK);
+    CHECK(n == 5);
+    if (n == 5) {
+        CHECK(parts[0].job_id == hi && parts[0].index == 0 && strcmp(parts[0].path, "/srv/w0") == 0);
+        CHECK(parts[1].job_id == hi && parts[1].index == 1 && strcmp(parts[1].key_name, "other") == 0);
+        CHECK(parts[1].priority == CUZK_PRIORITY_HIGH && parts[1].n_partitions == 2);
+        for (uint32_t i = 0; i < 3; i++) {
+            CHECK(parts[2 + i].job_id == lo && parts[2 + i].index == i);
+            CHECK(strncmp(parts[2 + i].path, spool, strlen(spool)) == 0);
+            CHECK(parts[2 + i].job_state == CUZK_JOB_QUEUED);
+        }
+    }
+    CHECK_EQ_INT(cuzk__store_pending(s, 2, parts, &n, &err), CUZK_OK);
+    CHECK(n == 2 && parts[1].job_id == hi);
+    CHECK_EQ_INT(cuzk__store_ahead(s, CUZK_PRIORITY_NORMAL, lo, &ahead, &err), CUZK_OK);
+    CHECK(ahead == 2);
+    CHECK_EQ_INT(cuzk__store_ahead(s, CUZK_PRIORITY_HIGH, hi, &ahead, &err), CUZK_OK);
+    CHECK(ahead == 0);
+
+    /* proofs one by one: RUNNING, then DONE with the last, spool released */
+    cuzk_proof pr[3];
+    rand_proofs(pr, 3);
+    uint8_t pub[3][64];
+    cuzk_test_rand_bytes(&pub[0][0], sizeof(pub));
+    int done = -1;
+    CHECK_EQ_INT(cuzk__store_record(s, lo, 1, &pr[1], pub[1], 64, &done, &err), CUZK_OK);
+    CHECK(done == 0 && state_of(s, lo) == CUZK_JOB_RUNNING);
+    cuzk__store_job_info info;
+    CHECK_EQ_INT(cuzk__store_get(s, lo, &info, &err), CUZK_OK);
+    CHECK(info.n_done == 1);
+    /* a second proof of one partition keeps the first */
+    cuzk_proof other;
+    rand_proofs(&other, 1);
+    CHECK_EQ_INT(cuzk__store_record(s, lo, 1, &other, pub[0], 64, &done, &err), CUZK_OK);
+    CHECK(done == 0);
+    CHECK_EQ_INT(cuzk__store_pending(s, 8, parts, &n, &err), CUZK_OK);
+    CHECK(n == 4);
+    CHECK_EQ_INT(cuzk__store_record(s, lo, 0, &pr[0], pub[0], 64, &done, &err), CUZK_OK);
+    CHECK_EQ_INT(count_spool(spool, 0), 3);
+    CHECK_EQ_INT(cuzk__store_record(s, lo, 2, &pr[2], pub[2], 64, &done, &err), CUZK_OK);
+    CHECK(done == 1 && state_of(s, lo) == CUZK_JOB_DONE);
+    CHECK_EQ_INT(count_spool(spool, 0), 0);
+    cuzk_proof got[3];
+    uint8_t *gp = NULL;
+    size_t per = 0;
+    CHECK_EQ_INT(cuzk__store_results(s, lo, got, 3, &gp, &per, &err), CUZK_OK);
+    CHECK(per == 64 && gp != NULL && memcmp(got, pr, sizeof(pr)) == 0 &&
+          memcmp(gp, pub, sizeof(pub)) == 0);
+    free(gp);
+    CHECK_EQ_INT(cuzk__store_get(s, lo, &info, &err), CUZK_OK);
+    CHECK(info.n_done == 3);
+
+    /* refusals: a job that ended, an index out of range, an unknown job */
+    CHECK_EQ_INT(cuzk__store_record(s, lo, 0, &other, NULL, 0, &done, &err), CUZK_ERR_INVALID_ARG);
+    CHECK(contains(&err, "already ended (done)"));
+    CHECK_EQ_INT(cuzk__store_record(s, hi, 2, &other, NULL, 0, &done, &err), CUZK_ERR_NOT_FOUND);
+    CHECK_EQ_INT(cuzk__store_record(s, hi + 100, 0, &other, NULL, 0, &done, &err),
+                 CUZK_ERR_NOT_FOUND);
+    CHECK_EQ_INT(cuzk__store_cancel(s, hi, NULL, &err), CUZK_OK);
+    CHECK_EQ_INT(cuzk__store_record(s, hi, 0, &other, NULL, 0, &done, &err), CUZK_ERR_INVALID_ARG);
+    CHECK(contains(&err, "cancelled"));
+    CHECK_EQ_INT(cuzk__store_pending(s, 8, parts, &n, &err), CUZK_OK);
+    CHECK(n == 0);
+    CHECK_EQ_INT(cuzk__store_backlog(s, &backlog, &err), CUZK_OK);
+    CHECK(backlog == 0);
+
+    /* a restart keeps the proofs recorded: only the rest is pending again */
+    const uint64_t r = submit_spooled(s, NULL, "r", 3);
+    CHECK_EQ_INT(cuzk__store_record(s, r, 0, &pr[0], NULL, 0, &done, &err), CUZK_OK);
+    cuzk__store_close(s);
+    s = open_sub("parts");
+    if (s == NULL) return;
+    cuzk__store_job_info *rec = NULL;
+    CHECK_EQ_INT(cuzk__store_recover(s, &rec, &n, &err), CUZK_OK);
+    CHECK(n == 1 && rec[0].id == r && rec[0].n_done == 1);
+    free(rec);
+    CHECK_EQ_INT(cuzk__store_pending(s, 8, parts, &n, &err), CUZK_OK);
+    CHECK(n == 2 && parts[0].index == 1 && parts[1].index == 2);
+    cuzk__store_close(s);
+}
+
 static void test_bad_paths(void) {
     char d[512], db[700], spool[700], file[700];
     at(d, sizeof(d), "paths");
@@ -1218,6 +1323,7 @@ int main(int argc, char **argv) {
     RUN(test_collect_removes_spool);
     RUN(test_sweep);
     RUN(test_expire);
+    RUN(test_partitions);
     RUN(test_threads);
     RUN(test_crash);
     RUN(test_bad_paths);
