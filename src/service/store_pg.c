@@ -100,11 +100,18 @@ static const char *const MIGRATION_1[] = {
     "CREATE INDEX partitions_owner ON cuzk.partitions (owner) WHERE state = 1",
 };
 
+/* 2: what each daemon is (backend, devices, workers, keys), for the
+ * cluster's view. */
+static const char *const MIGRATION_2[] = {
+    "ALTER TABLE cuzk.daemons ADD COLUMN info text NOT NULL DEFAULT ''",
+};
+
 static const struct {
     const char *const *sql;
     size_t n;
 } MIGRATIONS[] = {
     {MIGRATION_1, sizeof(MIGRATION_1) / sizeof(MIGRATION_1[0])},
+    {MIGRATION_2, sizeof(MIGRATION_2) / sizeof(MIGRATION_2[0])},
 };
 
 _Static_assert(sizeof(MIGRATIONS) / sizeof(MIGRATIONS[0]) == CUZK__PG_SCHEMA_VERSION,
@@ -714,6 +721,8 @@ typedef struct {
     uint64_t id;
     size_t count;
     cuzk__store_pg_daemon *v;
+    const char *info;
+    int64_t age_ms;
 } daemon_ctx;
 
 static cuzk_status register_body(cuzk__store_pg *s, void *ctx, cuzk_error *err) {
@@ -790,7 +799,7 @@ static cuzk_status daemons_body(cuzk__store_pg *s, void *ctx, cuzk_error *err) {
                        "SELECT d.id, d.name, " MS("d.started_at") ", " MS("d.heartbeat_at") ","
                        " (extract(epoch FROM now() - d.heartbeat_at) * 1000)::bigint,"
                        " (SELECT count(*) FROM cuzk.partitions p WHERE p.owner = d.id"
-                       "  AND p.state = 1)"
+                       "  AND p.state = 1), d.info"
                        " FROM cuzk.daemons d ORDER BY d.id",
                        NULL, 0, &r, err);
     if (st != CUZK_OK) return st;
@@ -807,6 +816,7 @@ static cuzk_status daemons_body(cuzk__store_pg *s, void *ctx, cuzk_error *err) {
         d->heartbeat_ms = gi(r, i, 3);
         d->heartbeat_age_ms = gi(r, i, 4);
         d->held = (size_t)gu(r, i, 5);
+        gs(d->info, sizeof(d->info), r, i, 6);
     }
     c->count = (size_t)n;
     PQclear(r);
@@ -827,6 +837,62 @@ cuzk_status cuzk__store_pg_daemons(cuzk__store_pg *s, cuzk__store_pg_daemon **v,
     *v = c.v;
     *n = c.count;
     return CUZK_OK;
+}
+
+static cuzk_status describe_body(cuzk__store_pg *s, void *ctx, cuzk_error *err) {
+    daemon_ctx *c = ctx;
+    params p = {0};
+    p_u64(&p, c->id);
+    p_text(&p, c->info);
+    PGresult *r;
+    cuzk_status st = q(s, "describe the daemon", "UPDATE cuzk.daemons SET info = $2 WHERE id = $1",
+                       &p, 0, &r, err);
+    if (st != CUZK_OK) return st;
+    const int none = strcmp(PQcmdTuples(r), "0") == 0;
+    PQclear(r);
+    if (none)
+        return cuzk__fail(err, CUZK_ERR_NOT_FOUND, "describe: no daemon %llu is registered",
+                          (unsigned long long)c->id);
+    return CUZK_OK;
+}
+
+cuzk_status cuzk__store_pg_describe(cuzk__store_pg *s, uint64_t daemon_id, const char *info,
+                                    cuzk_error *err) {
+    if (info == NULL) return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "describe: NULL info");
+    if (strlen(info) >= CUZK__PG_INFO_BYTES)
+        return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "describe: info of %zu bytes (at most %d)",
+                          strlen(info), CUZK__PG_INFO_BYTES - 1);
+    daemon_ctx c = {.id = daemon_id, .info = info};
+    return transact(s, "describe", TX_IDEMPOTENT, describe_body, &c, err);
+}
+
+static cuzk_status forget_body(cuzk__store_pg *s, void *ctx, cuzk_error *err) {
+    daemon_ctx *c = ctx;
+    c->count = 0;
+    params p = {0};
+    p_i64(&p, c->age_ms);
+    PGresult *r;
+    cuzk_status st = q(s, "remove silent daemons",
+                       "DELETE FROM cuzk.daemons d"
+                       " WHERE d.heartbeat_at < now() - $1 * interval '1 millisecond'"
+                       " AND NOT EXISTS (SELECT 1 FROM cuzk.partitions p"
+                       " WHERE p.owner = d.id AND p.state = 1)",
+                       &p, 0, &r, err);
+    if (st != CUZK_OK) return st;
+    c->count = (size_t)strtoull(PQcmdTuples(r), NULL, 10);
+    PQclear(r);
+    return CUZK_OK;
+}
+
+cuzk_status cuzk__store_pg_forget(cuzk__store_pg *s, int64_t age_ms, size_t *removed,
+                                  cuzk_error *err) {
+    if (removed != NULL) *removed = 0;
+    if (age_ms < 0) return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "forget: age %lld ms",
+                                      (long long)age_ms);
+    daemon_ctx c = {.age_ms = age_ms};
+    cuzk_status st = transact(s, "forget", TX_IDEMPOTENT, forget_body, &c, err);
+    if (st == CUZK_OK && removed != NULL) *removed = c.count;
+    return st;
 }
 
 /* ---- witness payloads ---------------------------------------------------- */
@@ -1949,6 +2015,7 @@ static void read_job(const PGresult *r, int i, cuzk__store_pg_job_info *out) {
     out->claimed = (size_t)gu(r, i, 12);
     out->done = (size_t)gu(r, i, 13);
     out->dropped = (size_t)gu(r, i, 14);
+    info->n_done = out->done;
 }
 
 typedef struct {
@@ -1993,6 +2060,56 @@ cuzk_status cuzk__store_pg_get(cuzk__store_pg *s, uint64_t id, cuzk__store_pg_jo
                           (unsigned long long)id);
     read_ctx c = {.id = id, .one = info};
     return transact(s, "get", TX_READ, get_body, &c, err);
+}
+
+static cuzk_status ahead_body(cuzk__store_pg *s, void *ctx, cuzk_error *err) {
+    read_ctx *c = ctx;
+    params p = {0};
+    p_u64(&p, c->id);
+    PGresult *r;
+    cuzk_status st = q(s, "count the partitions ahead",
+                       "SELECT count(*) FROM cuzk.jobs me, cuzk.jobs j"
+                       " JOIN cuzk.partitions p ON p.job_id = j.id"
+                       " WHERE me.id = $1 AND p.state = 0 AND j.state = 0"
+                       " AND (j.priority > me.priority OR (j.priority = me.priority"
+                       " AND (j.created_at, j.id) < (me.created_at, me.id)))",
+                       &p, 0, &r, err);
+    if (st != CUZK_OK) return st;
+    c->n = (size_t)gu(r, 0, 0);
+    PQclear(r);
+    return CUZK_OK;
+}
+
+static cuzk_status backlog_body(cuzk__store_pg *s, void *ctx, cuzk_error *err) {
+    read_ctx *c = ctx;
+    PGresult *r;
+    cuzk_status st = q(s, "count the partitions to prove",
+                       "SELECT count(*) FROM cuzk.jobs j JOIN cuzk.partitions p ON p.job_id = j.id"
+                       " WHERE j.state = 0 AND p.state IN (0, 1)",
+                       NULL, 0, &r, err);
+    if (st != CUZK_OK) return st;
+    c->n = (size_t)gu(r, 0, 0);
+    PQclear(r);
+    return CUZK_OK;
+}
+
+cuzk_status cuzk__store_pg_backlog(cuzk__store_pg *s, size_t *n, cuzk_error *err) {
+    if (n == NULL) return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "backlog: NULL n");
+    *n = 0;
+    read_ctx c = {0};
+    cuzk_status st = transact(s, "backlog", TX_READ, backlog_body, &c, err);
+    if (st == CUZK_OK) *n = c.n;
+    return st;
+}
+
+cuzk_status cuzk__store_pg_ahead(cuzk__store_pg *s, uint64_t id, size_t *n, cuzk_error *err) {
+    if (n == NULL) return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "ahead: NULL n");
+    *n = 0;
+    if (id == 0 || id > INT64_MAX) return CUZK_OK;
+    read_ctx c = {.id = id};
+    cuzk_status st = transact(s, "ahead", TX_READ, ahead_body, &c, err);
+    if (st == CUZK_OK) *n = c.n;
+    return st;
 }
 
 static cuzk_status results_body(cuzk__store_pg *s, void *ctx, cuzk_error *err) {

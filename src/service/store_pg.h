@@ -8,7 +8,7 @@
  * The schema lives in the PostgreSQL schema "cuzk" (so it can share a
  * database, Curio's HarmonyDB for one, with other programs' tables):
  *   schema_version(version, applied_at)
- *   daemons(id, name, started_at, heartbeat_at)
+ *   daemons(id, name, started_at, heartbeat_at, info)
  *   jobs(id bigserial, request_id UNIQUE, key_name, priority,
  *        n_partitions, state, created_at, updated_at, finished_at,
  *        error_status, error)
@@ -128,7 +128,7 @@
 typedef struct cuzk__store_pg cuzk__store_pg;
 
 /* The schema version this build migrates to. */
-#define CUZK__PG_SCHEMA_VERSION 1
+#define CUZK__PG_SCHEMA_VERSION 2
 /* The advisory lock key the migrations take ("czks"). */
 #define CUZK__PG_MIGRATION_LOCK 0x637a6b73
 /* Witness chunk size: the default, and the bounds of the option. */
@@ -183,12 +183,30 @@ CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__store_pg_register(cuzk__store_pg *s, c
 CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__store_pg_leave(cuzk__store_pg *s, uint64_t daemon_id,
                                                          size_t *released, cuzk_error *err);
 
+/* Longest description of a daemon, with its NUL. */
+#define CUZK__PG_INFO_BYTES 512
+
+/* Sets what a daemon is, as others see it in cuzk__store_pg_daemons (its
+ * backend, devices, workers and keys, as one line of text shorter than
+ * CUZK__PG_INFO_BYTES). CUZK_ERR_NOT_FOUND for a daemon not registered. */
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__store_pg_describe(cuzk__store_pg *s, uint64_t daemon_id,
+                                                            const char *info, cuzk_error *err);
+
+/* Removes the rows of daemons silent for longer than age_ms (the
+ * database's clock) that hold no lease: daemons that died (a kill -9, a
+ * lost machine) and whose partitions the reaper gave back. A daemon that
+ * was only paused finds itself unregistered (CUZK_ERR_NOT_FOUND from
+ * claim or renew) and registers again. *removed (may be NULL): how many. */
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__store_pg_forget(cuzk__store_pg *s, int64_t age_ms,
+                                                          size_t *removed, cuzk_error *err);
+
 typedef struct {
     uint64_t id;
     char name[CUZK__STORE_NAME_MAX + 1];
     int64_t started_ms, heartbeat_ms; /* Unix ms, the database's clock */
     int64_t heartbeat_age_ms;         /* the database's now() minus heartbeat */
     size_t held;                      /* partitions it has claimed now */
+    char info[CUZK__PG_INFO_BYTES];   /* cuzk__store_pg_describe's ("" before) */
 } cuzk__store_pg_daemon;
 
 /* Every registered daemon, by id: *v a malloc'd array of *n (NULL when
@@ -442,6 +460,16 @@ CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__store_pg_list(cuzk__store_pg *s, unsig
                                                         uint64_t after_id, size_t limit,
                                                         cuzk__store_pg_job_info **jobs,
                                                         size_t *n, cuzk_error *err);
+
+/* Queued partitions of live jobs before job id's in the order claims take
+ * them (priority, then job age), whatever their key: *n (0 for an unknown
+ * job). */
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__store_pg_ahead(cuzk__store_pg *s, uint64_t id,
+                                                         size_t *n, cuzk_error *err);
+
+/* Partitions queued or claimed of live jobs, whatever their key: *n. */
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__store_pg_backlog(cuzk__store_pg *s, size_t *n,
+                                                           cuzk_error *err);
 
 /* Jobs per state now: counts[state] for the five states. */
 CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__store_pg_counts(cuzk__store_pg *s, uint64_t counts[5],

@@ -23,6 +23,8 @@
  *  - leases: renewals keep a lease; expiry -> the reaper requeues -> another
  *    owner claims -> the first owner's late result is FENCED, the job
  *    completes once with the winner's proofs; release and leave;
+ *  - the cluster's view: daemons described, silent ones forgotten (not
+ *    while they hold a lease), the queue's length and a job's place in it;
  *  - cancel while claimed (owners learn on renew and complete), fail
  *    (fenced to the lease), collect and expire;
  *  - the server restarted (pg_ctl restart) under three working daemons:
@@ -904,6 +906,62 @@ static void test_leases(void) {
     cuzk__store_pg_close(b);
 }
 
+/* ---- the cluster's view: descriptions, silent daemons, the queue's length ------- */
+
+static void test_cluster_view(void) {
+    char url[512];
+    CHECK(fresh_db(url, sizeof(url), "t_view"));
+    cuzk__store_pg *a = open_or_null(url, 0);
+    CHECK(a != NULL);
+    if (a == NULL) return;
+    cuzk_error e;
+    const uint64_t da = register_daemon(a, "a"), db = register_daemon(a, "b");
+    CHECK(cuzk__store_pg_describe(a, da, "backend cpu, 1 worker; keys k", &e) == CUZK_OK);
+    CHECK(cuzk__store_pg_describe(a, db + 100, "x", &e) == CUZK_ERR_NOT_FOUND);
+    char big[CUZK__PG_INFO_BYTES + 1];
+    memset(big, 'x', sizeof(big) - 1);
+    big[sizeof(big) - 1] = '\0';
+    CHECK(cuzk__store_pg_describe(a, da, big, &e) == CUZK_ERR_INVALID_ARG);
+    cuzk__store_pg_daemon *v = NULL;
+    size_t n = 0;
+    CHECK(cuzk__store_pg_daemons(a, &v, &n, &e) == CUZK_OK);
+    CHECK(n == 2 && v[0].id == da && strcmp(v[0].info, "backend cpu, 1 worker; keys k") == 0);
+    CHECK(n == 2 && v[1].id == db && v[1].info[0] == '\0');
+    free(v);
+
+    /* the queue's length and a job's place in it: priority, then age */
+    const char *keys[] = {"k"};
+    const uint64_t j1 = submit_paths(a, NULL, "k", CUZK_PRIORITY_NORMAL, 3);
+    const uint64_t j2 = submit_paths(a, NULL, "other", CUZK_PRIORITY_HIGH, 2);
+    const uint64_t j3 = submit_paths(a, NULL, "k", CUZK_PRIORITY_NORMAL, 1);
+    size_t backlog = 0, ahead = 9;
+    CHECK(cuzk__store_pg_backlog(a, &backlog, &e) == CUZK_OK && backlog == 6);
+    CHECK(cuzk__store_pg_ahead(a, j2, &ahead, &e) == CUZK_OK && ahead == 0);
+    CHECK(cuzk__store_pg_ahead(a, j1, &ahead, &e) == CUZK_OK && ahead == 2);
+    CHECK(cuzk__store_pg_ahead(a, j3, &ahead, &e) == CUZK_OK && ahead == 5);
+    cuzk__store_pg_part c[2];
+    CHECK(cuzk__store_pg_claim(a, da, keys, 1, 2, 30000, c, &n, &e) == CUZK_OK && n == 2);
+    /* claimed: no longer waiting, still to prove */
+    CHECK(cuzk__store_pg_ahead(a, j3, &ahead, &e) == CUZK_OK && ahead == 3);
+    CHECK(cuzk__store_pg_backlog(a, &backlog, &e) == CUZK_OK && backlog == 6);
+    int done = 0;
+    CHECK(complete(a, &c[0].ref, &done) == CUZK__PG_RECORDED);
+    CHECK(cuzk__store_pg_backlog(a, &backlog, &e) == CUZK_OK && backlog == 5);
+    cuzk__store_pg_job_info info;
+    CHECK(state_of(a, j1, &info) == CUZK_JOB_RUNNING && info.job.n_done == 1);
+
+    /* silent daemons go, unless they hold a lease */
+    size_t removed = 9;
+    CHECK(admin("t_view", "UPDATE cuzk.daemons SET heartbeat_at = now() - interval '1 hour'"));
+    CHECK(cuzk__store_pg_forget(a, 600000, &removed, &e) == CUZK_OK && removed == 1);
+    CHECK(cuzk__store_pg_daemons(a, &v, &n, &e) == CUZK_OK);
+    CHECK(n == 1 && v[0].id == da && v[0].held == 1);
+    free(v);
+    CHECK(cuzk__store_pg_forget(a, 600000, &removed, &e) == CUZK_OK && removed == 0);
+    CHECK(cuzk__store_pg_forget(a, -1, &removed, &e) == CUZK_ERR_INVALID_ARG);
+    cuzk__store_pg_close(a);
+}
+
 /* ---- cancel, fail, collect, expire ---------------------------------------------- */
 
 static void test_cancel_fail(void) {
@@ -1221,6 +1279,7 @@ int main(int argc, char **argv) {
     RUN(test_claim_order);
     RUN(test_three_daemons);
     RUN(test_leases);
+    RUN(test_cluster_view);
     RUN(test_cancel_fail);
     RUN(test_notify_timeout);
     RUN(test_restart);
