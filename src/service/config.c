@@ -36,7 +36,9 @@ typedef enum {
     K_SIZE,    /* bytes, with an optional binary K/M/G/T suffix, in [min, max] */
     K_BOOL,
     K_BACKEND, /* auto, cpu or gpu */
-    K_DEVICES  /* "", "all" or a comma list of GPU ordinals */
+    K_DEVICES, /* "", "all" or a comma list of GPU ordinals */
+    K_STORE,   /* "sqlite" or a PostgreSQL connection string */
+    K_NAME     /* a line of printable text, "" allowed */
 } kind;
 
 typedef struct {
@@ -60,6 +62,9 @@ typedef struct {
 #define RETRIES_MAX 16
 #define RETENTION_MAX 315360000ull /* ten years */
 #define BATCH_WAIT_MAX 3600000u      /* an hour */
+#define LEASE_MIN 100u               /* ms */
+#define LEASE_MAX 86400000u          /* a day (store_pg.h) */
+#define POLL_MAX 600000u
 
 static const setting SETTINGS[CUZK__CONF_N_SETTINGS] = {
     [CUZK__CONF_UNIX_SOCKET] = {"server", "unix_socket", K_PATH, FIELD(unix_socket), 0, 0, 1},
@@ -75,6 +80,7 @@ static const setting SETTINGS[CUZK__CONF_N_SETTINGS] = {
     [CUZK__CONF_SPOOL_DIR] = {"store", "spool_dir", K_PATH, FIELD(spool_dir), 0, 0, 0},
     [CUZK__CONF_RESULT_RETENTION_S] = {"store", "result_retention_s", K_UINT,
                                        FIELD(result_retention_s), 1, RETENTION_MAX, 0},
+    [CUZK__CONF_STORE] = {"store", "store", K_STORE, FIELD(store), 0, 0, 0},
     [CUZK__CONF_BACKEND] = {"engine", "backend", K_BACKEND, FIELD(backend), 0, 0, 0},
     [CUZK__CONF_DEVICES] = {"engine", "devices", K_DEVICES, FIELD(devices), 0, DEVICE_ORDINAL_MAX,
                             1},
@@ -100,10 +106,16 @@ static const setting SETTINGS[CUZK__CONF_N_SETTINGS] = {
                                     0, TIMELINE_MAX, 0},
     [CUZK__CONF_BATCH_WAIT_MS] = {"engine", "batch_wait_ms", K_UINT, FIELD(batch_wait_ms), 0,
                                   BATCH_WAIT_MAX, 0},
+    [CUZK__CONF_CLUSTER_NAME] = {"cluster", "name", K_NAME, FIELD(cluster_name), 0, 0, 1},
+    [CUZK__CONF_LEASE_MS] = {"cluster", "lease_ms", K_UINT, FIELD(lease_ms), LEASE_MIN, LEASE_MAX,
+                             0},
+    [CUZK__CONF_HEARTBEAT_MS] = {"cluster", "heartbeat_ms", K_UINT, FIELD(heartbeat_ms), 0,
+                                 LEASE_MAX, 0},
+    [CUZK__CONF_POLL_MS] = {"cluster", "poll_ms", K_UINT, FIELD(poll_ms), 10, POLL_MAX, 0},
 };
 
-static const char *const SECTIONS[] = {"server", "store", "engine"};
-#define N_FIXED 3
+static const char *const SECTIONS[] = {"server", "store", "engine", "cluster"};
+#define N_FIXED 4
 #define SEC_KEY N_FIXED /* [key NAME] */
 static const char *const KEY_FILES[CUZK__KEY_N_FILES] = {"zkey", "r1cs", "circuit", "params"};
 
@@ -111,12 +123,14 @@ static const char *const NAMES[CUZK__CONF_N_SETTINGS + CUZK__KEY_N_FILES] = {
     "server.unix_socket",         "server.unix_socket_mode",    "server.tcp_listen",
     "server.token_file",          "server.max_body_bytes",      "server.request_timeout_s",
     "store.database",             "store.spool_dir",            "store.result_retention_s",
-    "engine.backend",             "engine.devices",             "engine.cpu_lanes",
-    "engine.threads",             "engine.auto_gpu_min_log",    "engine.device_memory_limit",
-    "engine.self_check",          "engine.workers_per_device",  "engine.max_queued_partitions",
-    "engine.host_memory_budget",  "engine.key_cache_bytes",     "engine.max_retries",
-    "engine.timeline_events",     "engine.batch_wait_ms",       "key.zkey",
-    "key.r1cs",                   "key.circuit",                "key.params"};
+    "store.store",                "engine.backend",             "engine.devices",
+    "engine.cpu_lanes",           "engine.threads",             "engine.auto_gpu_min_log",
+    "engine.device_memory_limit", "engine.self_check",          "engine.workers_per_device",
+    "engine.max_queued_partitions", "engine.host_memory_budget", "engine.key_cache_bytes",
+    "engine.max_retries",         "engine.timeline_events",     "engine.batch_wait_ms",
+    "cluster.name",               "cluster.lease_ms",           "cluster.heartbeat_ms",
+    "cluster.poll_ms",            "key.zkey",                   "key.r1cs",
+    "key.circuit",                "key.params"};
 
 const char *cuzk__daemon_config_name(size_t i) {
     return i < sizeof(NAMES) / sizeof(NAMES[0]) ? NAMES[i] : NULL;
@@ -161,6 +175,13 @@ void cuzk__daemon_config_defaults(cuzk__daemon_config *cfg) {
     cfg->max_retries = 1;
     cfg->timeline_events = 65536;
     cfg->batch_wait_ms = 10000;
+    snprintf(cfg->store, sizeof(cfg->store), "sqlite");
+    cfg->lease_ms = 30000;
+    cfg->poll_ms = 1000;
+}
+
+bool cuzk__daemon_config_shared(const cuzk__daemon_config *cfg) {
+    return strcmp(cfg->store, "sqlite") != 0;
 }
 
 /* ---- messages -------------------------------------------------------------- */
@@ -545,6 +566,28 @@ static cuzk_status apply_setting(cuzk__daemon_config *cfg, size_t si, const char
         cfg->devices_all = all;
         break;
     }
+    case K_STORE: {
+        /* the value is not echoed: a connection string may hold a password */
+        const int pg = strncmp(v, "postgres://", 11) == 0 || strncmp(v, "postgresql://", 13) == 0 ||
+                       strchr(v, '=') != NULL;
+        if (strcmp(v, "sqlite") != 0 && !pg)
+            return cuzk__fail(err, CUZK_ERR_INVALID_ARG,
+                              "%s: neither sqlite nor a PostgreSQL connection string "
+                              "(postgres://USER@HOST:PORT/DB, or host=... dbname=...)",
+                              w);
+        if (strlen(v) >= s->width)
+            return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "%s: longer than %zu bytes", w,
+                              s->width - 1);
+        memcpy((char *)cfg + s->off, v, strlen(v) + 1);
+        break;
+    }
+    case K_NAME: {
+        if (strlen(v) >= s->width)
+            return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "%s: longer than %zu bytes", w,
+                              s->width - 1);
+        memcpy((char *)cfg + s->off, v, strlen(v) + 1);
+        break;
+    }
     }
     cfg->line[si] = line;
     return CUZK_OK;
@@ -693,14 +736,14 @@ static cuzk_status header(parser *p, unsigned line, const char *s, size_t n, cuz
     }
     char word[65];
     snprintf(word, sizeof(word), "%.*s", (int)(wl < 64 ? wl : 64), a);
-    static const char *const all[] = {"server", "store", "engine", "key"};
-    const char *near = nearest(word, all, 4);
+    static const char *const all[] = {"server", "store", "engine", "cluster", "key"};
+    const char *near = nearest(word, all, 5);
     char hint[80] = "";
     if (near != NULL) snprintf(hint, sizeof(hint), "did you mean [%s%s]? ", near,
                                strcmp(near, "key") == 0 ? " NAME" : "");
     return cuzk__fail(err, CUZK_ERR_INVALID_ARG,
                       "%s:%u: [%.64s]: unknown section (%sknown: [server], [store], [engine], "
-                      "[key NAME])",
+                      "[cluster], [key NAME])",
                       src, line, word, hint);
 }
 
@@ -924,7 +967,7 @@ cuzk_status cuzk__daemon_config_set(cuzk__daemon_config *cfg, const char *name,
     }
     return cuzk__fail(err, CUZK_ERR_INVALID_ARG,
                       "--%.64s: unknown setting (SECTION.KEY, SECTION one of server, store, "
-                      "engine; or key.NAME.FILE)",
+                      "engine, cluster; or key.NAME.FILE)",
                       name);
 }
 
@@ -1046,6 +1089,14 @@ cuzk_status cuzk__daemon_config_check(cuzk__daemon_config *cfg, cuzk_error *err)
         const cuzk_status st = check_key(cfg, &cfg->keys[i], err);
         if (st != CUZK_OK) return st;
     }
+    /* a heartbeat must come within the lease it renews */
+    if (cfg->heartbeat_ms != 0 && cfg->heartbeat_ms >= cfg->lease_ms) {
+        unsigned line = cfg->line[CUZK__CONF_HEARTBEAT_MS];
+        where(w, sizeof(w), cfg, line, "cluster", NULL, "heartbeat_ms");
+        return cuzk__fail(err, CUZK_ERR_INVALID_ARG,
+                          "%s: %u: not shorter than lease_ms (%u); a third of it is usual", w,
+                          cfg->heartbeat_ms, cfg->lease_ms);
+    }
     return CUZK_OK;
 }
 
@@ -1161,6 +1212,10 @@ char *cuzk__daemon_config_dump(const cuzk__daemon_config *cfg) {
             break;
         case K_BACKEND:
             put(&t, "%s\n", backend_name(cfg->backend));
+            break;
+        case K_STORE:
+        case K_NAME:
+            put(&t, "\"%s\"\n", (const char *)cfg + s->off);
             break;
         case K_DEVICES:
             if (cfg->devices_all) put(&t, "all");

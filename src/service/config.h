@@ -41,6 +41,7 @@
 #define CUZK__CONF_MAX_KEYS 1024u       /* [key NAME] sections */
 #define CUZK__CONF_TOKEN_MIN 16u        /* the bearer token's length, trimmed */
 #define CUZK__CONF_TOKEN_MAX 1024u
+#define CUZK__CONF_NAME_MAX 255u        /* [cluster] name */
 
 /* The settings of the fixed sections, in the order of the example file;
  * each has an entry in `line` below and a name ("server.unix_socket") from
@@ -55,6 +56,7 @@ typedef enum {
     CUZK__CONF_DATABASE,
     CUZK__CONF_SPOOL_DIR,
     CUZK__CONF_RESULT_RETENTION_S,
+    CUZK__CONF_STORE,
     CUZK__CONF_BACKEND,
     CUZK__CONF_DEVICES,
     CUZK__CONF_CPU_LANES,
@@ -69,6 +71,10 @@ typedef enum {
     CUZK__CONF_MAX_RETRIES,
     CUZK__CONF_TIMELINE_EVENTS,
     CUZK__CONF_BATCH_WAIT_MS,
+    CUZK__CONF_CLUSTER_NAME,
+    CUZK__CONF_LEASE_MS,
+    CUZK__CONF_HEARTBEAT_MS,
+    CUZK__CONF_POLL_MS,
     CUZK__CONF_N_SETTINGS
 } cuzk__conf_setting;
 
@@ -116,6 +122,7 @@ typedef struct {
     char database[CUZK__CONF_PATH_MAX];
     char spool_dir[CUZK__CONF_PATH_MAX];
     uint64_t result_retention_s;
+    char store[CUZK__CONF_PATH_MAX]; /* "sqlite", or a PostgreSQL connection string */
     /* [engine]: cuzk_options ... */
     cuzk_backend_kind backend;
     int devices[CUZK_MAX_LANES]; /* n_devices 0 and devices_all 0: device 0 */
@@ -131,6 +138,10 @@ typedef struct {
     unsigned max_retries;
     size_t timeline_events;
     unsigned batch_wait_ms;
+    /* [cluster]: daemons sharing a PostgreSQL store */
+    char cluster_name[CUZK__CONF_NAME_MAX + 1]; /* "": hostname:pid */
+    unsigned lease_ms, heartbeat_ms;            /* heartbeat 0: a third of the lease */
+    unsigned poll_ms;                           /* claims and awaits look this often */
     /* [key NAME] sections, in the order given */
     cuzk__daemon_key *keys;
     size_t n_keys, cap_keys;
@@ -140,7 +151,7 @@ typedef struct {
 } cuzk__daemon_config;
 
 /* The defaults (no file): a Unix socket at /run/cuzk/cuzk.sock, no TCP,
- * the store under /var/lib/cuzk, the engine's defaults, no keys. */
+ * the SQLite store under /var/lib/cuzk, the engine's defaults, no keys. */
 void cuzk__daemon_config_defaults(cuzk__daemon_config *cfg);
 
 /*
@@ -211,6 +222,9 @@ void cuzk__daemon_key_source(const cuzk__daemon_key *k, cuzk_key_source *src);
  * strings quoted, then the key sections); malloc'd, NUL-terminated; NULL
  * when out of memory. The token is not in it (its file is). */
 char *cuzk__daemon_config_dump(const cuzk__daemon_config *cfg);
+
+/* 1 when the configuration's store is PostgreSQL (store is not "sqlite"). */
+bool cuzk__daemon_config_shared(const cuzk__daemon_config *cfg);
 
 /* "server.unix_socket", ... for each setting s < CUZK__CONF_N_SETTINGS;
  * "key.zkey", "key.r1cs", "key.circuit", "key.params" for

@@ -123,27 +123,33 @@ static const char *full_text =
     "database = db/cuzk.db\n"                                          /* 12 */
     "spool_dir = /srv/spool#x;y\n"                                     /* 13 */
     "result_retention_s=3600\n"                                        /* 14 */
-    "[ engine ]\n"                                                     /* 15 */
-    "backend = GPU\n"                                                  /* 16 */
-    "devices = 1, 0,3\n"                                               /* 17 */
-    "cpu_lanes = 4\n"                                                  /* 18 */
-    "threads = 8\n"                                                    /* 19 */
-    "auto_gpu_min_log = 20\n"                                          /* 20 */
-    "device_memory_limit = 40G\n"                                      /* 21 */
-    "self_check = no\n"                                                /* 22 */
-    "workers_per_device = 3\n"                                         /* 23 */
-    "max_queued_partitions = 64\n"                                     /* 24 */
-    "host_memory_budget = 512m\n"                                      /* 25 */
-    "key_cache_bytes = 1T\n"                                           /* 26 */
-    "max_retries = 0\n"                                                /* 27 */
-    "timeline_events = 0\n"                                            /* 28 */
-    "batch_wait_ms = 250\n"                                            /* 29 */
-    "[key sha256]\n"                                                   /* 30 */
-    "zkey = keys/sha.zkey\n"                                           /* 31 */
-    "r1cs = /abs/sha.r1cs\n"                                           /* 32 */
-    "[key   porep-32g.v1_a]\n"                                         /* 33 */
-    "params = \"p q.params\"\n"                                        /* 34 */
-    "circuit = c.cuzk"; /* 35, no newline at the end */
+    "store = \"postgres://prover@db.example:5433/curio\"\n"              /* 15 */
+    "[ engine ]\n"                                                     /* 16 */
+    "backend = GPU\n"                                                  /* 17 */
+    "devices = 1, 0,3\n"                                               /* 18 */
+    "cpu_lanes = 4\n"                                                  /* 19 */
+    "threads = 8\n"                                                    /* 20 */
+    "auto_gpu_min_log = 20\n"                                          /* 21 */
+    "device_memory_limit = 40G\n"                                      /* 22 */
+    "self_check = no\n"                                                /* 23 */
+    "workers_per_device = 3\n"                                         /* 24 */
+    "max_queued_partitions = 64\n"                                     /* 25 */
+    "host_memory_budget = 512m\n"                                      /* 26 */
+    "key_cache_bytes = 1T\n"                                           /* 27 */
+    "max_retries = 0\n"                                                /* 28 */
+    "timeline_events = 0\n"                                            /* 29 */
+    "batch_wait_ms = 250\n"                                            /* 30 */
+    "[cluster]\n"                                                      /* 31 */
+    "name = \"node a\"\n"                                               /* 32 */
+    "lease_ms = 5000\n"                                                /* 33 */
+    "heartbeat_ms = 1000\n"                                            /* 34 */
+    "poll_ms = 250\n"                                                  /* 35 */
+    "[key sha256]\n"                                                   /* 36 */
+    "zkey = keys/sha.zkey\n"                                           /* 37 */
+    "r1cs = /abs/sha.r1cs\n"                                           /* 38 */
+    "[key   porep-32g.v1_a]\n"                                         /* 39 */
+    "params = \"p q.params\"\n"                                        /* 40 */
+    "circuit = c.cuzk"; /* 41, no newline at the end */
 
 static void test_full_file(void) {
     char tok[300], want[600];
@@ -182,30 +188,36 @@ static void test_full_file(void) {
     CHECK_EQ_INT(c.max_retries, 0);
     CHECK_EQ_INT(c.timeline_events, 0);
     CHECK_EQ_INT(c.batch_wait_ms, 250);
+    CHECK(strcmp(c.store, "postgres://prover@db.example:5433/curio") == 0);
+    CHECK(cuzk__daemon_config_shared(&c));
+    CHECK(strcmp(c.cluster_name, "node a") == 0);
+    CHECK_EQ_INT(c.lease_ms, 5000);
+    CHECK_EQ_INT(c.heartbeat_ms, 1000);
+    CHECK_EQ_INT(c.poll_ms, 250);
     /* where each came from */
     for (size_t i = 0; i < CUZK__CONF_N_SETTINGS; i++)
-        CHECK_EQ_INT(c.line[i], i < 6 ? i + 4 : i < 9 ? i + 6 : i + 7);
+        CHECK_EQ_INT(c.line[i], i < 6 ? i + 4 : i < 10 ? i + 6 : i < 24 ? i + 7 : i + 8);
     CHECK(c.n_keys == 2);
     if (c.n_keys == 2) {
         const cuzk__daemon_key *k = &c.keys[0];
-        CHECK(strcmp(k->name, "sha256") == 0 && k->line == 30);
+        CHECK(strcmp(k->name, "sha256") == 0 && k->line == 36);
         snprintf(want, sizeof want, "%s/keys/sha.zkey", tmpdir);
         CHECK(strcmp(k->path[CUZK__KEY_ZKEY], want) == 0);
         CHECK(strcmp(k->path[CUZK__KEY_R1CS], "/abs/sha.r1cs") == 0);
         CHECK(k->path[CUZK__KEY_CIRCUIT] == NULL && k->path[CUZK__KEY_PARAMS] == NULL);
-        CHECK(k->path_line[CUZK__KEY_ZKEY] == 31 && k->path_line[CUZK__KEY_R1CS] == 32);
+        CHECK(k->path_line[CUZK__KEY_ZKEY] == 37 && k->path_line[CUZK__KEY_R1CS] == 38);
         cuzk_key_source src;
         cuzk__daemon_key_source(k, &src);
         CHECK(src.zkey == k->path[CUZK__KEY_ZKEY] && src.r1cs == k->path[CUZK__KEY_R1CS] &&
               src.circuit == NULL && src.params == NULL);
         k = &c.keys[1];
-        CHECK(strcmp(k->name, "porep-32g.v1_a") == 0 && k->line == 33);
+        CHECK(strcmp(k->name, "porep-32g.v1_a") == 0 && k->line == 39);
         snprintf(want, sizeof want, "%s/p q.params", tmpdir);
         CHECK(strcmp(k->path[CUZK__KEY_PARAMS], want) == 0);
         snprintf(want, sizeof want, "%s/c.cuzk", tmpdir);
         CHECK(strcmp(k->path[CUZK__KEY_CIRCUIT], want) == 0);
         CHECK(k->path[CUZK__KEY_ZKEY] == NULL && k->path[CUZK__KEY_R1CS] == NULL);
-        CHECK(k->path_line[CUZK__KEY_PARAMS] == 34 && k->path_line[CUZK__KEY_CIRCUIT] == 35);
+        CHECK(k->path_line[CUZK__KEY_PARAMS] == 40 && k->path_line[CUZK__KEY_CIRCUIT] == 41);
         cuzk_key_source src2;
         cuzk__daemon_key_source(k, &src2);
         CHECK(src2.circuit == k->path[CUZK__KEY_CIRCUIT] &&
@@ -304,6 +316,16 @@ static void test_errors(void) {
          NULL},
         {"[engine]\nthreads = 12x\n", "t.conf:2: [engine] threads: \"12x\": not a number (0..4096)",
          NULL},
+        /* the store and the cluster */
+        {"[store]\nstore = mysql://secret@h/db\n",
+         "t.conf:2: [store] store: neither sqlite nor a PostgreSQL connection string", NULL},
+        {"[cluster]\nlease_ms = 99\n", "t.conf:2: [cluster] lease_ms: 99: out of range 100..",
+         NULL},
+        {"[cluster]\npoll_ms = 5\n", "[cluster] poll_ms: 5: out of range 10..600000", NULL},
+        {"[cluster]\nlease_ms = 3000\nheartbeat_ms = 3000\n",
+         "t.conf:3: [cluster] heartbeat_ms: 3000: not shorter than lease_ms (3000)", NULL},
+        {"[cluster]\nnodes = 3\n", "t.conf:2: [cluster] nodes: unknown key",
+         "known: name, lease_ms, heartbeat_ms, poll_ms"},
         {"[engine]\nthreads = -1\n", "\"-1\": not a number", NULL},
         {"[engine]\nthreads = \n", "threads: \"\": not a number", NULL},
         {"[engine]\nthreads = 99999999999999999999999\n",
@@ -380,6 +402,7 @@ static void test_errors(void) {
         EXPECT_FAIL(parse(&c, cases[i].text, &e), CUZK_ERR_INVALID_ARG, e, cases[i].want1,
                     cases[i].want2);
         CHECK(e.status == CUZK_ERR_INVALID_ARG);
+        CHECK(strstr(e.msg, "secret") == NULL); /* a connection string is never echoed */
         if (!is_defaults(&c)) {
             CHECK(!"a refused file left something behind");
             fprintf(stderr, "  case %zu: %s\n", i, cases[i].text);
