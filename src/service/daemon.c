@@ -1,64 +1,22 @@
-/* daemon.c — the store and the engine bound together (daemon.h). */
+/* daemon.c — the job store and the engine bound together (daemon.h): start
+ * and stop, the API's calls, keys. The work side is daemon_work.c. */
 #include "service/daemon.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
+#include "service/daemon_impl.h"
 #include "util/clock.h"
 #include "util/error.h"
 
-/* How often the finisher looks at its jobs when nothing settles (a job's
- * QUEUED -> RUNNING is seen this late at most), and expires old results. */
-#define FINISHER_TICK_MS 100
-#define EXPIRE_EVERY_MS 60000
-/* Engine job ids remembered for the timeline (a ring). */
-#define ID_RING 65536
+#define ROOM_POLL_MS 100 /* a submission waiting for room looks this often */
 
-/* A job the engine is proving for us. */
-typedef struct {
-    uint64_t id, engine_id;
-    char key[CUZK__STORE_NAME_MAX + 1];
-    size_t n;
-    int running_recorded; /* the store says RUNNING */
-} active_job;
-
-typedef struct {
-    char name[CUZK__CONF_KEY_NAME_MAX + 1];
-    cuzk__proof_format format;
-} key_entry;
-
-struct cuzk__daemon {
-    cuzk__daemon_config cfg; /* keys not copied (cfg.keys NULL) */
-    cuzk__store *store;
-    cuzk_context *ctx;
-    cuzk_engine *engine;
-    int64_t started_ms;
-    void (*log)(void *, const char *);
-    void *log_user;
-
-    pthread_mutex_t mu;  /* everything below */
-    pthread_cond_t ended; /* a job's end was recorded (ended_gen moved) */
-    uint64_t ended_gen;
-    active_job *active; /* by id, ascending */
-    size_t n_active, cap_active;
-    key_entry *keys;
-    size_t n_keys, cap_keys;
-    struct {
-        uint64_t engine_id, id;
-    } ids[ID_RING];
-    int draining, stop_finisher, finisher_started;
-    int closing; /* drained: awaits answer at once */
-    uint64_t requests; /* HTTP requests answered (atomic) */
-    pthread_t finisher;
-};
-
-static void logf_(cuzk__daemon *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void logf_(cuzk__daemon *d, const char *fmt, ...) {
+void cuzk__daemon_logf(cuzk__daemon *d, const char *fmt, ...) {
     if (d->log == NULL) return;
     char line[1024];
     va_list ap;
@@ -68,148 +26,23 @@ static void logf_(cuzk__daemon *d, const char *fmt, ...) {
     d->log(d->log_user, line);
 }
 
-/* ---- the active jobs (d->mu held) -------------------------------------------- */
-
-static active_job *active_find(cuzk__daemon *d, uint64_t id) {
-    size_t lo = 0, hi = d->n_active;
-    while (lo < hi) {
-        const size_t mid = lo + (hi - lo) / 2;
-        if (d->active[mid].id < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < d->n_active && d->active[lo].id == id ? &d->active[lo] : NULL;
-}
-
-static cuzk_status active_add(cuzk__daemon *d, const active_job *a, cuzk_error *err) {
-    if (d->n_active == d->cap_active) {
-        const size_t cap = d->cap_active ? 2 * d->cap_active : 64;
-        active_job *p = realloc(d->active, cap * sizeof(*p));
-        if (p == NULL) return cuzk__fail(err, CUZK_ERR_NOMEM, "daemon: no memory for a job");
-        d->active = p;
-        d->cap_active = cap;
-    }
-    size_t i = d->n_active; /* ids mostly arrive in order */
-    while (i > 0 && d->active[i - 1].id > a->id) i--;
-    memmove(&d->active[i + 1], &d->active[i], (d->n_active - i) * sizeof(*a));
-    d->active[i] = *a;
-    d->n_active++;
-    d->ids[a->engine_id % ID_RING].engine_id = a->engine_id;
-    d->ids[a->engine_id % ID_RING].id = a->id;
-    return CUZK_OK;
-}
-
-static void active_remove(cuzk__daemon *d, uint64_t id) {
-    active_job *a = active_find(d, id);
-    if (a == NULL) return;
-    const size_t i = (size_t)(a - d->active);
-    memmove(a, a + 1, (d->n_active - i - 1) * sizeof(*a));
-    d->n_active--;
-}
-
-static void ended_signal(cuzk__daemon *d) {
+void cuzk__daemon_signal_ended(cuzk__daemon *d) {
     pthread_mutex_lock(&d->mu);
     d->ended_gen++;
     pthread_cond_broadcast(&d->ended);
     pthread_mutex_unlock(&d->mu);
 }
 
-static const key_entry *key_find(const cuzk__daemon *d, const char *name) {
+void cuzk__daemon_wake_claimer(cuzk__daemon *d) {
+    pthread_mutex_lock(&d->mu);
+    d->wake_gen++;
+    pthread_cond_broadcast(&d->wake);
+    pthread_mutex_unlock(&d->mu);
+}
+
+static const cuzk__daemon_key_entry *key_find(const cuzk__daemon *d, const char *name) {
     for (size_t i = 0; i < d->n_keys; i++)
         if (strcmp(d->keys[i].name, name) == 0) return &d->keys[i];
-    return NULL;
-}
-
-/* ---- the finisher ------------------------------------------------------------ */
-
-/* Records the end of a job the engine settled (outside d->mu). */
-static void record_end(cuzk__daemon *d, const active_job *a, const cuzk_job_info *info) {
-    cuzk_error err, rerr;
-    cuzk_proof *proofs = calloc(a->n, sizeof(*proofs));
-    const size_t pub_bytes = (size_t)info->n_public * 32;
-    uint8_t *pub = malloc(a->n * pub_bytes + 1);
-    cuzk_status st;
-    if (proofs == NULL || pub == NULL)
-        st = cuzk__fail(&err, CUZK_ERR_NOMEM, "no memory for the job's %zu proofs", a->n);
-    else
-        st = cuzk_engine_await(d->engine, a->engine_id, 0, proofs, pub, NULL, &err);
-    cuzk_status rst;
-    if (st == CUZK_OK) {
-        rst = cuzk__store_finish(d->store, a->id, proofs, a->n, pub, pub_bytes, &rerr);
-    } else if (st == CUZK_ERR_CANCELLED) {
-        rst = cuzk__store_cancel(d->store, a->id, NULL, &rerr);
-    } else {
-        logf_(d, "job %llu failed: %s", (unsigned long long)a->id, cuzk_error_text(&err));
-        rst = cuzk__store_fail(d->store, a->id, st, cuzk_error_text(&err), &rerr);
-    }
-    /* A job the client cancelled or collected meanwhile has ended in the store. */
-    if (rst != CUZK_OK && rst != CUZK_ERR_NOT_FOUND && rst != CUZK_ERR_INVALID_ARG)
-        logf_(d, "job %llu: its end could not be recorded: %s", (unsigned long long)a->id,
-              cuzk_error_text(&rerr));
-    free(proofs);
-    free(pub);
-    pthread_mutex_lock(&d->mu);
-    active_remove(d, a->id);
-    d->ended_gen++;
-    pthread_cond_broadcast(&d->ended);
-    pthread_mutex_unlock(&d->mu);
-}
-
-/* One look at every active job: records RUNNING and ends. */
-static void finisher_pass(cuzk__daemon *d) {
-    pthread_mutex_lock(&d->mu);
-    const size_t n = d->n_active;
-    active_job *snap = n ? malloc(n * sizeof(*snap)) : NULL;
-    if (snap != NULL) memcpy(snap, d->active, n * sizeof(*snap));
-    pthread_mutex_unlock(&d->mu);
-    if (snap == NULL) return;
-    for (size_t i = 0; i < n; i++) {
-        cuzk_job_info info;
-        cuzk_error err;
-        if (cuzk_engine_job_info(d->engine, snap[i].engine_id, &info, &err) != CUZK_OK) continue;
-        if (cuzk__store_state_ended(info.state) && info.n_running == 0) {
-            record_end(d, &snap[i], &info);
-        } else if (!snap[i].running_recorded && (info.n_running > 0 || info.n_done > 0)) {
-            if (cuzk__store_set_running(d->store, snap[i].id, &err) == CUZK_OK) {
-                pthread_mutex_lock(&d->mu);
-                active_job *a = active_find(d, snap[i].id);
-                if (a != NULL) a->running_recorded = 1;
-                pthread_mutex_unlock(&d->mu);
-            }
-        }
-    }
-    free(snap);
-}
-
-static void expire_results(cuzk__daemon *d) {
-    const int64_t before = cuzk__store_now_ms() - (int64_t)d->cfg.result_retention_s * 1000;
-    size_t removed = 0;
-    cuzk_error err;
-    if (cuzk__store_expire(d->store, before, &removed, &err) != CUZK_OK)
-        logf_(d, "expiring old results: %s", cuzk_error_text(&err));
-    else if (removed != 0)
-        logf_(d, "forgot %zu finished job%s older than %llu s", removed, removed == 1 ? "" : "s",
-              (unsigned long long)d->cfg.result_retention_s);
-}
-
-static void *finisher_main(void *arg) {
-    cuzk__daemon *d = arg;
-    uint64_t seen = 0;
-    int64_t next_expire = 0;
-    for (;;) {
-        pthread_mutex_lock(&d->mu);
-        const int stop = d->stop_finisher;
-        pthread_mutex_unlock(&d->mu);
-        if (stop) break;
-        seen = cuzk_engine_wait_settled(d->engine, seen, FINISHER_TICK_MS);
-        finisher_pass(d);
-        const int64_t now = cuzk__store_now_ms();
-        if (now >= next_expire) {
-            expire_results(d);
-            next_expire = now + EXPIRE_EVERY_MS;
-        }
-    }
     return NULL;
 }
 
@@ -223,7 +56,7 @@ static cuzk_status register_key(cuzk__daemon *d, const char *name, const cuzk_ke
     pthread_mutex_lock(&d->mu);
     if (d->n_keys == d->cap_keys) {
         const size_t cap = d->cap_keys ? 2 * d->cap_keys : 8;
-        key_entry *p = realloc(d->keys, cap * sizeof(*p));
+        cuzk__daemon_key_entry *p = realloc(d->keys, cap * sizeof(*p));
         if (p == NULL) {
             pthread_mutex_unlock(&d->mu);
             return cuzk__fail(err, CUZK_ERR_NOMEM, "no memory for key %s", name);
@@ -234,7 +67,7 @@ static cuzk_status register_key(cuzk__daemon *d, const char *name, const cuzk_ke
     /* named in the engine under d->mu, so two adds of one name cannot race */
     const cuzk_status st = cuzk_engine_key_add(d->engine, name, src, err);
     if (st == CUZK_OK) {
-        key_entry *k = &d->keys[d->n_keys++];
+        cuzk__daemon_key_entry *k = &d->keys[d->n_keys++];
         memset(k, 0, sizeof(*k));
         memcpy(k->name, name, strlen(name) + 1);
         k->format = src->zkey != NULL ? CUZK__FORMAT_SNARKJS : CUZK__FORMAT_BELLMAN;
@@ -243,74 +76,58 @@ static cuzk_status register_key(cuzk__daemon *d, const char *name, const cuzk_ke
     return st;
 }
 
-/* Cancels a job in the engine; one it no longer knows has nothing left to stop. */
-static void engine_cancel(cuzk__daemon *d, uint64_t engine_id) {
-    cuzk_error err;
-    const cuzk_status st = cuzk_engine_cancel(d->engine, engine_id, &err);
-    if (st != CUZK_OK && st != CUZK_ERR_NOT_FOUND)
-        logf_(d, "cancelling a job in the engine: %s", cuzk_error_text(&err));
+/* What the cluster's view says of this daemon: backend, workers, keys. */
+static void describe(cuzk__daemon *d, char *out, size_t cap) {
+    cuzk_engine_stats s;
+    cuzk_engine_get_stats(d->engine, &s);
+    const cuzk__daemon_config *c = &d->cfg;
+    size_t k = (size_t)snprintf(out, cap, "backend %s, %zu worker%s",
+                                c->backend == CUZK_BACKEND_GPU   ? "gpu"
+                                : c->backend == CUZK_BACKEND_CPU ? "cpu"
+                                                                 : "auto",
+                                s.workers, s.workers == 1 ? "" : "s");
+    if (c->backend != CUZK_BACKEND_CPU && k < cap) {
+        cuzk_options copt;
+        cuzk_engine_options eopt;
+        cuzk__daemon_config_to_options(c, &copt, &eopt);
+        for (size_t i = 0; i < copt.n_devices && k < cap; i++) {
+            cuzk_gpu_info gi;
+            cuzk_error err;
+            if (cuzk_gpu_get_info(copt.devices[i], &gi, &err) == CUZK_OK)
+                k += (size_t)snprintf(out + k, cap - k, "%s GPU %d %s", i ? "," : ";",
+                                      copt.devices[i], gi.name);
+        }
+    }
+    for (size_t i = 0; i < d->n_keys && k < cap; i++)
+        k += (size_t)snprintf(out + k, cap - k, "%s%s", i ? "," : "; keys ", d->keys[i].name);
 }
 
-/* Queues a job of the store in the engine (its witnesses by path). */
-static cuzk_status enqueue(cuzk__daemon *d, const cuzk__store_job_info *rec, int wait_ms,
-                           cuzk_error *err) {
-    char **paths = NULL;
+/* A SQLite store's unfinished jobs of keys this configuration lacks fail:
+ * no other daemon will prove them. */
+static cuzk_status fail_orphans(cuzk__daemon *d, cuzk_error *err) {
+    cuzk__jobstore_job *jobs = NULL;
     size_t n = 0;
-    cuzk_status st = cuzk__store_witness_paths(d->store, rec->id, &paths, &n, err);
+    cuzk_status st = cuzk__jobstore_list(d->js, (1u << CUZK_JOB_QUEUED) | (1u << CUZK_JOB_RUNNING),
+                                         0, 0, &jobs, &n, err);
     if (st != CUZK_OK) return st;
-    cuzk_witness_input *in = calloc(n ? n : 1, sizeof(*in));
-    if (in == NULL) {
-        free(paths);
-        return cuzk__fail(err, CUZK_ERR_NOMEM, "no memory for job %llu",
-                          (unsigned long long)rec->id);
-    }
-    for (size_t i = 0; i < n; i++) in[i].path = paths[i];
-    uint64_t engine_id = 0;
-    st = cuzk_engine_submit_named(d->engine, &engine_id, rec->key_name, in, n, rec->priority,
-                                  NULL, wait_ms, err);
-    free(in);
-    free(paths);
-    if (st != CUZK_OK) return st;
-    active_job a;
-    memset(&a, 0, sizeof(a));
-    a.id = rec->id;
-    a.engine_id = engine_id;
-    memcpy(a.key, rec->key_name, sizeof(a.key));
-    a.n = rec->n_partitions;
-    pthread_mutex_lock(&d->mu);
-    st = active_add(d, &a, err);
-    pthread_mutex_unlock(&d->mu);
-    if (st != CUZK_OK) { /* not followed: cancelled and forgotten in the engine now */
-        engine_cancel(d, engine_id);
-        cuzk_error aerr;
-        const cuzk_status ast = cuzk_engine_await(d->engine, engine_id, -1, NULL, NULL, NULL, &aerr);
-        (void)ast; /* CUZK_ERR_CANCELLED, as asked */
-    }
-    return st;
-}
-
-/* The store's unfinished jobs queued again; one that cannot be (its key is
- * gone from the config, its witness file too) fails with the reason. */
-static cuzk_status recover(cuzk__daemon *d, cuzk_error *err) {
-    cuzk__store_job_info *jobs = NULL;
-    size_t n = 0;
-    cuzk_status st = cuzk__store_recover(d->store, &jobs, &n, err);
-    if (st != CUZK_OK) return st;
-    size_t requeued = 0;
+    size_t live = 0;
     for (size_t i = 0; i < n; i++) {
-        cuzk_error jerr;
-        cuzk_status js = enqueue(d, &jobs[i], -1, &jerr);
-        if (js == CUZK_OK) {
-            requeued++;
+        const cuzk__store_job_info *r = &jobs[i].rec;
+        if (key_find(d, r->key_name) != NULL) {
+            live++;
             continue;
         }
-        logf_(d, "job %llu cannot resume: %s", (unsigned long long)jobs[i].id,
-              cuzk_error_text(&jerr));
+        char msg[CUZK_ERROR_MSG_BYTES];
+        snprintf(msg, sizeof(msg), "job %llu cannot resume: key %s is not in the configuration",
+                 (unsigned long long)r->id, r->key_name);
+        cuzk__daemon_logf(d, "%s", msg);
         cuzk_error ferr;
-        if (cuzk__store_fail(d->store, jobs[i].id, js, cuzk_error_text(&jerr), &ferr) != CUZK_OK)
-            logf_(d, "job %llu: %s", (unsigned long long)jobs[i].id, cuzk_error_text(&ferr));
+        if (cuzk__jobstore_fail_job(d->js, r->id, CUZK_ERR_NOT_FOUND, msg, &ferr) != CUZK_OK)
+            cuzk__daemon_logf(d, "job %llu: %s", (unsigned long long)r->id,
+                              cuzk_error_text(&ferr));
     }
-    if (n != 0) logf_(d, "resumed %zu of %zu unfinished job%s", requeued, n, n == 1 ? "" : "s");
+    if (live != 0)
+        cuzk__daemon_logf(d, "resuming %zu unfinished job%s", live, live == 1 ? "" : "s");
     free(jobs);
     return CUZK_OK;
 }
@@ -328,31 +145,40 @@ cuzk_status cuzk__daemon_start(cuzk__daemon **out, const cuzk__daemon_config *cf
     d->log = log;
     d->log_user = log_user;
     d->started_ms = cuzk__store_now_ms();
+    d->heartbeat_ms = cfg->heartbeat_ms != 0 ? cfg->heartbeat_ms : cfg->lease_ms / 3;
+    if (d->heartbeat_ms == 0) d->heartbeat_ms = 1;
+    if (cfg->cluster_name[0] != '\0') {
+        snprintf(d->name, sizeof(d->name), "%s", cfg->cluster_name);
+    } else {
+        char host[256] = "localhost";
+        if (gethostname(host, sizeof(host)) != 0) snprintf(host, sizeof(host), "localhost");
+        host[sizeof(host) - 1] = '\0';
+        snprintf(d->name, sizeof(d->name), "%s:%ld", host, (long)getpid());
+    }
     pthread_mutex_init(&d->mu, NULL);
     pthread_cond_init(&d->ended, NULL);
+    pthread_cond_init(&d->wake, NULL);
+    pthread_cond_init(&d->beat, NULL);
 
-    cuzk_status st = cuzk__store_open(&d->store, cfg->database, cfg->spool_dir, err);
-    size_t swept = 0;
-    if (st == CUZK_OK) st = cuzk__store_sweep_spool(d->store, &swept, err);
-    if (st == CUZK_OK && swept != 0)
-        logf_(d, "removed %zu spool file%s no job referenced", swept, swept == 1 ? "" : "s");
     cuzk_options copt;
     cuzk_engine_options eopt;
     cuzk__daemon_config_to_options(cfg, &copt, &eopt);
-    if (st == CUZK_OK) st = cuzk_context_create(&d->ctx, &copt, err);
+    cuzk_status st = cuzk_context_create(&d->ctx, &copt, err);
     if (st == CUZK_OK) st = cuzk_engine_create(&d->engine, d->ctx, &eopt, err);
     for (size_t i = 0; st == CUZK_OK && i < cfg->n_keys; i++) {
         cuzk_key_source src;
         cuzk__daemon_key_source(&cfg->keys[i], &src);
         st = register_key(d, cfg->keys[i].name, &src, err);
     }
-    if (st == CUZK_OK) st = recover(d, err);
     if (st == CUZK_OK) {
-        if (pthread_create(&d->finisher, NULL, finisher_main, d) != 0)
-            st = cuzk__fail(err, CUZK_ERR_NOMEM, "daemon: cannot start the finisher thread");
-        else
-            d->finisher_started = 1;
+        char info[512];
+        describe(d, info, sizeof(info));
+        const cuzk__jobstore_options jo = {cfg->store, cfg->database, cfg->spool_dir,
+                                           d->name,    info,          cfg->lease_ms};
+        st = cuzk__jobstore_open(&d->js, &jo, log, log_user, err);
     }
+    if (st == CUZK_OK && !cuzk__jobstore_shared(d->js)) st = fail_orphans(d, err);
+    if (st == CUZK_OK) st = cuzk__daemon_work_start(d, err);
     if (st != CUZK_OK) {
         cuzk__daemon_stop(d);
         return st;
@@ -374,24 +200,8 @@ void cuzk__daemon_drain(cuzk__daemon *d) {
     const int was = d->draining;
     d->draining = 1;
     pthread_mutex_unlock(&d->mu);
-    if (was || d->engine == NULL) return;
-    cuzk_engine_pause(d->engine, 1);
-    /* the partitions being proved finish; the finisher records what ends */
-    for (;;) {
-        cuzk_engine_stats s;
-        cuzk_engine_get_stats(d->engine, &s);
-        if (s.running_partitions == 0) break;
-        struct timespec ts = {0, 20 * 1000000L};
-        nanosleep(&ts, NULL);
-    }
-    if (d->finisher_started) {
-        pthread_mutex_lock(&d->mu);
-        d->stop_finisher = 1;
-        pthread_mutex_unlock(&d->mu);
-        pthread_join(d->finisher, NULL);
-        d->finisher_started = 0;
-        finisher_pass(d); /* what settled after its last look */
-    }
+    if (was) return;
+    cuzk__daemon_work_drain(d);
     pthread_mutex_lock(&d->mu);
     d->closing = 1;
     pthread_cond_broadcast(&d->ended);
@@ -401,11 +211,14 @@ void cuzk__daemon_drain(cuzk__daemon *d) {
 void cuzk__daemon_stop(cuzk__daemon *d) {
     if (d == NULL) return;
     cuzk__daemon_drain(d);
+    cuzk__jobstore_close(d->js);
     cuzk_engine_destroy(d->engine);
     cuzk_context_destroy(d->ctx);
-    cuzk__store_close(d->store);
-    free(d->active);
+    for (size_t i = 0; i < d->n_held; i++) free(d->held[i].pub);
+    free(d->held);
     free(d->keys);
+    pthread_cond_destroy(&d->beat);
+    pthread_cond_destroy(&d->wake);
     pthread_cond_destroy(&d->ended);
     pthread_mutex_destroy(&d->mu);
     free(d);
@@ -413,34 +226,21 @@ void cuzk__daemon_stop(cuzk__daemon *d) {
 
 /* ---- jobs ------------------------------------------------------------------------ */
 
-/* The store's record with the engine's counts. */
-static cuzk_status job_fill(cuzk__daemon *d, cuzk__daemon_job *job, cuzk_error *err) {
-    job->partitions_done = job->partitions_running = job->queue_position = 0;
-    if (job->rec.state == CUZK_JOB_DONE) {
-        job->partitions_done = job->rec.n_partitions;
-        return CUZK_OK;
-    }
-    pthread_mutex_lock(&d->mu);
-    const active_job *a = active_find(d, job->rec.id);
-    const uint64_t engine_id = a != NULL ? a->engine_id : 0;
-    pthread_mutex_unlock(&d->mu);
-    cuzk_job_info info;
-    if (engine_id != 0 && cuzk_engine_job_info(d->engine, engine_id, &info, err) == CUZK_OK) {
-        job->partitions_done = info.n_done;
-        job->partitions_running = info.n_running;
-        job->queue_position = info.queued_ahead;
-        if (job->rec.state == CUZK_JOB_QUEUED && (info.n_running > 0 || info.n_done > 0))
-            job->rec.state = CUZK_JOB_RUNNING; /* the store hears of it within a tick */
-    }
-    cuzk__error_clear(err);
-    return CUZK_OK;
+static void job_of(const cuzk__jobstore_job *in, cuzk__daemon_job *out) {
+    memset(out, 0, sizeof(*out));
+    out->rec = in->rec;
+    out->partitions_done = in->rec.n_done;
+    out->partitions_running = cuzk__store_state_ended(in->rec.state) ? 0 : in->claimed;
+    out->queue_position = in->ahead;
 }
 
 cuzk_status cuzk__daemon_job_get(cuzk__daemon *d, uint64_t id, cuzk__daemon_job *job,
                                  cuzk_error *err) {
+    cuzk__jobstore_job j;
     memset(job, 0, sizeof(*job));
-    const cuzk_status st = cuzk__store_get(d->store, id, &job->rec, err);
-    return st == CUZK_OK ? job_fill(d, job, err) : st;
+    const cuzk_status st = cuzk__jobstore_get(d->js, id, &j, err);
+    if (st == CUZK_OK) job_of(&j, job);
+    return st;
 }
 
 /* Refuses now (400) a witness of another circuit, or a truncated one, that
@@ -449,12 +249,16 @@ static cuzk_status check_witnesses(cuzk__daemon *d, const cuzk__daemon_submissio
                                    cuzk_error *err) {
     for (size_t i = 0; i < sub->n; i++) {
         char path[4096];
+        int temporary = 0;
         const cuzk__store_witness *w = &sub->witnesses[i];
+        cuzk_status st = CUZK_OK;
         if (w->spool != NULL)
-            snprintf(path, sizeof(path), "%s/%s", cuzk__store_spool_dir(d->store), w->spool);
+            st = cuzk__jobstore_upload_check_file(d->js, w->spool, path, sizeof(path), &temporary,
+                                                  err);
         else
             snprintf(path, sizeof(path), "%s", w->path != NULL ? w->path : "");
-        const cuzk_status st = cuzk_engine_key_check_witness(d->engine, sub->key_name, path, err);
+        if (st == CUZK_OK) st = cuzk_engine_key_check_witness(d->engine, sub->key_name, path, err);
+        if (temporary) (void)unlink(path);
         if (st != CUZK_OK) {
             char msg[CUZK_ERROR_MSG_BYTES];
             snprintf(msg, sizeof(msg), "%s", cuzk_error_text(err));
@@ -463,6 +267,30 @@ static cuzk_status check_witnesses(cuzk__daemon *d, const cuzk__daemon_submissio
         }
     }
     return CUZK_OK;
+}
+
+/* Waits up to wait_ms (polling every ROOM_POLL_MS) for the store's queue
+ * to have room for n more partitions: the bound is the configuration's
+ * max_queued_partitions (the queue of a cluster is the store's, so it
+ * bounds the partitions waiting there, whoever submitted them). */
+static cuzk_status wait_room(cuzk__daemon *d, size_t n, int wait_ms, cuzk_error *err) {
+    const size_t max = d->cfg.max_queued_partitions;
+    if (n > max)
+        return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "a job of %zu partitions: more than "
+                          "max_queued_partitions (%zu)", n, max);
+    const int64_t until = cuzk__store_now_ms() + (wait_ms > 0 ? wait_ms : 0);
+    for (;;) {
+        size_t backlog = 0;
+        cuzk_status st = cuzk__jobstore_backlog(d->js, &backlog, err);
+        if (st != CUZK_OK) return st;
+        if (backlog + n <= max) return CUZK_OK;
+        if (cuzk__store_now_ms() >= until || cuzk__daemon_draining(d))
+            return cuzk__fail(err, CUZK_ERR_BUSY, "the queue holds %zu partitions: %zu more "
+                              "would pass max_queued_partitions (%zu); try again later",
+                              backlog, n, max);
+        struct timespec ts = {0, ROOM_POLL_MS * 1000000L};
+        nanosleep(&ts, NULL);
+    }
 }
 
 cuzk_status cuzk__daemon_submit(cuzk__daemon *d, const cuzk__daemon_submission *sub, int wait_ms,
@@ -476,22 +304,16 @@ cuzk_status cuzk__daemon_submit(cuzk__daemon *d, const cuzk__daemon_submission *
     const int known = key_find(d, sub->key_name) != NULL;
     pthread_mutex_unlock(&d->mu);
     if (!known) return cuzk__fail(err, CUZK_ERR_NOT_FOUND, "key %s: no such key", sub->key_name);
-    cuzk__store_job sj = {sub->request_id, sub->key_name, sub->priority, sub->n, sub->witnesses};
-    uint64_t id = 0;
-    cuzk_status st = cuzk__store_submit(d->store, &sj, &id, existed, err);
+    /* checked before the job exists: once submitted, any daemon may claim it */
+    cuzk_status st = check_witnesses(d, sub, err);
+    if (st == CUZK_OK) st = wait_room(d, sub->n, wait_ms, err);
     if (st != CUZK_OK) return st;
-    if (*existed) return cuzk__daemon_job_get(d, id, job, err);
-    cuzk__store_job_info rec;
-    st = check_witnesses(d, sub, err);
-    if (st == CUZK_OK) st = cuzk__store_get(d->store, id, &rec, err);
-    if (st == CUZK_OK) st = enqueue(d, &rec, wait_ms, err);
-    if (st != CUZK_OK) {
-        /* not acknowledged: the job is forgotten, its spool files with it */
-        cuzk_error cerr;
-        if (cuzk__store_collect(d->store, id, &cerr) != CUZK_OK)
-            logf_(d, "job %llu: %s", (unsigned long long)id, cuzk_error_text(&cerr));
-        return st;
-    }
+    const cuzk__store_job sj = {sub->request_id, sub->key_name, sub->priority, sub->n,
+                                sub->witnesses};
+    uint64_t id = 0;
+    st = cuzk__jobstore_submit(d->js, &sj, &id, existed, err);
+    if (st != CUZK_OK) return st;
+    if (!*existed) cuzk__daemon_wake_claimer(d);
     return cuzk__daemon_job_get(d, id, job, err);
 }
 
@@ -504,10 +326,21 @@ cuzk_status cuzk__daemon_job_await(cuzk__daemon *d, uint64_t id, int timeout_ms,
         pthread_mutex_unlock(&d->mu);
         const cuzk_status st = cuzk__daemon_job_get(d, id, job, err);
         if (st != CUZK_OK || cuzk__store_state_ended(job->rec.state)) return st;
+        /* an end recorded elsewhere comes by notification, or is polled */
+        const struct timespec poll = cuzk__deadline_in_ms((int)d->cfg.poll_ms);
+        const int poll_first = poll.tv_sec < until.tv_sec ||
+                               (poll.tv_sec == until.tv_sec && poll.tv_nsec < until.tv_nsec);
         pthread_mutex_lock(&d->mu);
-        int timed_out = d->closing;
-        while (d->ended_gen == gen && !timed_out)
-            timed_out = pthread_cond_timedwait(&d->ended, &d->mu, &until) == ETIMEDOUT;
+        int timed_out = d->closing, polled = 0;
+        while (d->ended_gen == gen && !timed_out && !polled) {
+            const int rc = pthread_cond_timedwait(&d->ended, &d->mu, poll_first ? &poll : &until);
+            if (rc == ETIMEDOUT) {
+                if (poll_first)
+                    polled = 1;
+                else
+                    timed_out = 1;
+            }
+        }
         pthread_mutex_unlock(&d->mu);
         if (timed_out) return cuzk__daemon_job_get(d, id, job, err);
     }
@@ -516,15 +349,10 @@ cuzk_status cuzk__daemon_job_await(cuzk__daemon *d, uint64_t id, int timeout_ms,
 cuzk_status cuzk__daemon_job_cancel(cuzk__daemon *d, uint64_t id, cuzk__daemon_job *job,
                                     cuzk_error *err) {
     cuzk_job_state state;
-    cuzk_status st = cuzk__store_cancel(d->store, id, &state, err);
+    cuzk_status st = cuzk__jobstore_cancel(d->js, id, &state, err);
     if (st != CUZK_OK) return st;
-    pthread_mutex_lock(&d->mu);
-    const active_job *a = active_find(d, id);
-    const uint64_t engine_id = a != NULL ? a->engine_id : 0;
-    pthread_mutex_unlock(&d->mu);
-    if (engine_id != 0 && state == CUZK_JOB_CANCELLED)
-        engine_cancel(d, engine_id); /* the finisher collects it */
-    ended_signal(d);
+    if (state == CUZK_JOB_CANCELLED) cuzk__daemon_work_drop_job(d, id);
+    cuzk__daemon_signal_ended(d);
     return cuzk__daemon_job_get(d, id, job, err);
 }
 
@@ -532,25 +360,25 @@ cuzk_status cuzk__daemon_job_collect(cuzk__daemon *d, uint64_t id, cuzk_error *e
     cuzk__daemon_job job;
     cuzk_status st = cuzk__daemon_job_cancel(d, id, &job, err);
     if (st != CUZK_OK) return st;
-    return cuzk__store_collect(d->store, id, err);
+    return cuzk__jobstore_collect(d->js, id, err);
 }
 
 cuzk_status cuzk__daemon_job_result(cuzk__daemon *d, uint64_t id, cuzk__daemon_result *res,
                                     cuzk_error *err) {
     memset(res, 0, sizeof(*res));
-    cuzk__store_job_info rec;
-    cuzk_status st = cuzk__store_get(d->store, id, &rec, err);
+    cuzk__jobstore_job j;
+    cuzk_status st = cuzk__jobstore_get(d->js, id, &j, err);
     if (st != CUZK_OK) return st;
     pthread_mutex_lock(&d->mu);
-    const key_entry *k = key_find(d, rec.key_name);
+    const cuzk__daemon_key_entry *k = key_find(d, j.rec.key_name);
     res->format = k != NULL ? k->format : CUZK__FORMAT_BELLMAN;
     pthread_mutex_unlock(&d->mu);
-    res->n = rec.n_partitions;
+    res->n = j.rec.n_partitions;
     res->proofs = calloc(res->n, sizeof(*res->proofs));
     if (res->proofs == NULL) return cuzk__fail(err, CUZK_ERR_NOMEM, "no memory for the proofs");
     size_t pub_bytes = 0;
-    st = cuzk__store_results(d->store, id, res->proofs, res->n, &res->public_inputs, &pub_bytes,
-                             err);
+    st = cuzk__jobstore_results(d->js, id, res->proofs, NULL, res->n, &res->public_inputs,
+                                &pub_bytes, err);
     if (st != CUZK_OK) {
         cuzk__daemon_result_free(res);
         return st;
@@ -570,55 +398,46 @@ cuzk_status cuzk__daemon_job_list(cuzk__daemon *d, unsigned state_mask, uint64_t
                                   cuzk_error *err) {
     *jobs = NULL;
     *n = 0;
-    cuzk__store_job_info *recs = NULL;
+    cuzk__jobstore_job *v = NULL;
     size_t m = 0;
-    cuzk_status st = cuzk__store_list(d->store, state_mask, after_id, limit, &recs, &m, err);
-    if (st != CUZK_OK) return st;
-    if (m == 0) return CUZK_OK;
+    cuzk_status st = cuzk__jobstore_list(d->js, state_mask, after_id, limit, &v, &m, err);
+    if (st != CUZK_OK || m == 0) return st;
     cuzk__daemon_job *out = calloc(m, sizeof(*out));
     if (out == NULL) {
-        free(recs);
+        free(v);
         return cuzk__fail(err, CUZK_ERR_NOMEM, "no memory for %zu jobs", m);
     }
-    for (size_t i = 0; i < m; i++) {
-        out[i].rec = recs[i];
-        (void)job_fill(d, &out[i], err);
-    }
-    free(recs);
+    for (size_t i = 0; i < m; i++) job_of(&v[i], &out[i]);
+    free(v);
     *jobs = out;
     *n = m;
     return CUZK_OK;
 }
 
 cuzk_status cuzk__daemon_job_counts(cuzk__daemon *d, uint64_t counts[5], cuzk_error *err) {
-    return cuzk__store_counts(d->store, counts, err);
+    return cuzk__jobstore_counts(d->js, counts, err);
 }
 
 /* ---- keys ----------------------------------------------------------------------- */
 
-static cuzk_status key_status(cuzk__daemon *d, const key_entry *k, cuzk__daemon_key_status *ks,
-                              cuzk_error *err) {
+static cuzk_status key_status(cuzk__daemon *d, const cuzk__daemon_key_entry *k,
+                              cuzk__daemon_key_status *ks, cuzk_error *err) {
     memset(ks, 0, sizeof(*ks));
     memcpy(ks->name, k->name, sizeof(ks->name));
     ks->format = k->format;
     cuzk_status st = cuzk_engine_key_get_info(d->engine, k->name, &ks->info, err);
     if (st != CUZK_OK) return st;
     pthread_mutex_lock(&d->mu);
-    size_t n = d->n_active;
-    uint64_t *eids = n ? malloc(n * sizeof(*eids)) : NULL;
-    size_t m = 0;
-    for (size_t i = 0; eids != NULL && i < n; i++)
-        if (strcmp(d->active[i].key, k->name) == 0) eids[m++] = d->active[i].engine_id;
-    pthread_mutex_unlock(&d->mu);
-    for (size_t i = 0; i < m; i++) {
-        cuzk_job_info info;
-        cuzk_error jerr;
-        if (cuzk_engine_job_info(d->engine, eids[i], &info, &jerr) != CUZK_OK) continue;
-        ks->running_partitions += info.n_running;
-        if (!cuzk__store_state_ended(info.state))
-            ks->queued_partitions += info.n_partitions - info.n_done - info.n_running;
+    for (size_t i = 0; i < d->n_held; i++) {
+        const cuzk__held *h = &d->held[i];
+        if (h->dropped || h->given_back || h->pending || strcmp(h->part.key_name, k->name) != 0)
+            continue;
+        if (h->started)
+            ks->running_partitions++;
+        else
+            ks->queued_partitions++;
     }
-    free(eids);
+    pthread_mutex_unlock(&d->mu);
     return CUZK_OK;
 }
 
@@ -628,7 +447,7 @@ cuzk_status cuzk__daemon_keys(cuzk__daemon *d, cuzk__daemon_key_status **keys, s
     *n = 0;
     pthread_mutex_lock(&d->mu);
     const size_t m = d->n_keys;
-    key_entry *snap = m ? malloc(m * sizeof(*snap)) : NULL;
+    cuzk__daemon_key_entry *snap = m ? malloc(m * sizeof(*snap)) : NULL;
     if (snap != NULL) memcpy(snap, d->keys, m * sizeof(*snap));
     pthread_mutex_unlock(&d->mu);
     if (m == 0) return CUZK_OK;
@@ -650,10 +469,10 @@ cuzk_status cuzk__daemon_keys(cuzk__daemon *d, cuzk__daemon_key_status **keys, s
 }
 
 cuzk_status cuzk__daemon_key_get(cuzk__daemon *d, const char *name, cuzk__daemon_key_status *key,
-                             cuzk_error *err) {
+                                 cuzk_error *err) {
     pthread_mutex_lock(&d->mu);
-    const key_entry *k = key_find(d, name);
-    key_entry copy;
+    const cuzk__daemon_key_entry *k = key_find(d, name);
+    cuzk__daemon_key_entry copy;
     if (k != NULL) copy = *k;
     pthread_mutex_unlock(&d->mu);
     if (k == NULL) return cuzk__fail(err, CUZK_ERR_NOT_FOUND, "key %s: no such key", name);
@@ -667,7 +486,9 @@ cuzk_status cuzk__daemon_key_add(cuzk__daemon *d, const char *name, const cuzk_k
         return cuzk__fail(err, CUZK_ERR_INVALID_ARG,
                           "key name \"%.64s\": 1 to %d of A-Z a-z 0-9 . _ -", name,
                           CUZK__CONF_KEY_NAME_MAX);
-    return register_key(d, name, src, err);
+    const cuzk_status st = register_key(d, name, src, err);
+    if (st == CUZK_OK) cuzk__daemon_wake_claimer(d); /* its jobs may be waiting */
+    return st;
 }
 
 cuzk_status cuzk__daemon_key_preload(cuzk__daemon *d, const char *name, cuzk_key_tier tier,
@@ -682,7 +503,8 @@ cuzk_status cuzk__daemon_key_evict(cuzk__daemon *d, const char *name, cuzk_error
 /* ---- the rest ---------------------------------------------------------------------- */
 
 int64_t cuzk__daemon_started_ms(cuzk__daemon *d) { return d->started_ms; }
-cuzk__store *cuzk__daemon_store(cuzk__daemon *d) { return d->store; }
+cuzk__jobstore *cuzk__daemon_jobstore(cuzk__daemon *d) { return d->js; }
+const char *cuzk__daemon_name(cuzk__daemon *d) { return d->name; }
 void cuzk__daemon_count_request(cuzk__daemon *d) {
     __atomic_add_fetch(&d->requests, 1, __ATOMIC_RELAXED);
 }
@@ -712,7 +534,10 @@ size_t cuzk__daemon_timeline(cuzk__daemon *d, double since_ms, cuzk_timeline_eve
         }
         out[m] = all[i];
         const uint64_t eid = all[i].job_id;
-        out[m].job_id = d->ids[eid % ID_RING].engine_id == eid ? d->ids[eid % ID_RING].id : 0;
+        const size_t r = eid % CUZK__DAEMON_ID_RING;
+        const int known = d->ids[r].engine_id == eid;
+        out[m].job_id = known ? d->ids[r].job_id : 0;
+        if (known) out[m].partition = d->ids[r].index;
         m++;
     }
     pthread_mutex_unlock(&d->mu);

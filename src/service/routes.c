@@ -842,30 +842,8 @@ void cuzk__route_handle(cuzk__daemon *d, const cuzk__request *req, cuzk__respons
     answer_fail(resp, 404, CUZK_ERR_NOT_FOUND, "no route %.16s %.200s", req->method, p);
 }
 
-/* ---- the spool as a witness sink ----------------------------------------------------------- */
-
-static cuzk_status sink_begin(void *user, void **writer, cuzk_error *err) {
-    return cuzk__store_spool_begin(cuzk__daemon_store(user), (cuzk__spool_writer **)writer, err);
-}
-static cuzk_status sink_append(void *writer, const void *p, size_t n, cuzk_error *err) {
-    return cuzk__store_spool_append(writer, p, n, err);
-}
-static cuzk_status sink_commit(void *writer, char *name, size_t cap, cuzk_error *err) {
-    return cuzk__store_spool_commit(writer, name, cap, err);
-}
-static void sink_abort(void *writer) { cuzk__store_spool_abort(writer); }
-static void sink_remove(void *user, const char *name) {
-    cuzk_error err;
-    if (cuzk__store_spool_remove(cuzk__daemon_store(user), name, &err) != CUZK_OK) {
-        /* referenced or already gone: the sweep at the next start settles it */
-    }
-}
+/* ---- the store as a witness sink --------------------------------------------------------- */
 
 void cuzk__route_spool_sink(cuzk__daemon *d, cuzk__witness_sink *sink) {
-    sink->begin = sink_begin;
-    sink->append = sink_append;
-    sink->commit = sink_commit;
-    sink->abort = sink_abort;
-    sink->remove = sink_remove;
-    sink->user = d;
+    cuzk__jobstore_sink(cuzk__daemon_jobstore(d), sink);
 }

@@ -50,7 +50,8 @@ typedef struct {
 /* The body the route of (method, path) takes. */
 cuzk__body_kind cuzk__route_body(const char *method, const char *path);
 
-/* The witness sink of submissions: the daemon's spool. */
+/* The witness sink of submissions: the job store's (the SQLite spool, or
+ * PostgreSQL payloads). */
 void cuzk__route_spool_sink(cuzk__daemon *d, cuzk__witness_sink *sink);
 
 /* Answers req; *resp is to be freed with cuzk__response_free. Never fails:

@@ -1,9 +1,11 @@
 /*
  * daemon_cmd.c — `cuzk daemon`: the proving service (doc/api.md). Reads the
- * configuration, applies the command line's overrides, opens the store,
+ * configuration, applies the command line's overrides, opens the store
+ * (SQLite, or a PostgreSQL queue shared with other daemons: doc/cluster.md),
  * resumes unfinished jobs, serves the HTTP API until SIGTERM or SIGINT,
- * then drains: intake stops, the partitions being proved finish, what is
- * still queued stays in the store for the next start, and it exits 0. A
+ * then drains: intake and claims stop, what is claimed but unstarted goes
+ * back, the partitions being proved finish, what is still queued stays in
+ * the store for the next start (or the other daemons), and it exits 0. A
  * second signal during the drain exits at once (status 1); nothing
  * acknowledged is lost, since the store has it.
  */
@@ -27,7 +29,9 @@ static void usage(FILE *f) {
             "usage: cuzk daemon [--config FILE] [--SECTION.KEY VALUE]... [--print-config]\n"
             "\n"
             "Serves proofs over HTTP (doc/api.md) on a Unix socket and/or a TCP port,\n"
-            "with jobs kept in a SQLite store across restarts. FILE is an INI file\n"
+            "with jobs kept in a SQLite store across restarts, or in a PostgreSQL\n"
+            "queue that daemons on several machines share ([store] store =\n"
+            "postgres://..., doc/cluster.md). FILE is an INI file\n"
             "(contrib/cuzk.conf.example lists every setting); each --SECTION.KEY VALUE\n"
             "overrides one (--server.tcp_listen 127.0.0.1:0, --engine.backend cpu,\n"
             "--key.NAME.zkey PATH). --print-config prints the resulting configuration\n"
@@ -172,8 +176,8 @@ int cuzk__cmd_daemon(int argc, char **argv) {
     cuzk_error err;
     cuzk__daemon *d = NULL;
     cuzk__http *h = NULL;
-    logf_("cuzk %s starting: store %s, spool %s, backend %s, %zu key%s", cuzk_version(),
-          cfg.database, cfg.spool_dir,
+    logf_("cuzk %s starting: %s store, backend %s, %zu key%s", cuzk_version(),
+          cuzk__daemon_config_shared(&cfg) ? "postgres" : "sqlite",
           cfg.backend == CUZK_BACKEND_CPU   ? "cpu"
           : cfg.backend == CUZK_BACKEND_GPU ? "gpu"
                                             : "auto",
@@ -184,6 +188,15 @@ int cuzk__cmd_daemon(int argc, char **argv) {
         cuzk__daemon_stop(d);
         cuzk__daemon_config_free(&cfg);
         return 1;
+    }
+    {
+        cuzk__jobstore *js = cuzk__daemon_jobstore(d);
+        if (cuzk__jobstore_shared(js))
+            logf_("store postgres %s: daemon %llu \"%s\", scratch under %s, lease %u ms",
+                  cuzk__jobstore_where(js), (unsigned long long)cuzk__jobstore_self(js),
+                  cuzk__daemon_name(d), cfg.spool_dir, cfg.lease_ms);
+        else
+            logf_("store sqlite %s, spool %s", cuzk__jobstore_where(js), cfg.spool_dir);
     }
     if (cfg.unix_socket[0] != '\0') logf_("listening on unix:%s", cfg.unix_socket);
     if (cfg.tcp_listen[0] != '\0') {
