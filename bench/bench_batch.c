@@ -5,7 +5,7 @@
  *   cuzk bench batch (--zkey K --wtns W | --circuit C (--params P | --setup-seed HEX)
  *                     --witness W0 [W1 ...])
  *                    [--jobs J] [--partitions N] [--workers W] [--backend cpu|gpu|auto]
- *                    [--threads T] [--lanes L] [--svg FILE] [--json]
+ *                    [--threads T] [--lanes L] [--vram-limit SIZE] [--svg FILE] [--json]
  *
  * J jobs (default 4) of N partitions each (default: one per witness given;
  * witnesses are reused in turn when N is larger) are submitted at once, at
@@ -16,7 +16,9 @@
  * (submission to end) at the 50th, 90th and 100th percentiles. Every proof
  * is self-checked by the engine. --setup-seed makes the circuit's parameters
  * in memory (a development setup, INSECURE, as `cuzk bench prove` does) for
- * sizes whose .params would not fit the disk.
+ * sizes whose .params would not fit the disk. --vram-limit SIZE (e.g. 24G):
+ * a key takes at most SIZE of each card (the context's device_memory_limit;
+ * the GPU plans it within it: doc/gpu.md, "The memory planner").
  *
  * From the engine's timeline: the milliseconds of each stage summed over
  * all partitions, and per GPU the fraction of its steady state (from the
@@ -55,7 +57,8 @@ static int usage(void) {
     fprintf(stderr, "usage: " CMD " (--zkey K --wtns W | --circuit C (--params P | --setup-seed "
                     "HEX) --witness W0 [W1 ...])\n"
                     "         [--jobs J] [--partitions N] [--workers W] [--backend cpu|gpu|auto]\n"
-                    "         [--threads T] [--lanes L] [--svg FILE] [--json]\n");
+                    "         [--threads T] [--lanes L] [--vram-limit SIZE] [--svg FILE] "
+                    "[--json]\n");
     return 2;
 }
 
@@ -195,6 +198,7 @@ int cuzk__bench_batch(int argc, char **argv) {
     const char **wit = calloc((size_t)argc + 1, sizeof(char *));
     size_t n_wit = 0;
     unsigned jobs = 4, parts = 0, workers = 0, threads = 0, lanes = 0;
+    uint64_t vram_limit = 0; /* 0: the card's */
     const char *svg = NULL;
     int json = 0, rc = 2;
     if (wit == NULL) return 2;
@@ -224,6 +228,8 @@ int cuzk__bench_batch(int argc, char **argv) {
                 if (!cuzk__opt_uint(CMD, a, v, 0, 4096, &threads)) goto out;
             } else if (strcmp(a, "--lanes") == 0) {
                 if (!cuzk__opt_uint(CMD, a, v, 1, CUZK_MAX_LANES, &lanes)) goto out;
+            } else if (strcmp(a, "--vram-limit") == 0) {
+                if (!cuzk__opt_size(CMD, a, v, 0, (uint64_t)1 << 50, &vram_limit)) goto out;
             } else {
                 cuzk__opt_unknown(CMD, a);
                 usage();
@@ -253,6 +259,7 @@ int cuzk__bench_batch(int argc, char **argv) {
     o.backend = (cuzk_backend_kind)k; /* AUTO, CPU, GPU in that order */
     o.threads = threads;
     o.cpu_lanes = lanes;
+    o.device_memory_limit = vram_limit;
     cuzk_error err;
     /* a picture that cannot be written is refused before the run */
     if (svg != NULL && cuzk__out_check(svg, &err) != CUZK_OK) {

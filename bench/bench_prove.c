@@ -6,7 +6,7 @@
  *     R repetitions (default 3) after one warm-up proof.
  *   --circuit C (--params P | --setup-seed HEX) --witness W0 [W1 ...]
  *     [--partitions N] [--backend cpu|gpu|auto] [--threads T] [--reps R] [--no-stage]
- *     [--copies-after K] [--json]
+ *     [--copies-after K] [--vram-limit SIZE] [--json]
  *     bellman parameters over our circuit files, through the backend
  *     interface: each repetition proves N partitions (default 1, witness
  *     i mod the number given), after one warm-up proof. Each proof's witness
@@ -24,7 +24,10 @@
  *     parameters need no disk. --copies-after K (GPU): the key makes its
  *     shifted copies of the H and L bases after K proofs instead of the
  *     backend's 64 (backend_gpu.h; 0: never), so that a run of a few proofs
- *     times a key that has served many.
+ *     times a key that has served many. --vram-limit SIZE (GPU, e.g. 24G):
+ *     the key takes at most SIZE of the card, planned within it (resident,
+ *     partly resident or streaming: src/gpu/plan.h), so that a large card
+ *     times what a small one would; the plan's sentence is printed first.
  * Wall clock: the MSMs and NTTs run on all cores. Opening the files and
  * preparing the key are not timed (a daemon keeps them open).
  */
@@ -44,6 +47,7 @@
 #include "io/wtns.h"
 #include "io/zkey.h"
 #include "opt.h"
+#include "gpu/plan.h"
 #if CUZK_HAVE_CUDA
 #include "gpu/backend_gpu.h"
 #endif
@@ -68,7 +72,7 @@ static int value_missing(const char *a, int i, int argc) {
     static const char *const with_value[] = {"--circuit", "--params",  "--setup-seed",
                                              "--partitions", "--backend", "--threads",
                                              "--reps",    "--zkey",    "--wtns",
-                                             "--copies-after"};
+                                             "--copies-after", "--vram-limit"};
     for (size_t k = 0; k < sizeof(with_value) / sizeof(with_value[0]); k++)
         if (strcmp(a, with_value[k]) == 0 && i + 1 >= argc) {
             fprintf(stderr, "%s: %s: needs a value\n", CMD, a);
@@ -85,6 +89,7 @@ static int bench_circuit(int argc, char **argv) {
     int reps = 3, json = 0, parts = 1, stage = 1;
     unsigned copies_after = 0;
     int copies_after_set = 0; /* else the backend's own */
+    uint64_t vram_limit = 0;  /* 0: the card's */
     if (wpaths == NULL) return 2;
     for (int i = 0; i < argc; i++) {
         if (value_missing(argv[i], i, argc)) {
@@ -131,13 +136,19 @@ static int bench_circuit(int argc, char **argv) {
             }
             copies_after_set = 1;
             i++;
+        } else if (strcmp(argv[i], "--vram-limit") == 0 && i + 1 < argc) {
+            if (!cuzk__opt_size(CMD, argv[i], argv[i + 1], 0, (uint64_t)1 << 50, &vram_limit)) {
+                free(wpaths);
+                return 2;
+            }
+            i++;
         } else {
             if (strcmp(argv[i], "-h") != 0 && strcmp(argv[i], "--help") != 0)
                 cuzk__opt_unknown(CMD, argv[i]);
             fprintf(stderr, "usage: cuzk bench prove --circuit C (--params P | --setup-seed HEX) "
                             "--witness W0 [W1 ...] [--partitions N] [--backend cpu|gpu|auto] "
                             "[--threads T] [--reps R] [--no-stage] [--copies-after K] "
-                            "[--json]\n");
+                            "[--vram-limit SIZE] [--json]\n");
             free(wpaths);
             return 2;
         }
@@ -205,6 +216,14 @@ static int bench_circuit(int argc, char **argv) {
         goto fail;
     }
     if (cuzk_backend_open(&be, ops, threads, -1, &err) != CUZK_OK) goto fail;
+    be.vram_limit = vram_limit;
+    cuzk__plan plan;
+    const char *plan_mode = "none"; /* the CPU: no device memory */
+    if (be.ops->plan != NULL) {
+        if (cuzk_backend_plan(&be, &plan, &c, &p, NULL, &err) != CUZK_OK) goto fail;
+        plan_mode = cuzk__plan_mode_name(plan.mode);
+        fprintf(stderr, "cuzk bench prove: memory plan: %s\n", plan.reason);
+    }
 #if CUZK_HAVE_CUDA
     if (copies_after_set && ops == &cuzk_backend_gpu) {
         cuzk__gpu_backend_hooks hooks = CUZK__GPU_BACKEND_HOOKS_DEFAULT;
@@ -260,22 +279,22 @@ static int bench_circuit(int argc, char **argv) {
         printf("{\"bench\": \"prove\", \"circuit\": \"%s\", \"params\": \"%s\", \"backend\": "
                "\"%s\", \"constraints\": %llu, \"n_vars\": %llu, \"domain_log\": %u, "
                "\"threads\": %u, \"partitions\": %d, \"reps\": %d, \"staged\": %s, "
-               "\"staged_proofs\": %d",
+               "\"staged_proofs\": %d, \"vram_limit\": %llu, \"plan\": \"%s\"",
                circuit_path, params_path ? params_path : "(development setup in memory)",
                be.ops->name, (unsigned long long)c.n_constraints,
                (unsigned long long)cuzk_circuit_n_vars(&c), c.domain_log, threads, parts, reps,
-               stage ? "true" : "false", n_staged);
+               stage ? "true" : "false", n_staged, (unsigned long long)vram_limit, plan_mode);
         for (int q = 0; q < NSTAGES; q++)
             printf(", \"%s\": {\"min\": %.3f, \"median\": %.3f}", names[q],
                    cuzk_bench_min(v[q], n_done), median_of(v[q], n_done));
         printf(", \"seconds_per_proof\": %.4f}\n", sec);
     } else {
         printf("cuzk bench prove: %s (%llu constraints, %llu variables, domain 2^%u), backend "
-               "%s, %s threads, %d partition%s x %d reps + warm-up, witnesses %s (found "
-               "pre-staged by %d of %d timed proofs)\n",
+               "%s (memory plan: %s), %s threads, %d partition%s x %d reps + warm-up, "
+               "witnesses %s (found pre-staged by %d of %d timed proofs)\n",
                circuit_path, (unsigned long long)c.n_constraints,
                (unsigned long long)cuzk_circuit_n_vars(&c), c.domain_log, be.ops->name,
-               threads ? "explicit" : "all", parts, parts == 1 ? "" : "s", reps,
+               plan_mode, threads ? "explicit" : "all", parts, parts == 1 ? "" : "s", reps,
                stage ? "announced one proof ahead" : "uploaded by each proof", n_staged, n_done);
         printf("%-14s %12s %12s\n", "stage", "min ms", "median ms");
         for (int q = 0; q < NSTAGES; q++)

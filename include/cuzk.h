@@ -202,11 +202,14 @@ typedef struct {
      * zkey as read); 0: no limit. A key over the limit is refused with
      * CUZK_ERR_NOMEM before its parameters are read. */
     uint64_t host_memory_limit;
-    /* Bytes of device memory a key may take on each card; 0: the card's
-     * memory. A key whose resident size (at least its parameters' points
-     * and its circuit) exceeds it, or the memory of a listed card, is
-     * refused (CUZK_ERR_NOMEM) on the GPU backend, or proved on the CPU with
-     * AUTO. */
+    /* Bytes of device memory a key may take on each card (the vram limit,
+     * `cuzk prove --vram-limit`); 0: the card's free memory. The GPU
+     * backend plans each key within the smaller of the two (doc/gpu.md,
+     * "The memory planner"), so that a large card proves as a card of that
+     * size would. A key whose plan is not resident (its circuit, SRS
+     * points, tables and work areas do not all fit) is refused
+     * (CUZK_ERR_NOMEM, naming the plan's numbers) on the GPU backend, or
+     * proved on the CPU with AUTO. */
     uint64_t device_memory_limit;
     /* 1 (default): every proof is verified against the key's verifying key
      * before it is returned; a failure is reported as the witness's fault

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "api/api.h"
+#include "gpu/plan.h"
 #include "groth16/proof192.h"
 #include "util/mem.h"
 
@@ -73,10 +74,8 @@ static cuzk_status make_lanes(cuzk_key *k, cuzk_error *err) {
 }
 
 /*
- * Picks the CPU for an AUTO key whose resident size exceeds what a card
- * allows (the GPU backend refuses it), then refuses a key over the host
- * memory limit. device_bytes: what a resident GPU copy takes at least;
- * host_gpu, host_cpu: what the key holds in host memory on either backend.
+ * The device memory a key of ctx may use on each of its cards: the smallest
+ * listed card's, or device_memory_limit when lower (0: unknown, no CUDA).
  */
 uint64_t cuzk__context_card_bytes(const cuzk_context *ctx) {
     const cuzk_options *o = &ctx->opt;
@@ -100,23 +99,62 @@ uint64_t cuzk__context_card_bytes(const cuzk_context *ctx) {
     return cap;
 }
 
-static cuzk_status check_memory(cuzk_key *k, uint64_t device_bytes, uint64_t host_gpu,
-                                uint64_t host_cpu, cuzk_error *err) {
+/* Whether a GPU key may take a plan of this mode: the resident mode always;
+ * the streaming modes once the backend streams (not yet: such a key goes
+ * to the CPU with AUTO, or is refused). */
+static int gpu_takes(cuzk__plan_mode mode) { return mode == CUZK__PLAN_RESIDENT; }
+
+/*
+ * The GPU backend's memory plan of a GPU key (circuit c with parameters p
+ * opened for the GPU, or zkey zk) on each distinct listed device, under
+ * the context's device_memory_limit (cuzk_backend_plan, doc/gpu.md "The
+ * memory planner"). A device where the key cannot go sends an AUTO key to
+ * the CPU (*to_cpu = 1) and refuses a GPU key (CUZK_ERR_NOMEM naming the
+ * device and the plan). *host: the most page-locked host memory one lane's
+ * plan takes. A device that cannot be opened or planned decides nothing
+ * here (its lane's prepare reports it).
+ */
+static cuzk_status plan_devices(cuzk_key *k, const cuzk_circuit *c, const cuzk_params *p,
+                                const cuzk_zkey *zk, int *to_cpu, uint64_t *host,
+                                cuzk_error *err) {
     const cuzk_options *o = &k->ctx->opt;
-    if (k->backend == CUZK_BACKEND_GPU) {
-        const uint64_t cap = cuzk__context_card_bytes(k->ctx);
-        if (cap != 0 && device_bytes > cap) {
-            if (o->backend != CUZK_BACKEND_AUTO)
-                return cuzk__fail(err, CUZK_ERR_NOMEM,
-                                  "%s: a resident copy needs at least %llu bytes of device "
-                                  "memory, a card allows %llu",
-                                  k->path, (unsigned long long)device_bytes,
-                                  (unsigned long long)cap);
-            k->backend = CUZK_BACKEND_CPU;
-            k->ops = &cuzk_backend_cpu;
+    *to_cpu = 0;
+    *host = 0;
+    if (k->ops->plan == NULL) return CUZK_OK;
+    const size_t n_dev = o->n_devices ? o->n_devices : 1;
+    for (size_t i = 0; i < n_dev; i++) {
+        const int d = o->n_devices ? o->devices[i] : 0;
+        int seen = 0;
+        for (size_t j = 0; j < i; j++) seen |= o->devices[j] == d;
+        if (seen) continue;
+        cuzk_backend be;
+        cuzk_error e;
+        cuzk__plan plan;
+        if (cuzk_backend_open(&be, k->ops, o->threads, d, &e) != CUZK_OK) continue;
+        be.vram_limit = o->device_memory_limit;
+        const cuzk_status st = cuzk_backend_plan(&be, &plan, c, p, zk, &e);
+        cuzk_backend_close(&be);
+        if (st != CUZK_OK) continue;
+        if (plan.host_pinned > *host) *host = plan.host_pinned;
+        if (gpu_takes(plan.mode)) continue;
+        if (o->backend == CUZK_BACKEND_AUTO) {
+            *to_cpu = 1;
+            return CUZK_OK;
         }
+        return cuzk__fail(err, CUZK_ERR_NOMEM, "%s: GPU %d: %s", k->path, d, plan.reason);
     }
-    const uint64_t host = k->backend == CUZK_BACKEND_GPU ? host_gpu : host_cpu;
+    return CUZK_OK;
+}
+
+static void use_cpu(cuzk_key *k) {
+    k->backend = CUZK_BACKEND_CPU;
+    k->ops = &cuzk_backend_cpu;
+}
+
+/* Refuses a key over the host memory limit: host, what it holds in host
+ * memory on its backend. */
+static cuzk_status check_host(cuzk_key *k, uint64_t host, cuzk_error *err) {
+    const cuzk_options *o = &k->ctx->opt;
     if (o->host_memory_limit != 0 && host > o->host_memory_limit)
         return cuzk__fail(err, CUZK_ERR_NOMEM,
                           "%s: the key needs %llu bytes of host memory, the limit is %llu",
@@ -146,7 +184,18 @@ cuzk_status cuzk_key_open_zkey(cuzk_context *ctx, cuzk_key **out, const char *zk
         st = err ? err->status : CUZK_ERR_INVALID_ARG;
         goto fail;
     }
-    if ((st = check_memory(k, size, size, size, err)) != CUZK_OK) goto fail;
+    /* the file stays mapped; a GPU key's streamed sections are page-locked copies */
+    uint64_t pinned = 0;
+    if (k->backend == CUZK_BACKEND_GPU) {
+        int to_cpu = 0;
+        if ((st = plan_devices(k, NULL, NULL, &k->zk, &to_cpu, &pinned, err)) != CUZK_OK)
+            goto fail;
+        if (to_cpu) {
+            use_cpu(k);
+            pinned = 0;
+        }
+    }
+    if ((st = check_host(k, size + pinned, err)) != CUZK_OK) goto fail;
     if ((st = cuzk_groth16_vk_from_zkey(&k->vk, &k->zk, err)) != CUZK_OK) goto fail;
     if ((st = make_lanes(k, err)) != CUZK_OK) goto fail;
     *out = k;
@@ -198,17 +247,35 @@ cuzk_status cuzk_key_open_params(cuzk_context *ctx, cuzk_key **out, const char *
     if (k == NULL) return CUZK_ERR_NOMEM;
     if ((st = circuit_key_begin(k, circuit_path, err)) != CUZK_OK) goto fail;
     /* A GPU key reads the parameters' points from the file on its device; the
-     * host holds them only for the CPU. Their resident size on a card is
-     * about their size in the file (uncompressed points), plus the circuit. */
-    if ((st = check_memory(k, c_size + p_size, c_size, c_size + p_size, err)) != CUZK_OK)
-        goto fail;
-    /* Points are not checked one by one here (seconds to minutes at PoRep
+     * host holds them only for the CPU, or page-locked where the GPU streams
+     * them. The plan needs only the parameters' head: they are opened so
+     * for a GPU key first, and again whole should the key go to the CPU.
+     * Points are not checked one by one here (seconds to minutes at PoRep
      * size): a corrupt point makes a proof that fails the self-check, which
      * then finds and names it. The verifying key is always checked. */
-    const unsigned pflags =
-        CUZK_PARAMS_PARALLEL | (k->ops->reads_deferred_points ? CUZK_PARAMS_DEFER_POINTS : 0);
-    if ((st = cuzk_params_open(&k->p, params_path, pflags, err)) != CUZK_OK) goto fail;
-    k->have_p = 1;
+    uint64_t host = c_size + p_size;
+    if (k->ops->reads_deferred_points) {
+        const unsigned dflags = CUZK_PARAMS_PARALLEL | CUZK_PARAMS_DEFER_POINTS;
+        if ((st = cuzk_params_open(&k->p, params_path, dflags, err)) != CUZK_OK) goto fail;
+        k->have_p = 1;
+        int to_cpu = 0;
+        uint64_t pinned = 0;
+        if ((st = plan_devices(k, &k->c, &k->p, NULL, &to_cpu, &pinned, err)) != CUZK_OK)
+            goto fail;
+        if (to_cpu) { /* the CPU reads the points: open again, whole */
+            use_cpu(k);
+            cuzk_params_close(&k->p);
+            k->have_p = 0;
+        } else {
+            host = c_size + pinned;
+        }
+    }
+    if ((st = check_host(k, host, err)) != CUZK_OK) goto fail;
+    if (!k->have_p) {
+        if ((st = cuzk_params_open(&k->p, params_path, CUZK_PARAMS_PARALLEL, err)) != CUZK_OK)
+            goto fail;
+        k->have_p = 1;
+    }
     if ((st = circuit_key_finish(k, err)) != CUZK_OK) goto fail;
     *out = k;
     return CUZK_OK;
@@ -276,6 +343,16 @@ cuzk_status cuzk__lane_prepare(cuzk__lane *L, cuzk_error *err) {
     if (!L->ready) {
         st = cuzk_backend_open(&L->be, k->ops, L->threads, L->device, err);
         L->be.fault = &k->ctx->fault;
+        L->be.vram_limit = k->ctx->opt.device_memory_limit;
+        if (st == CUZK_OK && k->ops->plan != NULL && k->ctx->opt.log != NULL) {
+            /* the plan the preparation follows, as the device stands now */
+            cuzk__plan plan;
+            cuzk_error pe;
+            if (cuzk_backend_plan(&L->be, &plan, k->kind == CUZK_KEY_ZKEY ? NULL : &k->c,
+                                  k->kind == CUZK_KEY_ZKEY ? NULL : &k->p,
+                                  k->kind == CUZK_KEY_ZKEY ? &k->zk : NULL, &pe) == CUZK_OK)
+                cuzk__api_log(k->ctx, "%s: GPU %d: %s", k->path, L->device, plan.reason);
+        }
         if (st == CUZK_OK)
             st = k->kind == CUZK_KEY_ZKEY
                      ? cuzk_backend_prepare_zkey(&L->be, &L->bkey, &k->zk, err)

@@ -10,6 +10,8 @@
  *   backend_gpu_stage.c  uploads through the staging buffers, and the
  *                        pre-staging of announced witnesses
  *   backend_gpu_prove.c  one proof
+ *   backend_gpu_plan.c   the memory plan of a key (plan.h) and the device
+ *                        memory a key may still use under its limit
  */
 #ifndef CUZK_BACKEND_GPU_IMPL_H
 #define CUZK_BACKEND_GPU_IMPL_H
@@ -25,6 +27,7 @@
 #include "gpu/gpu_circuit.h"
 #include "gpu/gpu_msm.h"
 #include "gpu/gpu_ntt.h"
+#include "gpu/plan.h"
 
 typedef unsigned long long ull;
 
@@ -52,6 +55,13 @@ typedef struct {
     cuzk_backend_key base; /* first member: the pointer handed out */
     gpu_backend *inst;     /* the instance that prepared the key (outlives it) */
     int device;
+    /* the memory plan the key follows (plan.h), the instance's limit it was
+     * made under, and the device bytes the limit hides (free memory at
+     * prepare past the limit): every later look at free memory subtracts
+     * them (cuzk__gpu_key_mem), so a large card acts as a small one */
+    cuzk__plan plan;
+    uint64_t vram_limit;
+    size_t hidden;
     unsigned threads; /* CPU threads for the staging copies (0 = all) */
     /* borrowed */
     const cuzk_circuit *c;
@@ -167,6 +177,16 @@ cuzk_status cuzk__gpu_op_prepare_zkey(cuzk_backend *be, cuzk_backend_key **out,
 void cuzk__gpu_op_release_key(cuzk_backend *be, cuzk_backend_key *key);
 unsigned cuzk__gpu_key_msms(const gpu_key *k, cuzk__gpu_msm_bases *hs[5]);
 void cuzk__gpu_key_copies(gpu_key *k);
+
+/* backend_gpu_plan.c: the plan op; a key's plan under be's limit (k->plan,
+ * k->hidden; CUZK_ERR_NOMEM naming the plan when not even streaming fits);
+ * free memory as the key may use it (the card's less k->hidden); a key's
+ * level budget for a card of total bytes under limit (0: none). */
+cuzk_status cuzk__gpu_op_plan(cuzk_backend *be, cuzk__plan *out, const cuzk_circuit *c,
+                              const cuzk_params *p, const cuzk_zkey *zk, cuzk_error *err);
+cuzk_status cuzk__gpu_key_plan(gpu_key *k, cuzk_backend *be, cuzk_error *err);
+cuzk_status cuzk__gpu_key_mem(const gpu_key *k, size_t *free_b, size_t *total_b);
+size_t cuzk__gpu_key_level_budget(size_t total, uint64_t limit);
 
 /* backend_gpu_load.c: the deferred vectors (see there). */
 cuzk_status cuzk__gpu_bases_alloc_deferred(gpu_key *k, const cuzk_params *p, cuzk_error *err);

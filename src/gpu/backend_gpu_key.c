@@ -96,20 +96,6 @@ static cuzk_status upload_g2(cuzk__gpu_msm_bases **out, const cuzk_g2_aff *p, ui
     return CUZK_OK;
 }
 
-/*
- * The byte budget of a key's MSM level buffers (gpu_msm.h; the MSM's own
- * default is a quarter of the device): a seventh of the memory the key may
- * use (the card's, total). At 2^27 on a 141 GB card (H200: ~20 GiB) a
- * quarter lets the H and L MSMs process three windows per group (~29 GB of
- * levels), the fastest MSM, but the device then lacks room for the next
- * witness's staging slot and every proof uploads its own witness; with a
- * seventh two windows per group fit beside the slot, the faster proof. The
- * share, not a size, so that a smaller card keeps the same proportions.
- * Where even this leaves too little room (other sizes), stage_setup lowers
- * it further.
- */
-static size_t key_level_budget(size_t total) { return (total / 7 >> 20) << 20; }
-
 /* The key's MSM handles that exist, H first, into hs; returns how many. */
 unsigned cuzk__gpu_key_msms(const gpu_key *k, cuzk__gpu_msm_bases *hs[5]) {
     cuzk__gpu_msm_bases *const all[5] = {k->h, k->l, k->a, k->b1, k->b2};
@@ -126,8 +112,8 @@ static cuzk_status work_alloc(gpu_key *k, cuzk_error *err) {
     cuzk_status st;
     /* the key's MSMs run one after another: one MSM work area for all
      * (at 2^27 one area is ~30 GB; five side by side do not fit); their
-     * affine levels get at most key_level_budget: more takes the room of
-     * the next witness's staging slot (stage_setup) */
+     * affine levels get at most cuzk__gpu_key_level_budget: more takes the
+     * room of the next witness's staging slot (stage_setup) */
     size_t free_b = 0, total_b = 0;
     if ((st = cuzk__gpu_mem_info(&free_b, &total_b)) != CUZK_OK)
         return gpu_fail(err, st, "reading the device's memory");
@@ -135,7 +121,8 @@ static cuzk_status work_alloc(gpu_key *k, cuzk_error *err) {
     const unsigned nh = cuzk__gpu_key_msms(k, hs);
     for (unsigned i = 0; i < nh; i++) {
         if (k->h != NULL) cuzk__gpu_msm_bases_share_work(hs[i], k->h); /* H's own: no-op */
-        cuzk__gpu_msm_bases_cap_level_budget(hs[i], key_level_budget(total_b));
+        cuzk__gpu_msm_bases_cap_level_budget(hs[i],
+                                             cuzk__gpu_key_level_budget(total_b, k->vram_limit));
     }
     /* the bitmaps stay on the device: the classification writes them and the
      * batch-add and masked MSM read them there (no round trips through the
@@ -149,6 +136,22 @@ static cuzk_status work_alloc(gpu_key *k, cuzk_error *err) {
         (st = cuzk__gpu_alloc((void **)&k->bm_other, bm_bytes)) != CUZK_OK)
         return gpu_fail(err, st, "allocating the per-proof work area");
     cuzk__gpu_stage_alloc(k);
+    return CUZK_OK;
+}
+
+/* The key's memory plan on its device (backend_gpu_plan.c): the resident
+ * mode is what prepare builds; a key the device cannot hold whole is
+ * refused with the plan's numbers (CUZK_ERR_NOMEM when not even streaming
+ * fits, CUZK_ERR_UNSUPPORTED while the streaming modes are not built). */
+static cuzk_status key_placed(gpu_key *k, cuzk_backend *be, cuzk_error *err) {
+    cuzk_status st = cuzk__gpu_key_plan(k, be, err);
+    if (st != CUZK_OK) return st;
+    if (k->plan.mode != CUZK__PLAN_RESIDENT)
+        return cuzk__fail(err, CUZK_ERR_UNSUPPORTED,
+                          "GPU %d: %s: the key does not fit whole and streaming is not built: %s",
+                          k->device,
+                          k->zk ? k->zk->file.path : (k->p->path ? k->p->path : "(parameters)"),
+                          k->plan.reason);
     return CUZK_OK;
 }
 
@@ -173,6 +176,7 @@ static cuzk_status prepare_with(cuzk_backend *be, cuzk_backend_key **out, const 
     k->max_query = p->a.n > p->b_g1.n ? p->a.n : p->b_g1.n;
     if (c->n_aux > k->max_query) k->max_query = c->n_aux;
     if (k->n_h > k->max_query) k->max_query = k->n_h;
+    if ((st = key_placed(k, be, err)) != CUZK_OK) goto fail;
 
     /* the staging buffers first: the circuit (8.9 GB at 2^27) goes through
      * them, and the loader's runs take their size */
@@ -271,6 +275,7 @@ cuzk_status cuzk__gpu_op_prepare_zkey(cuzk_backend *be, cuzk_backend_key **out,
     k->n_h = zk->domain_size;
     k->l_first = (uint64_t)zk->n_public + 1;
     k->max_query = k->n_vars > k->n_dom ? k->n_vars : k->n_dom;
+    if ((st = key_placed(k, be, err)) != CUZK_OK) goto fail;
     /* page-locked, so its upload is one DMA; else through the staging buffers */
     const size_t abc_bytes = 3 * (size_t)k->n_dom * sizeof(cuzk_fr);
     if ((k->inst->hooks.pin_fail & CUZK__GPU_PIN_FAIL_ABC) == 0 &&
@@ -323,21 +328,24 @@ fail:
  * 64-140 proofs; a one-shot command's few proofs never pay for them). They
  * take the room the proofs leave: after the first proofs the work area and the
  * staging slot are made, and cuzk__gpu_msm_bases_precompute_fit keeps a
- * sixteenth of the device free beside them (other keys, the estimate's
- * error); where the room is not there (a 2^27 partition) nothing changes.
+ * sixteenth of the device (or of the key's limit) free beside them (other
+ * keys, the estimate's error); where the room is not there (a 2^27
+ * partition) nothing changes.
  * A failure leaves the handle as it was: the proofs go on without copies.
  */
 void cuzk__gpu_key_copies(gpu_key *k) {
     size_t free_b = 0, total_b = 0;
-    if (cuzk__gpu_mem_info(&free_b, &total_b) != CUZK_OK) return;
+    if (cuzk__gpu_key_mem(k, &free_b, &total_b) != CUZK_OK) return;
     /* H's MSM has all of its points; L's is masked (its scalars 0 and 1 apart) */
     cuzk__gpu_msm_bases *const hs[2] = {k->h, k->l};
     const unsigned serves[2] = {CUZK__GPU_MSM_SERVES_MSM, CUZK__GPU_MSM_SERVES_MASKED};
+    /* a sixteenth of what the key may use stays free, and what its limit hides */
+    const size_t mine = k->vram_limit != 0 && k->vram_limit < total_b ? k->vram_limit : total_b;
     for (int i = 0; i < 2; i++) {
         unsigned made = 1;
         if (hs[i] != NULL &&
             cuzk__gpu_msm_bases_precompute_fit(hs[i], k->inst->hooks.copies_max, serves[i],
-                                               total_b / 16, &made) == CUZK_OK &&
+                                               mine / 16 + k->hidden, &made) == CUZK_OK &&
             made > 1)
             count_uploads(&k->inst->stats.copies, made);
     }

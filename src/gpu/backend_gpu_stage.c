@@ -174,7 +174,7 @@ static void stage_give_up(gpu_key *k) {
     cuzk__gpu_msm_bases *hs[5];
     const unsigned nh = k->h != NULL ? cuzk__gpu_key_msms(k, hs) : 0;
     size_t free_b = 0, total_b = 0;
-    if (k->st_fitted && nh > 0 && cuzk__gpu_mem_info(&free_b, &total_b) == CUZK_OK) {
+    if (k->st_fitted && nh > 0 && cuzk__gpu_key_mem(k, &free_b, &total_b) == CUZK_OK) {
         const size_t now = cuzk__gpu_msm_bases_work_bytes(k->h);
         const size_t grow = k->st_area > now ? k->st_area - now : 0;
         if (grow + ((size_t)2 << 20) <= free_b) {
@@ -213,7 +213,7 @@ void cuzk__gpu_stage_setup(gpu_key *k) {
         return;
     }
     size_t free_b = 0, total_b = 0;
-    if (cuzk__gpu_mem_info(&free_b, &total_b) != CUZK_OK) {
+    if (cuzk__gpu_key_mem(k, &free_b, &total_b) != CUZK_OK) {
         stage_give_up(k);
         return;
     }

@@ -206,6 +206,19 @@ size_t cuzk__gpu_msm_bases_level_budget(const cuzk__gpu_msm_bases *b);
 size_t cuzk__gpu_msm_bases_work_bytes(const cuzk__gpu_msm_bases *b);
 void cuzk__gpu_msm_bases_restore_level_budget(cuzk__gpu_msm_bases *b, size_t bytes);
 
+/*
+ * The work area (bytes) an MSM of n points would reserve on a handle shaped
+ * like b (its device's SMs and level blocks, its level budget and
+ * configuration; b's own count and copies aside, so that a handle of one
+ * point serves to plan bases not yet made): masked, the larger of a masked
+ * MSM with all n points taking part and the batch-add (a classified tail);
+ * else a plain MSM (scalars and masks on the device). Errors as
+ * cuzk__gpu_msm's plan (n of 2^31 points or more: CUZK_ERR_INVALID_ARG).
+ */
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_msm_bases_area_bytes(const cuzk__gpu_msm_bases *b,
+                                                                   size_t n, int masked,
+                                                                   size_t *bytes);
+
 /* What a handle serves, for cuzk__gpu_msm_bases_fit_work's estimate. */
 #define CUZK__GPU_MSM_SERVES_MSM 1u    /* MSMs of scalars on the device */
 #define CUZK__GPU_MSM_SERVES_MASKED 2u /* masked MSMs and batch-adds, bitmaps on the device */

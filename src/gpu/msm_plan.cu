@@ -245,6 +245,24 @@ static size_t area_estimate(const cuzk__gpu_msm_bases *b, size_t budget, unsigne
     return plain > masked ? plain : masked;
 }
 
+extern "C" cuzk_status cuzk__gpu_msm_bases_area_bytes(const cuzk__gpu_msm_bases *b, size_t n,
+                                                      int masked, size_t *bytes) {
+    if (!b || !bytes || n == 0 || n >= ((size_t)1 << 31)) return CUZK_ERR_INVALID_ARG;
+    cuzk__gpu_msm_bases t = *b; /* the plan reads the count and copies from the handle */
+    t.n = n;
+    t.copies = 1;
+    t.copies_c = 0;
+    size_t area = 0;
+    cuzk_status st = cuzk__gpu_msm_rest_bytes(&t, n, masked != 0, n, &area);
+    if (st != CUZK_OK) return st;
+    if (masked) {
+        const size_t add = cuzk__gpu_msm_batch_add_bytes(&t, n);
+        if (add > area) area = add;
+    }
+    *bytes = area;
+    return CUZK_OK;
+}
+
 static int size_desc(const void *a, const void *b) {
     const size_t x = *static_cast<const size_t *>(a), y = *static_cast<const size_t *>(b);
     return x < y ? 1 : x > y ? -1 : 0;

@@ -57,6 +57,9 @@
 
 typedef struct cuzk_backend_ops cuzk_backend_ops;
 
+/* A key's device memory plan (src/gpu/plan.h; cuzk_backend_plan). */
+struct cuzk__plan;
+
 typedef struct {
     const cuzk_backend_ops *ops;
     unsigned threads; /* CPU threads the backend may use (0 = all cores) */
@@ -65,6 +68,11 @@ typedef struct {
     /* Where a test's fault plan is (util/fault.h), set after open (which
      * clears it); NULL: none ever. */
     struct cuzk__fault_slot *fault;
+    /* Device bytes each key of this instance may take (0: the card's free
+     * memory), set after open (which clears it), before prepare: the GPU
+     * backend plans its keys within it (cuzk_backend_plan), so that a large
+     * card proves as a small one would. */
+    uint64_t vram_limit;
 } cuzk_backend;
 
 /* Common header of a prepared key. */
@@ -107,6 +115,9 @@ struct cuzk_backend_ops {
      * split is ignored; cuzk_witness_from_values makes one from a .wtns). */
     cuzk_status (*prepare_zkey)(cuzk_backend *be, cuzk_backend_key **out, const cuzk_zkey *zk,
                                 cuzk_error *err);
+    /* Optional (NULL: everything in host memory; see cuzk_backend_plan). */
+    cuzk_status (*plan)(cuzk_backend *be, struct cuzk__plan *out, const cuzk_circuit *c,
+                        const cuzk_params *p, const cuzk_zkey *zk, cuzk_error *err);
     cuzk_status (*prove_start)(cuzk_backend *be, cuzk_backend_job **out, cuzk_backend_key *key,
                                const cuzk_witness *w, cuzk_error *err);
     /* Optional (NULL: nothing to do; see cuzk_backend_stage). */
@@ -150,6 +161,7 @@ static inline cuzk_status cuzk_backend_open(cuzk_backend *be, const cuzk_backend
     be->device = device;
     be->impl = NULL;
     be->fault = NULL;
+    be->vram_limit = 0;
     cuzk_status st = ops->open(be, err);
     if (st != CUZK_OK) {
         be->ops = NULL;
@@ -206,6 +218,25 @@ static inline cuzk_status cuzk_backend_prepare_zkey(cuzk_backend *be, cuzk_backe
         return cuzk__fail(err, CUZK_ERR_UNSUPPORTED, "backend %s does not prove snarkjs keys",
                           be->ops->name);
     return be->ops->prepare_zkey(be, out, zk, err);
+}
+
+/*
+ * What a key of circuit c with parameters p (or of the zkey zk, c and p
+ * NULL) would take on be's device, within be->vram_limit: the memory plan
+ * (src/gpu/plan.h) with its mode (resident, partly resident, streaming, or
+ * the CPU when not even streaming fits), the device and page-locked host
+ * bytes, the chunk size and one sentence saying why. The same plan the
+ * backend's prepare follows, as the device stands now. Reads counts only
+ * (p may be opened with deferred points). CUZK_ERR_UNSUPPORTED from a
+ * backend without device memory (the CPU's).
+ */
+static inline cuzk_status cuzk_backend_plan(cuzk_backend *be, struct cuzk__plan *out,
+                                            const cuzk_circuit *c, const cuzk_params *p,
+                                            const cuzk_zkey *zk, cuzk_error *err) {
+    if (be->ops->plan == NULL)
+        return cuzk__fail(err, CUZK_ERR_UNSUPPORTED, "backend %s keeps keys in host memory",
+                          be->ops->name);
+    return be->ops->plan(be, out, c, p, zk, err);
 }
 
 static inline cuzk_status cuzk_backend_prove_start(cuzk_backend *be, cuzk_backend_job **out,

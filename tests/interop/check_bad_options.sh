@@ -121,6 +121,11 @@ expect "bench prove threads" "--threads x: must be 0..4096" -- bench prove --cir
 expect "bench prove partitions" "--partitions 0: must be 1..4096" -- bench prove --circuit c --partitions 0
 expect "bench prove missing value" "--wtns: needs a value" -- bench prove --zkey k --wtns
 expect "bench prove unknown" "unknown option '--gpu'" -- bench prove --zkey k --gpu
+expect "bench prove vram limit" "cuzk bench prove: --vram-limit 24X: must be a size like 24G, 0..1024T" -- bench prove --circuit c --vram-limit 24X
+expect "bench prove vram limit range" "--vram-limit 2048T: must be a size like 24G" -- bench prove --circuit c --vram-limit 2048T
+expect "bench prove vram limit missing value" "--vram-limit: needs a value" -- bench prove --circuit c --vram-limit
+expect "bench batch vram limit" "cuzk bench batch: --vram-limit -1: must be a size like 24G" -- bench batch --vram-limit -1
+expect "prove vram limit" "cuzk prove: --vram-limit 1.5G: must be a size like 24G" -- prove --vram-limit 1.5G
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

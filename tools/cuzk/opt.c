@@ -54,6 +54,50 @@ int cuzk__opt_int(const char *cmd, const char *opt, const char *val, int min, in
     return 1;
 }
 
+/* "64G" into bytes; 0 when s is no size or overflows. */
+static int parse_size(const char *s, uint64_t *v) {
+    if (s == NULL || *s < '0' || *s > '9') return 0;
+    char *end;
+    errno = 0;
+    const unsigned long long x = strtoull(s, &end, 10);
+    if (errno != 0) return 0;
+    unsigned shift = 0;
+    if (*end != '\0') {
+        const char *units = "KMGT", *u = strchr(units, *end & ~0x20);
+        if (u == NULL || *u == '\0' || end[1] != '\0') return 0;
+        shift = 10u * (unsigned)(u - units + 1);
+    }
+    if (shift != 0 && x > (UINT64_MAX >> shift)) return 0;
+    *v = (uint64_t)x << shift;
+    return 1;
+}
+
+/* A size in the form the messages use: the largest binary suffix that divides it. */
+static void size_words(char *buf, size_t len, uint64_t v) {
+    static const char units[] = "KMGT";
+    int k = -1;
+    while (k < 3 && v != 0 && v % 1024 == 0) v /= 1024, k++;
+    if (k < 0)
+        snprintf(buf, len, "%llu", (unsigned long long)v);
+    else
+        snprintf(buf, len, "%llu%c", (unsigned long long)v, units[k]);
+}
+
+int cuzk__opt_size(const char *cmd, const char *opt, const char *val, uint64_t min, uint64_t max,
+                   uint64_t *v) {
+    uint64_t x;
+    if (!parse_size(val, &x) || x < min || x > max) {
+        char lo[32], hi[32];
+        size_words(lo, sizeof lo, min);
+        size_words(hi, sizeof hi, max);
+        fprintf(stderr, "%s: %s %s: must be a size like 24G, %s..%s\n", cmd, opt,
+                val != NULL ? val : "", lo, hi);
+        return 0;
+    }
+    *v = x;
+    return 1;
+}
+
 int cuzk__opt_double(const char *cmd, const char *opt, const char *val, double min, double max,
                      double *v) {
     char *end;

@@ -28,6 +28,12 @@ int cuzk__opt_uint(const char *cmd, const char *opt, const char *val, unsigned m
                    unsigned *v);
 int cuzk__opt_int(const char *cmd, const char *opt, const char *val, int min, int max, int *v);
 
+/* A size in bytes: decimal digits and an optional binary suffix K, M, G or
+ * T (either case: "24G" is 24 GiB), in [min, max], into *v; else 0 after
+ * printing "CMD: OPT VAL: must be a size like 24G, 0..1024T". */
+int cuzk__opt_size(const char *cmd, const char *opt, const char *val, uint64_t min, uint64_t max,
+                   uint64_t *v);
+
 /* A decimal number in [min, max] into *v; else 0 after printing
  * "CMD: OPT VAL: must be a number from MIN to MAX". */
 int cuzk__opt_double(const char *cmd, const char *opt, const char *val, double min, double max,

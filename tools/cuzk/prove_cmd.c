@@ -4,7 +4,7 @@
  *
  *   cuzk prove --circuit C --params P --witness W0 [W1 ...] -o proof.bin
  *              [--threads N] [--backend cpu|gpu|auto] [--device N | --devices all|N,M,...]
- *              [--lanes N] [--no-verify] [--verbose]
+ *              [--vram-limit SIZE] [--lanes N] [--no-verify] [--verbose]
  *     One partition per witness, in the order given: proof.bin is the
  *     N x 192-byte concatenation (cuzk_prove_partitions). Every proof is
  *     verified before anything is written (--no-verify skips that), and the
@@ -49,15 +49,18 @@ static int prove_usage(FILE *f) {
             "usage: cuzk prove --circuit C --params P --witness W0 [W1 ...] -o proof.bin\n"
             "                  [--threads N] [--backend cpu|gpu|auto] [--device N | --devices "
             "all|N,M,...]\n"
-            "                  [--lanes N] [--no-verify] [--verbose]\n"
+            "                  [--vram-limit SIZE] [--lanes N] [--no-verify] [--verbose]\n"
             "  one 192-byte bellman proof per witness (partition), concatenated in the\n"
             "  order given; every proof is verified before the file is written\n"
             "  (--no-verify skips that). --device picks the GPU (default 0); --devices\n"
             "  proves the partitions on several GPUs at once, each holding its own copy\n"
             "  of the key (a GPU listed twice holds two, overlapping one partition's host\n"
-            "  work with the other's kernels). --lanes N (CPU backend) proves N partitions\n"
-            "  at a time, the cores shared among them. Exit 0 written, 1 unsatisfied\n"
-            "  witness, 2 usage or input error (a corrupt key included).\n"
+            "  work with the other's kernels). --vram-limit SIZE (e.g. 24G) lets a key\n"
+            "  take at most SIZE of each card: the GPU plans it resident, partly resident\n"
+            "  or streaming within it (--verbose prints the plan). --lanes N (CPU backend)\n"
+            "  proves N partitions at a time, the cores shared among them. Exit 0\n"
+            "  written, 1 unsatisfied witness, 2 usage or input error (a corrupt key\n"
+            "  included).\n"
             "       cuzk prove --addr A --key K --witness W0 [W1 ...] [-o PROOF] ...\n"
             "  the same through a running `cuzk daemon` (cuzk prove --addr A --help).\n");
     return f == stdout ? 0 : EXIT_ERROR;
@@ -145,6 +148,10 @@ int cuzk__cmd_prove(int argc, char **argv) {
             }
             devices_single = strcmp(a, "--device") == 0;
             devices_arg = argv[++i];
+        } else if (strcmp(a, "--vram-limit") == 0 && has) {
+            if (!cuzk__opt_size("cuzk prove", a, argv[++i], 0, (uint64_t)1 << 50,
+                                &opt.device_memory_limit))
+                goto out;
         } else if (strcmp(a, "--lanes") == 0 && has) {
             if (!cuzk__opt_uint("cuzk prove", a, argv[++i], 1, CUZK_MAX_LANES, &opt.cpu_lanes))
                 goto out;
@@ -188,6 +195,10 @@ int cuzk__cmd_prove(int argc, char **argv) {
     if (!cuzk__cli_backend_kind("prove", backend_name, &opt.backend)) goto out;
     if (devices_arg != NULL && opt.backend != CUZK_BACKEND_GPU) {
         fprintf(stderr, "cuzk prove: --device/--devices need --backend gpu\n");
+        goto out;
+    }
+    if (opt.device_memory_limit != 0 && opt.backend == CUZK_BACKEND_CPU) {
+        fprintf(stderr, "cuzk prove: --vram-limit needs --backend gpu or auto\n");
         goto out;
     }
     if (opt.cpu_lanes > 0 && opt.backend != CUZK_BACKEND_CPU) {

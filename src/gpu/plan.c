@@ -1,0 +1,217 @@
+/*
+ * plan.c — the GPU memory planner (plan.h): the first of resident, partly
+ * resident and streaming that fits the memory a key may use on a device,
+ * the chunk size of what it streams, and a sentence that says why. Pure
+ * host code, built without CUDA too.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "gpu/plan.h"
+
+static uint64_t add_sat(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
+static uint64_t max_u64(uint64_t a, uint64_t b) { return a > b ? a : b; }
+static uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
+
+static int is_g2(unsigned v) { return v == CUZK__PLAN_VECS - 1; }
+
+static uint64_t vec_bytes(const cuzk__plan_key *k, unsigned v) {
+    const uint64_t pb = is_g2(v) ? CUZK__PLAN_G2_BYTES : CUZK__PLAN_G1_BYTES;
+    return k->points[v] > UINT64_MAX / pb ? UINT64_MAX : k->points[v] * pb;
+}
+
+static int vec_masked(const cuzk__plan_key *k, unsigned v) {
+    return v == 0 ? k->h_masked : k->others_masked;
+}
+
+const char *cuzk__plan_mode_name(cuzk__plan_mode m) {
+    switch (m) {
+    case CUZK__PLAN_RESIDENT: return "resident";
+    case CUZK__PLAN_PARTLY_RESIDENT: return "partly resident";
+    case CUZK__PLAN_STREAMING: return "streaming";
+    case CUZK__PLAN_CPU: return "cpu";
+    }
+    return "?";
+}
+
+const char *cuzk__plan_bytes_str(char *buf, size_t len, uint64_t bytes) {
+    const double b = (double)bytes;
+    if (bytes >= ((uint64_t)1 << 30))
+        snprintf(buf, len, "%.2f GiB", b / (double)((uint64_t)1 << 30));
+    else if (bytes >= ((uint64_t)1 << 20))
+        snprintf(buf, len, "%.1f MiB", b / (double)((uint64_t)1 << 20));
+    else if (bytes >= 1024)
+        snprintf(buf, len, "%" PRIu64 " KiB", bytes >> 10);
+    else
+        snprintf(buf, len, "%" PRIu64 " B", bytes);
+    return buf;
+}
+
+/* The MSM work area of the largest call: each vector in `resident` at its
+ * size, each in `streamed` at a chunk of chunk_bytes (or its size, when
+ * smaller). */
+static uint64_t area_of(const cuzk__plan_key *k, const cuzk__plan_device *d, unsigned resident,
+                        unsigned streamed, uint64_t chunk_bytes) {
+    uint64_t area = 0;
+    for (unsigned v = 0; v < CUZK__PLAN_VECS; v++) {
+        if (k->points[v] == 0) continue;
+        uint64_t n = 0;
+        if (resident & (1u << v)) n = k->points[v];
+        if (streamed & (1u << v)) n = min_u64(k->points[v], cuzk__plan_chunk_points(chunk_bytes, v));
+        if (n == 0) continue;
+        area = max_u64(area, d->area(d->area_ctx, is_g2(v), n, vec_masked(k, v)));
+    }
+    return area;
+}
+
+/* One streaming layout: the vectors in `streamed` from host memory, the
+ * others resident. */
+typedef struct {
+    unsigned streamed;
+    uint64_t base;     /* the fixed part and the resident vectors */
+    uint64_t max_vec;  /* the largest streamed vector's bytes */
+} layout;
+
+static uint64_t layout_need(const cuzk__plan_key *k, const cuzk__plan_device *d,
+                            const layout *l, uint64_t chunk, uint64_t *area) {
+    const unsigned all = (1u << CUZK__PLAN_VECS) - 1;
+    *area = area_of(k, d, all & ~l->streamed, l->streamed, chunk);
+    return add_sat(add_sat(l->base, *area), add_sat(chunk, chunk));
+}
+
+/* The chunks layout l may take: whole units from the least to the cap
+ * (the largest streamed vector rounded up, at most CUZK__PLAN_MAX_CHUNK). */
+static uint64_t layout_cap(const layout *l) {
+    const uint64_t u = CUZK__PLAN_CHUNK_UNIT;
+    return min_u64((l->max_vec / u + (l->max_vec % u != 0)) * u, CUZK__PLAN_MAX_CHUNK);
+}
+static uint64_t layout_least(const layout *l) {
+    return min_u64(CUZK__PLAN_MIN_CHUNK, layout_cap(l));
+}
+
+/* The largest chunk (whole units, layout_least .. layout_cap) with which
+ * layout l fits avail; 0 when not even the least does. Binary search,
+ * keeping a chunk that fits: should the area not grow with the chunk, a
+ * fitting one is still returned, if not the largest. */
+static uint64_t layout_chunk(const cuzk__plan_key *k, const cuzk__plan_device *d,
+                             const layout *l, uint64_t avail) {
+    const uint64_t u = CUZK__PLAN_CHUNK_UNIT;
+    const uint64_t cap = layout_cap(l), least = layout_least(l);
+    uint64_t area;
+    if (cap == 0 || layout_need(k, d, l, least, &area) > avail) return 0;
+    if (layout_need(k, d, l, cap, &area) <= avail) return cap;
+    uint64_t lo = least / u, hi = cap / u; /* lo fits, hi does not */
+    while (hi - lo > 1) {
+        const uint64_t mid = lo + (hi - lo) / 2;
+        if (layout_need(k, d, l, mid * u, &area) <= avail)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo * u;
+}
+
+/* ", 12.00 GiB free, limit 10.00 GiB, 512.0 MiB reserve": the device's side. */
+static void device_words(char *buf, size_t len, const cuzk__plan_device *d) {
+    char f[24], l[24], r[24];
+    cuzk__plan_bytes_str(f, sizeof f, d->free_bytes);
+    cuzk__plan_bytes_str(r, sizeof r, d->reserve);
+    if (d->vram_limit != 0)
+        snprintf(buf, len, "%s free, limit %s, %s reserve", f,
+                 cuzk__plan_bytes_str(l, sizeof l, d->vram_limit), r);
+    else
+        snprintf(buf, len, "%s free, no limit, %s reserve", f, r);
+}
+
+void cuzk__plan_make(cuzk__plan *out, const cuzk__plan_key *k, const cuzk__plan_device *d) {
+    memset(out, 0, sizeof *out);
+    uint64_t m = d->free_bytes;
+    if (d->vram_limit != 0 && d->vram_limit < m) m = d->vram_limit;
+    out->avail = m > d->reserve ? m - d->reserve : 0;
+    const uint64_t fixed = add_sat(add_sat(k->circuit_bytes, k->ntt_bytes), k->proof_bytes);
+    for (unsigned v = 0; v < CUZK__PLAN_VECS; v++)
+        out->srs_bytes = add_sat(out->srs_bytes, vec_bytes(k, v));
+    const unsigned all = (1u << CUZK__PLAN_VECS) - 1;
+    const uint64_t area_res = area_of(k, d, all, 0, 0);
+    const uint64_t need_res = add_sat(add_sat(fixed, out->srs_bytes), area_res);
+
+    char dev[128], s1[24], s2[24], s3[24], s4[24], s5[24], s6[24], s7[24];
+    device_words(dev, sizeof dev, d);
+    cuzk__plan_bytes_str(s1, sizeof s1, need_res);
+    cuzk__plan_bytes_str(s2, sizeof s2, out->avail);
+    out->host_pinned = k->host_bytes;
+    if (need_res <= out->avail) {
+        out->mode = CUZK__PLAN_RESIDENT;
+        out->device_bytes = need_res;
+        out->area_bytes = area_res;
+        out->spare_bytes = out->avail - need_res;
+        snprintf(out->reason, sizeof out->reason,
+                 "resident: the key needs %s (%" PRIu64 " bytes: SRS %s, circuit %s, NTT %s, "
+                 "per-proof buffers %s, MSM work area %s) of %s available (%" PRIu64
+                 " bytes: %s); %s spare",
+                 s1, need_res, cuzk__plan_bytes_str(s3, sizeof s3, out->srs_bytes),
+                 cuzk__plan_bytes_str(s4, sizeof s4, k->circuit_bytes),
+                 cuzk__plan_bytes_str(s5, sizeof s5, k->ntt_bytes),
+                 cuzk__plan_bytes_str(s6, sizeof s6, k->proof_bytes),
+                 cuzk__plan_bytes_str(s7, sizeof s7, area_res), s2, out->avail, dev,
+                 cuzk__plan_bytes_str(s3, sizeof s3, out->spare_bytes));
+        return;
+    }
+    /* partly resident (H stays), then streaming (nothing stays) */
+    static const cuzk__plan_mode modes[2] = {CUZK__PLAN_PARTLY_RESIDENT, CUZK__PLAN_STREAMING};
+    uint64_t least_need = fixed; /* streaming's need with its smallest chunks (the CPU's reason) */
+    uint64_t least_chunk = 0;
+    for (int i = 0; i < 2; i++) {
+        layout l;
+        l.streamed = modes[i] == CUZK__PLAN_PARTLY_RESIDENT ? all & ~1u : all;
+        l.base = fixed;
+        l.max_vec = 0;
+        uint64_t streamed_bytes = 0;
+        for (unsigned v = 0; v < CUZK__PLAN_VECS; v++) {
+            if (l.streamed & (1u << v)) {
+                l.max_vec = max_u64(l.max_vec, vec_bytes(k, v));
+                streamed_bytes = add_sat(streamed_bytes, vec_bytes(k, v));
+            } else {
+                l.base = add_sat(l.base, vec_bytes(k, v));
+            }
+        }
+        const uint64_t chunk = layout_chunk(k, d, &l, out->avail);
+        if (chunk == 0) {
+            if (modes[i] == CUZK__PLAN_STREAMING && l.max_vec != 0) {
+                least_chunk = layout_least(&l);
+                uint64_t area;
+                least_need = layout_need(k, d, &l, least_chunk, &area);
+            }
+            continue;
+        }
+        uint64_t area;
+        out->mode = modes[i];
+        out->streamed = l.streamed;
+        out->chunk_bytes = chunk;
+        out->device_bytes = layout_need(k, d, &l, chunk, &area);
+        out->area_bytes = area;
+        out->spare_bytes = out->avail - out->device_bytes;
+        out->host_pinned = add_sat(k->host_bytes, streamed_bytes);
+        snprintf(out->reason, sizeof out->reason,
+                 "%s: the whole key needs %s (%" PRIu64 " bytes), more than the %s available "
+                 "(%" PRIu64 " bytes: %s); %s (%s) streamed from page-locked host memory in "
+                 "chunks of 2 x %s, %s on the device (%" PRIu64 " bytes)",
+                 cuzk__plan_mode_name(out->mode), s1, need_res, s2, out->avail, dev,
+                 out->mode == CUZK__PLAN_PARTLY_RESIDENT ? "the L, A, B_G1 and B_G2 bases"
+                                                         : "every base",
+                 cuzk__plan_bytes_str(s3, sizeof s3, streamed_bytes),
+                 cuzk__plan_bytes_str(s4, sizeof s4, chunk),
+                 cuzk__plan_bytes_str(s5, sizeof s5, out->device_bytes), out->device_bytes);
+        return;
+    }
+    out->mode = CUZK__PLAN_CPU;
+    out->device_bytes = 0;
+    out->spare_bytes = 0;
+    snprintf(out->reason, sizeof out->reason,
+             "cpu: not even streaming fits: the circuit, NTT tables, per-proof buffers, MSM "
+             "work area and two chunks of %s need %s (%" PRIu64 " bytes), %s available "
+             "(%" PRIu64 " bytes: %s)",
+             cuzk__plan_bytes_str(s3, sizeof s3, least_chunk),
+             cuzk__plan_bytes_str(s4, sizeof s4, least_need), least_need, s2, out->avail, dev);
+}

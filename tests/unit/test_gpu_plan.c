@@ -1,0 +1,343 @@
+/*
+ * test_gpu_plan.c — the GPU memory planner (src/gpu/plan.h) without a GPU:
+ * the mode is the first of resident, partly resident, streaming and CPU
+ * whose need fits min(free, limit) - reserve, each boundary exact to the
+ * byte (need fits, need + 1 does not) and the same whether the free memory
+ * or the limit sets it; the chunk is the largest that fits, whole units,
+ * at most the largest streamed vector and 1 GiB; the plan's bytes add up; the mode
+ * never gets more resident as the memory shrinks and every mode is reached;
+ * the reasons name the mode and the numbers. Keys of many sizes (2^10 to
+ * 2^28 points, dense and sparse queries) against an MSM work area model
+ * that grows with the points (the GPU's own sizing is the backend's: here
+ * any monotone model tests the planner).
+ */
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "gpu/plan.h"
+#include "harness.h"
+
+/* The work-area model: bytes per point (sorts, levels) and a fixed part
+ * (buckets); masked calls take a quarter a point, G2 twice. */
+typedef struct {
+    uint64_t per_point, fixed;
+} area_model;
+
+static uint64_t model_area(void *ctx, int g2, uint64_t n, int masked) {
+    const area_model *m = ctx;
+    uint64_t per = masked ? m->per_point / 4 : m->per_point;
+    if (g2) per *= 2;
+    return m->fixed + per * n;
+}
+
+static area_model the_model = {200, (uint64_t)64 << 20};
+
+static cuzk__plan_device device_of(uint64_t free_b, uint64_t limit, uint64_t reserve) {
+    cuzk__plan_device d;
+    d.free_bytes = free_b;
+    d.vram_limit = limit;
+    d.reserve = reserve;
+    d.area = model_area;
+    d.area_ctx = &the_model;
+    return d;
+}
+
+/* A key of n constraints (2^log), its queries `dense` percent of n. */
+static cuzk__plan_key key_of(unsigned log, unsigned dense_pct) {
+    cuzk__plan_key k;
+    memset(&k, 0, sizeof k);
+    const uint64_t n = (uint64_t)1 << log, q = n / 100 * dense_pct + 1;
+    k.points[0] = n - 1;
+    k.points[1] = n;
+    k.points[2] = q;
+    k.points[3] = q / 2 + 1;
+    k.points[4] = q / 2 + 1;
+    k.h_masked = 0;
+    k.others_masked = 1;
+    k.circuit_bytes = 8 * 12 * n;
+    k.ntt_bytes = 16 * n;
+    k.proof_bytes = 32 * 6 * n;
+    k.host_bytes = (uint64_t)64 << 20;
+    return k;
+}
+
+/* ---- the planner's rules, written out again ------------------------------------- */
+
+static uint64_t vbytes(const cuzk__plan_key *k, unsigned v) {
+    return k->points[v] * (v == 4 ? 192u : 96u);
+}
+static uint64_t fixed_of(const cuzk__plan_key *k) {
+    return k->circuit_bytes + k->ntt_bytes + k->proof_bytes;
+}
+static uint64_t area1(const cuzk__plan_key *k, unsigned v, uint64_t n) {
+    return n == 0 ? 0 : model_area(&the_model, v == 4, n, v == 0 ? k->h_masked : k->others_masked);
+}
+static uint64_t need_resident(const cuzk__plan_key *k) {
+    uint64_t need = fixed_of(k), area = 0;
+    for (unsigned v = 0; v < 5; v++) {
+        need += vbytes(k, v);
+        const uint64_t a = area1(k, v, k->points[v]);
+        if (a > area) area = a;
+    }
+    return need + area;
+}
+/* h_stays: partly resident (H on the device), else streaming */
+static uint64_t need_stream(const cuzk__plan_key *k, int h_stays, uint64_t chunk) {
+    uint64_t need = fixed_of(k), area = 0;
+    for (unsigned v = 0; v < 5; v++) {
+        uint64_t n = k->points[v];
+        if (v == 0 && h_stays) {
+            need += vbytes(k, v);
+        } else {
+            const uint64_t per = chunk / (v == 4 ? 192u : 96u);
+            if (per < n) n = per;
+        }
+        const uint64_t a = area1(k, v, n);
+        if (a > area) area = a;
+    }
+    return need + area + 2 * chunk;
+}
+static uint64_t cap_of(const cuzk__plan_key *k, int h_stays) {
+    uint64_t m = 0;
+    for (unsigned v = h_stays ? 1 : 0; v < 5; v++)
+        if (vbytes(k, v) > m) m = vbytes(k, v);
+    const uint64_t u = CUZK__PLAN_CHUNK_UNIT, c = (m + u - 1) / u * u;
+    return c < CUZK__PLAN_MAX_CHUNK ? c : CUZK__PLAN_MAX_CHUNK;
+}
+static uint64_t least_of(const cuzk__plan_key *k, int h_stays) {
+    const uint64_t c = cap_of(k, h_stays);
+    return c < CUZK__PLAN_MIN_CHUNK ? c : CUZK__PLAN_MIN_CHUNK;
+}
+
+static cuzk__plan plan_at(const cuzk__plan_key *k, uint64_t free_b, uint64_t limit,
+                          uint64_t reserve) {
+    const cuzk__plan_device d = device_of(free_b, limit, reserve);
+    cuzk__plan p;
+    cuzk__plan_make(&p, k, &d);
+    return p;
+}
+
+static bool contains(const char *s, const char *part) { return strstr(s, part) != NULL; }
+
+/* The reason starts with the mode's name and names the numbers. */
+static bool reason_names(const cuzk__plan *p, uint64_t need, uint64_t limit) {
+    char num[32];
+    bool ok = strncmp(p->reason, cuzk__plan_mode_name(p->mode),
+                      strlen(cuzk__plan_mode_name(p->mode))) == 0;
+    snprintf(num, sizeof num, "%" PRIu64 " bytes", need);
+    ok = ok && contains(p->reason, num);
+    snprintf(num, sizeof num, "(%" PRIu64 " bytes", p->avail);
+    ok = ok && contains(p->reason, num);
+    ok = ok && contains(p->reason, limit ? "limit " : "no limit");
+    if (p->mode == CUZK__PLAN_PARTLY_RESIDENT || p->mode == CUZK__PLAN_STREAMING) {
+        char c[24], words[48];
+        snprintf(words, sizeof words, "chunks of 2 x %s",
+                 cuzk__plan_bytes_str(c, sizeof c, p->chunk_bytes));
+        ok = ok && contains(p->reason, words);
+    }
+    if (!ok) fprintf(stderr, "  reason without its numbers: %s\n", p->reason);
+    return ok;
+}
+
+/* The plan's own bytes agree with each other and with its mode. */
+static bool plan_consistent(const cuzk__plan_key *k, const cuzk__plan *p) {
+    uint64_t streamed = 0;
+    for (unsigned v = 0; v < 5; v++)
+        if (p->streamed & (1u << v)) streamed += vbytes(k, v);
+    const unsigned want_streamed = p->mode == CUZK__PLAN_PARTLY_RESIDENT ? 0x1eu
+                                   : p->mode == CUZK__PLAN_STREAMING     ? 0x1fu
+                                                                         : 0u;
+    bool ok = p->streamed == want_streamed;
+    ok = ok && p->host_pinned == k->host_bytes + streamed;
+    if (p->mode == CUZK__PLAN_CPU) {
+        ok = ok && p->device_bytes == 0 && p->chunk_bytes == 0;
+    } else {
+        ok = ok && p->device_bytes <= p->avail && p->spare_bytes == p->avail - p->device_bytes;
+        ok = ok && p->chunk_bytes % CUZK__PLAN_CHUNK_UNIT == 0;
+        ok = ok && (p->mode == CUZK__PLAN_RESIDENT) == (p->chunk_bytes == 0);
+    }
+    if (!ok)
+        fprintf(stderr, "  inconsistent plan: mode %s streamed %#x device %" PRIu64
+                        " avail %" PRIu64 " chunk %" PRIu64 "\n",
+                cuzk__plan_mode_name(p->mode), p->streamed, p->device_bytes, p->avail,
+                p->chunk_bytes);
+    return ok;
+}
+
+/* ---- tests ------------------------------------------------------------------------ */
+
+/* Each boundary to the byte, set by the free memory and by the limit. */
+static void test_boundaries(void) {
+    static const unsigned logs[] = {10, 16, 20, 24, 27};
+    static const unsigned dense[] = {1, 50, 100};
+    const uint64_t reserve = (uint64_t)256 << 20;
+    for (size_t li = 0; li < sizeof logs / sizeof logs[0]; li++)
+        for (size_t di = 0; di < sizeof dense / sizeof dense[0]; di++) {
+            const cuzk__plan_key k = key_of(logs[li], dense[di]);
+            const uint64_t res = need_resident(&k);
+            const uint64_t partly = need_stream(&k, 1, least_of(&k, 1));
+            const uint64_t stream = need_stream(&k, 0, least_of(&k, 0));
+            const uint64_t big = (uint64_t)1 << 50;
+            /* resident: free memory rules, then the limit rules */
+            cuzk__plan p = plan_at(&k, res + reserve, 0, reserve);
+            CHECK(p.mode == CUZK__PLAN_RESIDENT && p.device_bytes == res && p.spare_bytes == 0);
+            CHECK(reason_names(&p, res, 0));
+            p = plan_at(&k, res + reserve - 1, 0, reserve);
+            CHECK(p.mode != CUZK__PLAN_RESIDENT);
+            p = plan_at(&k, big, res + reserve, reserve);
+            CHECK(p.mode == CUZK__PLAN_RESIDENT && p.avail == res);
+            CHECK(reason_names(&p, res, 1));
+            p = plan_at(&k, big, res + reserve - 1, reserve);
+            CHECK(p.mode != CUZK__PLAN_RESIDENT);
+            /* the smaller of the two rules: a large limit does not lift free memory */
+            p = plan_at(&k, res + reserve - 1, big, reserve);
+            CHECK(p.mode != CUZK__PLAN_RESIDENT && p.avail == res - 1);
+            /* partly resident down to its smallest chunks (when below resident) */
+            if (partly < res) {
+                p = plan_at(&k, big, partly + reserve, reserve);
+                CHECK(p.mode == CUZK__PLAN_PARTLY_RESIDENT);
+                CHECK(p.chunk_bytes == least_of(&k, 1) && p.device_bytes == partly);
+                CHECK(reason_names(&p, res, 1));
+                p = plan_at(&k, partly + reserve - 1, 0, reserve);
+                CHECK(p.mode == CUZK__PLAN_STREAMING || p.mode == CUZK__PLAN_CPU);
+            }
+            /* streaming down to its smallest chunks, then the CPU */
+            if (stream < res) {
+                p = plan_at(&k, stream + reserve, 0, reserve);
+                CHECK(p.mode == (partly <= stream ? CUZK__PLAN_PARTLY_RESIDENT
+                                                  : CUZK__PLAN_STREAMING));
+                p = plan_at(&k, big, stream + reserve - 1, reserve);
+                if (partly > stream - 1) {
+                    CHECK(p.mode == CUZK__PLAN_CPU);
+                    CHECK(reason_names(&p, stream, 1));
+                }
+            }
+            /* a reserve at least the memory: nothing fits */
+            p = plan_at(&k, reserve, 0, reserve);
+            CHECK(p.mode == CUZK__PLAN_CPU && p.avail == 0);
+        }
+}
+
+/* The chunk is the largest whole unit that fits (or the cap), and the mode
+ * the first whose smallest layout fits, over many keys and memories. */
+static void test_many_sizes(void) {
+    const uint64_t u = CUZK__PLAN_CHUNK_UNIT;
+    for (unsigned it = 0; it < ITERS(3000); it++) {
+        const unsigned log = 10 + (unsigned)(cuzk_test_rand64() % 19);
+        const cuzk__plan_key k = key_of(log, (unsigned)(cuzk_test_rand64() % 101));
+        const uint64_t res = need_resident(&k);
+        const uint64_t reserve = cuzk_test_rand64() % ((uint64_t)1 << 30);
+        const uint64_t free_b = cuzk_test_rand64() % (res + res / 4 + reserve + 1);
+        const uint64_t limit =
+            cuzk_test_rand64() % 3 == 0 ? 0 : cuzk_test_rand64() % (res + reserve + 1) + 1;
+        const cuzk__plan p = plan_at(&k, free_b, limit, reserve);
+        uint64_t m = free_b;
+        if (limit && limit < m) m = limit;
+        const uint64_t avail = m > reserve ? m - reserve : 0;
+        CHECK(p.avail == avail);
+        CHECK(plan_consistent(&k, &p));
+        CHECK(reason_names(&p, p.mode == CUZK__PLAN_CPU ? need_stream(&k, 0, least_of(&k, 0))
+                                                        : res,
+                           limit != 0));
+        cuzk__plan_mode want = CUZK__PLAN_CPU;
+        if (res <= avail)
+            want = CUZK__PLAN_RESIDENT;
+        else if (need_stream(&k, 1, least_of(&k, 1)) <= avail)
+            want = CUZK__PLAN_PARTLY_RESIDENT;
+        else if (need_stream(&k, 0, least_of(&k, 0)) <= avail)
+            want = CUZK__PLAN_STREAMING;
+        CHECK(p.mode == want);
+        if (p.mode == CUZK__PLAN_PARTLY_RESIDENT || p.mode == CUZK__PLAN_STREAMING) {
+            const int h = p.mode == CUZK__PLAN_PARTLY_RESIDENT;
+            const uint64_t c = p.chunk_bytes;
+            CHECK(c >= least_of(&k, h) && c <= cap_of(&k, h));
+            CHECK(need_stream(&k, h, c) == p.device_bytes);
+            /* the next unit no longer fits, unless the chunk is the cap */
+            CHECK(c == cap_of(&k, h) || need_stream(&k, h, c + u) > avail);
+        }
+    }
+}
+
+/* Shrinking memory never makes a key more resident, and a sweep reaches
+ * every mode. */
+static void test_modes_reached(void) {
+    const cuzk__plan_key k = key_of(24, 60);
+    const uint64_t res = need_resident(&k), reserve = (uint64_t)1 << 28;
+    unsigned seen = 0;
+    cuzk__plan_mode last = CUZK__PLAN_RESIDENT;
+    const uint64_t top = res + reserve + (res >> 3);
+    for (uint64_t mem = top;; mem -= top / 4096 + 1) {
+        const cuzk__plan p = plan_at(&k, mem, 0, reserve);
+        seen |= 1u << p.mode;
+        CHECK(p.mode >= last);
+        last = p.mode;
+        if (mem < top / 4096 + 1) break;
+    }
+    CHECK(seen == 0xfu);
+    /* the same modes with a card of 2^40 bytes under limits */
+    seen = 0;
+    for (uint64_t lim = top; lim > top / 4096; lim -= top / 4096) {
+        const cuzk__plan p = plan_at(&k, (uint64_t)1 << 40, lim, reserve);
+        seen |= 1u << p.mode;
+    }
+    CHECK(seen == 0xfu);
+}
+
+/* A PoRep-sized key (2^27, ~77 GB of bases) on cards of 141, 80 and 24 GB
+ * (their limits): the card decides the mode, the reasons say so. */
+static void test_porep_cards(void) {
+    cuzk__plan_key k;
+    memset(&k, 0, sizeof k);
+    const uint64_t n = (uint64_t)1 << 27;
+    k.points[0] = n - 1;
+    k.points[1] = n;
+    k.points[2] = n;
+    k.points[3] = n;
+    k.points[4] = n;
+    k.others_masked = 1;
+    k.circuit_bytes = (uint64_t)17 << 30;
+    k.ntt_bytes = 16 * n;
+    k.proof_bytes = 32 * 6 * n;
+    k.host_bytes = (uint64_t)64 << 20;
+    area_model keep = the_model;
+    the_model.per_point = 250; /* ~31 GiB for an unmasked 2^27 call */
+    the_model.fixed = (uint64_t)1 << 30;
+    static const struct {
+        uint64_t limit;
+        cuzk__plan_mode mode;
+    } cards[] = {
+        {(uint64_t)200 << 30, CUZK__PLAN_RESIDENT},
+        {(uint64_t)141000000000ull, CUZK__PLAN_PARTLY_RESIDENT},
+        {(uint64_t)80 << 30, CUZK__PLAN_STREAMING},
+        {(uint64_t)24 << 30, CUZK__PLAN_CPU},
+    };
+    for (size_t i = 0; i < sizeof cards / sizeof cards[0]; i++) {
+        const cuzk__plan p = plan_at(&k, (uint64_t)1 << 41, cards[i].limit, (uint64_t)1 << 30);
+        printf("  limit %" PRIu64 ": %s\n", cards[i].limit, p.reason);
+        CHECK(p.mode == cards[i].mode);
+        CHECK(plan_consistent(&k, &p));
+    }
+    the_model = keep;
+}
+
+/* The byte form the reasons use. */
+static void test_bytes_str(void) {
+    char b[24];
+    CHECK(strcmp(cuzk__plan_bytes_str(b, sizeof b, 100), "100 B") == 0);
+    CHECK(strcmp(cuzk__plan_bytes_str(b, sizeof b, 2048), "2 KiB") == 0);
+    CHECK(strcmp(cuzk__plan_bytes_str(b, sizeof b, (uint64_t)3 << 19), "1.5 MiB") == 0);
+    CHECK(strcmp(cuzk__plan_bytes_str(b, sizeof b, (uint64_t)80 << 30), "80.00 GiB") == 0);
+    CHECK(strcmp(cuzk__plan_mode_name(CUZK__PLAN_PARTLY_RESIDENT), "partly resident") == 0);
+}
+
+int main(int argc, char **argv) {
+    cuzk_test_init(argc, argv);
+    RUN(test_bytes_str);
+    RUN(test_boundaries);
+    RUN(test_many_sizes);
+    RUN(test_modes_reached);
+    RUN(test_porep_cards);
+    return cuzk_test_finish();
+}
