@@ -484,7 +484,11 @@ static void heartbeat_once(cuzk__daemon *d, int *failing) {
         for (size_t i = 0; i < k; i++) {
             cuzk__held *h = held_find(d, eids[i]);
             if (h != NULL) h->cost_ms += dt / (double)k;
-            if (v[i].state == CUZK__JS_HELD) continue;
+            /* settled meanwhile, or its result being recorded (a lease whose
+             * proof was just recorded reads as not held: complete says) */
+            if (v[i].state == CUZK__JS_HELD || h == NULL ||
+                (h->pending && v[i].state == CUZK__JS_LOST))
+                continue;
             if (v[i].state == CUZK__JS_LOST) {
                 lost++;
                 d->stats.lost++;

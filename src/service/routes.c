@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "io/json.h"
+#include "service/jobstore.h"
 #include "service/metrics.h"
 #include "service/store.h"
 #include "service/www.h"
@@ -669,6 +670,63 @@ static void route_status(cuzk__daemon *d, cuzk__response *resp) {
     answer_json(resp, 200, &w);
 }
 
+/* This daemon's part in the cluster, and every daemon the store knows. */
+static void route_cluster(cuzk__daemon *d, cuzk__response *resp) {
+    cuzk__jobstore *js = cuzk__daemon_jobstore(d);
+    const cuzk__daemon_config *cfg = cuzk__daemon_config_of(d);
+    cuzk__jobstore_daemon *v = NULL;
+    size_t n = 0;
+    cuzk_error err;
+    if (cuzk__jobstore_daemons(js, &v, &n, &err) != CUZK_OK) return answer_err(resp, &err);
+    cuzk__daemon_work_stats ws;
+    cuzk__daemon_work_stats_get(d, &ws);
+    const int shared = cuzk__jobstore_shared(js);
+    cuzk_json_writer w;
+    cuzk_json_writer_init(&w, 0);
+    cuzk_json_begin_object(&w);
+    jstr(&w, "store", cuzk__jobstore_kind(js));
+    jstr(&w, "where", cuzk__jobstore_where(js));
+    jkey(&w, "self");
+    cuzk_json_begin_object(&w);
+    ju64(&w, "id", cuzk__jobstore_self(js));
+    jstr(&w, "name", cuzk__daemon_name(d));
+    ju64(&w, "lease_ms", shared ? cfg->lease_ms : 0);
+    ju64(&w, "held", ws.held);
+    ju64(&w, "claimed", ws.claimed);
+    ju64(&w, "recorded", ws.recorded);
+    ju64(&w, "failed", ws.failed);
+    ju64(&w, "fenced", ws.fenced);
+    ju64(&w, "lost", ws.lost);
+    ju64(&w, "ended", ws.ended);
+    ju64(&w, "released", ws.released);
+    ju64(&w, "requeued", ws.requeued);
+    ju64(&w, "store_errors", ws.store_errors);
+    ju64(&w, "reconnects", ws.reconnects);
+    jkey(&w, "queue_cost_ms");
+    cuzk_json_begin_object(&w);
+    ju64(&w, "samples", ws.cost_samples);
+    jdbl(&w, "median", ws.cost_median_ms);
+    jdbl(&w, "p99", ws.cost_p99_ms);
+    cuzk_json_end_object(&w);
+    cuzk_json_end_object(&w);
+    jkey(&w, "daemons");
+    cuzk_json_begin_array(&w);
+    for (size_t i = 0; i < n; i++) {
+        cuzk_json_begin_object(&w);
+        ju64(&w, "id", v[i].id);
+        jstr(&w, "name", v[i].name);
+        jstr(&w, "info", v[i].info);
+        jint(&w, "started_ms", v[i].started_ms);
+        jint(&w, "heartbeat_age_ms", v[i].heartbeat_age_ms);
+        ju64(&w, "held", v[i].held);
+        cuzk_json_end_object(&w);
+    }
+    cuzk_json_end_array(&w);
+    cuzk_json_end_object(&w);
+    free(v);
+    answer_json(resp, 200, &w);
+}
+
 static void route_timeline(cuzk__daemon *d, const cuzk__request *req, cuzk__response *resp) {
     const char *since_s = req->query != NULL ? req->query(req->query_user, "since_ms") : NULL;
     double since = 0;
@@ -737,7 +795,7 @@ static void route_metrics(cuzk__daemon *d, cuzk__response *resp) {
         free(text);
         return answer_err(resp, &err);
     }
-    char extra[1024];
+    char extra[4096];
     int k = snprintf(extra, sizeof(extra),
                      "# HELP cuzk_jobs Jobs in the store by state.\n# TYPE cuzk_jobs gauge\n");
     for (unsigned i = 0; i < 5; i++)
@@ -748,6 +806,42 @@ static void route_metrics(cuzk__daemon *d, cuzk__response *resp) {
                   "# TYPE cuzk_http_requests_total counter\n"
                   "cuzk_http_requests_total %llu\n",
                   (unsigned long long)cuzk__daemon_requests(d));
+    cuzk__daemon_work_stats ws;
+    cuzk__daemon_work_stats_get(d, &ws);
+    const struct {
+        const char *what;
+        uint64_t v;
+    } outcomes[] = {{"claimed", ws.claimed}, {"recorded", ws.recorded}, {"failed", ws.failed},
+                    {"fenced", ws.fenced},   {"lost", ws.lost},         {"ended", ws.ended},
+                    {"released", ws.released}};
+    k += snprintf(extra + k, sizeof(extra) - (size_t)k,
+                  "# HELP cuzk_partitions_total Partitions this daemon claimed from the store "
+                  "(claimed), and how they ended: proof recorded, job failed, result fenced "
+                  "(its lease had passed to another daemon), stopped with the lease lost or "
+                  "the job ended, given back.\n"
+                  "# TYPE cuzk_partitions_total counter\n");
+    for (size_t i = 0; i < sizeof(outcomes) / sizeof(outcomes[0]); i++)
+        k += snprintf(extra + k, sizeof(extra) - (size_t)k,
+                      "cuzk_partitions_total{outcome=\"%s\"} %llu\n", outcomes[i].what,
+                      (unsigned long long)outcomes[i].v);
+    k += snprintf(extra + k, sizeof(extra) - (size_t)k,
+                  "# HELP cuzk_partitions_held Partitions this daemon holds now.\n"
+                  "# TYPE cuzk_partitions_held gauge\n"
+                  "cuzk_partitions_held %zu\n"
+                  "# HELP cuzk_partitions_requeued_total Partitions of daemons that stopped "
+                  "answering that this daemon's reaper put back in the queue.\n"
+                  "# TYPE cuzk_partitions_requeued_total counter\n"
+                  "cuzk_partitions_requeued_total %llu\n"
+                  "# HELP cuzk_store_errors_total Calls of the work side to the store that "
+                  "failed (they are tried again).\n"
+                  "# TYPE cuzk_store_errors_total counter\n"
+                  "cuzk_store_errors_total %llu\n"
+                  "# HELP cuzk_store_reconnects_total Connections to PostgreSQL made again "
+                  "after one was lost.\n"
+                  "# TYPE cuzk_store_reconnects_total counter\n"
+                  "cuzk_store_reconnects_total %llu\n",
+                  ws.held, (unsigned long long)ws.requeued, (unsigned long long)ws.store_errors,
+                  (unsigned long long)ws.reconnects);
     char *all = realloc(text, len + (size_t)k + 1);
     if (all == NULL) {
         free(text);
@@ -833,6 +927,10 @@ void cuzk__route_handle(cuzk__daemon *d, const cuzk__request *req, cuzk__respons
     if (starts(p, "/v1/keys/", &rest)) return route_key(d, req, resp, rest);
     if (strcmp(p, "/v1/timeline") == 0) {
         if (method_ok(req, resp, "GET")) route_timeline(d, req, resp);
+        return;
+    }
+    if (strcmp(p, "/v1/cluster") == 0) {
+        if (method_ok(req, resp, "GET")) route_cluster(d, resp);
         return;
     }
     if (strcmp(p, "/metrics") == 0) {

@@ -138,7 +138,7 @@ struct cuzk__store_pg {
     int commit_sent;     /* the current transaction's COMMIT went out */
     int lost;            /* the last failure was a lost connection */
     char sqlstate[6];    /* the last failure's SQLSTATE, "" for none */
-    uint64_t reconnects;
+    uint64_t reconnects; /* atomic: read without mu */
     const char *op;      /* the call in progress: messages */
 };
 
@@ -153,11 +153,9 @@ struct cuzk__store_pg_writer {
 
 const char *cuzk__store_pg_where(const cuzk__store_pg *s) { return s->where; }
 
+/* Read without the handle's mutex, which a wait holds for its whole timeout. */
 uint64_t cuzk__store_pg_reconnects(cuzk__store_pg *s) {
-    pthread_mutex_lock(&s->mu);
-    const uint64_t n = s->reconnects;
-    pthread_mutex_unlock(&s->mu);
-    return n;
+    return __atomic_load_n(&s->reconnects, __ATOMIC_RELAXED);
 }
 
 const char *cuzk__store_pg_outcome_name(cuzk__store_pg_outcome o) {
@@ -428,7 +426,7 @@ static cuzk_status ensure(cuzk__store_pg *s, cuzk_error *err) {
         PQreset(s->conn);
         if (PQstatus(s->conn) == CONNECTION_OK) {
             s->broken = 0;
-            s->reconnects++;
+            __atomic_add_fetch(&s->reconnects, 1, __ATOMIC_RELAXED);
             if (s->listening != 0) {
                 s->resync = 1;
                 cuzk_status st = relisten(s, err);

@@ -855,6 +855,18 @@ async function main() {
     }
   }
 
+  // ---- the cluster (a SQLite store: this daemon alone) ---------------------------------------------
+  section('cluster');
+  {
+    const c = await call('unix', 'GET', '/v1/cluster');
+    if (expectStatus(c, 200, 'GET /v1/cluster') && c.json) {
+      const me = c.json.self;
+      expect(c.json.store === 'sqlite' && c.json.daemons.length === 0 && me.id === 0 && me.lease_ms === 0, `a SQLite daemon's cluster: ${JSON.stringify(c.json)}`);
+      expect(me.claimed >= me.recorded && me.recorded > 0 && me.queue_cost_ms.samples > 0 && me.queue_cost_ms.median <= me.queue_cost_ms.p99, `its counts after the jobs: ${JSON.stringify(me)}`);
+    }
+    expectStatus(await call('unix', 'POST', '/v1/cluster'), 405, 'POST /v1/cluster');
+  }
+
   // ---- timeline and metrics -------------------------------------------------------------------------
   section('timeline and metrics');
   {

@@ -11,7 +11,10 @@
 // from GET /v1/timeline, bars in the stages' colours in as many lanes as
 // workers proved, the legend. The page must log no console error. Without
 // the token, and with a wrong one, the page must show its token message;
-// with the daemon stopped, a banner, and no exception thrown.
+// with the daemon stopped, a banner, and no exception thrown. The cluster
+// section stays hidden; with --cluster the daemon keeps its jobs in the
+// PostgreSQL database of $CUZK_PG_URL (check_store_pg.sh starts a server)
+// and the section must show it, its heartbeat and its counts.
 //
 // Exit 0 passed, 1 failed, 77 skipped (no Chromium: set CUZK_CHROMIUM to
 // another binary). tests/service/page.cmake registers it.
@@ -45,10 +48,15 @@ function parseArgs(argv) {
     else if (argv[i] === '--source') a.source = argv[++i];
     else if (argv[i] === '--keep') a.keep = true;
     else if (argv[i] === '--artifacts') a.artifacts = argv[++i];
+    else if (argv[i] === '--cluster') a.cluster = process.env.CUZK_PG_URL || '';
     else {
-      console.error('usage: status_page.mjs --cuzk PATH --source DIR [--keep] [--artifacts DIR]');
+      console.error('usage: status_page.mjs --cuzk PATH --source DIR [--keep] [--artifacts DIR] [--cluster]');
       process.exit(2);
     }
+  }
+  if (a.cluster === '') {
+    console.error('status_page: --cluster needs CUZK_PG_URL (tests/service/check_store_pg.sh sets it)');
+    process.exit(2);
   }
   if (!a.cuzk || !a.source) {
     console.error('usage: status_page.mjs --cuzk PATH --source DIR [--keep] [--artifacts DIR]');
@@ -88,6 +96,7 @@ class Daemon {
     this.source = args.source;
     this.proc = null;
     this.exit = null;
+    this.store = args.cluster;
   }
 
   async start() {
@@ -104,6 +113,7 @@ class Daemon {
       '[store]',
       'database = ' + path.join(this.dir, 'cuzk.db'),
       'spool_dir = ' + path.join(this.dir, 'spool'),
+      ...(this.store ? ['store = "' + this.store + '"', '[cluster]', 'name = page-test'] : []),
       '[engine]',
       'backend = cpu',
       'cpu_lanes = 2',
@@ -332,6 +342,24 @@ async function run(args, dir, chromiumPath) {
     check(lateBars >= recent && lateBars <= tl2.events.length, 'a page opened after the jobs draws their ' +
       lateBars + ' events (' + recent + ' ended in the last 25 s, ' + tl2.events.length + ' in all)');
     await late.close();
+
+    // the cluster: shown for a PostgreSQL store only
+    if (args.cluster) {
+      await page.waitForFunction(() => !document.getElementById('cluster-section').hidden &&
+        document.querySelectorAll('#cluster tbody tr').length > 0, null, { timeout: 5000 })
+        .catch(() => die('the cluster section is not shown with a PostgreSQL store'));
+      const crow = await page.$$eval('#cluster tbody tr', (rs) => rs.map((r) => [...r.cells].map((c) => c.textContent)));
+      check(crow.length === 1 && crow[0][1] === 'page-test (this one)' && /s ago$/.test(crow[0][2]) &&
+        /keys sample/.test(crow[0][4]), 'the cluster section lists this daemon: ' + JSON.stringify(crow));
+      const selfText = await page.textContent('#cluster-self');
+      check(selfText.includes('recorded') && /median/.test(selfText), 'and its counts: ' + selfText.slice(0, 120));
+      if (args.artifacts) {
+        fs.mkdirSync(args.artifacts, { recursive: true });
+        await page.screenshot({ path: path.join(args.artifacts, 'status-page-cluster.png'), fullPage: true });
+      }
+    } else {
+      check(await page.isVisible('#cluster-section') === false, 'no cluster section with a SQLite store');
+    }
 
     const engineText = await page.textContent('#engine');
     check(engineText.includes('proofs') && engineText.includes(String(status.engine.proofs)),

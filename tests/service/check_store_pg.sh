@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# check_store_pg.sh TEST SOURCE_DIR — runs the PostgreSQL job queue's test
-# program (tests/service/test_store_pg.c) against a private server:
+# check_store_pg.sh TEST SOURCE_DIR [ARG...] — runs a test program (the
+# PostgreSQL job queue's, tests/service/test_store_pg.c; or node with the
+# status page's test and its arguments) against a private server:
 # scripts/pg-test-server.sh starts one (initdb into /tmp/pg-XXXXXX, a
 # loopback port), the program gets its URL in CUZK_PG_URL and restarts it
 # through CUZK_PG_DIR and CUZK_PG_SCRIPT, and the server is stopped and its
@@ -9,8 +10,9 @@
 # server binaries are not installed (Debian: apt-get install postgresql).
 set -u
 
-TEST=${1:?usage: check_store_pg.sh TEST SOURCE_DIR}
-SRC=${2:?usage: check_store_pg.sh TEST SOURCE_DIR}
+TEST=${1:?usage: check_store_pg.sh TEST SOURCE_DIR [ARG...]}
+SRC=${2:?usage: check_store_pg.sh TEST SOURCE_DIR [ARG...]}
+shift 2
 SCRIPT=$(cd "$SRC" && pwd)/scripts/pg-test-server.sh
 
 out=$(bash "$SCRIPT" start)
@@ -28,7 +30,7 @@ DIR=$(printf '%s\n' "$out" | sed -n 2p)
 trap 'bash "$SCRIPT" stop "$DIR"' EXIT
 echo "check_store_pg: server $URL in $DIR"
 
-CUZK_PG_URL=$URL CUZK_PG_DIR=$DIR CUZK_PG_SCRIPT=$SCRIPT "$TEST"
+CUZK_PG_URL=$URL CUZK_PG_DIR=$DIR CUZK_PG_SCRIPT=$SCRIPT "$TEST" "$@"
 rc=$?
 if [ "$rc" -ne 0 ] && [ -f "$DIR/log" ]; then
     echo "check_store_pg: the server's log (last 40 lines):"

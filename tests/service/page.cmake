@@ -15,3 +15,14 @@ else()
     "echo 'status_page: skipped: node is not installed (make test installs it)'; exit 77")
 endif()
 set_tests_properties(status_page PROPERTIES LABELS "unit;service" SKIP_RETURN_CODE 77 TIMEOUT 300)
+# The same page over a daemon whose store is PostgreSQL (a private server from
+# check_store_pg.sh): the cluster section shows it. Skipped (77) without node,
+# Chromium or PostgreSQL.
+if(NODE)
+  add_test(NAME status_page_cluster
+    COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/check_store_pg.sh ${NODE} ${CMAKE_SOURCE_DIR}
+            ${CMAKE_SOURCE_DIR}/tests/js/status_page.mjs --cuzk $<TARGET_FILE:cuzk_cli>
+            --source ${CMAKE_SOURCE_DIR} --artifacts ${CMAKE_BINARY_DIR}/test-artifacts --cluster)
+  set_tests_properties(status_page_cluster PROPERTIES LABELS "unit;service" SKIP_RETURN_CODE 77
+                       TIMEOUT 300)
+endif()

@@ -11,3 +11,11 @@ add_test(NAME service_store_pg
                  $<TARGET_FILE:test_store_pg> ${CMAKE_SOURCE_DIR})
 set_tests_properties(service_store_pg PROPERTIES LABELS "unit;service" SKIP_RETURN_CODE 77
                      TIMEOUT 300)
+# Three daemons sharing one PostgreSQL queue (check_cluster.sh): partitions
+# spread, kill -9, SIGSTOP past the lease, a rejoin, a cancel, the database
+# restarted, two daemons migrating at once. Skipped (77) without PostgreSQL.
+add_test(NAME service_cluster
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/check_cluster.sh $<TARGET_FILE:cuzk_cli>
+                 ${CMAKE_SOURCE_DIR})
+set_tests_properties(service_cluster PROPERTIES LABELS "unit;service" SKIP_RETURN_CODE 77
+                     TIMEOUT 300)

@@ -7,7 +7,7 @@
  *   cuzk prove  --addr A ... (the same as submit, then await)
  *   cuzk cancel [--addr A] [--token-file F] ID [--json]
  *   cuzk jobs   [--addr A] [--token-file F] [--state S[,S]] [--after ID] [--limit N] [--json]
- *   cuzk status [--addr A] [--token-file F] [--json]
+ *   cuzk status [--addr A] [--token-file F] [--cluster] [--json]
  *
  * The address is --addr, else $CUZK_ADDR, else unix:/run/cuzk/cuzk.sock; the
  * token --token-file, else $CUZK_TOKEN. Outputs of a done job (await, prove)
@@ -1179,8 +1179,10 @@ out:
 /* ---- cuzk status ----------------------------------------------------------------- */
 
 static const char status_help[] =
-    "usage: cuzk status [--addr A] [--token-file F] [--json]\n"
-    "  the daemon's state: uptime, backend, devices, keys, jobs, engine counters\n" ADDR_HELP;
+    "usage: cuzk status [--addr A] [--token-file F] [--cluster] [--json]\n"
+    "  the daemon's state: uptime, backend, devices, keys, jobs, engine counters;\n"
+    "  --cluster: the daemons sharing its PostgreSQL store instead (GET /v1/cluster):\n"
+    "  each one's heartbeat, what it is and what it holds, and this one's counts\n" ADDR_HELP;
 
 /* n bytes as "12.1 KiB". */
 static const char *bytes_text(char *buf, size_t n, double b) {
@@ -1257,10 +1259,54 @@ static void print_status(const char *addr, const cuzk_json *s) {
     printf("\n");
 }
 
+/* GET /v1/cluster as a table: the store, every daemon, this one's counts. */
+static void print_cluster(const char *addr, const cuzk_json *s) {
+    const cuzk_json *me = cuzk_json_get(s, "self");
+    const char *store = jstr(s, "store") ? jstr(s, "store") : "?";
+    printf("cluster of %s: %s store %s; this daemon %s (id %llu)\n", addr, store,
+           jstr(s, "where") ? jstr(s, "where") : "?", jstr(me, "name") ? jstr(me, "name") : "?",
+           (unsigned long long)ju64(me, "id"));
+    const cuzk_json *ds = cuzk_json_get(s, "daemons");
+    const size_t n = ds != NULL && ds->type == CUZK_JSON_ARRAY ? ds->len : 0;
+    if (n == 0) printf("daemons: none registered (a %s store has one daemon)\n", store);
+    int w = 4;
+    for (size_t i = 0; i < n; i++) {
+        const char *name = jstr(ds->items[i], "name");
+        if (name != NULL && (int)strlen(name) > w) w = (int)strlen(name);
+    }
+    if (n != 0) printf("  %6s  %-*s %10s %5s  %s\n", "ID", w, "NAME", "HEARTBEAT", "HELD", "WHAT");
+    for (size_t i = 0; i < n; i++) {
+        const cuzk_json *d = ds->items[i];
+        char age[32];
+        snprintf(age, sizeof(age), "%.1f s ago", jnum(d, "heartbeat_age_ms") / 1000.0);
+        printf("  %6llu  %-*s %10s %5llu  %s\n", (unsigned long long)ju64(d, "id"), w,
+               jstr(d, "name") ? jstr(d, "name") : "?", age, (unsigned long long)ju64(d, "held"),
+               jstr(d, "info") ? jstr(d, "info") : "");
+    }
+    const cuzk_json *cost = cuzk_json_get(me, "queue_cost_ms");
+    printf("this daemon: holds %llu; %llu claimed, %llu recorded, %llu failed, %llu fenced, "
+           "%llu lost, %llu ended, %llu given back; %llu put back for others; %llu store "
+           "errors, %llu reconnects\n"
+           "  the queue's cost a partition (claim, lease, result): %.2f ms median, %.2f ms p99 "
+           "(%llu partitions)\n",
+           (unsigned long long)ju64(me, "held"), (unsigned long long)ju64(me, "claimed"),
+           (unsigned long long)ju64(me, "recorded"), (unsigned long long)ju64(me, "failed"),
+           (unsigned long long)ju64(me, "fenced"), (unsigned long long)ju64(me, "lost"),
+           (unsigned long long)ju64(me, "ended"), (unsigned long long)ju64(me, "released"),
+           (unsigned long long)ju64(me, "requeued"), (unsigned long long)ju64(me, "store_errors"),
+           (unsigned long long)ju64(me, "reconnects"), jnum(cost, "median"), jnum(cost, "p99"),
+           (unsigned long long)ju64(cost, "samples"));
+}
+
 int cuzk__cmd_status(int argc, char **argv) {
     const char *cmd = "cuzk status";
     common_opts co = {0};
+    int cluster = 0;
     for (int i = 0; i < argc; i++) {
+        if (strcmp(argv[i], "--cluster") == 0) {
+            cluster = 1;
+            continue;
+        }
         const int r = common_opt(&co, cmd, argc, argv, &i);
         if (r < 0) return EXIT_USAGE;
         if (co.help) return help(0, status_help);
@@ -1269,11 +1315,12 @@ int cuzk__cmd_status(int argc, char **argv) {
     cuzk__http_client c;
     cuzk__http_response rs;
     if (!cuzk__client_setup(&c, cmd, co.addr, co.token_file) ||
-        !call(cmd, &c, "GET", "/v1/status", &rs))
+        !call(cmd, &c, "GET", cluster ? "/v1/cluster" : "/v1/status", &rs))
         return EXIT_USAGE;
     cuzk_json *j = answer_json(cmd, &c, &rs, "");
     if (j == NULL) return EXIT_USAGE;
     if (co.json) print_tree(j);
+    else if (cluster) print_cluster(c.addr.text, j);
     else print_status(c.addr.text, j);
     cuzk_json_free(j);
     cuzk__http_response_free(&rs);

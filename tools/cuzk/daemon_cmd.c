@@ -214,9 +214,12 @@ int cuzk__cmd_daemon(int argc, char **argv) {
     cuzk__http_stop(h);
     uint64_t counts[5] = {0};
     if (cuzk__daemon_job_counts(d, counts, &err) == CUZK_OK)
-        logf_("stopped: %llu job%s queued for the next start",
+        logf_("stopped: %llu job%s %s",
               (unsigned long long)(counts[CUZK_JOB_QUEUED] + counts[CUZK_JOB_RUNNING]),
-              counts[CUZK_JOB_QUEUED] + counts[CUZK_JOB_RUNNING] == 1 ? "" : "s");
+              counts[CUZK_JOB_QUEUED] + counts[CUZK_JOB_RUNNING] == 1 ? "" : "s",
+              cuzk__jobstore_shared(cuzk__daemon_jobstore(d))
+                  ? "unfinished in the shared store, for the other daemons"
+                  : "queued for the next start");
     cuzk__daemon_stop(d);
     cuzk__daemon_config_free(&cfg);
     return 0;

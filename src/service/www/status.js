@@ -1,8 +1,9 @@
 // status.js — the daemon's status page (index.html; doc/api.md, doc/design.md).
 //
 // Every second it reads GET /v1/status, the most recent jobs (GET /v1/jobs,
-// paged with after=) and the engine's timeline events since the last read
-// (GET /v1/timeline?since_ms=), and draws them. Over TCP the API wants the
+// paged with after=), the engine's timeline events since the last read
+// (GET /v1/timeline?since_ms=) and the cluster (GET /v1/cluster: shown only
+// when the daemon shares a PostgreSQL store), and draws them. Over TCP the API wants the
 // daemon's token: the page takes it from its URL's fragment (#token=...),
 // which the browser never sends to the server, and puts it in an
 // Authorization header. A 401 shows how to give the token; a daemon that is
@@ -374,6 +375,54 @@ function renderStatus(s) {
   for (const st of JOB_STATES) setText($('count-' + st), fmtCount(counts[st]));
 }
 
+// The daemons sharing the store; nothing for a daemon alone on SQLite.
+function renderCluster(c) {
+  const shared = c.store === 'postgres';
+  $('cluster-section').hidden = !shared;
+  if (!shared) return;
+  const me = c.self || {};
+  setText($('cluster-where'), '(' + String(c.where ?? '') + ')');
+  const cost = me.queue_cost_ms || {};
+  const counters = [
+    ['this daemon', String(me.name ?? '–') + ' (id ' + fmtCount(me.id) + ')'],
+    ['holds', fmtCount(me.held)],
+    ['claimed', fmtCount(me.claimed)],
+    ['recorded', fmtCount(me.recorded)],
+    ['failed', fmtCount(me.failed)],
+    ['fenced', fmtCount(me.fenced)],
+    ['lost', fmtCount(me.lost)],
+    ['given back', fmtCount(me.released)],
+    ['put back for others', fmtCount(me.requeued)],
+    ['store errors', fmtCount(me.store_errors)],
+    ['reconnects', fmtCount(me.reconnects)],
+    ['queue cost a partition', typeof cost.median === 'number'
+      ? fmtMs(cost.median) + ' median, ' + fmtMs(cost.p99) + ' p99' : '–'],
+  ];
+  const dl = $('cluster-self');
+  if (dl.children.length !== counters.length) {
+    dl.replaceChildren(...counters.map(([name]) => {
+      const div = el('div');
+      div.append(el('dt', '', name), el('dd'));
+      return div;
+    }));
+  }
+  counters.forEach(([, value], i) => setText(dl.children[i].lastChild, value));
+  const daemons = Array.isArray(c.daemons) ? c.daemons : [];
+  const lease = typeof me.lease_ms === 'number' ? me.lease_ms : 0;
+  setRows($('cluster').tBodies[0], daemons.map((d) => {
+    const age = typeof d.heartbeat_age_ms === 'number' ? d.heartbeat_age_ms : NaN;
+    const silent = lease > 0 && age > lease; // its leases have run out: it is gone or cut off
+    return [
+      { text: String(d.id), cls: 'num' + (d.id === me.id ? ' self' : '') },
+      { text: String(d.name ?? '') + (d.id === me.id ? ' (this one)' : ''), cls: d.id === me.id ? 'self' : '' },
+      { text: Number.isFinite(age) ? fmtSeconds(age / 1000) + ' ago' : '–', cls: 'num' + (silent ? ' error' : ''),
+        title: silent ? 'silent for longer than its lease: its partitions go to the others' : '' },
+      { text: fmtCount(d.held), cls: 'num' },
+      String(d.info ?? ''),
+    ];
+  }));
+}
+
 function renderJobs(jobs) {
   $('jobs-none').hidden = jobs.length > 0;
   $('jobs').hidden = jobs.length === 0;
@@ -617,11 +666,13 @@ let generation = 0; // a new token starts a new generation; older polls' answers
 async function poll() {
   const gen = generation;
   const started = performance.now();
-  const [s, j, t] = await Promise.allSettled([api('v1/status'), fetchJobs(), fetchTimeline()]);
+  const [s, j, t, c] = await Promise.allSettled([api('v1/status'), fetchJobs(), fetchTimeline(),
+    api('v1/cluster')]);
   if (gen !== generation) return;
   if (s.status === 'fulfilled') renderStatus(s.value);
   if (j.status === 'fulfilled') renderJobs(j.value);
-  const failed = [s, j, t].filter((r) => r.status === 'rejected').map((r) => r.reason);
+  if (c.status === 'fulfilled') renderCluster(c.value);
+  const failed = [s, j, t, c].filter((r) => r.status === 'rejected').map((r) => r.reason);
   // a 401 says most; then the daemon being away; then the rest
   const problem = failed.find((e) => e instanceof AuthError) ||
     failed.find((e) => e instanceof NetError) || failed[0];
