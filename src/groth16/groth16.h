@@ -265,4 +265,46 @@ CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__groth16_prove_start_abc(
     cuzk_groth16_partial *out, cuzk_groth16_stage_times *times, const cuzk_groth16_abc_input *in,
     const cuzk_params *p, const cuzk_ntt_domain *dom, unsigned threads, cuzk_error *err);
 
+/*
+ * The refusals of prove_start_abc's scalar checks, shared with the GPU
+ * prover (src/gpu/gpu_abc.h), which scans the long vectors on the device,
+ * so that both word a refusal alike. In the order prove_start_abc checks:
+ */
+typedef enum {
+    CUZK__ABC_A,           /* a[i] not canonical (ERR_NOT_CANONICAL) */
+    CUZK__ABC_B,           /* b[i] */
+    CUZK__ABC_C,           /* c[i] */
+    CUZK__ABC_INPUT0,      /* input 0 is not one (ERR_INVALID_ARG) */
+    CUZK__ABC_INPUT,       /* input i not canonical */
+    CUZK__ABC_AUX,         /* aux i not canonical */
+    CUZK__ABC_INPUT_ROW,   /* row i is not input_j * 0 = 0 (ERR_INVALID_ARG) */
+    CUZK__ABC_UNSATISFIED  /* a_i b_i != c_i (ERR_WITNESS_UNSATISFIED) */
+} cuzk__groth16_abc_fault;
+
+/* The refusal of in for fault what at index i (the message names in->name). */
+cuzk_status cuzk__groth16_abc_refuse(const cuzk_groth16_abc_input *in,
+                                     cuzk__groth16_abc_fault what, uint64_t i,
+                                     cuzk_error *err);
+/* Input 0 one and every input canonical (a few values, in's host memory). */
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__groth16_abc_check_inputs(
+    const cuzk_groth16_abc_input *in, cuzk_error *err);
+/* The last n_inputs rows of in's a, b, c are input_j * 0 = 0 (host memory). */
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__groth16_abc_check_input_rows(
+    const cuzk_groth16_abc_input *in, cuzk_error *err);
+
+/* What a scan of the long vectors found elsewhere: the first index of each
+ * failing check, or at least the vector's length (abc_size; n_aux for aux)
+ * when none fails. */
+typedef struct {
+    uint64_t a, b, c;    /* not canonical */
+    uint64_t aux;        /* not canonical */
+    uint64_t unsatisfied; /* a_i b_i != c_i (read only when a, b, c are canonical) */
+} cuzk__groth16_abc_scan;
+
+/* prove_start_abc's refusal of in given scan (the checks of the few values
+ * run here, on in's host arrays), in prove_start_abc's order; CUZK_OK when
+ * it would prove in. in passed cuzk_groth16_check_abc_input. */
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__groth16_abc_verdict(
+    const cuzk_groth16_abc_input *in, const cuzk__groth16_abc_scan *scan, cuzk_error *err);
+
 #endif /* CUZK_GROTH16_H */

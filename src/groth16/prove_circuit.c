@@ -509,6 +509,79 @@ static uint64_t first_not_canonical(const cuzk_fr *v, uint64_t n, unsigned threa
     return (uint64_t)best;
 }
 
+cuzk_status cuzk__groth16_abc_refuse(const cuzk_groth16_abc_input *in,
+                                     cuzk__groth16_abc_fault what, uint64_t i,
+                                     cuzk_error *err) {
+    const char *nm = name_of(in->name, "(assignment)");
+    static const char *const vname[3] = {"a", "b", "c"};
+    switch (what) {
+    case CUZK__ABC_A:
+    case CUZK__ABC_B:
+    case CUZK__ABC_C:
+        return cuzk__fail(err, CUZK_ERR_NOT_CANONICAL,
+                          "%s: %s[%llu] is not a Montgomery scalar below r", nm,
+                          vname[what - CUZK__ABC_A], (ull)i);
+    case CUZK__ABC_INPUT0:
+        return cuzk__fail(err, CUZK_ERR_INVALID_ARG,
+                          "%s: input 0 is not one (in Montgomery form: 2^256 mod r)", nm);
+    case CUZK__ABC_INPUT:
+        return cuzk__fail(err, CUZK_ERR_NOT_CANONICAL,
+                          "%s: input %llu is not a Montgomery scalar below r", nm, (ull)i);
+    case CUZK__ABC_AUX:
+        return cuzk__fail(err, CUZK_ERR_NOT_CANONICAL,
+                          "%s: aux %llu is not a Montgomery scalar below r", nm, (ull)i);
+    case CUZK__ABC_INPUT_ROW: {
+        const uint64_t n_inp = in->n_inputs, row0 = in->abc_size - n_inp;
+        return cuzk__fail(err, CUZK_ERR_INVALID_ARG,
+                          "%s: row %llu of a, b, c is not input %llu * 0 = 0 (the last "
+                          "%llu rows must be one such row per input, as synthesis appends "
+                          "them)",
+                          nm, (ull)i, (ull)(i - row0), (ull)n_inp);
+    }
+    case CUZK__ABC_UNSATISFIED:
+    default:
+        return cuzk__fail(err, CUZK_ERR_WITNESS_UNSATISFIED,
+                          "%s: constraint %lld is not satisfied (a * b != c)", nm, (long long)i);
+    }
+}
+
+cuzk_status cuzk__groth16_abc_check_inputs(const cuzk_groth16_abc_input *in, cuzk_error *err) {
+    if (!cuzk_fr_is_one(&in->inputs[0]))
+        return cuzk__groth16_abc_refuse(in, CUZK__ABC_INPUT0, 0, err);
+    const uint64_t bad = first_not_canonical(in->inputs, in->n_inputs, 1);
+    if (bad < in->n_inputs) return cuzk__groth16_abc_refuse(in, CUZK__ABC_INPUT, bad, err);
+    return CUZK_OK;
+}
+
+cuzk_status cuzk__groth16_abc_check_input_rows(const cuzk_groth16_abc_input *in,
+                                               cuzk_error *err) {
+    const uint64_t n_inp = in->n_inputs, row0 = in->abc_size - n_inp;
+    for (uint64_t j = 0; j < n_inp; j++) {
+        const uint64_t row = row0 + j;
+        if (!cuzk_fr_eq(&in->a[row], &in->inputs[j]) || !cuzk_fr_is_zero(&in->b[row]) ||
+            !cuzk_fr_is_zero(&in->c[row]))
+            return cuzk__groth16_abc_refuse(in, CUZK__ABC_INPUT_ROW, row, err);
+    }
+    return CUZK_OK;
+}
+
+cuzk_status cuzk__groth16_abc_verdict(const cuzk_groth16_abc_input *in,
+                                      const cuzk__groth16_abc_scan *scan, cuzk_error *err) {
+    const uint64_t m = in->abc_size;
+    const uint64_t first[3] = {scan->a, scan->b, scan->c};
+    for (int k = 0; k < 3; k++)
+        if (first[k] < m)
+            return cuzk__groth16_abc_refuse(in, (cuzk__groth16_abc_fault)(CUZK__ABC_A + k),
+                                            first[k], err);
+    cuzk_status st = cuzk__groth16_abc_check_inputs(in, err);
+    if (st != CUZK_OK) return st;
+    if (scan->aux < in->n_aux) return cuzk__groth16_abc_refuse(in, CUZK__ABC_AUX, scan->aux, err);
+    if ((st = cuzk__groth16_abc_check_input_rows(in, err)) != CUZK_OK) return st;
+    if (scan->unsatisfied < m)
+        return cuzk__groth16_abc_refuse(in, CUZK__ABC_UNSATISFIED, scan->unsatisfied, err);
+    return CUZK_OK;
+}
+
 cuzk_status cuzk__groth16_prove_start_abc(cuzk_groth16_partial *out,
                                           cuzk_groth16_stage_times *times,
                                           const cuzk_groth16_abc_input *in,
@@ -541,13 +614,11 @@ cuzk_status cuzk__groth16_prove_start_abc(cuzk_groth16_partial *out,
     /* a, b, c: checked canonical, copied, zero-padded to the domain */
     double t = cuzk__now_ms();
     const cuzk_fr *src[3] = {in->a, in->b, in->c};
-    static const char *const vname[3] = {"a", "b", "c"};
     for (int k = 0; k < 3; k++) {
         uint64_t bad = m ? first_not_canonical(src[k], m, threads) : 0;
         if (bad < m) {
-            st = cuzk__fail(err, CUZK_ERR_NOT_CANONICAL,
-                            "%s: %s[%llu] is not a Montgomery scalar below r", nm, vname[k],
-                            (ull)bad);
+            st = cuzk__groth16_abc_refuse(in, (cuzk__groth16_abc_fault)(CUZK__ABC_A + k), bad,
+                                          err);
             goto done;
         }
         if (m) memcpy(abc + (size_t)k * n, src[k], m * sizeof(cuzk_fr));
@@ -555,21 +626,10 @@ cuzk_status cuzk__groth16_prove_start_abc(cuzk_groth16_partial *out,
     }
 
     /* the assignment: input 0 is one; every value canonical; plain copies */
-    if (!cuzk_fr_is_one(&in->inputs[0])) {
-        st = cuzk__fail(err, CUZK_ERR_INVALID_ARG,
-                        "%s: input 0 is not one (in Montgomery form: 2^256 mod r)", nm);
-        goto done;
-    }
-    uint64_t bad = first_not_canonical(in->inputs, n_inp, threads);
-    if (bad < n_inp) {
-        st = cuzk__fail(err, CUZK_ERR_NOT_CANONICAL,
-                        "%s: input %llu is not a Montgomery scalar below r", nm, (ull)bad);
-        goto done;
-    }
-    bad = n_aux ? first_not_canonical(in->aux, n_aux, threads) : 0;
+    if ((st = cuzk__groth16_abc_check_inputs(in, err)) != CUZK_OK) goto done;
+    uint64_t bad = n_aux ? first_not_canonical(in->aux, n_aux, threads) : 0;
     if (bad < n_aux) {
-        st = cuzk__fail(err, CUZK_ERR_NOT_CANONICAL,
-                        "%s: aux %llu is not a Montgomery scalar below r", nm, (ull)bad);
+        st = cuzk__groth16_abc_refuse(in, CUZK__ABC_AUX, bad, err);
         goto done;
     }
     v = cuzk__alloc_large((n_inp + n_aux) * 32);
@@ -588,18 +648,7 @@ cuzk_status cuzk__groth16_prove_start_abc(cuzk_groth16_partial *out,
     /* the rows bellperson appends, input_j * 0 = 0, end a, b, c; then every
      * row must hold a * b = c */
     t = cuzk__now_ms();
-    for (size_t j = 0; j < n_inp; j++) {
-        size_t row = m - n_inp + j;
-        if (!cuzk_fr_eq(&abc[row], &in->inputs[j]) || !cuzk_fr_is_zero(&abc[n + row]) ||
-            !cuzk_fr_is_zero(&abc[2 * n + row])) {
-            st = cuzk__fail(err, CUZK_ERR_INVALID_ARG,
-                            "%s: row %llu of a, b, c is not input %llu * 0 = 0 (the last "
-                            "%llu rows must be one such row per input, as synthesis appends "
-                            "them)",
-                            nm, (ull)row, (ull)j, (ull)n_inp);
-            goto done;
-        }
-    }
+    if ((st = cuzk__groth16_abc_check_input_rows(in, err)) != CUZK_OK) goto done;
     {
         int64_t best = (int64_t)m;
         const cuzk_fr *a = abc, *b = abc + n, *cc = abc + 2 * n;
@@ -614,9 +663,7 @@ cuzk_status cuzk__groth16_prove_start_abc(cuzk_groth16_partial *out,
         }
         tm.check_ms = cuzk__now_ms() - t;
         if (best < (int64_t)m) {
-            st = cuzk__fail(err, CUZK_ERR_WITNESS_UNSATISFIED,
-                            "%s: constraint %lld is not satisfied (a * b != c)", nm,
-                            (long long)best);
+            st = cuzk__groth16_abc_refuse(in, CUZK__ABC_UNSATISFIED, (uint64_t)best, err);
             goto done;
         }
     }
