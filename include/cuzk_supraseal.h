@@ -197,10 +197,12 @@ CUZK_SUPRASEAL_API void destroy_gpu_mutex(void *mtx);
  * sizes of the circuit srs was made for. gpu_mtx: held around the part of
  * the call that uses the GPU; NULL: one mutex private to the library,
  * shared by every caller that passes NULL. gpu_index >= 0: every circuit
- * runs on that GPU (an index into the usable GPUs in CUDA order; one past
- * them is an error here, undefined upstream); -1: the circuits are spread
- * over the GPUs. Blocks until the proofs are written; every input is
- * borrowed for the call only.
+ * runs on that GPU (an index into the CUDA devices in CUDA order, modulo
+ * their number: here an index past them wraps, upstream it is undefined);
+ * negative: the circuits are spread over the GPUs in contiguous blocks.
+ * Without a GPU (or a library built without CUDA), or where a GPU has not
+ * the memory for srs, the CPU proves them: the proofs are the same. Blocks
+ * until the proofs are written; every input is borrowed for the call only.
  */
 CUZK_SUPRASEAL_API cuzk_supraseal_error generate_groth16_proofs_c(
     const cuzk_supraseal_assignment provers[], size_t num_circuits, const cuzk_supraseal_fr r_s[],

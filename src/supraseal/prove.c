@@ -1,19 +1,20 @@
 /*
  * prove.c — the GPU mutexes and the proving calls of supraseal-c2's interface
- * (doc/formats.md §17.7, §17.8), on cuzk's CPU prover.
+ * (doc/formats.md §17.7, §17.8), on cuzk's prover.
  *
- * A call proves its circuits one after another, each with every core
- * (cuzk__groth16_prove_start_abc over the SRS's parameters and NTT domain),
- * then assembles each proof with its r and s (converted from Montgomery form
- * in constant time; cuzk_groth16_prove_finish is constant time in them) and
+ * A call proves its circuits (cuzk__ss_prove, route.c: on the device
+ * gpu_index picks, with the SRS resident there, or on the CPU with every
+ * core, cuzk__groth16_prove_start_abc; the same bytes either way), then
+ * assembles each proof with its r and s (converted from Montgomery form in
+ * constant time; cuzk_groth16_prove_finish is constant time in them) and
  * verifies it against the SRS's verifying key with its public inputs
  * (inp_assignment[1..]) before writing it. Every circuit's shape is checked
  * before the first is proved, so a bad circuit 9 costs no proof of 0..8.
  *
- * gpu_mtx is held around the computation (with the CPU backend that is all
- * of start; the stock library holds one static mutex around a whole call):
- * callers that share a mutex take turns instead of splitting the cores.
- * gpu_index selects nothing on the CPU and is accepted whatever its value.
+ * gpu_mtx is held around the computation, device or CPU (all of start but
+ * the checks; the stock library holds one static mutex around a whole
+ * call): callers that share a mutex take turns on the device, or instead of
+ * splitting the cores.
  *
  * The split calls. Start does all the heavy work (it has read a, b, c, r_s,
  * s_s, the densities and the assignments for the last time when it returns,
@@ -148,7 +149,7 @@ static bool scalar_plain(uint64_t out[4], const cuzk_supraseal_fr *m) {
 static cuzk_supraseal_error start(pending **out, const cuzk_supraseal_assignment provers[],
                                   size_t num_circuits, const cuzk_supraseal_fr r_s[],
                                   const cuzk_supraseal_fr s_s[], const cuzk_supraseal_srs *srs,
-                                  void *gpu_mtx, const char *who) {
+                                  void *gpu_mtx, int gpu_index, const char *who) {
     *out = NULL;
     const char *why;
     const cuzk__ss_srs *sr = cuzk__ss_srs_of(srs, &why);
@@ -193,23 +194,33 @@ static cuzk_supraseal_error start(pending **out, const cuzk_supraseal_assignment
                                  who, i, i);
         }
 
+    /* the circuits in the prover's terms, named for its messages */
+    cuzk_groth16_abc_input *ins = calloc(nn, sizeof(*ins));
+    char(*names)[32] = calloc(nn, sizeof(*names));
+    if (ins == NULL || names == NULL) {
+        free(ins);
+        free(names);
+        pending_free(p);
+        return cuzk__ss_fail(ENOMEM, "%s: no memory for %zu circuits", who, num_circuits);
+    }
+    for (size_t i = 0; i < num_circuits; i++) {
+        snprintf(names[i], sizeof(names[i]), "circuit %zu", i);
+        abc_input_of(&ins[i], &provers[i], names[i]);
+    }
     pthread_mutex_t *mu = mutex_of(gpu_mtx);
     pthread_mutex_lock(mu);
-    for (size_t i = 0; i < num_circuits; i++) {
-        cuzk_groth16_abc_input in;
-        snprintf(name, sizeof(name), "circuit %zu", i);
-        abc_input_of(&in, &provers[i], name);
-        if (cuzk__groth16_prove_start_abc(&p->parts[i], NULL, &in, &sr->p, &sr->dom, 0, &err) !=
-            CUZK_OK) {
-            pthread_mutex_unlock(mu);
-            pending_free(p);
-            return cuzk__ss_from(&err, prefix);
-        }
-        /* the public inputs, canonical (the prover checked them) */
-        for (size_t j = 0; j < p->n_public; j++)
-            cuzk_fr_to_limbs(p->pub[i * p->n_public + j], &in.inputs[1 + j]);
-    }
+    cuzk_status st = cuzk__ss_prove(sr, gpu_index, ins, num_circuits, p->parts, &err);
     pthread_mutex_unlock(mu);
+    if (st == CUZK_OK)
+        for (size_t i = 0; i < num_circuits; i++) /* the public inputs, canonical (checked) */
+            for (size_t j = 0; j < p->n_public; j++)
+                cuzk_fr_to_limbs(p->pub[i * p->n_public + j], &ins[i].inputs[1 + j]);
+    free(ins);
+    free(names);
+    if (st != CUZK_OK) {
+        pending_free(p);
+        return cuzk__ss_from(&err, prefix);
+    }
     *out = p;
     return cuzk__ss_ok();
 }
@@ -269,12 +280,12 @@ cuzk_supraseal_error generate_groth16_proofs_c(const cuzk_supraseal_assignment p
                                                cuzk_supraseal_proof proofs[],
                                                const cuzk_supraseal_srs *srs, void *gpu_mtx,
                                                int gpu_index) {
-    (void)gpu_index; /* the CPU backend: no device to pick */
     static const char who[] = "generate_groth16_proofs_c";
     if (num_circuits > 0 && proofs == NULL)
         return cuzk__ss_fail(EINVAL, "%s: proofs is NULL (%zu circuits)", who, num_circuits);
     pending *p;
-    cuzk_supraseal_error e = start(&p, provers, num_circuits, r_s, s_s, srs, gpu_mtx, who);
+    cuzk_supraseal_error e =
+        start(&p, provers, num_circuits, r_s, s_s, srs, gpu_mtx, gpu_index, who);
     if (e.code != 0) return e;
     return finish(p, proofs, who);
 }
@@ -286,12 +297,12 @@ cuzk_supraseal_error generate_groth16_proofs_start_c(const cuzk_supraseal_assign
                                                      const cuzk_supraseal_srs *srs,
                                                      void *gpu_mtx, int gpu_index,
                                                      void **pending_out) {
-    (void)gpu_index;
     static const char who[] = "generate_groth16_proofs_start_c";
     if (pending_out == NULL) return cuzk__ss_fail(EINVAL, "%s: pending_out is NULL", who);
     *pending_out = NULL;
     pending *p;
-    cuzk_supraseal_error e = start(&p, provers, num_circuits, r_s, s_s, srs, gpu_mtx, who);
+    cuzk_supraseal_error e =
+        start(&p, provers, num_circuits, r_s, s_s, srs, gpu_mtx, gpu_index, who);
     if (e.code != 0) return e;
     registry_add(p);
     *pending_out = p;

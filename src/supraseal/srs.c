@@ -5,7 +5,9 @@
  * file, decoded (cuzk_params_open: every count against the file, flags and
  * canonical coordinates of every point, the verifying key and IC on the
  * curve and in the subgroup; stricter than upstream, which checks counts
- * only), the verifying key in the verifier's form and the NTT domain.
+ * only), the verifying key in the verifier's form, the CPU's NTT domain
+ * once a CPU proof needs it, and the keys on the devices it has proved on
+ * (device.c), which go with the body.
  * Upstream returns from create_SRS once the counts are read and decodes on
  * a thread of its own; here create_SRS returns with everything loaded.
  *
@@ -56,15 +58,54 @@ void cuzk__ss_srs_ref(const cuzk__ss_srs *s) {
     atomic_fetch_add(&((cuzk__ss_srs *)s)->refs, 1);
 }
 
+/* Frees what body s holds, and s (a load that failed part way too). */
+static void body_free(cuzk__ss_srs *s) {
+    s->magic = 0;
+    cuzk__ss_devices_free(s->dev); /* before the parameters its keys borrow */
+    cuzk_ntt_domain_free(&s->dom);
+    pthread_mutex_destroy(&s->dom_mu);
+    cuzk_groth16_vk_free(&s->vk);
+    if (!s->borrowed) cuzk_params_close(&s->p);
+    free(s->path);
+    free(s);
+}
+
 void cuzk__ss_srs_unref(const cuzk__ss_srs *cs) {
     cuzk__ss_srs *s = (cuzk__ss_srs *)cs;
     if (atomic_fetch_sub(&s->refs, 1) != 1) return;
-    s->magic = 0;
-    cuzk_ntt_domain_free(&s->dom);
-    cuzk_groth16_vk_free(&s->vk);
-    cuzk_params_close(&s->p);
-    free(s->path);
-    free(s);
+    body_free(s);
+}
+
+cuzk_status cuzk__ss_srs_cpu_domain(const cuzk__ss_srs *cs, const cuzk_ntt_domain **out,
+                                    cuzk_error *err) {
+    cuzk__ss_srs *s = (cuzk__ss_srs *)cs;
+    cuzk_status st = CUZK_OK;
+    pthread_mutex_lock(&s->dom_mu);
+    if (!s->dom_ready) {
+        st = cuzk_ntt_domain_init(&s->dom, s->p.log_domain_size, CUZK_NTT_ROOT7);
+        if (st == CUZK_OK)
+            s->dom_ready = 1;
+        else
+            cuzk__fail(err, st, "%s: cannot set up the 2^%u NTT domain", s->path,
+                       s->p.log_domain_size);
+    }
+    pthread_mutex_unlock(&s->dom_mu);
+    *out = st == CUZK_OK ? &s->dom : NULL;
+    return st;
+}
+
+/* A new body for path (copied), its mutex made; NULL when out of memory. */
+static cuzk__ss_srs *body_new(const char *path) {
+    cuzk__ss_srs *s = calloc(1, sizeof(*s));
+    char *copy = strdup(path);
+    if (s == NULL || copy == NULL || pthread_mutex_init(&s->dom_mu, NULL) != 0) {
+        free(s);
+        free(copy);
+        return NULL;
+    }
+    s->path = copy;
+    s->dev = cuzk__ss_devices_new(); /* NULL: this body proves on the CPU */
+    return s;
 }
 
 /* Reads path into a new body with one reference. */
@@ -78,34 +119,43 @@ static cuzk_supraseal_error load(cuzk__ss_srs **out, const char *path) {
     }
     close(fd);
 
-    cuzk__ss_srs *s = calloc(1, sizeof(*s));
-    char *copy = strdup(path);
-    if (s == NULL || copy == NULL) {
-        free(s);
-        free(copy);
-        return cuzk__ss_fail(ENOMEM, "no memory for the SRS of %s", path);
-    }
-    s->path = copy;
+    cuzk__ss_srs *s = body_new(path);
+    if (s == NULL) return cuzk__ss_fail(ENOMEM, "no memory for the SRS of %s", path);
     cuzk_error err;
     cuzk_status st = cuzk_params_open(&s->p, path, CUZK_PARAMS_PARALLEL, &err);
     if (st == CUZK_OK && (s->p.root != CUZK_NTT_ROOT7 || s->p.h_kind != CUZK_H_MONOMIAL))
         st = cuzk__fail(&err, CUZK_ERR_UNSUPPORTED, "%s: not bellman parameters", path);
     if (st == CUZK_OK) st = cuzk_groth16_vk_from_params(&s->vk, &s->p.vk, &err);
-    if (st == CUZK_OK &&
-        (st = cuzk_ntt_domain_init(&s->dom, s->p.log_domain_size, CUZK_NTT_ROOT7)) != CUZK_OK)
-        cuzk__fail(&err, st, "%s: cannot set up the 2^%u NTT domain", path,
-                   s->p.log_domain_size);
     if (st != CUZK_OK) {
-        cuzk_ntt_domain_free(&s->dom);
-        cuzk_groth16_vk_free(&s->vk);
-        cuzk_params_close(&s->p);
-        free(s->path);
-        free(s);
+        body_free(s);
         return cuzk__ss_from(&err, "create_SRS: ");
     }
     s->magic = CUZK__SS_SRS_MAGIC;
     atomic_init(&s->refs, 1);
     *out = s;
+    return cuzk__ss_ok();
+}
+
+cuzk_supraseal_error cuzk__ss_srs_wrap(cuzk_supraseal_srs *ret, const cuzk_params *p,
+                                       const char *name) {
+    if (ret == NULL || p == NULL || name == NULL)
+        return cuzk__ss_fail(EINVAL, "cuzk__ss_srs_wrap: NULL argument");
+    ret->ptr = NULL;
+    if (p->root != CUZK_NTT_ROOT7 || p->h_kind != CUZK_H_MONOMIAL || p->deferred)
+        return cuzk__ss_fail(EINVAL, "%s: not bellman parameters with their points in memory",
+                             name);
+    cuzk__ss_srs *s = body_new(name);
+    if (s == NULL) return cuzk__ss_fail(ENOMEM, "no memory for the SRS of %s", name);
+    s->p = *p; /* a shallow copy: the arrays stay the caller's */
+    s->borrowed = 1;
+    cuzk_error err;
+    if (cuzk_groth16_vk_from_params(&s->vk, &s->p.vk, &err) != CUZK_OK) {
+        body_free(s);
+        return cuzk__ss_from(&err, "cuzk__ss_srs_wrap: ");
+    }
+    s->magic = CUZK__SS_SRS_MAGIC;
+    atomic_init(&s->refs, 1);
+    ret->ptr = s;
     return cuzk__ss_ok();
 }
 

@@ -310,7 +310,8 @@ pub fn generate_groth16_proofs<S, PR>(
 /// Curio's form: num_circuits circuits that share densities and sizes,
 /// given as per-circuit pointers, proved while gpu_mtx (from
 /// `alloc_gpu_mutex`, or null for the library's own) is held, on GPU
-/// gpu_index (-1: any; libcuzk_supraseal's CPU backend ignores it).
+/// gpu_index (modulo the GPU count; -1: spread over the GPUs; the CPU where
+/// there is none).
 #[allow(clippy::too_many_arguments)]
 pub fn generate_groth16_proof<S, D, PR>(
     ntt_a_scalars: &[*const S],
