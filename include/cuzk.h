@@ -206,8 +206,10 @@ typedef struct {
      * `cuzk prove --vram-limit`); 0: the card's free memory. The GPU
      * backend plans each key within the smaller of the two (doc/gpu.md,
      * "The memory planner"), so that a large card proves as a card of that
-     * size would. A key whose plan is not resident (its circuit, SRS
-     * points, tables and work areas do not all fit) is refused
+     * size would: resident when the whole key fits, else with its SRS
+     * points (all but H, or all) in page-locked host memory, streamed to
+     * the card as each proof needs them. A key that does not fit even so
+     * (its circuit, tables and work areas alone are too large) is refused
      * (CUZK_ERR_NOMEM, naming the plan's numbers) on the GPU backend, or
      * proved on the CPU with AUTO. */
     uint64_t device_memory_limit;

@@ -99,10 +99,9 @@ uint64_t cuzk__context_card_bytes(const cuzk_context *ctx) {
     return cap;
 }
 
-/* Whether a GPU key may take a plan of this mode: the resident mode always;
- * the streaming modes once the backend streams (not yet: such a key goes
- * to the CPU with AUTO, or is refused). */
-static int gpu_takes(cuzk__plan_mode mode) { return mode == CUZK__PLAN_RESIDENT; }
+/* Whether a GPU key may take a plan of this mode: every mode that keeps it
+ * on the device, resident or streamed from host memory. */
+static int gpu_takes(cuzk__plan_mode mode) { return mode != CUZK__PLAN_CPU; }
 
 /*
  * The GPU backend's memory plan of a GPU key (circuit c with parameters p
@@ -121,8 +120,14 @@ static cuzk_status plan_devices(cuzk_key *k, const cuzk_circuit *c, const cuzk_p
     *to_cpu = 0;
     *host = 0;
     if (k->ops->plan == NULL) return CUZK_OK;
+#if defined(CUZK_HAVE_CUDA)
+    /* opening a GPU backend selects its device: the caller's is kept */
+    int current = -1;
+    const int restore = cuzk__gpu_get_device(&current) == CUZK_OK;
+#endif
+    cuzk_status st = CUZK_OK;
     const size_t n_dev = o->n_devices ? o->n_devices : 1;
-    for (size_t i = 0; i < n_dev; i++) {
+    for (size_t i = 0; i < n_dev && st == CUZK_OK && !*to_cpu; i++) {
         const int d = o->n_devices ? o->devices[i] : 0;
         int seen = 0;
         for (size_t j = 0; j < i; j++) seen |= o->devices[j] == d;
@@ -132,18 +137,22 @@ static cuzk_status plan_devices(cuzk_key *k, const cuzk_circuit *c, const cuzk_p
         cuzk__plan plan;
         if (cuzk_backend_open(&be, k->ops, o->threads, d, &e) != CUZK_OK) continue;
         be.vram_limit = o->device_memory_limit;
-        const cuzk_status st = cuzk_backend_plan(&be, &plan, c, p, zk, &e);
+        const cuzk_status pst = cuzk_backend_plan(&be, &plan, c, p, zk, &e);
         cuzk_backend_close(&be);
-        if (st != CUZK_OK) continue;
+        if (pst != CUZK_OK) continue;
         if (plan.host_pinned > *host) *host = plan.host_pinned;
         if (gpu_takes(plan.mode)) continue;
-        if (o->backend == CUZK_BACKEND_AUTO) {
+        if (o->backend == CUZK_BACKEND_AUTO)
             *to_cpu = 1;
-            return CUZK_OK;
-        }
-        return cuzk__fail(err, CUZK_ERR_NOMEM, "%s: GPU %d: %s", k->path, d, plan.reason);
+        else
+            st = cuzk__fail(err, CUZK_ERR_NOMEM, "%s: GPU %d: %s", k->path, d, plan.reason);
     }
-    return CUZK_OK;
+#if defined(CUZK_HAVE_CUDA)
+    if (restore && cuzk__gpu_set_device(current) != CUZK_OK) {
+        /* the device was current a moment ago: nothing to undo */
+    }
+#endif
+    return st;
 }
 
 static void use_cpu(cuzk_key *k) {

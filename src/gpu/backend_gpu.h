@@ -15,6 +15,15 @@
  * tables; a, b, c come from the key's coefficient list on the CPU (a
  * scatter with repeated rows) and are uploaded per proof.
  *
+ * That is the resident mode. Both prepares first plan the key within the
+ * device's free memory and the instance's vram_limit (plan.h,
+ * backend_gpu_plan.c; cuzk_backend_plan asks the same): a key that does
+ * not fit whole keeps its L, A, B1 and B2 points (partly resident) or all
+ * five vectors (streaming) in page-locked host memory, and each MSM over
+ * them streams its bases through two device chunk buffers
+ * (backend_gpu_stream.c, gpu_msm_stream.h); a key that cannot even stream
+ * is refused (CUZK_ERR_NOMEM, naming the plan).
+ *
  * prove_start, bellman: witness upload, to Montgomery, SpMV, satisfaction
  * check (the first failing constraint is named, as on the CPU), H by the
  * bellman convention, conversion to plain, the H MSM, then per query
@@ -39,8 +48,8 @@
  * staging slot (gpu_msm.h cuzk__gpu_msm_bases_precompute_fit): a 2^24
  * partition proves 7% faster afterwards; a 2^27 one leaves no room.
  *
- * Results are equal bit for bit to the CPU backend's for the same r, s
- * (tests/gpu/test_gpu_backend.c). Jobs on one key are serialized (one work
+ * Results are equal bit for bit to the CPU backend's for the same r, s, in
+ * every mode (tests/gpu/test_gpu_backend.c, test_gpu_stream.c). Jobs on one key are serialized (one work
  * area and MSM handles that are not reentrant); use one key per device.
  */
 #ifndef CUZK_BACKEND_GPU_H
@@ -80,9 +89,14 @@ int cuzk__backend_gpu_devices(void);
  *                 and L bases where they pay and the device has room
  *                 (key_copies; 0: never; read when a key is prepared)
  *   copies_max    at most this many copies a handle
+ *   chunk_bytes   the streaming modes' chunks hold at most this many bytes
+ *                 (plan.h max_chunk; 0: the planner's 1 GiB; at least
+ *                 12 KiB): many chunks on a small key (read when a key is
+ *                 planned)
  */
-#define CUZK__GPU_PIN_FAIL_STAGE 1u /* the staging buffers */
-#define CUZK__GPU_PIN_FAIL_ABC 2u   /* the host a, b, c of snarkjs keys */
+#define CUZK__GPU_PIN_FAIL_STAGE 1u  /* the staging buffers */
+#define CUZK__GPU_PIN_FAIL_ABC 2u    /* the host a, b, c of snarkjs keys */
+#define CUZK__GPU_PIN_FAIL_STREAM 4u /* the streamed vectors' host copies */
 typedef struct {
     size_t stage_bytes;
     unsigned pin_fail;
@@ -90,11 +104,12 @@ typedef struct {
     int loader_hold;
     unsigned copies_after;
     unsigned copies_max;
+    size_t chunk_bytes;
 } cuzk__gpu_backend_hooks;
 /* 64 proofs: making the copies costs ~0.9 s a handle at 2^24, which a key
  * earns back after 64-140 proofs; 8 copies at most a handle (the cost model
  * and the room decide below that). */
-#define CUZK__GPU_BACKEND_HOOKS_DEFAULT {0, 0, 0, 0, 64u, 8u}
+#define CUZK__GPU_BACKEND_HOOKS_DEFAULT {0, 0, 0, 0, 64u, 8u, 0}
 
 /* Sets be's hooks (be opened on cuzk_backend_gpu; NULL: the defaults). */
 void cuzk__gpu_backend_set_test_hooks(cuzk_backend *be, const cuzk__gpu_backend_hooks *hooks);
@@ -112,6 +127,9 @@ typedef struct {
     uint64_t level_restores; /* fits that did not make the room, undone: the budgets as
                               * before (if the area's growth back fits) */
     uint64_t copies; /* shifted copies made of keys' H and L bases (key_copies) */
+    uint64_t streamed_chunks; /* chunks of streamed vectors sent up (plan.h), also
+                               * those that decoded deferred points at prepare */
+    uint64_t streamed_bytes;  /* bytes of them sent by proofs' MSMs */
 } cuzk__gpu_backend_upload_counts;
 
 /* The counts of be's keys so far (zeros for an instance not opened on

@@ -12,6 +12,8 @@
  *   backend_gpu_prove.c  one proof
  *   backend_gpu_plan.c   the memory plan of a key (plan.h) and the device
  *                        memory a key may still use under its limit
+ *   backend_gpu_stream.c the vectors a plan streams from host memory, and
+ *                        a proof's MSMs over a vector wherever it lives
  */
 #ifndef CUZK_BACKEND_GPU_IMPL_H
 #define CUZK_BACKEND_GPU_IMPL_H
@@ -26,6 +28,7 @@
 #include "gpu/gpu.h"
 #include "gpu/gpu_circuit.h"
 #include "gpu/gpu_msm.h"
+#include "gpu/gpu_msm_stream.h"
 #include "gpu/gpu_ntt.h"
 #include "gpu/plan.h"
 
@@ -62,6 +65,14 @@ typedef struct {
     cuzk__plan plan;
     uint64_t vram_limit;
     size_t hidden;
+    /* the vectors the plan streams (plan.streamed): their points in host
+     * memory (sv_host: the key's own copy sv_own, page-locked when
+     * sv_pinned, or the caller's points when the host refused a copy), and
+     * the streamer that sums them chunk by chunk (backend_gpu_stream.c) */
+    const void *sv_host[5];
+    void *sv_own[5];
+    int sv_pinned[5];
+    cuzk__gpu_msm_streamer *streamer;
     unsigned threads; /* CPU threads for the staging copies (0 = all) */
     /* borrowed */
     const cuzk_circuit *c;
@@ -188,7 +199,29 @@ cuzk_status cuzk__gpu_key_plan(gpu_key *k, cuzk_backend *be, cuzk_error *err);
 cuzk_status cuzk__gpu_key_mem(const gpu_key *k, size_t *free_b, size_t *total_b);
 size_t cuzk__gpu_key_level_budget(size_t total, uint64_t limit);
 
-/* backend_gpu_load.c: the deferred vectors (see there). */
+/* Whether the key's plan streams vector v from host memory. */
+static inline int cuzk__gpu_streamed(const gpu_key *k, cuzk_params_vec v) {
+    return (k->plan.streamed >> (unsigned)v) & 1u;
+}
+
+/* backend_gpu_stream.c: the streamed vectors' host points and the streamer
+ * (prepare, after the resident vectors' handles; CUZK_OK at once when the
+ * plan streams nothing), their release; whether vector v has points; and
+ * a proof's MSM and batch-add over vector v, resident or streamed. */
+cuzk_status cuzk__gpu_stream_setup(gpu_key *k, cuzk_error *err);
+void cuzk__gpu_stream_free(gpu_key *k);
+int cuzk__gpu_key_has(const gpu_key *k, cuzk_params_vec v);
+cuzk_status cuzk__gpu_key_msm(gpu_key *k, cuzk_params_vec v, uint64_t *result,
+                              const uint64_t *scalars, uint64_t n, const uint64_t *mask);
+cuzk_status cuzk__gpu_key_batch_add(gpu_key *k, cuzk_params_vec v, uint64_t *result, uint64_t n,
+                                    const uint64_t *bitmap);
+
+/* backend_gpu_load.c: the deferred vectors (see there); count points of
+ * vector v from first read from the file into dst (pb bytes a point), in
+ * slices on up to 8 of threads (0: all). */
+cuzk_status cuzk__gpu_read_runs(const cuzk_params *p, cuzk_params_vec v, uint64_t first,
+                                uint64_t count, uint8_t *dst, unsigned pb, unsigned threads,
+                                cuzk_error *err);
 cuzk_status cuzk__gpu_bases_alloc_deferred(gpu_key *k, const cuzk_params *p, cuzk_error *err);
 cuzk_status cuzk__gpu_loader_start(gpu_key *k, cuzk_error *err);
 void cuzk__gpu_loader_reap(gpu_key *k, int quit);

@@ -18,6 +18,7 @@ static void key_free(gpu_key *k) {
     (void)st;
     cuzk__gpu_loader_reap(k, 1); /* it may be writing the bases */
     cuzk__gpu_stage_stop(k);     /* its copy may be writing w_slot */
+    cuzk__gpu_stream_free(k);    /* waits for its chunks' copies */
     cuzk__gpu_circuit_free(k->gc);
     cuzk__gpu_ntt_domain_destroy(k->dom);
     cuzk__gpu_msm_bases_free(k->h);
@@ -77,21 +78,13 @@ static gpu_key *key_new(cuzk_backend *be) {
     return k;
 }
 
-/* Bases upload, naming the vector on failure. */
-static cuzk_status upload_g1(cuzk__gpu_msm_bases **out, const cuzk_g1_aff *p, uint64_t n,
-                             const char *what, cuzk_error *err) {
-    if (n == 0) return CUZK_OK;
-    cuzk_status st =
-        cuzk__gpu_msm_bases_upload(out, CUZK__GPU_MSM_G1, (const uint64_t *)p, (size_t)n);
-    if (st != CUZK_OK) return gpu_fail(err, st, what);
-    return CUZK_OK;
-}
-
-static cuzk_status upload_g2(cuzk__gpu_msm_bases **out, const cuzk_g2_aff *p, uint64_t n,
-                             const char *what, cuzk_error *err) {
-    if (n == 0) return CUZK_OK;
-    cuzk_status st =
-        cuzk__gpu_msm_bases_upload(out, CUZK__GPU_MSM_G2, (const uint64_t *)p, (size_t)n);
+/* Vector v's n points (host, affine) uploaded into its handle, naming the
+ * vector on failure; nothing for a vector the plan streams (stream_setup). */
+static cuzk_status upload_vec(gpu_key *k, cuzk_params_vec v, const void *p, uint64_t n,
+                              const char *what, cuzk_error *err) {
+    if (n == 0 || cuzk__gpu_streamed(k, v)) return CUZK_OK;
+    const cuzk__gpu_msm_group g = v == CUZK_PARAMS_VEC_B_G2 ? CUZK__GPU_MSM_G2 : CUZK__GPU_MSM_G1;
+    cuzk_status st = cuzk__gpu_msm_bases_upload(key_vec(k, v), g, (const uint64_t *)p, (size_t)n);
     if (st != CUZK_OK) return gpu_fail(err, st, what);
     return CUZK_OK;
 }
@@ -119,11 +112,17 @@ static cuzk_status work_alloc(gpu_key *k, cuzk_error *err) {
         return gpu_fail(err, st, "reading the device's memory");
     cuzk__gpu_msm_bases *hs[5];
     const unsigned nh = cuzk__gpu_key_msms(k, hs);
+    const size_t budget = cuzk__gpu_key_level_budget(total_b, k->vram_limit);
     for (unsigned i = 0; i < nh; i++) {
         if (k->h != NULL) cuzk__gpu_msm_bases_share_work(hs[i], k->h); /* H's own: no-op */
-        cuzk__gpu_msm_bases_cap_level_budget(hs[i],
-                                             cuzk__gpu_key_level_budget(total_b, k->vram_limit));
+        cuzk__gpu_msm_bases_cap_level_budget(hs[i], budget);
     }
+    /* the streamed vectors' chunks are summed on the streamer's views, on
+     * the same area (stream_setup shared it) and budget */
+    cuzk__gpu_msm_bases_cap_level_budget(
+        cuzk__gpu_msm_streamer_view(k->streamer, CUZK__GPU_MSM_G1), budget);
+    cuzk__gpu_msm_bases_cap_level_budget(
+        cuzk__gpu_msm_streamer_view(k->streamer, CUZK__GPU_MSM_G2), budget);
     /* the bitmaps stay on the device: the classification writes them and the
      * batch-add and masked MSM read them there (no round trips through the
      * host) */
@@ -136,22 +135,6 @@ static cuzk_status work_alloc(gpu_key *k, cuzk_error *err) {
         (st = cuzk__gpu_alloc((void **)&k->bm_other, bm_bytes)) != CUZK_OK)
         return gpu_fail(err, st, "allocating the per-proof work area");
     cuzk__gpu_stage_alloc(k);
-    return CUZK_OK;
-}
-
-/* The key's memory plan on its device (backend_gpu_plan.c): the resident
- * mode is what prepare builds; a key the device cannot hold whole is
- * refused with the plan's numbers (CUZK_ERR_NOMEM when not even streaming
- * fits, CUZK_ERR_UNSUPPORTED while the streaming modes are not built). */
-static cuzk_status key_placed(gpu_key *k, cuzk_backend *be, cuzk_error *err) {
-    cuzk_status st = cuzk__gpu_key_plan(k, be, err);
-    if (st != CUZK_OK) return st;
-    if (k->plan.mode != CUZK__PLAN_RESIDENT)
-        return cuzk__fail(err, CUZK_ERR_UNSUPPORTED,
-                          "GPU %d: %s: the key does not fit whole and streaming is not built: %s",
-                          k->device,
-                          k->zk ? k->zk->file.path : (k->p->path ? k->p->path : "(parameters)"),
-                          k->plan.reason);
     return CUZK_OK;
 }
 
@@ -176,7 +159,8 @@ static cuzk_status prepare_with(cuzk_backend *be, cuzk_backend_key **out, const 
     k->max_query = p->a.n > p->b_g1.n ? p->a.n : p->b_g1.n;
     if (c->n_aux > k->max_query) k->max_query = c->n_aux;
     if (k->n_h > k->max_query) k->max_query = k->n_h;
-    if ((st = key_placed(k, be, err)) != CUZK_OK) goto fail;
+    /* the memory plan: what stays on the device, what streams from host memory */
+    if ((st = cuzk__gpu_key_plan(k, be, err)) != CUZK_OK) goto fail;
 
     /* the staging buffers first: the circuit (8.9 GB at 2^27) goes through
      * them, and the loader's runs take their size */
@@ -194,19 +178,15 @@ static cuzk_status prepare_with(cuzk_backend *be, cuzk_backend_key **out, const 
     }
     if (p->deferred) {
         if ((st = cuzk__gpu_bases_alloc_deferred(k, p, err)) != CUZK_OK) goto fail;
-    } else if ((st = upload_g1(&k->h, p->h.p, p->h.n, upload_what(CUZK_PARAMS_VEC_H), err)) !=
-                   CUZK_OK ||
-               (st = upload_g1(&k->l, p->l.p, p->l.n, upload_what(CUZK_PARAMS_VEC_L), err)) !=
-                   CUZK_OK ||
-               (st = upload_g1(&k->a, p->a.p, p->a.n, upload_what(CUZK_PARAMS_VEC_A), err)) !=
-                   CUZK_OK ||
-               (st = upload_g1(&k->b1, p->b_g1.p, p->b_g1.n, upload_what(CUZK_PARAMS_VEC_B_G1),
-                               err)) != CUZK_OK ||
-               (st = upload_g2(&k->b2, p->b_g2.p, p->b_g2.n, upload_what(CUZK_PARAMS_VEC_B_G2),
-                               err)) != CUZK_OK) {
-        goto fail;
+    } else {
+        const void *const pts[5] = {p->h.p, p->l.p, p->a.p, p->b_g1.p, p->b_g2.p};
+        for (unsigned v = 0; v < 5; v++)
+            if ((st = upload_vec(k, (cuzk_params_vec)v, pts[v], vec_count(p, (cuzk_params_vec)v),
+                                 upload_what((cuzk_params_vec)v), err)) != CUZK_OK)
+                goto fail;
     }
-    if ((st = work_alloc(k, err)) != CUZK_OK) goto fail;
+    if ((st = cuzk__gpu_stream_setup(k, err)) != CUZK_OK || (st = work_alloc(k, err)) != CUZK_OK)
+        goto fail;
     k->alpha1 = p->vk.alpha1;
     k->beta1 = p->vk.beta1;
     k->delta1 = p->vk.delta1;
@@ -275,7 +255,7 @@ cuzk_status cuzk__gpu_op_prepare_zkey(cuzk_backend *be, cuzk_backend_key **out,
     k->n_h = zk->domain_size;
     k->l_first = (uint64_t)zk->n_public + 1;
     k->max_query = k->n_vars > k->n_dom ? k->n_vars : k->n_dom;
-    if ((st = key_placed(k, be, err)) != CUZK_OK) goto fail;
+    if ((st = cuzk__gpu_key_plan(k, be, err)) != CUZK_OK) goto fail;
     /* page-locked, so its upload is one DMA; else through the staging buffers */
     const size_t abc_bytes = 3 * (size_t)k->n_dom * sizeof(cuzk_fr);
     if ((k->inst->hooks.pin_fail & CUZK__GPU_PIN_FAIL_ABC) == 0 &&
@@ -292,13 +272,18 @@ cuzk_status cuzk__gpu_op_prepare_zkey(cuzk_backend *be, cuzk_backend_key **out,
         gpu_fail(err, st, "NTT tables");
         goto fail;
     }
-    if ((st = upload_g1(&k->h, zk->h.p, zk->h.n, "uploading section H", err)) != CUZK_OK ||
-        (st = upload_g1(&k->l, zk->c.p, zk->c.n, "uploading section C", err)) != CUZK_OK ||
-        (st = upload_g1(&k->a, zk->a.p, zk->a.n, "uploading section A", err)) != CUZK_OK ||
-        (st = upload_g1(&k->b1, zk->b1.p, zk->b1.n, "uploading section B1", err)) != CUZK_OK ||
-        (st = upload_g2(&k->b2, zk->b2.p, zk->b2.n, "uploading section B2", err)) != CUZK_OK)
+    if ((st = upload_vec(k, CUZK_PARAMS_VEC_H, zk->h.p, zk->h.n, "uploading section H", err)) !=
+            CUZK_OK ||
+        (st = upload_vec(k, CUZK_PARAMS_VEC_L, zk->c.p, zk->c.n, "uploading section C", err)) !=
+            CUZK_OK ||
+        (st = upload_vec(k, CUZK_PARAMS_VEC_A, zk->a.p, zk->a.n, "uploading section A", err)) !=
+            CUZK_OK ||
+        (st = upload_vec(k, CUZK_PARAMS_VEC_B_G1, zk->b1.p, zk->b1.n, "uploading section B1",
+                         err)) != CUZK_OK ||
+        (st = upload_vec(k, CUZK_PARAMS_VEC_B_G2, zk->b2.p, zk->b2.n, "uploading section B2",
+                         err)) != CUZK_OK ||
+        (st = cuzk__gpu_stream_setup(k, err)) != CUZK_OK || (st = work_alloc(k, err)) != CUZK_OK)
         goto fail;
-    if ((st = work_alloc(k, err)) != CUZK_OK) goto fail;
     k->alpha1 = zk->alpha1;
     k->beta1 = zk->beta1;
     k->delta1 = zk->delta1;

@@ -41,9 +41,9 @@ typedef struct enc_upload {
     int threaded;             /* copied by vector_loader (else in prepare) */
 } enc_upload;
 
-static cuzk_status read_runs(const cuzk_params *p, cuzk_params_vec v, uint64_t first,
-                             uint64_t count, uint8_t *dst, unsigned pb, unsigned threads,
-                             cuzk_error *err) {
+cuzk_status cuzk__gpu_read_runs(const cuzk_params *p, cuzk_params_vec v, uint64_t first,
+                                uint64_t count, uint8_t *dst, unsigned pb, unsigned threads,
+                                cuzk_error *err) {
 #ifdef CUZK_HAVE_OPENMP
     enum { MAX_SLICES = 8 }; /* see the comment above enc_upload */
     int nt = threads ? (int)threads : omp_get_max_threads();
@@ -137,7 +137,8 @@ static cuzk_status copy_encoded(gpu_key *k, enc_upload *u, cuzk__gpu_msm_bases *
         /* the buffer's previous DMA must be done before it is refilled */
         if (u->cq && (st = cuzk__gpu_copy_queue_wait(u->cq, slot)) != CUZK_OK)
             return gpu_fail(err, st, what);
-        if ((st = read_runs(k->p, v, first, cnt, host, pb, k->threads, err)) != CUZK_OK)
+        if ((st = cuzk__gpu_read_runs(k->p, v, first, cnt, host, pb, k->threads, err)) !=
+            CUZK_OK)
             return st;
         st = u->cq ? cuzk__gpu_copy_queue_upload(u->cq, slot, dst + first * pb, host, cnt * pb)
                    : cuzk__gpu_upload(dst + first * pb, host, cnt * pb);
@@ -200,8 +201,10 @@ static void load_vectors(gpu_key *k) {
     if (st != CUZK_OK) gpu_fail(&e, st, "selecting the device");
     for (unsigned i = 0; i < 5 && st == CUZK_OK; i++) {
         const cuzk_params_vec v = (cuzk_params_vec)i;
-        if ((st = copy_encoded(k, k->ld_up, *key_vec(k, v), v, vec_count(k->p, v), &e)) !=
-            CUZK_OK)
+        /* a streamed vector is in host memory already (backend_gpu_stream.c) */
+        if (!cuzk__gpu_streamed(k, v) &&
+            (st = copy_encoded(k, k->ld_up, *key_vec(k, v), v, vec_count(k->p, v), &e)) !=
+                CUZK_OK)
             break;
         pthread_mutex_lock(&k->ld_mu);
         k->ld_copied = i + 1;
@@ -280,8 +283,9 @@ void cuzk__gpu_loader_reap(gpu_key *k, int quit) {
     k->ld_up = NULL;
 }
 
-/* The handles of the five deferred vectors, not yet filled: made before the
- * work area, so that it and the memory plan see them as when uploaded. */
+/* The handles of the deferred vectors the key keeps on the device (the
+ * plan's streamed ones stay in host memory), not yet filled: made before
+ * the work area, so that it sees them as when uploaded. */
 cuzk_status cuzk__gpu_bases_alloc_deferred(gpu_key *k, const cuzk_params *p, cuzk_error *err) {
     for (unsigned i = 0; i < 5; i++) {
         const cuzk_params_vec v = (cuzk_params_vec)i;
@@ -289,7 +293,8 @@ cuzk_status cuzk__gpu_bases_alloc_deferred(gpu_key *k, const cuzk_params *p, cuz
             v == CUZK_PARAMS_VEC_B_G2 ? CUZK__GPU_MSM_G2 : CUZK__GPU_MSM_G1;
         const uint64_t n = vec_count(p, v);
         cuzk_status st;
-        if (n != 0 && (st = cuzk__gpu_msm_bases_alloc(key_vec(k, v), g, (size_t)n)) != CUZK_OK)
+        if (n != 0 && !cuzk__gpu_streamed(k, v) &&
+            (st = cuzk__gpu_msm_bases_alloc(key_vec(k, v), g, (size_t)n)) != CUZK_OK)
             return gpu_fail(err, st, upload_what(v));
     }
     return CUZK_OK;

@@ -134,6 +134,7 @@ static cuzk_status plan_on_device(cuzk_backend *be, cuzk__plan *out, size_t *hid
         dev.free_bytes = free_b;
         dev.vram_limit = be->vram_limit;
         dev.reserve = plan_reserve(total_b, be->vram_limit);
+        dev.max_chunk = inst->hooks.chunk_bytes; /* tests: many chunks (0: the planner's) */
         dev.area = area_of;
         dev.area_ctx = &sizer;
         cuzk__plan_make(out, &key, &dev);
@@ -155,7 +156,8 @@ cuzk_status cuzk__gpu_op_plan(cuzk_backend *be, cuzk__plan *out, const cuzk_circ
     memset(out, 0, sizeof(*out));
     if (be->impl == NULL) return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "GPU backend not opened");
     if (zk == NULL && (c == NULL || p == NULL))
-        return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "plan: no key (circuit and parameters, or zkey)");
+        return cuzk__fail(err, CUZK_ERR_INVALID_ARG,
+                          "plan: no key (circuit and parameters, or zkey)");
     cuzk_status st = cuzk__gpu_set_device(be->device);
     if (st != CUZK_OK) return gpu_fail(err, st, "selecting the device");
     return plan_on_device(be, out, NULL, c, p, zk, err);

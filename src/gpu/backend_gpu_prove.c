@@ -38,17 +38,19 @@ static cuzk_status classify(gpu_key *k, cuzk__gpu_msm_counts *cnt, const uint64_
     return CUZK_OK;
 }
 
-/* sum over the n device scalars of scalar * base, after classify() of the
- * same scalars (cnt and the key's bitmaps): batch-add of the ones, Pippenger
- * over the others (result: host Jacobian words). */
-static cuzk_status classified_msm(gpu_key *k, cuzk__gpu_msm_bases *b, int g2, uint64_t *result,
+/* sum over the n device scalars of scalar * base of vector v (resident or
+ * streamed: backend_gpu_stream.c), after classify() of the same scalars
+ * (cnt and the key's bitmaps): batch-add of the ones, Pippenger over the
+ * others (result: host Jacobian words). */
+static cuzk_status classified_msm(gpu_key *k, cuzk_params_vec v, uint64_t *result,
                                   const uint64_t *scalars, uint64_t n,
                                   const cuzk__gpu_msm_counts *cnt, cuzk_groth16_stage_times *t,
                                   cuzk_error *err) {
+    const int g2 = v == CUZK_PARAMS_VEC_B_G2;
     uint64_t ones[36], others[36];
     memset(ones, 0, sizeof(ones));
     memset(others, 0, sizeof(others));
-    if (n == 0 || b == NULL) {
+    if (n == 0 || !cuzk__gpu_key_has(k, v)) {
         if (g2)
             cuzk_g2_jac_set_inf((cuzk_g2_jac *)(void *)result);
         else
@@ -60,11 +62,11 @@ static cuzk_status classified_msm(gpu_key *k, cuzk__gpu_msm_bases *b, int g2, ui
         (st = injected(k, g2 ? "b_g2_msm" : "tail_msm", err)) != CUZK_OK)
         return st;
     double t0 = cuzk__now_ms();
-    if (cnt->one && (st = cuzk__gpu_msm_batch_add(b, ones, n, k->bm_one)) != CUZK_OK)
+    if (cnt->one && (st = cuzk__gpu_key_batch_add(k, v, ones, n, k->bm_one)) != CUZK_OK)
         return gpu_fail(err, st, "batch-add");
     t->batch_add_ms += cuzk__now_ms() - t0;
     t0 = cuzk__now_ms();
-    if (cnt->other && (st = cuzk__gpu_msm(b, others, scalars, n, k->bm_other)) != CUZK_OK)
+    if (cnt->other && (st = cuzk__gpu_key_msm(k, v, others, scalars, n, k->bm_other)) != CUZK_OK)
         return gpu_fail(err, st, "tail MSM");
     if (g2)
         t->b_g2_msm_ms += cuzk__now_ms() - t0;
@@ -92,14 +94,15 @@ static cuzk_status classified_msm(gpu_key *k, cuzk__gpu_msm_bases *b, int g2, ui
 }
 
 /* classify, then classified_msm over one base vector. */
-static cuzk_status split_msm(gpu_key *k, cuzk__gpu_msm_bases *b, int g2, uint64_t *result,
+static cuzk_status split_msm(gpu_key *k, cuzk_params_vec v, uint64_t *result,
                              const uint64_t *scalars, uint64_t n, cuzk_groth16_stage_times *t,
                              cuzk_error *err) {
     cuzk__gpu_msm_counts cnt = {0, 0, 0};
     cuzk_status st;
-    if (n != 0 && b != NULL && (st = classify(k, &cnt, scalars, n, t, err)) != CUZK_OK)
+    if (n != 0 && cuzk__gpu_key_has(k, v) &&
+        (st = classify(k, &cnt, scalars, n, t, err)) != CUZK_OK)
         return st;
-    return classified_msm(k, b, g2, result, scalars, n, &cnt, t, err);
+    return classified_msm(k, v, result, scalars, n, &cnt, t, err);
 }
 
 /* B1 (G1) and B2 (G2) over the same n scalars: one classification for both. */
@@ -107,13 +110,14 @@ static cuzk_status b_msms(gpu_key *k, cuzk_groth16_partial *out, const uint64_t 
                           uint64_t n, cuzk_groth16_stage_times *t, cuzk_error *err) {
     cuzk__gpu_msm_counts cnt = {0, 0, 0};
     cuzk_status st;
-    if (n != 0 && (k->b1 != NULL || k->b2 != NULL) &&
-        (st = classify(k, &cnt, scalars, n, t, err)) != CUZK_OK)
+    const int any = cuzk__gpu_key_has(k, CUZK_PARAMS_VEC_B_G1) ||
+                    cuzk__gpu_key_has(k, CUZK_PARAMS_VEC_B_G2);
+    if (n != 0 && any && (st = classify(k, &cnt, scalars, n, t, err)) != CUZK_OK) return st;
+    if ((st = classified_msm(k, CUZK_PARAMS_VEC_B_G1, (uint64_t *)&out->msm_b1, scalars, n, &cnt,
+                             t, err)) != CUZK_OK)
         return st;
-    if ((st = classified_msm(k, k->b1, 0, (uint64_t *)&out->msm_b1, scalars, n, &cnt, t, err)) !=
-        CUZK_OK)
-        return st;
-    return classified_msm(k, k->b2, 1, (uint64_t *)&out->msm_b2, scalars, n, &cnt, t, err);
+    return classified_msm(k, CUZK_PARAMS_VEC_B_G2, (uint64_t *)&out->msm_b2, scalars, n, &cnt, t,
+                          err);
 }
 
 /* Bellman: witness -> a, b, c -> check -> H (plain, in abc's first third). */
@@ -220,15 +224,15 @@ static cuzk_status prove_locked(gpu_key *k, gpu_job *j, const cuzk_witness *w, c
         (st = injected(k, "msm_h", err)) != CUZK_OK)
         return st;
     double t0 = cuzk__now_ms();
-    if (k->n_h != 0 &&
-        (st = cuzk__gpu_msm(k->h, (uint64_t *)&msm_h, k->abc, (size_t)k->n_h, NULL)) != CUZK_OK)
+    if (k->n_h != 0 && (st = cuzk__gpu_key_msm(k, CUZK_PARAMS_VEC_H, (uint64_t *)&msm_h, k->abc,
+                                               k->n_h, NULL)) != CUZK_OK)
         return gpu_fail(err, st, "H MSM");
     t->msm_h_ms = cuzk__now_ms() - t0;
 
     const uint64_t *wp = k->w_plain;
     /* L (bellman) or C (snarkjs): the aux / private variables in place */
     if ((st = vector_need(k, CUZK_PARAMS_VEC_L, t, err)) != CUZK_OK ||
-        (st = split_msm(k, k->l, 0, (uint64_t *)&msm_l, wp + 4 * k->l_first,
+        (st = split_msm(k, CUZK_PARAMS_VEC_L, (uint64_t *)&msm_l, wp + 4 * k->l_first,
                         k->n_vars - k->l_first, t, err)) != CUZK_OK)
         return st;
     if (k->c != NULL) {
@@ -239,8 +243,8 @@ static cuzk_status prove_locked(gpu_key *k, gpu_job *j, const cuzk_witness *w, c
             return gpu_fail(err, st, "gathering A's scalars");
         t->prep_ms += cuzk__now_ms() - t0;
         if ((st = vector_need(k, CUZK_PARAMS_VEC_A, t, err)) != CUZK_OK ||
-            (st = split_msm(k, k->a, 0, (uint64_t *)&out->msm_a, k->gath, info->a_count, t,
-                            err)) != CUZK_OK)
+            (st = split_msm(k, CUZK_PARAMS_VEC_A, (uint64_t *)&out->msm_a, k->gath,
+                            info->a_count, t, err)) != CUZK_OK)
             return st;
         t0 = cuzk__now_ms();
         if ((st = cuzk__gpu_fr_gather(k->gath, wp, info->b_vars, (size_t)info->b_count, NULL)) !=
@@ -251,8 +255,8 @@ static cuzk_status prove_locked(gpu_key *k, gpu_job *j, const cuzk_witness *w, c
             (st = b_msms(k, out, k->gath, info->b_count, t, err)) != CUZK_OK)
             return st;
     } else { /* snarkjs: A, B1, B2 over every variable */
-        if ((st = split_msm(k, k->a, 0, (uint64_t *)&out->msm_a, wp, k->n_vars, t, err)) !=
-                CUZK_OK ||
+        if ((st = split_msm(k, CUZK_PARAMS_VEC_A, (uint64_t *)&out->msm_a, wp, k->n_vars, t,
+                            err)) != CUZK_OK ||
             (st = b_msms(k, out, wp, k->n_vars, t, err)) != CUZK_OK)
             return st;
     }

@@ -131,6 +131,21 @@ CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_msm_bases_upload(cuzk__gpu_msm_bas
 CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_msm_bases_alloc(cuzk__gpu_msm_bases **out,
                                                               cuzk__gpu_msm_group group,
                                                               size_t n);
+/*
+ * A handle over n bases the caller keeps in device memory at dev (the
+ * affine layout above): not copied, not freed with the handle, never given
+ * shifted copies (cuzk__gpu_msm_bases_precompute refuses it). Retarget
+ * points it at other memory of m points (the handle's calls must be done:
+ * a streamed MSM moves it from chunk to chunk). CUZK_ERR_INVALID_ARG for a
+ * NULL dev, a count of 0 or 2^31 points or more, or (retarget) a handle
+ * that owns its bases.
+ */
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_msm_bases_view(cuzk__gpu_msm_bases **out,
+                                                             cuzk__gpu_msm_group group,
+                                                             void *dev, size_t n);
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_msm_bases_retarget(cuzk__gpu_msm_bases *b,
+                                                                 void *dev, size_t m);
+
 /* Device address of base i (i <= n: the end too), and the count n. */
 void *cuzk__gpu_msm_bases_at(cuzk__gpu_msm_bases *b, size_t i);
 size_t cuzk__gpu_msm_bases_count(const cuzk__gpu_msm_bases *b);

@@ -140,7 +140,11 @@ static cuzk_status level_shape_set(cuzk__gpu_msm_bases *b, size_t limit) {
     return CUZK_OK;
 }
 
-static cuzk_status handle_new(cuzk__gpu_msm_bases **out, cuzk__gpu_msm_group group, size_t n) {
+/* A handle of n bases of the group on the current device: its shape, work
+ * area and budget, and (mem NULL) its own memory for the bases, else the
+ * caller's at mem. */
+static cuzk_status handle_new(cuzk__gpu_msm_bases **out, cuzk__gpu_msm_group group, size_t n,
+                              void *mem) {
     *out = nullptr;
     if ((group != CUZK__GPU_MSM_G1 && group != CUZK__GPU_MSM_G2) || n == 0 ||
         n >= ((size_t)1 << 31))
@@ -168,6 +172,11 @@ static cuzk_status handle_new(cuzk__gpu_msm_bases **out, cuzk__gpu_msm_group gro
     b->ba_budget = (mem_total / 4 >> 20) << 20;
     cuzk_status st = level_shape_set(b, 0);
     if (st != CUZK_OK) return st;
+    if (mem != nullptr) {
+        b->bases = mem;
+        b->borrowed = true;
+        return CUZK_OK;
+    }
     CUZK__CUDA_TRY(cudaMalloc(&b->bases, n * aff_bytes(group)));
     return CUZK_OK;
 }
@@ -210,7 +219,7 @@ extern "C" void cuzk__gpu_msm_bases_restore_level_budget(cuzk__gpu_msm_bases *b,
 
 extern "C" void cuzk__gpu_msm_bases_free(cuzk__gpu_msm_bases *b) {
     if (!b) return;
-    if (b->bases) (void)cudaFree(b->bases);
+    if (b->bases && !b->borrowed) (void)cudaFree(b->bases);
     work_release(b->work);
     free(b->ba_hclk);
     free(b);
@@ -219,12 +228,30 @@ extern "C" void cuzk__gpu_msm_bases_free(cuzk__gpu_msm_bases *b) {
 extern "C" cuzk_status cuzk__gpu_msm_bases_alloc(cuzk__gpu_msm_bases **out,
                                                  cuzk__gpu_msm_group group, size_t n) {
     if (!out) return CUZK_ERR_INVALID_ARG;
-    cuzk_status st = handle_new(out, group, n);
+    cuzk_status st = handle_new(out, group, n, nullptr);
     if (st != CUZK_OK && *out) {
         cuzk__gpu_msm_bases_free(*out);
         *out = nullptr;
     }
     return st;
+}
+
+extern "C" cuzk_status cuzk__gpu_msm_bases_view(cuzk__gpu_msm_bases **out,
+                                                cuzk__gpu_msm_group group, void *dev, size_t n) {
+    if (!out || !dev) return CUZK_ERR_INVALID_ARG;
+    cuzk_status st = handle_new(out, group, n, dev);
+    if (st != CUZK_OK && *out) {
+        cuzk__gpu_msm_bases_free(*out);
+        *out = nullptr;
+    }
+    return st;
+}
+
+extern "C" cuzk_status cuzk__gpu_msm_bases_retarget(cuzk__gpu_msm_bases *b, void *dev, size_t n) {
+    if (!b || !dev || !b->borrowed || n == 0 || n >= ((size_t)1 << 31)) return CUZK_ERR_INVALID_ARG;
+    b->bases = dev;
+    b->n = n;
+    return CUZK_OK;
 }
 
 extern "C" cuzk_status cuzk__gpu_msm_bases_upload(cuzk__gpu_msm_bases **out,
@@ -314,7 +341,7 @@ extern "C" cuzk_status cuzk__gpu_msm_bases_random(cuzk__gpu_msm_bases **out,
                                                   size_t n, uint64_t seed) {
     if (!out || !table || ntable == 0 || ntable >= ((size_t)1 << 31))
         return CUZK_ERR_INVALID_ARG;
-    cuzk_status st = handle_new(out, group, n);
+    cuzk_status st = handle_new(out, group, n, nullptr);
     void *d_table = nullptr;
     if (st == CUZK_OK)
         st = group == CUZK__GPU_MSM_G1 ? random_body<fp_t>(*out, &d_table, table, ntable, seed)
@@ -350,7 +377,7 @@ static cuzk_status copies_body(cuzk__gpu_msm_bases *b, aff_pt<F> *all, unsigned 
 }
 
 extern "C" cuzk_status cuzk__gpu_msm_bases_precompute(cuzk__gpu_msm_bases *b, unsigned copies) {
-    if (!b || copies == 0) return CUZK_ERR_INVALID_ARG;
+    if (!b || copies == 0 || b->borrowed) return CUZK_ERR_INVALID_ARG;
     /* the window for the copies, and no more copies than it has windows */
     unsigned c = cuzk__gpu_msm_copies_window(b->n, copies);
     while (copies > window_count(c)) {

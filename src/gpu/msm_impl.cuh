@@ -154,6 +154,7 @@ struct cuzk__gpu_msm_bases {
     cuzk__gpu_msm_group group;
     size_t n;
     void *bases;        /* copies x n points: copy j is 2^(j copies_c) times copy 0 */
+    bool borrowed;      /* bases are the caller's (cuzk__gpu_msm_bases_view): never freed here */
     unsigned copies;    /* 1: the bases alone */
     unsigned copies_c;  /* the window the copies serve */
     msm_work *work;

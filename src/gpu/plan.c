@@ -58,7 +58,8 @@ static uint64_t area_of(const cuzk__plan_key *k, const cuzk__plan_device *d, uns
         if (k->points[v] == 0) continue;
         uint64_t n = 0;
         if (resident & (1u << v)) n = k->points[v];
-        if (streamed & (1u << v)) n = min_u64(k->points[v], cuzk__plan_chunk_points(chunk_bytes, v));
+        if (streamed & (1u << v))
+            n = min_u64(k->points[v], cuzk__plan_chunk_points(chunk_bytes, v));
         if (n == 0) continue;
         area = max_u64(area, d->area(d->area_ctx, is_g2(v), n, vec_masked(k, v)));
     }
@@ -81,13 +82,16 @@ static uint64_t layout_need(const cuzk__plan_key *k, const cuzk__plan_device *d,
 }
 
 /* The chunks layout l may take: whole units from the least to the cap
- * (the largest streamed vector rounded up, at most CUZK__PLAN_MAX_CHUNK). */
-static uint64_t layout_cap(const layout *l) {
+ * (the largest streamed vector rounded up, at most the device's max_chunk
+ * or CUZK__PLAN_MAX_CHUNK). */
+static uint64_t layout_cap(const cuzk__plan_device *d, const layout *l) {
     const uint64_t u = CUZK__PLAN_CHUNK_UNIT;
-    return min_u64((l->max_vec / u + (l->max_vec % u != 0)) * u, CUZK__PLAN_MAX_CHUNK);
+    uint64_t most = CUZK__PLAN_MAX_CHUNK;
+    if (d->max_chunk != 0) most = max_u64(d->max_chunk / u, 1) * u;
+    return min_u64((l->max_vec / u + (l->max_vec % u != 0)) * u, most);
 }
-static uint64_t layout_least(const layout *l) {
-    return min_u64(CUZK__PLAN_MIN_CHUNK, layout_cap(l));
+static uint64_t layout_least(const cuzk__plan_device *d, const layout *l) {
+    return min_u64(CUZK__PLAN_MIN_CHUNK, layout_cap(d, l));
 }
 
 /* The largest chunk (whole units, layout_least .. layout_cap) with which
@@ -97,7 +101,7 @@ static uint64_t layout_least(const layout *l) {
 static uint64_t layout_chunk(const cuzk__plan_key *k, const cuzk__plan_device *d,
                              const layout *l, uint64_t avail) {
     const uint64_t u = CUZK__PLAN_CHUNK_UNIT;
-    const uint64_t cap = layout_cap(l), least = layout_least(l);
+    const uint64_t cap = layout_cap(d, l), least = layout_least(d, l);
     uint64_t area;
     if (cap == 0 || layout_need(k, d, l, least, &area) > avail) return 0;
     if (layout_need(k, d, l, cap, &area) <= avail) return cap;
@@ -179,7 +183,7 @@ void cuzk__plan_make(cuzk__plan *out, const cuzk__plan_key *k, const cuzk__plan_
         const uint64_t chunk = layout_chunk(k, d, &l, out->avail);
         if (chunk == 0) {
             if (modes[i] == CUZK__PLAN_STREAMING && l.max_vec != 0) {
-                least_chunk = layout_least(&l);
+                least_chunk = layout_least(d, &l);
                 uint64_t area;
                 least_need = layout_need(k, d, &l, least_chunk, &area);
             }

@@ -78,6 +78,8 @@ typedef struct {
     uint64_t free_bytes; /* free device memory now */
     uint64_t vram_limit; /* the most the key may take (0: no limit) */
     uint64_t reserve;    /* kept free of the plan (runtime, allocator rounding, estimates) */
+    uint64_t max_chunk;  /* chunks at most this (whole units, one at least; 0:
+                          * CUZK__PLAN_MAX_CHUNK): tests stream small keys in many */
     cuzk__plan_area_fn area;
     void *area_ctx;
 } cuzk__plan_device;

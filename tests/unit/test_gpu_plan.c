@@ -39,6 +39,7 @@ static cuzk__plan_device device_of(uint64_t free_b, uint64_t limit, uint64_t res
     d.free_bytes = free_b;
     d.vram_limit = limit;
     d.reserve = reserve;
+    d.max_chunk = 0;
     d.area = model_area;
     d.area_ctx = &the_model;
     return d;
@@ -285,6 +286,30 @@ static void test_modes_reached(void) {
     CHECK(seen == 0xfu);
 }
 
+/* A device's max_chunk caps the chunk (whole units, one at least): a small
+ * key streams in many chunks; without it the same key and memory take its
+ * largest streamed vector, rounded up, in one chunk. */
+static void test_max_chunk(void) {
+    const uint64_t u = CUZK__PLAN_CHUNK_UNIT;
+    const cuzk__plan_key k = key_of(12, 100);
+    const uint64_t res = need_resident(&k), reserve = (uint64_t)1 << 20;
+    static const uint64_t maxes[] = {1, u, u + 1, 3 * u, 5 * u - 1};
+    for (size_t i = 0; i < sizeof maxes / sizeof maxes[0]; i++) {
+        cuzk__plan_device d = device_of(res + reserve - 1, 0, reserve);
+        d.max_chunk = maxes[i];
+        cuzk__plan p;
+        cuzk__plan_make(&p, &k, &d);
+        const uint64_t want = (maxes[i] / u > 0 ? maxes[i] / u : 1) * u;
+        CHECK(p.mode == CUZK__PLAN_PARTLY_RESIDENT);
+        CHECK(p.chunk_bytes == want);
+        CHECK(plan_consistent(&k, &p));
+        d.max_chunk = 0;
+        cuzk__plan_make(&p, &k, &d);
+        CHECK(p.mode == CUZK__PLAN_PARTLY_RESIDENT && p.chunk_bytes == cap_of(&k, 1));
+        CHECK(cap_of(&k, 1) > 5 * u);
+    }
+}
+
 /* A PoRep-sized key (2^27, ~77 GB of bases) on cards of 141, 80 and 24 GB
  * (their limits): the card decides the mode, the reasons say so. */
 static void test_porep_cards(void) {
@@ -338,6 +363,7 @@ int main(int argc, char **argv) {
     RUN(test_boundaries);
     RUN(test_many_sizes);
     RUN(test_modes_reached);
+    RUN(test_max_chunk);
     RUN(test_porep_cards);
     return cuzk_test_finish();
 }

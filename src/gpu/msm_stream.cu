@@ -1,0 +1,210 @@
+/*
+ * msm_stream.cu — MSMs over bases in host memory (gpu_msm_stream.h): two
+ * device chunk buffers filled on a copy stream of their own, each chunk's
+ * MSM or batch-add on a view handle of its buffer, the sums added on the
+ * host. VARIABLE TIME (public data, as the CPU MSM).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu/check.cuh"
+#include "gpu/gpu_msm_stream.h"
+
+/* The host's group additions (src/ec/g1.c, g2.c) on Jacobian words. */
+extern "C" {
+void cuzk_g1_jac_add_var(void *r, const void *a, const void *b);
+void cuzk_g2_jac_add_var(void *r, const void *a, const void *b);
+}
+
+struct cuzk__gpu_msm_streamer {
+    void *buf[2];              /* the chunk buffers, chunk_bytes each */
+    size_t chunk_bytes;
+    size_t per[2];             /* points a chunk holds: G1, G2 */
+    cuzk__gpu_msm_bases *view[2]; /* G1, G2: handles over a chunk buffer */
+    cudaStream_t cs;           /* the copy stream (beside the legacy stream's kernels) */
+    cudaEvent_t copied[2], used[2]; /* buffer b's upload done; its last MSM's kernels done */
+    cudaEvent_t t0[2], t1[2];  /* buffer b's upload timed */
+    cuzk__gpu_msm_stream_stats stats;
+};
+
+static int gi(cuzk__gpu_msm_group g) { return g == CUZK__GPU_MSM_G2 ? 1 : 0; }
+static size_t point_bytes(cuzk__gpu_msm_group g) { return g == CUZK__GPU_MSM_G2 ? 192 : 96; }
+static size_t jac_words(cuzk__gpu_msm_group g) { return g == CUZK__GPU_MSM_G2 ? 36 : 18; }
+
+extern "C" void cuzk__gpu_msm_streamer_free(cuzk__gpu_msm_streamer *s) {
+    if (s == nullptr) return;
+    if (s->cs) {
+        (void)cudaStreamSynchronize(s->cs); /* no copy may outlive its buffer */
+        (void)cudaStreamDestroy(s->cs);
+    }
+    for (int b = 0; b < 2; b++) {
+        cudaEvent_t *evs[4] = {&s->copied[b], &s->used[b], &s->t0[b], &s->t1[b]};
+        for (int e = 0; e < 4; e++)
+            if (*evs[e]) (void)cudaEventDestroy(*evs[e]);
+        cuzk__gpu_msm_bases_free(s->view[b]); /* views: the buffers stay */
+    }
+    for (int b = 0; b < 2; b++)
+        if (s->buf[b]) (void)cudaFree(s->buf[b]);
+    free(s);
+}
+
+static cuzk_status streamer_make(cuzk__gpu_msm_streamer *s, cuzk__gpu_msm_bases *work) {
+    /* the buffers are the large allocation: checked against free memory */
+    size_t free_b = 0, total_b = 0;
+    CUZK__CUDA_TRY(cudaMemGetInfo(&free_b, &total_b));
+    if (free_b / 2 < s->chunk_bytes) {
+        char what[128];
+        snprintf(what, sizeof what, "two chunk buffers of %zu bytes, %zu bytes free",
+                 s->chunk_bytes, free_b);
+        cuzk__gpu_record_error(cudaErrorMemoryAllocation, what, __FILE__, __LINE__);
+        return CUZK_ERR_NOMEM;
+    }
+    for (int b = 0; b < 2; b++) CUZK__CUDA_TRY(cudaMalloc(&s->buf[b], s->chunk_bytes));
+    CUZK__CUDA_TRY(cudaStreamCreateWithFlags(&s->cs, cudaStreamNonBlocking));
+    for (int b = 0; b < 2; b++) {
+        CUZK__CUDA_TRY(cudaEventCreateWithFlags(&s->copied[b], cudaEventDisableTiming));
+        CUZK__CUDA_TRY(cudaEventCreateWithFlags(&s->used[b], cudaEventDisableTiming));
+        CUZK__CUDA_TRY(cudaEventCreate(&s->t0[b]));
+        CUZK__CUDA_TRY(cudaEventCreate(&s->t1[b]));
+    }
+    const cuzk__gpu_msm_group groups[2] = {CUZK__GPU_MSM_G1, CUZK__GPU_MSM_G2};
+    for (int g = 0; g < 2; g++) {
+        s->per[g] = s->chunk_bytes / point_bytes(groups[g]) / 64 * 64;
+        const cuzk_status st =
+            cuzk__gpu_msm_bases_view(&s->view[g], groups[g], s->buf[0], s->per[g]);
+        if (st != CUZK_OK) return st;
+    }
+    cuzk__gpu_msm_bases_share_work(s->view[1], s->view[0]);
+    if (work != nullptr) {
+        cuzk__gpu_msm_bases_share_work(s->view[0], work);
+        cuzk__gpu_msm_bases_share_work(s->view[1], work);
+    }
+    return CUZK_OK;
+}
+
+extern "C" cuzk_status cuzk__gpu_msm_streamer_new(cuzk__gpu_msm_streamer **out,
+                                                  size_t chunk_bytes,
+                                                  cuzk__gpu_msm_bases *work) {
+    if (out == nullptr || chunk_bytes < CUZK__GPU_MSM_STREAM_MIN_CHUNK) return CUZK_ERR_INVALID_ARG;
+    *out = nullptr;
+    cuzk__gpu_msm_streamer *s =
+        static_cast<cuzk__gpu_msm_streamer *>(calloc(1, sizeof(cuzk__gpu_msm_streamer)));
+    if (s == nullptr) return CUZK_ERR_NOMEM;
+    s->chunk_bytes = chunk_bytes;
+    const cuzk_status st = streamer_make(s, work);
+    if (st != CUZK_OK) {
+        cuzk__gpu_msm_streamer_free(s);
+        return st;
+    }
+    *out = s;
+    return CUZK_OK;
+}
+
+extern "C" cuzk__gpu_msm_bases *cuzk__gpu_msm_streamer_view(cuzk__gpu_msm_streamer *s,
+                                                            cuzk__gpu_msm_group group) {
+    return s ? s->view[gi(group)] : nullptr;
+}
+
+extern "C" size_t cuzk__gpu_msm_streamer_chunk_points(const cuzk__gpu_msm_streamer *s,
+                                                      cuzk__gpu_msm_group group) {
+    return s ? s->per[gi(group)] : 0;
+}
+
+extern "C" void cuzk__gpu_msm_streamer_stats(const cuzk__gpu_msm_streamer *s,
+                                             cuzk__gpu_msm_stream_stats *out) {
+    if (s)
+        *out = s->stats;
+    else
+        memset(out, 0, sizeof(*out));
+}
+
+/* Chunk i's upload (points [i per, ...) of n) into buffer i % 2, after the
+ * kernels of the chunk that last read that buffer. */
+static cuzk_status upload_chunk(cuzk__gpu_msm_streamer *s, const char *bases, size_t pb,
+                                size_t per, size_t n, size_t i) {
+    const int b = (int)(i & 1);
+    const size_t first = i * per, cnt = n - first < per ? n - first : per;
+    CUZK__CUDA_TRY(cudaStreamWaitEvent(s->cs, s->used[b], 0));
+    CUZK__CUDA_TRY(cudaEventRecord(s->t0[b], s->cs));
+    CUZK__CUDA_TRY(cudaMemcpyAsync(s->buf[b], bases + first * pb, cnt * pb,
+                                   cudaMemcpyHostToDevice, s->cs));
+    CUZK__CUDA_TRY(cudaEventRecord(s->t1[b], s->cs));
+    CUZK__CUDA_TRY(cudaEventRecord(s->copied[b], s->cs));
+    s->stats.bytes += cnt * pb;
+    s->stats.chunks++;
+    return CUZK_OK;
+}
+
+/* The chunks of one call: each chunk's MSM (batch = 0: scalars, mask) or
+ * batch-add (batch = 1: mask is the bitmap) on its buffer, summed. */
+static cuzk_status streamed_body(cuzk__gpu_msm_streamer *s, cuzk__gpu_msm_group group,
+                                 const void *bases, uint64_t *result, const uint64_t *scalars,
+                                 size_t n, const uint64_t *mask, int batch) {
+    const int g = gi(group);
+    const size_t pb = point_bytes(group), per = s->per[g];
+    const char *host = static_cast<const char *>(bases);
+    cuzk__gpu_msm_bases *v = s->view[g];
+    uint64_t part[36];
+    const size_t nch = (n + per - 1) / per;
+    cuzk_status st = upload_chunk(s, host, pb, per, n, 0);
+    for (size_t i = 0; i < nch && st == CUZK_OK; i++) {
+        /* the next chunk goes up while this one's kernels run */
+        if (i + 1 < nch && (st = upload_chunk(s, host, pb, per, n, i + 1)) != CUZK_OK) break;
+        const int b = (int)(i & 1);
+        const size_t first = i * per, cnt = n - first < per ? n - first : per;
+        CUZK__CUDA_TRY(cudaStreamWaitEvent(0, s->copied[b], 0)); /* the legacy stream */
+        if ((st = cuzk__gpu_msm_bases_retarget(v, s->buf[b], cnt)) != CUZK_OK) break;
+        const uint64_t *m = mask ? mask + first / 64 : nullptr; /* first % 64 == 0 */
+        st = batch ? cuzk__gpu_msm_batch_add(v, part, cnt, m)
+                   : cuzk__gpu_msm(v, part, scalars + 4 * first, cnt, m);
+        if (st != CUZK_OK) break;
+        CUZK__CUDA_TRY(cudaEventRecord(s->used[b], 0));
+        /* the chunk's kernels waited for its upload: its clocks are set */
+        float ms = 0;
+        if (cudaEventElapsedTime(&ms, s->t0[b], s->t1[b]) == cudaSuccess)
+            s->stats.copy_ms += ms;
+        else
+            (void)cudaGetLastError();
+        if (group == CUZK__GPU_MSM_G2)
+            cuzk_g2_jac_add_var(result, result, part);
+        else
+            cuzk_g1_jac_add_var(result, result, part);
+    }
+    return st;
+}
+
+/* A call's frame: the result infinity, the arguments checked, the chunks,
+ * and no copy left in flight (the caller may free its host bases). */
+static cuzk_status streamed(cuzk__gpu_msm_streamer *s, cuzk__gpu_msm_group group,
+                            const void *bases, uint64_t *result, const uint64_t *scalars,
+                            size_t n, const uint64_t *mask, int batch) {
+    if (s == nullptr || result == nullptr || (n != 0 && bases == nullptr) ||
+        (!batch && n != 0 && scalars == nullptr) ||
+        (group != CUZK__GPU_MSM_G1 && group != CUZK__GPU_MSM_G2))
+        return CUZK_ERR_INVALID_ARG;
+    memset(result, 0, jac_words(group) * 8); /* infinity */
+    if (n == 0) return CUZK_OK;
+    const cuzk_status st = streamed_body(s, group, bases, result, scalars, n, mask, batch);
+    const cudaError_t e = cudaStreamSynchronize(s->cs);
+    if (st != CUZK_OK) return st;
+    if (e != cudaSuccess) {
+        cuzk__gpu_record_error(e, "cudaStreamSynchronize(copy stream)", __FILE__, __LINE__);
+        return CUZK_ERR_GPU;
+    }
+    return CUZK_OK;
+}
+
+extern "C" cuzk_status cuzk__gpu_msm_streamed(cuzk__gpu_msm_streamer *s,
+                                              cuzk__gpu_msm_group group, const void *bases,
+                                              uint64_t *result, const uint64_t *scalars,
+                                              size_t n, const uint64_t *mask) {
+    return streamed(s, group, bases, result, scalars, n, mask, 0);
+}
+
+extern "C" cuzk_status cuzk__gpu_msm_streamed_batch_add(cuzk__gpu_msm_streamer *s,
+                                                        cuzk__gpu_msm_group group,
+                                                        const void *bases, uint64_t *result,
+                                                        size_t n, const uint64_t *bitmap) {
+    return streamed(s, group, bases, result, nullptr, n, bitmap, 1);
+}
