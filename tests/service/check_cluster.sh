@@ -25,7 +25,9 @@
 #  - a cancel through one daemon stops the partitions another one proves;
 #  - the database restarted under load: the daemons reconnect and every
 #    job completes with valid proofs;
-#  - SIGTERM: the daemon drains and leaves the cluster's view.
+#  - SIGTERM mid-job: the daemon gives back the partitions it claimed but
+#    had not started, finishes the one it proves, leaves the cluster's
+#    view, and the job completes once through the others.
 # Exit 0 all passed, 1 a check failed (each named), 77 PostgreSQL's server,
 # psql, curl or python3 missing. Files go to /tmp/cluster-*, kept when a
 # check failed.
@@ -308,14 +310,23 @@ if [ "$rec" -ge 3 ]; then ok "the daemons reconnected ($rec connections made aga
   say_fail "the daemons reconnected" "$rec connections made again"; fi
 
 # ---- SIGTERM: the daemon drains and leaves ----------------------------------------------------
+# shellcheck disable=SC2046
+drain=$("$cuzk" submit --addr "unix:$dir/d1.sock" --key slow --witness-path $(paths 30 "$dir/slow/w0.wit"))
+for _ in $(seq 200); do [ "$(held_by 3)" -ge 2 ] && break; sleep 0.02; done
 kill -TERM "${pids[3]}"
 wait "${pids[3]}"
 rc=$?
 pids[3]=0
 api 1 /v1/cluster >"$dir/cl.json"
 if [ "$rc" = 0 ] && jq "$dir/cl.json" '"node3" not in [d["name"] for d in j["daemons"]]' >/dev/null; then
-  ok "SIGTERM: daemon 3 drained (exit 0) and left the cluster"; else
+  ok "SIGTERM mid-job: daemon 3 drained (exit 0) and left the cluster"; else
   say_fail "SIGTERM: daemon 3 drained and left the cluster" "exit $rc; $(cat "$dir/cl.json")"; fi
+if grep -q -E "gave back [0-9]+ partition" "$dir/d3.log"; then
+  ok "it gave back what it had claimed but not started: $(grep -o -E "gave back [0-9]+ partitions? not started" "$dir/d3.log" | tail -n 1)"; else
+  say_fail "it gave back what it had claimed but not started" "$(tail -n 5 "$dir/d3.log")"; fi
+if verify_slow "$drain" 30 && once "$drain" 30; then
+  ok "job $drain: done once by the others, every proof verifies"; else
+  say_fail "job $drain: done once by the others, every proof verifies" "$(tail -n 5 "$dir"/d*.log)"; fi
 
 [ "$fail" -eq 0 ] && echo "check_cluster: every check passed"
 exit "$fail"
