@@ -3,17 +3,18 @@
 # synthetic PoRep-profile key proved through `cuzk daemon` by C clients
 # (`cuzk bench stress`), and the same jobs through the engine in process
 # (`cuzk bench batch`), same key file, same machine, one after the other;
-# each twice.
+# each R times.
 #
 #   scripts/bench-daemon.sh [--cuzk PATH] [--log K] [--backend cpu|gpu]
 #                           [--jobs J] [--partitions P] [--clients C] [--out DIR]
-#                           [--params-dir DIR]
+#                           [--params-dir DIR] [--runs R]
 #
 #   --log K          2^K constraints (default 16; the .params file is about
 #                    0.35 KiB a constraint and the circuit 0.13 KiB, on disk)
 #   --jobs J         jobs per run (default 8), P partitions each (default 10)
 #   --clients C      concurrent clients of the daemon (default 4)
 #   --out DIR        logs and results (default: a new folder under /tmp)
+#   --runs R         timed runs through each (default 2)
 #   --params-dir DIR where the .params file goes (default: beside the circuit;
 #                    /dev/shm when the disk cannot hold both: 47 GB at 2^27)
 #
@@ -23,8 +24,8 @@
 # before the timed runs, as `bench batch` prepares it before its clock.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cuzk=build/cuzk log=16 backend=cpu jobs=8 parts=10 clients=4 results="" pdir=""
-usage() { sed -n '2,24p' "$0" >&2; exit 2; }
+cuzk=build/cuzk log=16 backend=cpu jobs=8 parts=10 clients=4 results="" pdir="" runs=2
+usage() { sed -n '2,25p' "$0" >&2; exit 2; }
 while [ $# -gt 0 ]; do
     case $1 in
     --cuzk) cuzk=${2:?}; shift ;;
@@ -35,6 +36,7 @@ while [ $# -gt 0 ]; do
     --clients) clients=${2:?}; shift ;;
     --out) results=${2:?}; shift ;;
     --params-dir) pdir=${2:?}; shift ;;
+    --runs) runs=${2:?}; shift ;;
     -h | --help) usage ;;
     *) echo "bench-daemon: unknown option $1" >&2; usage ;;
     esac
@@ -72,24 +74,24 @@ export CUZK_ADDR=unix:$dir/cuzk.sock
 wit=()
 for _ in $(seq "$parts"); do wit+=(--witness-path "$dir/w0.wit"); done
 "$cuzk" bench stress --clients 1 --jobs 1 --key porep "${wit[@]}" > "$results/warm.txt"
-for r in 1 2; do
+for r in $(seq "$runs"); do
     "$cuzk" bench stress --clients "$clients" --jobs "$jobs" --key porep "${wit[@]}" \
         > "$results/stress$r.txt"
 done
 kill -TERM "$daemon"
 wait "$daemon" || true
 daemon=""
-for r in 1 2; do
+for r in $(seq "$runs"); do
     "$cuzk" bench batch --backend "$backend" --circuit "$dir/circuit.cuzk" \
         --params "$params" --witness "$dir/w0.wit" --jobs "$jobs" \
         --partitions "$parts" > "$results/batch$r.txt" 2> "$results/batch$r.log"
 done
-for r in 1 2; do
+for r in $(seq "$runs"); do
     echo
     echo "through the daemon, run $r:"
     cat "$results/stress$r.txt"
 done
-for r in 1 2; do
+for r in $(seq "$runs"); do
     echo
     echo "in process (bench batch), run $r:"
     cat "$results/batch$r.txt"
