@@ -83,6 +83,18 @@ static void give_back(cuzk__daemon *d, cuzk__jobstore_part *p, const char *why) 
     pthread_mutex_unlock(&d->mu);
 }
 
+/* A dropped partition's claim, let go without a result: its copy removed
+ * and the claim released (nothing to tell: the store answers ENDED or
+ * FENCED, or on SQLite takes it out of the claims). */
+static void forget_claim(cuzk__daemon *d, cuzk__jobstore_part *p) {
+    cuzk__jobstore_outcome o;
+    cuzk_error err;
+    cuzk__jobstore_done_with(d->js, p);
+    if (cuzk__jobstore_release(d->js, &p->ref, &o, &err) != CUZK_OK) {
+        /* the store is away: the lease lapses, or the heartbeat drops it */
+    }
+}
+
 /* "partition 0 (...)" of the engine's one-partition job is the job's partition index. */
 static void partition_message(char *out, size_t cap, uint32_t index, const char *msg) {
     static const char p0[] = "partition 0 ";
@@ -306,9 +318,13 @@ static void settle(cuzk__daemon *d, uint64_t eid, uint64_t n_public) {
         pthread_mutex_lock(&d->mu);
         if ((cur = held_find(d, eid)) != NULL) held_remove(d, cur);
         pthread_mutex_unlock(&d->mu);
-        /* cancelled without being asked to (the engine stopping): back to the queue */
+        /* cancelled without being asked to (the engine stopping): back to
+         * the queue; dropped: the claim goes too (its job ended, or the
+         * lease is another's: the store answers ENDED or FENCED) */
         if (!h.dropped && !h.given_back)
             give_back(d, &h.part, "the engine cancelled it");
+        else if (h.dropped)
+            forget_claim(d, &h.part);
         else
             cuzk__jobstore_done_with(d->js, &h.part);
         cuzk__daemon_wake_claimer(d);
@@ -433,7 +449,7 @@ static void drop(cuzk__daemon *d, const uint64_t *eids, size_t n) {
             cancel = 1;
         }
         pthread_mutex_unlock(&d->mu);
-        if (removed) cuzk__jobstore_done_with(d->js, &part);
+        if (removed) forget_claim(d, &part);
         if (cancel) engine_cancel(d, eids[i]);
     }
     if (n != 0) cuzk__daemon_wake_claimer(d);

@@ -19,6 +19,11 @@
 #include "service/jobstore_impl.h"
 #include "util/error.h"
 
+/* Pending partitions one claim reads at most, looking past those of keys
+ * not served (a SQLite store's jobs are normally all of served keys: the
+ * daemon fails the others at start). */
+#define CLAIM_SCAN_MAX 65536
+
 typedef struct {
     uint64_t job_id;
     uint32_t index;
@@ -225,13 +230,8 @@ static cuzk_status sq_claim(void *impl, const char *const *keys, size_t nkeys, s
                             cuzk__jobstore_part *parts, size_t *n, cuzk_error *err) {
     sq *q = impl;
     pthread_mutex_lock(&q->mu);
-    /* as many more as are claimed already, since those come back too */
-    const size_t limit = max + q->n;
-    cuzk__store_part *pend = malloc(limit * sizeof(*pend));
-    size_t m = 0;
-    cuzk_status st = pend != NULL ? cuzk__store_pending(q->s, limit, pend, &m, err)
-                                  : cuzk__fail(err, CUZK_ERR_NOMEM, "claim: no memory");
-    if (st == CUZK_OK && q->cap < q->n + max) {
+    cuzk_status st = CUZK_OK;
+    if (q->cap < q->n + max) {
         claim *v = realloc(q->v, (q->n + max) * sizeof(*v));
         if (v == NULL)
             st = cuzk__fail(err, CUZK_ERR_NOMEM, "claim: no memory");
@@ -240,9 +240,25 @@ static cuzk_status sq_claim(void *impl, const char *const *keys, size_t nkeys, s
             q->cap = q->n + max;
         }
     }
-    size_t k = 0;
+    /* the first pending partitions, as many more as are claimed already
+     * (those come back too); more when some are of keys not served */
+    size_t limit = max + q->n, m = 0, k = 0;
+    cuzk__store_part *pend = NULL;
     uint64_t running[64];
     size_t n_running = 0;
+    while (st == CUZK_OK) {
+        free(pend);
+        pend = malloc(limit * sizeof(*pend));
+        st = pend != NULL ? cuzk__store_pending(q->s, limit, pend, &m, err)
+                          : cuzk__fail(err, CUZK_ERR_NOMEM, "claim: no memory");
+        if (st != CUZK_OK) break;
+        size_t usable = 0;
+        for (size_t i = 0; i < m; i++)
+            usable += claim_find(q, pend[i].job_id, pend[i].index) == NULL &&
+                      key_served(keys, nkeys, pend[i].key_name);
+        if (usable >= max || m < limit || limit >= CLAIM_SCAN_MAX) break;
+        limit *= 4;
+    }
     for (size_t i = 0; st == CUZK_OK && i < m && k < max; i++) {
         const cuzk__store_part *p = &pend[i];
         if (claim_find(q, p->job_id, p->index) != NULL || !key_served(keys, nkeys, p->key_name))
