@@ -52,6 +52,7 @@
 #include "supraseal/supraseal_impl.h"
 #include "util/clock.h"
 #include "util/mem.h"
+#include "fixture.h" /* rs_of */
 #if defined(CUZK_HAVE_CUDA)
 #include "gpu/backend_gpu.h"
 #include "gpu/gpu.h"
@@ -203,22 +204,6 @@ static cuzk_status hand_over(handed *h, const cuzk_circuit *c, const cuzk_witnes
     return CUZK_OK;
 }
 
-/* r and s of circuit i: fixed, plain and Montgomery */
-static void rs_of(int i, uint64_t r[4], uint64_t s[4], cuzk_supraseal_fr *rm,
-                  cuzk_supraseal_fr *sm) {
-    const uint64_t rr[4] = {0x1234567890abcdefULL + (uint64_t)i, 0x0fedcba987654321ULL,
-                            0x1111ULL * (uint64_t)(i + 1), 0x0123456789abcdefULL};
-    const uint64_t ss[4] = {0xdeadbeefcafef00dULL, 0x5555aaaa5555aaaaULL + (uint64_t)i,
-                            0x77ULL + (uint64_t)i, 0x1abcdef012345678ULL};
-    memcpy(r, rr, 32);
-    memcpy(s, ss, 32);
-    cuzk_fr t;
-    cuzk_fr_from_limbs(&t, r);
-    memcpy(rm, &t, 32);
-    cuzk_fr_from_limbs(&t, s);
-    memcpy(sm, &t, 32);
-}
-
 /* The library: a warm-up call of one circuit (makes the device key), then
  * reps calls of n; *sec: median seconds per partition; first: proof 0. */
 static int run_library(const cuzk_params *p, const handed *h, int n, int reps, double *sec,
@@ -232,7 +217,7 @@ static int run_library(const cuzk_params *p, const handed *h, int n, int reps, d
     for (int i = 0; i < n; i++) {
         uint64_t r[4], s[4];
         as[i] = h->as;
-        rs_of(i, r, s, &rm[i], &sm[i]);
+        rs_of((size_t)i, r, s, &rm[i], &sm[i]);
     }
     cuzk_supraseal_error e = cuzk__ss_srs_wrap(&srs, p, "porep (development setup)");
     cuzk__ss_counts c0, c1;
@@ -294,7 +279,7 @@ static int run_anchor(const cuzk_backend_ops *ops, const cuzk_circuit *c, const 
             uint64_t r[4], s[4];
             cuzk_supraseal_fr rm, sm;
             cuzk_groth16_proof proof;
-            rs_of(rep < 0 ? 0 : i, r, s, &rm, &sm);
+            rs_of(rep < 0 ? 0 : (size_t)i, r, s, &rm, &sm);
             const int more = rep < reps - 1 || i + 1 < count;
             if ((more && cuzk_backend_stage(&be, key, w, &err) != CUZK_OK) ||
                 cuzk_backend_prove_start(&be, &job, key, w, &err) != CUZK_OK ||

@@ -29,7 +29,6 @@
  * exports are then all it reaches of the library (test_supraseal_shared).
  */
 #include <errno.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,11 +38,10 @@
 #include "harness.h"
 #include "unit/test_util.h"
 #include "fixture.h"
+#include "cases.h"
 #ifndef CUZK_SS_TEST_SHARED
 #include "supraseal/supraseal_impl.h"
 #endif
-
-static char tmpdir[256];
 
 /* The error's code is code (0: any nonzero), its message contains want, and
  * it is freed as Rust frees it. */
@@ -171,14 +169,7 @@ static void *split_thread(void *p) {
 static void test_split_threads(void) {
     void *m1 = create_gpu_mutex(), *m2 = create_gpu_mutex();
     thread_arg args[4] = {{&fx_porep, m1}, {&fx_porep, m1}, {&fx_dense, m2}, {&fx_sha, NULL}};
-    pthread_t t[4];
-    int started[4];
-    for (int i = 0; i < 4; i++)
-        started[i] = pthread_create(&t[i], NULL, split_thread, &args[i]) == 0;
-    for (int i = 0; i < 4; i++) {
-        CHECK(started[i]);
-        if (started[i]) pthread_join(t[i], NULL);
-    }
+    threads_run(split_thread, args, sizeof(args[0]), 4, NULL);
     destroy_gpu_mutex(m1);
     destroy_gpu_mutex(m2);
 }
@@ -224,9 +215,8 @@ static void test_pending_lifecycle(void) {
 /* ---- errors -------------------------------------------------------------------------- */
 
 /* One malformed call: generate_groth16_proofs_c on a copy of x.as changed
- * by edit, expecting code and a message with want; proofs untouched. */
-typedef void (*edit_fn)(cuzk_supraseal_assignment *as, assignment *x);
-
+ * by edit (cases.h), expecting code and a message with want; proofs
+ * untouched. */
 static void expect_refused(const cuzk_supraseal_srs *srs, assignment *x, edit_fn edit,
                            int code, const char *want, int line) {
     cuzk_supraseal_assignment as[2] = {x->as, x->as};
@@ -262,7 +252,6 @@ static void expect_refused(const cuzk_supraseal_srs *srs, assignment *x, edit_fn
 static uint64_t saved_word;
 
 static int bit_of(const uint64_t *w, size_t j) { return (int)((w[j / 64] >> (j % 64)) & 1); }
-static cuzk_fr saved_fr;
 
 static void e_a_aux_len(cuzk_supraseal_assignment *a, assignment *x) {
     (void)x;
@@ -315,55 +304,6 @@ static void e_density_null(cuzk_supraseal_assignment *a, assignment *x) {
     (void)x;
     a->b_aux_density = NULL;
 }
-static void e_a_noncanonical(cuzk_supraseal_assignment *a, assignment *x) {
-    (void)a;
-    saved_fr = x->a[3];
-    memcpy(x->a[3].l, cuzk__fr_r, 32); /* r itself */
-}
-static void e_aux_noncanonical(cuzk_supraseal_assignment *a, assignment *x) {
-    (void)a;
-    saved_fr = x->aux[7];
-    memset(x->aux[7].l, 0xff, 32);
-}
-static void e_unsatisfied(cuzk_supraseal_assignment *a, assignment *x) {
-    (void)a;
-    saved_fr = x->c[5];
-    cuzk_fr_add(&x->c[5], &x->c[5], &cuzk__fr_one);
-}
-static void e_input_not_one(cuzk_supraseal_assignment *a, assignment *x) {
-    (void)a;
-    saved_fr = x->inp[0];
-    cuzk_fr_add(&x->inp[0], &x->inp[0], &cuzk__fr_one);
-}
-static void e_input_row(cuzk_supraseal_assignment *a, assignment *x) {
-    /* the last input row's a is not that input */
-    saved_fr = x->a[a->abc_size - 1];
-    cuzk_fr_add(&x->a[a->abc_size - 1], &x->a[a->abc_size - 1], &cuzk__fr_one);
-}
-static cuzk_fr *scaled_a, *scaled_b;
-
-static void e_scaled_row(cuzk_supraseal_assignment *a, assignment *x) {
-    /* a_i b_i = c_i still holds on every row, but a and b are not the
-     * circuit's: A(X) B(X) changes off the domain, so does H, and only the
-     * self-check can tell */
-    size_t m = a->abc_size, nc = m - a->inp_assignment_size;
-    scaled_a = malloc(m * 32);
-    scaled_b = malloc(m * 32);
-    memcpy(scaled_a, x->a, m * 32);
-    memcpy(scaled_b, x->b, m * 32);
-    cuzk_fr two, half;
-    cuzk_fr_add(&two, &cuzk__fr_one, &cuzk__fr_one);
-    cuzk_fr_inv(&half, &two);
-    for (size_t i = 0; i < nc; i++)
-        if (!cuzk_fr_is_zero(&scaled_a[i]) && !cuzk_fr_is_zero(&scaled_b[i])) {
-            cuzk_fr_mul(&scaled_a[i], &scaled_a[i], &two);
-            cuzk_fr_mul(&scaled_b[i], &scaled_b[i], &half);
-            break;
-        }
-    a->a = (const cuzk_supraseal_fr *)scaled_a;
-    a->b = (const cuzk_supraseal_fr *)scaled_b;
-}
-
 static void test_bad_assignments(void) {
     assignment x;
     CHECK(assignment_make(&x, &fx_porep, 0));
@@ -603,20 +543,9 @@ static void test_cache(void) {
 
 /* ---- main ----------------------------------------------------------------------------- */
 
-static void rm_tree(const char *dir) {
-    char cmd[600];
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
-}
-
 int main(int argc, char **argv) {
     cuzk_test_init(argc, argv);
-    const char *base = getenv("TMPDIR");
-    snprintf(tmpdir, sizeof(tmpdir), "%s/cuzk-supraseal-XXXXXX", base && *base ? base : "/tmp");
-    if (mkdtemp(tmpdir) == NULL) {
-        perror("mkdtemp");
-        return 1;
-    }
+    if (!tmpdir_make("cuzk-supraseal")) return 1;
     int ok = fixture_make(&fx_porep, CUZK_GEN_POREP, 10, "porep", tmpdir) &&
              fixture_make(&fx_dense, CUZK_GEN_DENSE, 10, "dense", tmpdir) &&
              fixture_make(&fx_sha, CUZK_GEN_SHA, 10, "sha", tmpdir);
@@ -637,6 +566,6 @@ int main(int argc, char **argv) {
     fixture_free(&fx_porep);
     fixture_free(&fx_dense);
     fixture_free(&fx_sha);
-    rm_tree(tmpdir);
+    tmpdir_remove();
     return cuzk_test_finish();
 }

@@ -24,7 +24,6 @@
  *     CPU path's, and nothing written.
  */
 #include <errno.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,10 +32,10 @@
 #include "harness.h"
 #include "unit/test_util.h"
 #include "fixture.h"
+#include "cases.h"
 #include "gpu/gpu_test.h"
 #include "supraseal/supraseal_impl.h"
 
-static char tmpdir[256];
 static fixture fx_porep, fx_porep17, fx_dense, fx_sha;
 
 /* ---- helpers --------------------------------------------------------------------------- */
@@ -254,6 +253,12 @@ static void *split_thread(void *p) {
     return NULL;
 }
 
+static void split_joined(void *p) {
+    thread_arg *a = p;
+    CHECK(ok(a->e, __LINE__));
+    check_proofs(a->f, a->b, a->got);
+}
+
 static void test_split_threads(void) {
     use_gpu(1);
     batch bp, bd;
@@ -273,17 +278,7 @@ static void test_split_threads(void) {
         args[i].b = bs[i];
     }
     const uint64_t before = gpu_circuits();
-    pthread_t t[4];
-    int started[4];
-    for (int i = 0; i < 4; i++)
-        started[i] = pthread_create(&t[i], NULL, split_thread, &args[i]) == 0;
-    for (int i = 0; i < 4; i++) {
-        CHECK(started[i]);
-        if (!started[i]) continue;
-        pthread_join(t[i], NULL);
-        CHECK(ok(args[i].e, __LINE__));
-        check_proofs(args[i].f, args[i].b, args[i].got);
-    }
+    threads_run(split_thread, args, sizeof(args[0]), 4, split_joined);
     CHECK_EQ_INT(gpu_circuits() - before, 8);
     destroy_gpu_mutex(m1);
     destroy_gpu_mutex(m2);
@@ -314,58 +309,10 @@ static void test_fallback(void) {
 
 /* ---- refusals: the device's words are the CPU's -------------------------------------- */
 
-typedef void (*edit_fn)(cuzk_supraseal_assignment *as, assignment *x);
-
-static cuzk_fr saved;
-static cuzk_fr *scaled_a, *scaled_b;
-
-static void e_a_noncanonical(cuzk_supraseal_assignment *a, assignment *x) {
-    (void)a;
-    saved = x->a[3];
-    memcpy(x->a[3].l, cuzk__fr_r, 32);
-}
+/* beside cases.h's edits: a non-canonical c, in the row before the last */
 static void e_c_noncanonical(cuzk_supraseal_assignment *a, assignment *x) {
-    saved = x->c[a->abc_size - 2];
+    saved_fr = x->c[a->abc_size - 2];
     memset(x->c[a->abc_size - 2].l, 0xff, 32);
-}
-static void e_aux_noncanonical(cuzk_supraseal_assignment *a, assignment *x) {
-    (void)a;
-    saved = x->aux[7];
-    memset(x->aux[7].l, 0xff, 32);
-}
-static void e_unsatisfied(cuzk_supraseal_assignment *a, assignment *x) {
-    (void)a;
-    saved = x->c[5];
-    cuzk_fr_add(&x->c[5], &x->c[5], &cuzk__fr_one);
-}
-static void e_input_not_one(cuzk_supraseal_assignment *a, assignment *x) {
-    (void)a;
-    saved = x->inp[0];
-    cuzk_fr_add(&x->inp[0], &x->inp[0], &cuzk__fr_one);
-}
-static void e_input_row(cuzk_supraseal_assignment *a, assignment *x) {
-    saved = x->a[a->abc_size - 1];
-    cuzk_fr_add(&x->a[a->abc_size - 1], &x->a[a->abc_size - 1], &cuzk__fr_one);
-}
-static void e_scaled_row(cuzk_supraseal_assignment *a, assignment *x) {
-    /* every row still holds, but a and b are not the circuit's: the
-     * self-check refuses the proof */
-    size_t m = a->abc_size, nc = m - a->inp_assignment_size;
-    scaled_a = malloc(m * 32);
-    scaled_b = malloc(m * 32);
-    memcpy(scaled_a, x->a, m * 32);
-    memcpy(scaled_b, x->b, m * 32);
-    cuzk_fr two, half;
-    cuzk_fr_add(&two, &cuzk__fr_one, &cuzk__fr_one);
-    cuzk_fr_inv(&half, &two);
-    for (size_t i = 0; i < nc; i++)
-        if (!cuzk_fr_is_zero(&scaled_a[i]) && !cuzk_fr_is_zero(&scaled_b[i])) {
-            cuzk_fr_mul(&scaled_a[i], &scaled_a[i], &two);
-            cuzk_fr_mul(&scaled_b[i], &scaled_b[i], &half);
-            break;
-        }
-    a->a = (const cuzk_supraseal_fr *)scaled_a;
-    a->b = (const cuzk_supraseal_fr *)scaled_b;
 }
 
 /* The call with the second of three circuits edited, on the device and on
@@ -408,17 +355,17 @@ static void test_refusals(void) {
     assignment *x = &b.xs[1];
 #define REFUSED(fn, want) refused_alike(&b, fn, want, __LINE__)
     REFUSED(e_a_noncanonical, "a[3] is not a Montgomery scalar");
-    x->a[3] = saved;
+    x->a[3] = saved_fr;
     REFUSED(e_c_noncanonical, "is not a Montgomery scalar");
-    x->c[x->as.abc_size - 2] = saved;
+    x->c[x->as.abc_size - 2] = saved_fr;
     REFUSED(e_aux_noncanonical, "aux 7 is not a Montgomery scalar");
-    x->aux[7] = saved;
+    x->aux[7] = saved_fr;
     REFUSED(e_unsatisfied, "constraint 5 is not satisfied");
-    x->c[5] = saved;
+    x->c[5] = saved_fr;
     REFUSED(e_input_not_one, "input 0 is not one");
-    x->inp[0] = saved;
+    x->inp[0] = saved_fr;
     REFUSED(e_input_row, "is not input");
-    x->a[x->as.abc_size - 1] = saved;
+    x->a[x->as.abc_size - 1] = saved_fr;
     REFUSED(e_scaled_row, "does not verify");
     free(scaled_a);
     free(scaled_b);
@@ -434,23 +381,11 @@ static void test_refusals(void) {
 
 /* ---- main ------------------------------------------------------------------------------ */
 
-static void rm_tree(const char *dir) {
-    char cmd[600];
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
-}
-
 int main(int argc, char **argv) {
     cuzk_test_init(argc, argv);
     const int need = cuzk_gpu_test_need_device();
     if (need != 0) return need;
-    const char *base = getenv("TMPDIR");
-    snprintf(tmpdir, sizeof(tmpdir), "%s/cuzk-supraseal-gpu-XXXXXX",
-             base && *base ? base : "/tmp");
-    if (mkdtemp(tmpdir) == NULL) {
-        perror("mkdtemp");
-        return 1;
-    }
+    if (!tmpdir_make("cuzk-supraseal-gpu")) return 1;
     use_gpu(1);
     const uint64_t failures0 = device_failures();
     int ok_fx = fixture_make(&fx_porep, CUZK_GEN_POREP, 10, "porep", tmpdir) &&
@@ -478,6 +413,6 @@ int main(int argc, char **argv) {
     fixture_free(&fx_porep17);
     fixture_free(&fx_dense);
     fixture_free(&fx_sha);
-    rm_tree(tmpdir);
+    tmpdir_remove();
     return cuzk_test_finish();
 }
