@@ -385,7 +385,20 @@ static void finisher_pass(cuzk__daemon *d) {
         }
         cuzk_job_info info;
         cuzk_error err;
-        if (cuzk_engine_job_info(d->engine, s[i].eid, &info, &err) != CUZK_OK) continue;
+        const cuzk_status st = cuzk_engine_job_info(d->engine, s[i].eid, &info, &err);
+        if (st == CUZK_ERR_NOT_FOUND) { /* not the engine's any more: nothing will settle */
+            pthread_mutex_lock(&d->mu);
+            cuzk__held *cur = held_find(d, s[i].eid);
+            cuzk__jobstore_part part;
+            if (cur != NULL) {
+                part = cur->part;
+                held_remove(d, cur);
+            }
+            pthread_mutex_unlock(&d->mu);
+            if (cur != NULL) give_back(d, &part, "the engine no longer knows it");
+            continue;
+        }
+        if (st != CUZK_OK) continue;
         if (cuzk__store_state_ended(info.state) && info.n_running == 0) {
             settle(d, s[i].eid, info.n_public);
         } else if (!s[i].started && (info.n_running > 0 || info.n_done > 0)) {

@@ -43,10 +43,14 @@ for tool in curl python3; do
   fi
 done
 psql=$(command -v psql || ls /usr/lib/postgresql/*/bin/psql 2>/dev/null | sort -V | tail -n 1)
+if [ -z "$psql" ]; then
+  echo "check_cluster: skipped: PostgreSQL's client psql is not installed"
+  exit 77
+fi
 pg_script=$src/scripts/pg-test-server.sh
 out=$(bash "$pg_script" start)
 rc=$?
-if [ "$rc" -eq 77 ] || [ -z "$psql" ]; then
+if [ "$rc" -eq 77 ]; then
   echo "check_cluster: skipped: PostgreSQL's server (initdb, pg_ctl, psql) is not installed"
   exit 77
 fi

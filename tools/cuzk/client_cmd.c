@@ -282,8 +282,9 @@ static void random_hex(char out[33]) {
 
 int cuzk__client_body_make(cuzk__client_body *b, const cuzk__client_job *job) {
     memset(b, 0, sizeof(*b));
-    /* per witness a header and the file; key, priority, request id, the end */
-    b->pieces = calloc(2 * job->n + 4, sizeof(*b->pieces));
+    /* per witness a header, the file and its line break; key, priority,
+     * request id, the end */
+    b->pieces = calloc(3 * job->n + 4, sizeof(*b->pieces));
     if (b->pieces == NULL) return 0;
     int files = 0;
     for (size_t i = 0; i < job->n; i++) files |= !job->w[i].on_server;
