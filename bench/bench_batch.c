@@ -5,7 +5,8 @@
  *   cuzk bench batch (--zkey K --wtns W | --circuit C (--params P | --setup-seed HEX)
  *                     --witness W0 [W1 ...])
  *                    [--jobs J] [--partitions N] [--workers W] [--backend cpu|gpu|auto]
- *                    [--threads T] [--lanes L] [--vram-limit SIZE] [--svg FILE] [--json]
+ *                    [--threads T] [--lanes L] [--devices all|N,M,...] [--vram-limit SIZE]
+ *                    [--fault STAGE:N] [--svg FILE] [--json]
  *
  * J jobs (default 4) of N partitions each (default: one per witness given;
  * witnesses are reused in turn when N is larger) are submitted at once, at
@@ -19,23 +20,33 @@
  * sizes whose .params would not fit the disk. --vram-limit SIZE (e.g. 24G):
  * a key takes at most SIZE of each card (the context's device_memory_limit;
  * the GPU plans it within it: doc/gpu.md, "The memory planner").
+ * --devices (--backend gpu): the GPUs of the engine's context, as for
+ * `cuzk prove`. --fault STAGE:N: the Nth launch of that kernel stage fails
+ * as a device error (the engine's fault_stage and fault_nth), so that a
+ * run shows the partition retried on another lane and every job done.
  *
- * From the engine's timeline: the milliseconds of each stage summed over
- * all partitions, and per GPU the fraction of its steady state (from the
- * end of its first partition's kernels to the end of its last one's) in
- * which it ran kernels, overlaps counted once. --svg draws the timeline.
+ * Every job is awaited, a failed one named on stderr; the report counts the
+ * jobs completed and failed, the proofs returned (and how many of them are
+ * distinct and nonzero within their job), and the engine's counts (proofs
+ * self-checked, faults, retries). From the engine's timeline
+ * (batch_timeline.h): the stage sums, per GPU its partitions and the
+ * fraction of its steady state (from the end of its first partition's
+ * kernels to the end of its last one's) in which it ran kernels, per lane
+ * slot its partitions, and the partitions retried on another lane. --svg
+ * draws the timeline. Exit status: that of the first failed job, 1 when a
+ * proof came back missing or twice, else 0.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "batch_timeline.h"
 #include "bench.h"
 #include "cli.h"
 #include "commands.h"
 #include "cuzk.h"
 #include "api/api.h"
-#include "engine/timeline.h"
 #include "opt.h"
 #include "util/atomic_write.h"
 
@@ -57,147 +68,98 @@ static int usage(void) {
     fprintf(stderr, "usage: " CMD " (--zkey K --wtns W | --circuit C (--params P | --setup-seed "
                     "HEX) --witness W0 [W1 ...])\n"
                     "         [--jobs J] [--partitions N] [--workers W] [--backend cpu|gpu|auto]\n"
-                    "         [--threads T] [--lanes L] [--vram-limit SIZE] [--svg FILE] "
-                    "[--json]\n");
+                    "         [--threads T] [--lanes L] [--devices all|N,M,...] [--vram-limit "
+                    "SIZE]\n"
+                    "         [--fault STAGE:N] [--svg FILE] [--json]\n");
     return 2;
 }
 
-/* ---- what the timeline says ---------------------------------------------- */
-
-/* One partition's kernels on one device: where they end. */
-typedef struct {
-    uint64_t job;
-    uint32_t part;
-    double end;
-} part_end;
-
-static int cmp_part_end(const void *a, const void *b) {
-    const part_end *x = a, *y = b;
-    if (x->job != y->job) return x->job < y->job ? -1 : 1;
-    return x->part < y->part ? -1 : x->part > y->part;
-}
-
-/* The steady state of device dev: from the end of its first partition's
- * kernels to the end of its last one's (a partition's kernels end with its
- * last kernel event). 0 when it proved fewer than two partitions, -1 when
- * out of memory. */
-static int steady_window(const cuzk_timeline_event *ev, size_t n, int dev, double *from,
-                         double *to) {
-    part_end *p = malloc((n ? n : 1) * sizeof(*p));
-    if (p == NULL) return -1;
-    size_t m = 0;
-    for (size_t i = 0; i < n; i++)
-        if (ev[i].device == dev && cuzk__stage_is_kernel(ev[i].stage))
-            p[m++] = (part_end){ev[i].job_id, ev[i].partition, ev[i].end_ms};
-    qsort(p, m, sizeof(*p), cmp_part_end);
-    size_t parts = 0;
-    for (size_t i = 0; i < m;) {
-        double end = p[i].end;
-        size_t k = i + 1;
-        for (; k < m && p[k].job == p[i].job && p[k].part == p[i].part; k++)
-            if (p[k].end > end) end = p[k].end;
-        if (parts == 0 || end < *from) *from = end;
-        if (parts == 0 || end > *to) *to = end;
-        parts++;
-        i = k;
+/* --fault STAGE:N into stage (len bytes) and *nth: the stages the backends
+ * count (include/cuzk.h, fault_stage); 0 after printing why. */
+static int parse_fault(const char *v, char *stage, size_t len, unsigned *nth) {
+    static const char *const stages[] = {"spmv",      "ntt",      "msm_h",
+                                         "batch_add", "tail_msm", "b_g2_msm"};
+    const char *colon = strchr(v, ':');
+    const size_t k = colon != NULL ? (size_t)(colon - v) : 0;
+    int known = 0;
+    for (size_t i = 0; i < sizeof(stages) / sizeof(stages[0]); i++)
+        if (k != 0 && strlen(stages[i]) == k && strncmp(v, stages[i], k) == 0) known = 1;
+    if (!known || k >= len) {
+        fprintf(stderr, CMD ": --fault %s: must be STAGE:N, STAGE one of spmv, ntt, msm_h, "
+                        "batch_add, tail_msm or b_g2_msm\n", v);
+        return 0;
     }
-    free(p);
-    return parts >= 2 && *to > *from;
-}
-
-#define MAX_REPORTED_DEVICES 64
-
-typedef struct {
-    size_t n;
-    double stage_ms[CUZK_STAGE_COUNT];
-    int stage_seen[CUZK_STAGE_COUNT];
-    size_t n_dev;
-    int dev[MAX_REPORTED_DEVICES];
-    double busy[MAX_REPORTED_DEVICES]; /* -1: no steady state (one partition) */
-    double window_ms[MAX_REPORTED_DEVICES];
-} timeline_report;
-
-/* Stage sums and each GPU's busy fraction; 0 when out of memory. */
-static int report_timeline(timeline_report *r, const cuzk_timeline_event *ev, size_t n) {
-    memset(r, 0, sizeof(*r));
-    r->n = n;
-    for (size_t i = 0; i < n; i++) {
-        if ((int)ev[i].stage < 0 || ev[i].stage >= CUZK_STAGE_COUNT) continue;
-        r->stage_ms[ev[i].stage] += ev[i].end_ms - ev[i].start_ms;
-        r->stage_seen[ev[i].stage] = 1;
-        if (ev[i].device < 0 || !cuzk__stage_is_kernel(ev[i].stage)) continue;
-        size_t d = 0;
-        while (d < r->n_dev && r->dev[d] != ev[i].device) d++;
-        if (d == r->n_dev && r->n_dev < MAX_REPORTED_DEVICES) r->dev[r->n_dev++] = ev[i].device;
+    const char *d = colon + 1;
+    char *end = NULL;
+    const unsigned long x = *d >= '0' && *d <= '9' ? strtoul(d, &end, 10) : 0;
+    if (x < 1 || x > 1000000 || end == NULL || *end != '\0') {
+        fprintf(stderr, CMD ": --fault %s: N (the launch that fails) must be 1..1000000\n", v);
+        return 0;
     }
-    for (size_t d = 0; d < r->n_dev; d++) {
-        double from = 0, to = 0;
-        const int w = steady_window(ev, n, r->dev[d], &from, &to);
-        if (w < 0) return 0;
-        r->busy[d] = -1;
-        r->window_ms[d] = w ? to - from : 0;
-        if (w == 0) continue;
-        r->busy[d] = cuzk__timeline_busy(ev, n, r->dev[d], from, to);
-        if (r->busy[d] < 0) return 0;
-    }
+    memcpy(stage, v, k);
+    stage[k] = '\0';
+    *nth = (unsigned)x;
     return 1;
 }
 
-static void print_timeline_json(const timeline_report *r, uint64_t dropped) {
-    printf(", \"timeline_events\": %zu, \"timeline_dropped\": %llu, \"stage_ms\": {", r->n,
-           (unsigned long long)dropped);
-    const char *sep = "";
-    for (int s = 0; s < CUZK_STAGE_COUNT; s++)
-        if (r->stage_seen[s]) {
-            printf("%s\"%s\": %.3f", sep, cuzk_stage_name((cuzk_stage)s), r->stage_ms[s]);
-            sep = ", ";
-        }
-    printf("}, \"busy\": [");
-    for (size_t d = 0; d < r->n_dev; d++) {
-        printf("%s{\"device\": %d, \"fraction\": ", d ? ", " : "", r->dev[d]);
-        if (r->busy[d] < 0) printf("null");
-        else printf("%.4f", r->busy[d]);
-        printf(", \"window_s\": %.4f}", r->window_ms[d] / 1000);
+/* The proofs of one job that are nonzero and unlike every other of it: all
+ * n when nothing is missing or repeated. */
+static size_t distinct_proofs(const cuzk_proof *p, size_t n) {
+    static const cuzk_proof zero;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        int unique = memcmp(&p[i], &zero, sizeof(zero)) != 0;
+        for (size_t j = 0; j < n && unique; j++)
+            if (j != i && memcmp(&p[i], &p[j], sizeof(zero)) == 0) unique = 0;
+        k += (size_t)unique;
     }
-    printf("]");
+    return k;
 }
 
-static void print_timeline_text(const timeline_report *r, uint64_t dropped) {
-    if (r->n == 0) {
-        printf("  no timeline events\n");
-        return;
-    }
-    printf("  stage ms summed over partitions (%zu timeline events", r->n);
-    if (dropped) printf(", the oldest %llu dropped", (unsigned long long)dropped);
-    printf("):\n   ");
-    int col = 3;
-    for (int s = 0; s < CUZK_STAGE_COUNT; s++) {
-        if (!r->stage_seen[s]) continue;
-        char item[64];
-        const int k = snprintf(item, sizeof item, " %s %.1f", cuzk_stage_name((cuzk_stage)s),
-                               r->stage_ms[s]);
-        if (col + k > 80) {
-            printf("\n   ");
-            col = 3;
-        }
-        printf("%s", item);
-        col += k;
-    }
-    printf("\n");
-    for (size_t d = 0; d < r->n_dev; d++) {
-        if (r->busy[d] < 0)
-            printf("  GPU %d: kernels of one partition only, no steady state\n", r->dev[d]);
-        else
-            printf("  GPU %d: kernels running %.1f%% of its steady state (%.3f s)\n", r->dev[d],
-                   100 * r->busy[d], r->window_ms[d] / 1000);
-    }
+/* What the run gave, besides its times: the jobs and proofs, and the
+ * engine's own counts. */
+typedef struct {
+    unsigned completed, failed;
+    size_t returned, distinct;
+    cuzk_engine_stats es;
+} batch_counts;
+
+static void print_counts_json(const batch_counts *c, const cuzk_options *o, const char *fault,
+                              unsigned nth) {
+    printf(", \"jobs_completed\": %u, \"jobs_failed\": %u, \"proofs_returned\": %zu, "
+           "\"proofs_distinct\": %zu, \"lane_slots\": %zu, \"workers\": %zu, \"devices\": ",
+           c->completed, c->failed, c->returned, c->distinct, c->es.lane_slots, c->es.workers);
+    if (o->n_devices == 0) printf("null");
+    for (size_t d = 0; d < o->n_devices; d++)
+        printf("%s%d%s", d ? ", " : "[", o->devices[d], d + 1 == o->n_devices ? "]" : "");
+    if (fault[0] != '\0') printf(", \"fault\": \"%s:%u\"", fault, nth);
+    else printf(", \"fault\": null");
+    printf(", \"engine\": {\"proofs\": %llu, \"verified\": %llu, \"failed_partitions\": %llu, "
+           "\"faults\": %llu, \"retries\": %llu, \"lane_resets\": %llu}",
+           (unsigned long long)c->es.proofs, (unsigned long long)c->es.verified,
+           (unsigned long long)c->es.failed_partitions, (unsigned long long)c->es.faults,
+           (unsigned long long)c->es.retries, (unsigned long long)c->es.lane_resets);
+}
+
+static void print_counts_text(const batch_counts *c, const char *fault, unsigned nth) {
+    printf("  jobs: %u completed, %u failed; %zu proofs returned, %zu distinct; the engine "
+           "proved %llu, self-checked %llu\n",
+           c->completed, c->failed, c->returned, c->distinct, (unsigned long long)c->es.proofs,
+           (unsigned long long)c->es.verified);
+    if (fault[0] == '\0' && c->es.faults == 0) return;
+    printf("  device faults %llu", (unsigned long long)c->es.faults);
+    if (fault[0] != '\0') printf(" (--fault %s:%u)", fault, nth);
+    printf(", partitions retried %llu, lanes reset %llu\n", (unsigned long long)c->es.retries,
+           (unsigned long long)c->es.lane_resets);
 }
 
 int cuzk__bench_batch(int argc, char **argv) {
     const char *zkey = NULL, *circuit = NULL, *params = NULL, *seed_hex = NULL, *backend = "auto";
+    const char *devices = NULL;
     const char **wit = calloc((size_t)argc + 1, sizeof(char *));
     size_t n_wit = 0;
-    unsigned jobs = 4, parts = 0, workers = 0, threads = 0, lanes = 0;
+    unsigned jobs = 4, parts = 0, workers = 0, threads = 0, lanes = 0, fault_nth = 0;
+    char fault[16] = "";
     uint64_t vram_limit = 0; /* 0: the card's */
     const char *svg = NULL;
     int json = 0, rc = 2;
@@ -218,7 +180,10 @@ int cuzk__bench_batch(int argc, char **argv) {
             else if (strcmp(a, "--setup-seed") == 0) seed_hex = v;
             else if (strcmp(a, "--backend") == 0) backend = v;
             else if (strcmp(a, "--svg") == 0) svg = v;
-            else if (strcmp(a, "--jobs") == 0) {
+            else if (strcmp(a, "--devices") == 0) devices = v;
+            else if (strcmp(a, "--fault") == 0) {
+                if (!parse_fault(v, fault, sizeof fault, &fault_nth)) goto out;
+            } else if (strcmp(a, "--jobs") == 0) {
                 if (!cuzk__opt_uint(CMD, a, v, 1, MAX_JOBS, &jobs)) goto out;
             } else if (strcmp(a, "--partitions") == 0) {
                 if (!cuzk__opt_uint(CMD, a, v, 1, 64, &parts)) goto out;
@@ -260,6 +225,11 @@ int cuzk__bench_batch(int argc, char **argv) {
     o.threads = threads;
     o.cpu_lanes = lanes;
     o.device_memory_limit = vram_limit;
+    if (devices != NULL && o.backend != CUZK_BACKEND_GPU) {
+        fprintf(stderr, CMD ": --devices needs --backend gpu (CPU lanes take --lanes)\n");
+        goto out;
+    }
+    if (devices != NULL && !cuzk__cli_devices("bench batch", &o, devices, 0)) goto out;
     cuzk_error err;
     /* a picture that cannot be written is refused before the run */
     if (svg != NULL && cuzk__out_check(svg, &err) != CUZK_OK) {
@@ -274,7 +244,7 @@ int cuzk__bench_batch(int argc, char **argv) {
     cuzk_witness_input *in = calloc(parts, sizeof(*in));
     cuzk_proof *proofs = calloc(parts, sizeof(*proofs));
     cuzk_timeline_event *tl = NULL;
-    timeline_report *tr = malloc(sizeof(*tr));
+    cuzk__batch_report *tr = malloc(sizeof(*tr));
     if (ids == NULL || lat == NULL || in == NULL || proofs == NULL || tr == NULL) {
         fprintf(stderr, CMD ": out of memory\n");
         goto done;
@@ -284,6 +254,10 @@ int cuzk__bench_batch(int argc, char **argv) {
     cuzk_engine_options_init(&eo);
     if (workers != 0) eo.workers_per_device = workers;
     eo.max_queued_partitions = (size_t)jobs * parts;
+    if (fault[0] != '\0') {
+        eo.fault_stage = fault;
+        eo.fault_nth = fault_nth;
+    }
     if (cuzk_context_create(&ctx, &o, &err) != CUZK_OK ||
         (zkey        ? cuzk_key_open_zkey(ctx, &key, zkey, &err)
          : seed_hex ? cuzk__key_open_dev(ctx, &key, circuit, &tw, &err)
@@ -295,10 +269,26 @@ int cuzk__bench_batch(int argc, char **argv) {
         if (cuzk_engine_submit(e, &ids[j], key, in, parts, CUZK_PRIORITY_NORMAL, NULL, -1, &err) !=
             CUZK_OK)
             goto fail;
-    /* jobs of one priority end in submission order: awaiting in order times each */
+    /* jobs of one priority end in submission order: awaiting in order times
+     * each; a failed job is named and the others still awaited */
+    batch_counts c;
+    memset(&c, 0, sizeof(c));
+    int job_rc = 0;
     for (unsigned j = 0; j < jobs; j++) {
-        if (cuzk_engine_await(e, ids[j], -1, proofs, NULL, NULL, &err) != CUZK_OK) goto fail;
+        memset(proofs, 0, parts * sizeof(*proofs));
+        const cuzk_status st = cuzk_engine_await(e, ids[j], -1, proofs, NULL, NULL, &err);
         lat[j] = now_s() - t0;
+        if (st == CUZK_OK) {
+            c.completed++;
+            c.returned += parts;
+            c.distinct += distinct_proofs(proofs, parts);
+            continue;
+        }
+        c.failed++;
+        char what[48];
+        snprintf(what, sizeof what, "bench batch: job %u of %u", j + 1, jobs);
+        const int r = cuzk__cli_fail(what, &err);
+        if (job_rc == 0) job_rc = r;
     }
     const double wall = now_s() - t0;
     const double per_proof = wall / ((double)jobs * parts);
@@ -316,9 +306,8 @@ int cuzk__bench_batch(int argc, char **argv) {
         }
         n_tl = cuzk_engine_timeline(e, tl, eo.timeline_events);
     }
-    cuzk_engine_stats es;
-    cuzk_engine_get_stats(e, &es);
-    if (!report_timeline(tr, tl, n_tl)) {
+    cuzk_engine_get_stats(e, &c.es);
+    if (!cuzk__batch_report_make(tr, tl, n_tl, c.es.lane_slots)) {
         fprintf(stderr, CMD ": out of memory for the timeline's report\n");
         goto done;
     }
@@ -332,7 +321,8 @@ int cuzk__bench_batch(int argc, char **argv) {
                "\"max\": %.4f}",
                jobs, parts, ki.backend == CUZK_BACKEND_GPU ? "gpu" : "cpu", ki.domain_log, wall,
                per_proof, steady, p50, p90, pmax);
-        print_timeline_json(tr, es.timeline_dropped);
+        print_counts_json(&c, &o, fault, fault_nth);
+        cuzk__batch_report_json(tr, c.es.timeline_dropped);
         printf("}\n");
     } else {
         printf(CMD ": %u jobs x %u partitions, domain 2^%u, %s backend\n"
@@ -340,10 +330,16 @@ int cuzk__bench_batch(int argc, char **argv) {
                    "  job latency (submission to end): p50 %.3f s, p90 %.3f s, max %.3f s\n",
                jobs, parts, ki.domain_log, ki.backend == CUZK_BACKEND_GPU ? "GPU" : "CPU", wall,
                per_proof, steady, p50, p90, pmax);
-        print_timeline_text(tr, es.timeline_dropped);
+        print_counts_text(&c, fault, fault_nth);
+        cuzk__batch_report_text(tr, c.es.timeline_dropped);
         if (svg != NULL) printf("  timeline drawn in %s\n", svg);
     }
-    rc = 0;
+    rc = job_rc;
+    if (rc == 0 && c.distinct != c.returned) {
+        fprintf(stderr, CMD ": %zu of the %zu proofs returned are zero or repeated within "
+                            "their job\n", c.returned - c.distinct, c.returned);
+        rc = 1;
+    }
     goto done;
 fail:
     rc = cuzk__cli_fail("bench batch", &err);

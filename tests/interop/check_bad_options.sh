@@ -125,6 +125,19 @@ expect "bench prove vram limit" "cuzk bench prove: --vram-limit 24X: must be a s
 expect "bench prove vram limit range" "--vram-limit 2048T: must be a size like 24G" -- bench prove --circuit c --vram-limit 2048T
 expect "bench prove vram limit missing value" "--vram-limit: needs a value" -- bench prove --circuit c --vram-limit
 expect "bench batch vram limit" "cuzk bench batch: --vram-limit -1: must be a size like 24G" -- bench batch --vram-limit -1
+BB=(bench batch --circuit c --setup-seed 2a --witness w)
+expect "bench batch devices spelling" "cuzk bench batch: --devices '0,x': all, or ordinals like 0,1" -- "${BB[@]}" --backend gpu --devices 0,x
+expect "bench batch devices empty" "--devices '': all, or ordinals like 0,1" -- "${BB[@]}" --backend gpu --devices ""
+expect "bench batch devices too large" "--devices '0,4096': all, or ordinals like 0,1" -- "${BB[@]}" --backend gpu --devices 0,4096
+expect "bench batch devices on the CPU" "cuzk bench batch: --devices needs --backend gpu" -- "${BB[@]}" --backend cpu --devices 0,1
+expect "bench batch devices with auto" "--devices needs --backend gpu" -- "${BB[@]}" --devices 0
+expect "bench batch devices missing value" "cuzk bench batch: --devices: needs a value" -- bench batch --devices
+expect "bench batch fault stage" "cuzk bench batch: --fault msm:3: must be STAGE:N" "msm_h" -- bench batch --fault msm:3
+expect "bench batch fault prep" "--fault prep:1: must be STAGE:N" -- bench batch --fault prep:1
+expect "bench batch fault no launch" "--fault msm_h: must be STAGE:N" -- bench batch --fault msm_h
+expect "bench batch fault launch zero" "--fault msm_h:0: N (the launch that fails) must be 1..1000000" -- bench batch --fault msm_h:0
+expect "bench batch fault launch word" "--fault ntt:x: N (the launch that fails) must be 1..1000000" -- bench batch --fault ntt:x
+expect "bench batch fault missing value" "cuzk bench batch: --fault: needs a value" -- bench batch --fault
 expect "prove vram limit" "cuzk prove: --vram-limit 1.5G: must be a size like 24G" -- prove --vram-limit 1.5G
 
 echo "$pass passed, $fail failed"

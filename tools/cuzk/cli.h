@@ -15,4 +15,11 @@ int cuzk__cli_fail(const char *cmd, const cuzk_error *err);
  * name, or gpu in a build without CUDA). */
 int cuzk__cli_backend_kind(const char *cmd, const char *name, cuzk_backend_kind *kind);
 
+/* --device N (single) or --devices all|N,M,... (a GPU listed twice gets two
+ * lanes): the ordinals appended to opt->devices; else 0 after printing why
+ * ("cuzk CMD: --devices '0,x': all, or ordinals like 0,1", an ordinal past
+ * the GPUs present, more than CUZK_MAX_LANES). The spelling of the whole
+ * list is checked before any ordinal's range. */
+int cuzk__cli_devices(const char *cmd, cuzk_options *opt, const char *s, int single);
+
 #endif /* CUZK_TOOLS_CLI_H */

@@ -20,7 +20,6 @@
  * files, a corrupt key, counts that disagree). Errors are one line on stderr
  * naming the file and the reason.
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,55 +63,6 @@ static int prove_usage(FILE *f) {
             "       cuzk prove --addr A --key K --witness W0 [W1 ...] [-o PROOF] ...\n"
             "  the same through a running `cuzk daemon` (cuzk prove --addr A --help).\n");
     return f == stdout ? 0 : EXIT_ERROR;
-}
-
-/* One ordinal of a checked list into opt (0 after printing why). */
-static int add_device(cuzk_options *opt, const char *s, int single, long d, int count) {
-    if (count > 0 && d >= count) {
-        fprintf(stderr, "cuzk prove: %s: GPU %ld requested, %d present\n",
-                single ? "--device" : "--devices", d, count);
-        return 0;
-    }
-    if (opt->n_devices == CUZK_MAX_LANES) {
-        fprintf(stderr, "cuzk prove: --devices: more than %d devices in '%s'\n", CUZK_MAX_LANES,
-                s);
-        return 0;
-    }
-    opt->devices[opt->n_devices++] = (int)d;
-    return 1;
-}
-
-/* --device N / --devices all|N,M,...: the GPU ordinals into opt (0 after
- * printing why). */
-static int parse_devices(cuzk_options *opt, const char *s, int single) {
-    const int count = cuzk_gpu_count();
-    if (strcmp(s, "all") == 0 && !single) {
-        if (count <= 0) {
-            fprintf(stderr, "cuzk prove: --devices all: no CUDA device present\n");
-            return 0;
-        }
-        for (int d = 0; d < count && opt->n_devices < CUZK_MAX_LANES; d++)
-            opt->devices[opt->n_devices++] = d;
-        return 1;
-    }
-    /* the spelling of the whole list first, then the ordinals' range */
-    for (int pass = 0; pass < 2; pass++) {
-        for (const char *q = s;;) {
-            char *end;
-            errno = 0;
-            const long d = *q >= '0' && *q <= '9' ? strtol(q, &end, 10) : -1;
-            if (d < 0 || errno != 0 || d > 4095 || (*end != ',' && *end != '\0') ||
-                (single && *end != '\0')) {
-                fprintf(stderr, "cuzk prove: %s '%s': %s\n", single ? "--device" : "--devices",
-                        s, single ? "one ordinal like 1" : "all, or ordinals like 0,1");
-                return 0;
-            }
-            if (pass == 1 && !add_device(opt, s, single, d, count)) return 0;
-            if (*end == '\0') break;
-            q = end + 1;
-        }
-    }
-    return 1;
 }
 
 int cuzk__cmd_prove(int argc, char **argv) {
@@ -205,7 +155,8 @@ int cuzk__cmd_prove(int argc, char **argv) {
         fprintf(stderr, "cuzk prove: --lanes needs --backend cpu (GPUs take --devices)\n");
         goto out;
     }
-    if (devices_arg != NULL && !parse_devices(&opt, devices_arg, devices_single)) goto out;
+    if (devices_arg != NULL && !cuzk__cli_devices("prove", &opt, devices_arg, devices_single))
+        goto out;
     if (verbose) {
         opt.log = log_line;
         opt.log_user = (void *)"prove";
