@@ -166,7 +166,8 @@ static void keys_open(keys_fixture *f, cuzk_gen_profile profile, unsigned log_k)
     CHECK_EQ_INT(cuzk_groth16_setup_dev(&f->p, f->c, &tw, 0, &err), CUZK_OK);
     if (keys_deferred) write_deferred(&f->pd, f->path, &f->p);
     CHECK_EQ_INT(cuzk_backend_open(&f->cpu, &cuzk_backend_cpu, 0, -1, &err), CUZK_OK);
-    CHECK_EQ_INT(cuzk_backend_open(&f->gpu, &cuzk_backend_gpu, 0, 0, &err), CUZK_OK);
+    CHECK_EQ_INT(cuzk_backend_open(&f->gpu, &cuzk_backend_gpu, 0, cuzk_gpu_test_dev, &err),
+                 CUZK_OK);
     cuzk__gpu_backend_set_test_hooks(&f->gpu, &test_hooks);
     CHECK_EQ_INT(cuzk_backend_prepare(&f->cpu, &f->kc, f->c, &f->p, &err), CUZK_OK);
     cuzk_status st =
@@ -792,7 +793,7 @@ static void zkey_sample_case(uint64_t pinned, uint64_t pageable, int staged_any,
                  CUZK_OK);
     cuzk_backend cpu, gpu;
     CHECK_EQ_INT(cuzk_backend_open(&cpu, &cuzk_backend_cpu, 0, -1, &err), CUZK_OK);
-    CHECK_EQ_INT(cuzk_backend_open(&gpu, &cuzk_backend_gpu, 0, 0, &err), CUZK_OK);
+    CHECK_EQ_INT(cuzk_backend_open(&gpu, &cuzk_backend_gpu, 0, cuzk_gpu_test_dev, &err), CUZK_OK);
     cuzk__gpu_backend_set_test_hooks(&gpu, &test_hooks);
     cuzk_backend_key *kc = NULL, *kg = NULL;
     CHECK_EQ_INT(cuzk_backend_prepare_zkey(&cpu, &kc, &zk, &err), CUZK_OK);
@@ -870,7 +871,7 @@ static void test_copies(void) {
 
 int main(int argc, char **argv) {
     cuzk_test_init(argc, argv);
-    int need = cuzk_gpu_test_need_device();
+    int need = cuzk_gpu_test_need_device(argc, argv);
     if (need != 0) return need;
     RUN(test_zkey_sample);
     RUN(test_bellman_small);

@@ -548,7 +548,7 @@ static void bench(void) {
     const unsigned reps = 10;
     char name[128];
     int sms = 0;
-    if (cuzk__gpu_device_name(0, name, sizeof name, &sms) != CUZK_OK) return;
+    if (cuzk__gpu_device_name(cuzk_gpu_test_dev, name, sizeof name, &sms) != CUZK_OK) return;
     printf("\nthroughput on %s (%d SMs): n = 2^24 elements, x = x*y chains, median of %u\n",
            name, sms, reps);
     printf("%-8s %6s %10s %10s %12s %10s\n", "op", "iters", "median ms", "min ms", "Gmul/s",
@@ -575,7 +575,7 @@ static void bench(void) {
 
 int main(int argc, char **argv) {
     cuzk_test_init(argc, argv);
-    int need = cuzk_gpu_test_need_device();
+    int need = cuzk_gpu_test_need_device(argc, argv);
     if (need != 0) return need;
     printf("CPU reference: %s\n", cuzk_cpu_features() & CUZK_CPU_ADX ? "ADX asm" : "portable C");
     RUN(test_fr);

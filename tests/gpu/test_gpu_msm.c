@@ -923,7 +923,7 @@ static int bench_profile = 0;
 static void bench(int minlog, int maxlog1, int maxlog2) {
     char name[128];
     int sms = 0;
-    if (cuzk__gpu_device_name(0, name, sizeof name, &sms) != CUZK_OK) return;
+    if (cuzk__gpu_device_name(cuzk_gpu_test_dev, name, sizeof name, &sms) != CUZK_OK) return;
     printf("\nGPU MSM on %s (%d SMs): bases resident (made on the device), random scalars < r;"
            " median of %d after a warm-up, wall clock\n",
            name, sms, BENCH_REPS);
@@ -1024,7 +1024,7 @@ static int wanted(const char *name) {
 
 int main(int argc, char **argv) {
     cuzk_test_init(argc, argv);
-    int need = cuzk_gpu_test_need_device();
+    int need = cuzk_gpu_test_need_device(argc, argv);
     if (need != 0) return need;
     int do_bench = 0, min1 = 16, max1 = 27, max2 = -1, only_bench = 0, quick = 0;
     for (int i = 1; i < argc; i++) {

@@ -272,7 +272,7 @@ static void bench(void) {
     static const double ntts[CUZK__GPU_BENCH_COUNT] = {1, 1, 1, 1, 1, 6, 7};
     char name[128];
     int sms = 0;
-    if (cuzk__gpu_device_name(0, name, sizeof name, &sms) != CUZK_OK) return;
+    if (cuzk__gpu_device_name(cuzk_gpu_test_dev, name, sizeof name, &sms) != CUZK_OK) return;
     printf("\nNTT on %s (%d SMs), data on the device, median of 10 after a warm-up\n", name, sms);
     printf("%-4s %-13s %10s %10s %10s %10s\n", "log", "op", "median ms", "min ms", "GB/s eff",
            "floor ms");
@@ -303,7 +303,7 @@ static void bench(void) {
 
 int main(int argc, char **argv) {
     cuzk_test_init(argc, argv);
-    int need = cuzk_gpu_test_need_device();
+    int need = cuzk_gpu_test_need_device(argc, argv);
     if (need != 0) return need;
     int tests = 1; /* --bench-only: the tables without the comparisons (profiling runs) */
     for (int i = 1; i < argc; i++) {

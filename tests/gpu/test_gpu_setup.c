@@ -476,7 +476,7 @@ static void setup_case(unsigned log_k, size_t chunk, unsigned threads, size_t h_
     CHECK_EQ_INT(cuzk_groth16_setup_dev(&pc, c, &tw, 0, &err), CUZK_OK);
     double t_cpu = now_s() - t0;
     cuzk_setup_accel acc;
-    cuzk_status st = cuzk__gpu_setup_accel_open(&acc, 0, 0, &err);
+    cuzk_status st = cuzk__gpu_setup_accel_open(&acc, cuzk_gpu_test_dev, 0, &err);
     if (st != CUZK_OK) printf("  accelerator: %s\n", err.msg);
     CHECK_EQ_INT(st, CUZK_OK);
     if (h_chunk) acc.h_chunk = h_chunk;
@@ -576,7 +576,7 @@ int main(int argc, char **argv) {
         if (strcmp(argv[i], "--bench") == 0) do_bench = 1;
     RUN(test_hook_cpu);
     RUN(test_hook_failures);
-    int rc = cuzk_gpu_test_need_device();
+    int rc = cuzk_gpu_test_need_device(argc, argv);
     if (rc != 0) return cuzk_test_cases_failed ? cuzk_test_finish() : rc;
     RUN(test_args);
     RUN(test_plain_edges);

@@ -186,7 +186,7 @@ static void test_medium(void) {
 
 int main(int argc, char **argv) {
     cuzk_test_init(argc, argv);
-    int need = cuzk_gpu_test_need_device();
+    int need = cuzk_gpu_test_need_device(argc, argv);
     if (need != 0) return need;
     RUN(test_small);
     RUN(test_medium);

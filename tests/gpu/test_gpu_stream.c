@@ -395,7 +395,7 @@ static void modes_case(cuzk_gen_profile profile, unsigned log_k, params_src src)
     cuzk_backend cpu, gpu;
     cuzk_backend_key *kc = NULL;
     CHECK_EQ_INT(cuzk_backend_open(&cpu, &cuzk_backend_cpu, 0, -1, &err), CUZK_OK);
-    CHECK_EQ_INT(cuzk_backend_open(&gpu, &cuzk_backend_gpu, 0, 0, &err), CUZK_OK);
+    CHECK_EQ_INT(cuzk_backend_open(&gpu, &cuzk_backend_gpu, 0, cuzk_gpu_test_dev, &err), CUZK_OK);
     cuzk__gpu_backend_set_test_hooks(&gpu, &hooks);
     CHECK_EQ_INT(cuzk_backend_prepare(&cpu, &kc, c, &p, &err), CUZK_OK);
     static const cuzk__plan_mode modes[] = {CUZK__PLAN_RESIDENT, CUZK__PLAN_PARTLY_RESIDENT,
@@ -514,7 +514,7 @@ static void test_modes_zkey(void) {
                  CUZK_OK);
     cuzk_backend cpu, gpu;
     CHECK_EQ_INT(cuzk_backend_open(&cpu, &cuzk_backend_cpu, 0, -1, &err), CUZK_OK);
-    CHECK_EQ_INT(cuzk_backend_open(&gpu, &cuzk_backend_gpu, 0, 0, &err), CUZK_OK);
+    CHECK_EQ_INT(cuzk_backend_open(&gpu, &cuzk_backend_gpu, 0, cuzk_gpu_test_dev, &err), CUZK_OK);
     hooks.chunk_bytes = 64 * 192;
     cuzk__gpu_backend_set_test_hooks(&gpu, &hooks);
     cuzk_backend_key *kc = NULL;
@@ -588,7 +588,7 @@ static void test_api_limits(void) {
     memset(&pd, 0, sizeof pd);
     CHECK_EQ_INT(cuzk_params_open(&pd, pp, CUZK_PARAMS_DEFER_POINTS, &err), CUZK_OK);
     cuzk_backend gpu;
-    CHECK_EQ_INT(cuzk_backend_open(&gpu, &cuzk_backend_gpu, 0, 0, &err), CUZK_OK);
+    CHECK_EQ_INT(cuzk_backend_open(&gpu, &cuzk_backend_gpu, 0, cuzk_gpu_test_dev, &err), CUZK_OK);
     const uint64_t stream_limit =
         limit_for(&gpu, CUZK__PLAN_STREAMING, cuzk_gen_circuit(g), &pd, NULL);
     const cuzk__plan_mode stream_mode =
@@ -612,6 +612,8 @@ static void test_api_limits(void) {
         opt.backend = cases[i].backend;
         opt.auto_gpu_min_log = 0;
         opt.device_memory_limit = cases[i].streaming ? stream_limit : (uint64_t)1 << 20;
+        opt.devices[0] = cuzk_gpu_test_dev;
+        opt.n_devices = 1;
         opt.log = log_keep;
         log_seen[0] = '\0';
         cuzk_context *ctx = NULL;
@@ -621,7 +623,9 @@ static void test_api_limits(void) {
         if (st != cases[i].want) printf("  case %zu: %s\n", i, err.msg);
         CHECK_EQ_INT(st, cases[i].want);
         if (st != CUZK_OK) {
-            CHECK(strstr(err.msg, "GPU 0: cpu: not even streaming fits") != NULL);
+            char want[64];
+            snprintf(want, sizeof want, "GPU %d: cpu: not even streaming fits", cuzk_gpu_test_dev);
+            CHECK(strstr(err.msg, want) != NULL);
         } else {
             cuzk_key_info info;
             cuzk_key_get_info(key, &info);
@@ -633,7 +637,8 @@ static void test_api_limits(void) {
             CHECK_EQ_INT(ps, CUZK_OK);
             if (cases[i].chosen == CUZK_BACKEND_GPU) {
                 char want[64];
-                snprintf(want, sizeof want, "GPU 0: %s:", cuzk__plan_mode_name(stream_mode));
+                snprintf(want, sizeof want, "GPU %d: %s:", cuzk_gpu_test_dev,
+                         cuzk__plan_mode_name(stream_mode));
                 printf("  case %zu log: %s", i, log_seen);
                 CHECK(strstr(log_seen, want) != NULL);
             }
@@ -653,7 +658,7 @@ int main(int argc, char **argv) {
     cuzk_test_init(argc, argv);
     for (int i = 1; i < argc; i++)
         if (strcmp(argv[i], "--quick") == 0) quick = 1;
-    const int need = cuzk_gpu_test_need_device();
+    const int need = cuzk_gpu_test_need_device(argc, argv);
     if (need != 0) return need;
     RUN(test_copy_rate);
     RUN(test_g1_streamed);

@@ -383,7 +383,7 @@ static void test_refusals(void) {
 
 int main(int argc, char **argv) {
     cuzk_test_init(argc, argv);
-    const int need = cuzk_gpu_test_need_device();
+    const int need = cuzk_gpu_test_need_device(argc, argv);
     if (need != 0) return need;
     if (!tmpdir_make("cuzk-supraseal-gpu")) return 1;
     use_gpu(1);
