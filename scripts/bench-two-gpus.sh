@@ -1,0 +1,308 @@
+#!/usr/bin/env bash
+# bench-two-gpus.sh — the engine on two GPUs of one host, every measurement in
+# one run: the GPU tests on each card, porep-profile jobs through the engine
+# on one card and on both (seconds per proof, each card's busy fraction, the
+# ratio), the two-card run again with a device fault injected mid-run (the
+# faulting card's partition finishes on the other, every job completes,
+# nothing lost or proved twice), and the runs' timelines as SVG. Needs bash,
+# coreutils, grep, sed, awk and the binaries of a CUDA build made elsewhere
+# (they link the CUDA runtime statically; stripped binaries do): no compiler.
+#
+#   scripts/bench-two-gpus.sh [--cuzk PATH] [--tests DIR] [--quick] [--log K]
+#                             [--jobs J] [--partitions P] [--workers W]
+#                             [--fault STAGE:N] [--backend gpu|cpu] [--timeout S]
+#                             [--out DIR]
+#
+#   --cuzk PATH      the cuzk binary (default: build/cuzk)
+#   --tests DIR      a folder holding test_gpu_* binaries: each runs with
+#                    --device 0 and with --device 1 (the two cards at once, each
+#                    going through the tests in turn). Without it, no tests.
+#   --quick          test_gpu_msm and test_gpu_stream with --quick
+#   --log K          a porep circuit of 2^K constraints (default: 27 where both
+#                    cards have 130000 MiB or more, as an H200's 141 GB; else 26;
+#                    12 with --backend cpu)
+#   --jobs J         jobs per engine run (default 4), of P partitions (default 10)
+#   --workers W      workers per card (default: the engine's, 2)
+#   --fault STAGE:N  the fault of the third run (default msm_h:N, N half the
+#                    run's partitions: the Nth H MSM fails as a device error)
+#   --backend cpu    two CPU lanes of one thread stand in for the two cards
+#                    (--lanes 1 and --lanes 2 instead of --devices 0 and 0,1):
+#                    the script's logic and the engine's on any machine
+#   --timeout S      each step's limit in seconds (default 1800)
+#   --out DIR        logs, JSON, SVGs and summary.txt (default: a new directory
+#                    under ${TMPDIR:-/tmp}); the circuit goes to a scratch
+#                    directory under ${TMPDIR:-/tmp}, removed at the end
+#
+# The parameters are made in memory from a fixed seed (a development setup,
+# INSECURE), by each engine run before its clock starts. Every proof is
+# self-checked by the engine; each run's JSON is checked for every job
+# completed, jobs x partitions proofs returned, distinct and nonzero, none
+# proved twice, and for the fault run one fault, one retry, on the other card.
+# A failing step is reported with its log's last lines and the others still
+# run; the exit status is 1 when any step failed, 2 on a usage error.
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit 2
+
+cuzk=build/cuzk tests="" quick=0 log="" jobs=4 parts=10 workers="" fault="" backend=gpu
+limit=1800 out=""
+usage() { sed -n '2,42p' "$0" >&2; exit 2; }
+while [ $# -gt 0 ]; do
+    case $1 in
+    --cuzk) cuzk=${2:?--cuzk needs PATH}; shift ;;
+    --tests) tests=${2:?--tests needs DIR}; shift ;;
+    --quick) quick=1 ;;
+    --log) log=${2:?--log needs K}; shift ;;
+    --jobs) jobs=${2:?--jobs needs J}; shift ;;
+    --partitions) parts=${2:?--partitions needs P}; shift ;;
+    --workers) workers=${2:?--workers needs W}; shift ;;
+    --fault) fault=${2:?--fault needs STAGE:N}; shift ;;
+    --backend) backend=${2:?--backend needs gpu or cpu}; shift ;;
+    --timeout) limit=${2:?--timeout needs S}; shift ;;
+    --out) out=${2:?--out needs DIR}; shift ;;
+    -h | --help) usage ;;
+    *) echo "bench-two-gpus: unknown option $1" >&2; usage ;;
+    esac
+    shift
+done
+is_uint() { [[ $1 =~ ^[0-9]+$ ]] && [ "$1" -ge 1 ]; }
+for v in "jobs:$jobs" "partitions:$parts" "timeout:$limit" ${log:+"log:$log"} \
+    ${workers:+"workers:$workers"}; do
+    is_uint "${v#*:}" || { echo "bench-two-gpus: --${v%%:*} ${v#*:}: must be a positive integer" >&2; exit 2; }
+done
+[ "$backend" = gpu ] || [ "$backend" = cpu ] ||
+    { echo "bench-two-gpus: --backend $backend: must be gpu or cpu" >&2; exit 2; }
+[ -x "$cuzk" ] || { echo "bench-two-gpus: no executable $cuzk (--cuzk PATH)" >&2; exit 2; }
+cuzk=$(realpath "$cuzk")
+if [ -n "$tests" ]; then
+    [ -d "$tests" ] || { echo "bench-two-gpus: --tests $tests: no such folder" >&2; exit 2; }
+    tests=$(realpath "$tests")
+fi
+[ -n "$out" ] || out=$(mktemp -d "${TMPDIR:-/tmp}/bench-two-gpus.XXXXXX")
+mkdir -p "$out" || exit 2
+out=$(realpath "$out")
+work=$(mktemp -d "${TMPDIR:-/tmp}/bench-two-gpus-c.XXXXXX") || exit 2
+trap 'rm -rf "$work"' EXIT
+total=$((jobs * parts))
+[ -n "$fault" ] || fault="msm_h:$(((total + 1) / 2))"
+[ "$backend" = gpu ] && export CUZK_GPU_REQUIRED=1 # a test that finds no card fails
+
+failed=0
+summary=()
+note() { summary+=("$*"); }
+
+# step NAME LOG CMD...: CMD under the step limit, its output in LOG; prints
+# ok or FAIL with the log's last lines. Returns CMD's status.
+step() {
+    local name=$1 logf=$2 t0 rc s
+    shift 2
+    t0=$(date +%s)
+    timeout --kill-after=30 "$limit" "$@" > "$logf" 2>&1
+    rc=$?
+    s=$(($(date +%s) - t0))
+    if [ $rc -eq 0 ]; then
+        echo "ok   $name (${s} s)"
+    else
+        [ $rc -eq 124 ] && echo "FAIL $name: timed out after $limit s" ||
+            echo "FAIL $name: exit status $rc (${s} s), last lines of $logf:"
+        tail -n 12 "$logf" | sed 's/^/     /'
+        failed=1
+    fi
+    return $rc
+}
+
+# ---- the machine --------------------------------------------------------------
+{
+    echo "command: $0 $*"
+    "$cuzk" version
+    command -v nvidia-smi > /dev/null &&
+        nvidia-smi --query-gpu=index,name,memory.total,clocks.max.sm,driver_version --format=csv
+} > "$out/machine.txt" 2>&1
+cards="" ngpu=0 mem_min=0
+if [ "$backend" = gpu ]; then
+    if command -v nvidia-smi > /dev/null; then
+        ngpu=$(nvidia-smi -L 2> /dev/null | grep -c '^GPU' || true)
+        mem_min=$(nvidia-smi --query-gpu=memory.total --format=csv,noheader,nounits -i 0,1 \
+            2> /dev/null | sort -n | head -1)
+        cards=$(nvidia-smi --query-gpu=name --format=csv,noheader -i 0 2> /dev/null)
+    fi
+    if [ "$ngpu" -lt 2 ]; then
+        echo "FAIL machine: $ngpu GPUs found by nvidia-smi, this needs 2 (the steps run anyway)"
+        failed=1
+    fi
+    [ -n "$log" ] || { [ "${mem_min:-0}" -ge 130000 ] && log=27 || log=26; }
+    one=(--backend gpu --devices 0) two=(--backend gpu --devices "0,1") lane=GPU
+    name1="1 card (--devices 0)" name2="2 cards (--devices 0,1)"
+else
+    [ -n "$log" ] || log=12
+    one=(--backend cpu --lanes 1 --threads 1) two=(--backend cpu --lanes 2 --threads 1) lane=lane
+    name1="1 lane (--lanes 1)" name2="2 lanes (--lanes 2)"
+    cards="CPU lanes standing in for the cards"
+fi
+[ "$backend" = cpu ] || cards="$ngpu x ${cards:-unnamed GPUs}"
+echo "bench-two-gpus: $cards, porep 2^$log, $jobs jobs x $parts partitions, fault $fault;" \
+    "results in $out"
+
+# ---- (a) every GPU test on each card, the two cards at once ---------------------
+# tests_on DEV: each test binary in turn with --device DEV; one line per test
+# ("NAME STATUS SECONDS") in $out/tests-devDEV.txt
+tests_on() {
+    local dev=$1 t name rc t0 args
+    : > "$out/tests-dev$dev.txt"
+    for t in "$tests"/test_gpu_*; do
+        [ -x "$t" ] || continue
+        name=$(basename "$t")
+        args=(--device "$dev")
+        case $name in test_gpu_msm | test_gpu_stream) [ $quick -eq 1 ] && args+=(--quick) ;; esac
+        t0=$(date +%s)
+        timeout --kill-after=30 "$limit" "$t" "${args[@]}" > "$out/tests/$name-dev$dev.log" 2>&1
+        rc=$?
+        echo "$name $rc $(($(date +%s) - t0))" >> "$out/tests-dev$dev.txt"
+    done
+}
+if [ -n "$tests" ]; then
+    mkdir -p "$out/tests"
+    tests_on 0 &
+    p0=$!
+    tests_on 1 &
+    p1=$!
+    wait $p0 $p1
+    ntests=0
+    for dev in 0 1; do
+        while read -r name rc s; do
+            ntests=$((ntests + 1))
+            case $rc in
+            0) st=ok ;;
+            77) st=skip ;;
+            124) st="FAIL (timed out)"; failed=1 ;;
+            *) st="FAIL (exit $rc)"; failed=1 ;;
+            esac
+            echo "$st $name --device $dev (${s} s)"
+            [ "$st" = ok ] || [ "$st" = skip ] || tail -n 12 "$out/tests/$name-dev$dev.log" | sed 's/^/     /'
+            note "$(printf '%-36s %-18s %d s' "$name --device $dev" "$st" "$s")"
+        done < "$out/tests-dev$dev.txt"
+    done
+    if [ "$ntests" -eq 0 ]; then
+        echo "FAIL tests: no test_gpu_* binary in $tests"
+        note "tests: no test_gpu_* binary in $tests: FAIL"
+        failed=1
+    fi
+fi
+
+# ---- the circuit --------------------------------------------------------------------
+if ! step "gen-circuit porep 2^$log" "$out/gen.log" "$cuzk" gen-circuit --profile porep \
+    --log-constraints "$log" --partitions 1 --seed 42 -o "$work"; then
+    note "gen-circuit porep 2^$log: FAIL (the engine runs cannot run)"
+fi
+
+# ---- (b), (c), (d): the engine on one card, on both, on both with a fault -----------
+# jget FILE KEY: the first number (or null) after "KEY": in FILE's JSON
+jget() { grep -o "\"$2\": [-0-9.enull]*" "$1" 2> /dev/null | head -1 | sed 's/.*: //'; }
+# lanes FILE: one line per lane slot, "DEVICE PARTITIONS FRACTION"
+lanes() {
+    sed -n 's/.*"lanes": \[\([^]]*\)\].*/\1/p' "$1" 2> /dev/null | sed 's/}, {/\n/g' |
+        sed 's/.*"device": \([^,]*\), "partitions": \([0-9]*\), "fraction": \([^,]*\),.*/\1 \2 \3/'
+}
+# busy FILE: "GPU 0 99.5% (40), GPU 1 ..." from the lanes' fractions and partitions
+busy() {
+    local i=0 dev n f
+    lanes "$1" | while read -r dev n f; do
+        [ "$dev" = null ] && dev=$i
+        [ "$f" = null ] && f=- || f=$(awk -v f="$f" 'BEGIN {printf "%.1f%%", 100 * f}')
+        printf '%s%s %s %s (%s)' "$([ $i -gt 0 ] && echo ', ')" "$lane" "$dev" "$f" "$n"
+        i=$((i + 1))
+    done
+}
+# check FILE LANES FAULT: the run's counts; prints what is wrong, one per line
+check() {
+    local f=$1 nl=$2 fl=$3 v dropped
+    [ "$(jget "$f" jobs_completed)" = "$jobs" ] ||
+        echo "jobs completed $(jget "$f" jobs_completed), want $jobs"
+    [ "$(jget "$f" jobs_failed)" = 0 ] || echo "jobs failed $(jget "$f" jobs_failed)"
+    for v in proofs_returned proofs_distinct proofs verified; do
+        [ "$(jget "$f" $v)" = "$total" ] || echo "$v $(jget "$f" $v), want $total"
+    done
+    [ "$(jget "$f" partitions_proved_twice)" = 0 ] ||
+        echo "partitions proved twice $(jget "$f" partitions_proved_twice)"
+    dropped=$(jget "$f" timeline_dropped)
+    [ "$dropped" != 0 ] || [ "$(jget "$f" partitions_proved)" = "$total" ] ||
+        echo "partitions in the timeline $(jget "$f" partitions_proved), want $total"
+    [ "$(lanes "$f" | wc -l)" = "$nl" ] || echo "$(lanes "$f" | wc -l) lane slots, want $nl"
+    lanes "$f" | awk '$2 == 0 {print "lane slot " NR - 1 " proved nothing"}'
+    if [ "$fl" = 1 ]; then
+        [ "$(jget "$f" faults)" = 1 ] ||
+            echo "device faults $(jget "$f" faults), want 1 (is $fault past the run's launches?)"
+        [ "$(jget "$f" retries)" = 1 ] || echo "partitions retried $(jget "$f" retries), want 1"
+        [ "$(jget "$f" retried_on_other_lane)" = 1 ] ||
+            echo "partitions retried on the other $lane: $(jget "$f" retried_on_other_lane), want 1"
+    else
+        [ "$(jget "$f" faults)" = 0 ] || echo "device faults $(jget "$f" faults), want 0"
+    fi
+}
+# run NAME NLANES FAULT ARGS...: one bench batch, its JSON, SVG and checks
+run() {
+    local name=$1 nl=$2 fl=$3 probs
+    shift 3
+    local f="$out/engine-$name.json"
+    local args=(bench batch "$@" --circuit "$work/circuit.cuzk" --setup-seed 2a
+        --witness "$work/w0.wit" --jobs "$jobs" --partitions "$parts" --json
+        --svg "$out/timeline-$name.svg")
+    [ -n "$workers" ] && args+=(--workers "$workers")
+    [ "$fl" = 1 ] && args+=(--fault "$fault")
+    echo "cuzk ${args[*]}" > "$out/engine-$name.cmd"
+    step "engine $name" "$out/engine-$name.log" "$cuzk" "${args[@]}"
+    local rc=$?
+    grep -h '^{' "$out/engine-$name.log" > "$f" 2> /dev/null
+    probs=$(check "$f" "$nl" "$fl")
+    if [ -n "$probs" ]; then
+        echo "FAIL engine $name: the counts of $f:"
+        echo "$probs" | sed 's/^/     /'
+        failed=1
+    fi
+    [ $rc -eq 0 ] && [ -z "$probs" ]
+}
+row() { # row NAME STATUS JSON
+    local s
+    s=$(jget "$3" steady_seconds_per_proof)
+    note "$(printf '%-36s %-18s %s s a partition, %s s a proof of %d; %s' "$1" "$2" "${s:--}" \
+        "$(awk -v s="${s:-0}" -v p="$parts" 'BEGIN {printf "%.3f", s * p}')" "$parts" "$(busy "$3")")"
+}
+if [ -s "$work/circuit.cuzk" ]; then
+    run 1card 1 0 "${one[@]}" && st=ok || st=FAIL
+    row "engine, $name1" "$st" "$out/engine-1card.json"
+    run 2cards 2 0 "${two[@]}" && st=ok || st=FAIL
+    row "engine, $name2" "$st" "$out/engine-2cards.json"
+    s1=$(jget "$out/engine-1card.json" steady_seconds_per_proof)
+    s2=$(jget "$out/engine-2cards.json" steady_seconds_per_proof)
+    if [ -n "$s1" ] && [ -n "$s2" ]; then
+        note "$(awk -v a="$s1" -v b="$s2" 'BEGIN {r = b > 0 ? a / b : 0;
+            printf "%-36s %-18s %.2fx the throughput of one (target 1.9x: %s)",
+            "engine, two against one", "", r, (r >= 1.9 ? "met" : "NOT met")}')"
+    else
+        note "two against one: no ratio (a run gave no figure)"
+    fi
+    run 2cards-fault 2 1 "${two[@]}" && st=ok || st=FAIL
+    f="$out/engine-2cards-fault.json"
+    note "$(printf '%-36s %-18s jobs %s of %s, proofs %s (%s distinct), faults %s, retried %s (on the other %s: %s), proved twice %s' \
+        "engine, ${name2%% (*}, --fault $fault" "$st" "$(jget "$f" jobs_completed)" "$jobs" \
+        "$(jget "$f" proofs_returned)" "$(jget "$f" proofs_distinct)" "$(jget "$f" faults)" \
+        "$(jget "$f" retries)" "$lane" "$(jget "$f" retried_on_other_lane)" \
+        "$(jget "$f" partitions_proved_twice)")"
+    svgs=("$out"/timeline-*.svg)
+    if [ -e "${svgs[0]}" ]; then
+        note "timelines: ${svgs[*]##*/}"
+    else
+        note "timelines: none written: FAIL"
+        failed=1
+    fi
+fi
+
+# ---- the table ------------------------------------------------------------------------
+{
+    echo
+    echo "bench-two-gpus: $cards, porep 2^$log, $jobs jobs x $parts partitions," \
+        "workers ${workers:-default}; in $out"
+    printf '%-36s %-18s %s\n' step status result
+    printf '%s\n' "${summary[@]}"
+    [ $failed -eq 0 ] && echo "every step passed" || echo "SOME STEPS FAILED (above)"
+} | tee "$out/summary.txt"
+exit $failed
