@@ -8,8 +8,8 @@
 # coreutils, grep, sed, awk and the binaries of a CUDA build made elsewhere
 # (they link the CUDA runtime statically; stripped binaries do): no compiler.
 #
-#   scripts/bench-two-gpus.sh [--cuzk PATH] [--tests DIR] [--quick] [--log K]
-#                             [--jobs J] [--partitions P] [--workers W]
+#   scripts/bench-two-gpus.sh [--cuzk PATH] [--tests DIR] [--quick] [--no-engine]
+#                             [--log K] [--jobs J] [--partitions P] [--workers W]
 #                             [--fault STAGE:N] [--backend gpu|cpu] [--timeout S]
 #                             [--out DIR]
 #
@@ -18,6 +18,7 @@
 #                    --device 0 and with --device 1 (the two cards at once, each
 #                    going through the tests in turn). Without it, no tests.
 #   --quick          test_gpu_msm and test_gpu_stream with --quick
+#   --no-engine      the tests alone (no circuit, no engine runs)
 #   --log K          a porep circuit of 2^K constraints (default: 27 where both
 #                    cards have 130000 MiB or more, as an H200's 141 GB; else 26;
 #                    12 with --backend cpu)
@@ -43,14 +44,15 @@
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 
-cuzk=build/cuzk tests="" quick=0 log="" jobs=4 parts=10 workers="" fault="" backend=gpu
+cuzk=build/cuzk tests="" quick=0 engine=1 log="" jobs=4 parts=10 workers="" fault="" backend=gpu
 limit=1800 out=""
-usage() { sed -n '2,42p' "$0" >&2; exit 2; }
+usage() { sed -n '2,43p' "$0" >&2; exit 2; }
 while [ $# -gt 0 ]; do
     case $1 in
     --cuzk) cuzk=${2:?--cuzk needs PATH}; shift ;;
     --tests) tests=${2:?--tests needs DIR}; shift ;;
     --quick) quick=1 ;;
+    --no-engine) engine=0 ;;
     --log) log=${2:?--log needs K}; shift ;;
     --jobs) jobs=${2:?--jobs needs J}; shift ;;
     --partitions) parts=${2:?--partitions needs P}; shift ;;
@@ -189,7 +191,7 @@ if [ -n "$tests" ]; then
 fi
 
 # ---- the circuit --------------------------------------------------------------------
-if ! step "gen-circuit porep 2^$log" "$out/gen.log" "$cuzk" gen-circuit --profile porep \
+if [ $engine -eq 1 ] && ! step "gen-circuit porep 2^$log" "$out/gen.log" "$cuzk" gen-circuit --profile porep \
     --log-constraints "$log" --partitions 1 --seed 42 -o "$work"; then
     note "gen-circuit porep 2^$log: FAIL (the engine runs cannot run)"
 fi
