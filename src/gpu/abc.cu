@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "gpu/check.cuh"
+#include "gpu/ec.cuh" /* ld16 */
 #include "gpu/ff.cuh"
 #include "gpu/gpu_abc_kernels.h"
 
@@ -19,15 +20,6 @@ static unsigned grid_for(uint64_t n) {
     uint64_t blocks = (n + THREADS - 1) / THREADS;
     if (blocks == 0) blocks = 1;
     return (unsigned)(blocks < (1u << 20) ? blocks : (1u << 20)); /* grid-stride beyond */
-}
-
-static __device__ __forceinline__ fr_t load_fr(const fr_t *p) {
-    fr_t r;
-    const uint4 *s = reinterpret_cast<const uint4 *>(p);
-    uint4 *d = reinterpret_cast<uint4 *>(&r);
-    d[0] = s[0];
-    d[1] = s[1];
-    return r;
 }
 
 /* x < r, limbs compared from the top (the values are public to the prover's
@@ -47,7 +39,7 @@ static __global__ void scan_kernel(const fr_t *a, const fr_t *b, const fr_t *c, 
     const uint64_t n = m > n_aux ? m : n_aux;
     for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
         if (i < m) {
-            const fr_t x = load_fr(&a[i]), y = load_fr(&b[i]), z = load_fr(&c[i]);
+            const fr_t x = ld16(&a[i]), y = ld16(&b[i]), z = ld16(&c[i]);
             const bool ok_a = below_r(x), ok_b = below_r(y), ok_c = below_r(z);
             if (!ok_a) atomicMin(&first[0], (unsigned long long)i);
             if (!ok_b) atomicMin(&first[1], (unsigned long long)i);
@@ -58,7 +50,7 @@ static __global__ void scan_kernel(const fr_t *a, const fr_t *b, const fr_t *c, 
                 if (!fe_equal(p, z)) atomicMin(&first[4], (unsigned long long)i);
             }
         }
-        if (i < n_aux && !below_r(load_fr(&aux[i])))
+        if (i < n_aux && !below_r(ld16(&aux[i])))
             atomicMin(&first[3], (unsigned long long)i);
     }
 }

@@ -73,21 +73,7 @@ static cuzk_status classified_msm(cuzk__gpu_abc_key *k, cuzk__gpu_msm_bases *b, 
         t->b_g2_msm_ms += cuzk__now_ms() - t0;
     else
         t->tail_msm_ms += cuzk__now_ms() - t0;
-    if (!cnt->one) jac_inf(ones, g2); /* the MSM calls leave zeros for an empty sum */
-    if (!cnt->other) jac_inf(others, g2);
-    if (g2) {
-        cuzk_g2_jac x, y;
-        memcpy(&x, ones, sizeof(x));
-        memcpy(&y, others, sizeof(y));
-        cuzk_g2_jac_add_var(&x, &x, &y);
-        memcpy(result, &x, sizeof(x));
-    } else {
-        cuzk_g1_jac x, y;
-        memcpy(&x, ones, sizeof(x));
-        memcpy(&y, others, sizeof(y));
-        cuzk_g1_jac_add_var(&x, &x, &y);
-        memcpy(result, &x, sizeof(x));
-    }
+    cuzk__gpu_msm_add_halves(g2 ? CUZK__GPU_MSM_G2 : CUZK__GPU_MSM_G1, result, ones, others, cnt);
     return CUZK_OK;
 }
 
@@ -266,13 +252,7 @@ static cuzk_status prove_one(cuzk__gpu_abc_key *k, const cuzk_groth16_abc_input 
         (st = post_w(k, sp->next, sp->next_w, &sp->next_t->w)) != CUZK_OK)
         return dev_fail(err, k, in, st, "queueing a copy");
 
-    const cuzk_params *p = k->p;
-    cuzk_g1_jac_add_var(&out->msm_ch, &msm_l, &msm_h);
-    out->alpha1 = p->vk.alpha1;
-    out->beta1 = p->vk.beta1;
-    out->delta1 = p->vk.delta1;
-    out->beta2 = p->vk.beta2;
-    out->delta2 = p->vk.delta2;
+    cuzk__groth16_partial_fill(out, &k->p->vk, &msm_l, &msm_h);
     out->t.abc_ms = t->spmv_ms + t->check_ms;
     out->t.ntt_ms = t->ntt_ms;
     out->t.msm_h_ms = t->msm_h_ms;

@@ -72,24 +72,7 @@ static cuzk_status classified_msm(gpu_key *k, cuzk_params_vec v, uint64_t *resul
         t->b_g2_msm_ms += cuzk__now_ms() - t0;
     else
         t->tail_msm_ms += cuzk__now_ms() - t0;
-    /* ones + others on the host (Jacobian; the empty sums are the zeroed infinity) */
-    if (g2) {
-        cuzk_g2_jac x, y;
-        memcpy(&x, ones, sizeof(x));
-        memcpy(&y, others, sizeof(y));
-        if (!cnt->one) cuzk_g2_jac_set_inf(&x);
-        if (!cnt->other) cuzk_g2_jac_set_inf(&y);
-        cuzk_g2_jac_add_var(&x, &x, &y);
-        memcpy(result, &x, sizeof(x));
-    } else {
-        cuzk_g1_jac x, y;
-        memcpy(&x, ones, sizeof(x));
-        memcpy(&y, others, sizeof(y));
-        if (!cnt->one) cuzk_g1_jac_set_inf(&x);
-        if (!cnt->other) cuzk_g1_jac_set_inf(&y);
-        cuzk_g1_jac_add_var(&x, &x, &y);
-        memcpy(result, &x, sizeof(x));
-    }
+    cuzk__gpu_msm_add_halves(g2 ? CUZK__GPU_MSM_G2 : CUZK__GPU_MSM_G1, result, ones, others, cnt);
     return CUZK_OK;
 }
 

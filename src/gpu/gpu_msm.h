@@ -301,6 +301,13 @@ CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_msm_classify(uint64_t *zero, uint6
                                                            cuzk__gpu_msm_counts *counts,
                                                            const uint64_t *scalars, size_t n);
 
+/* result = ones + others on the host (Jacobian words of group): the two
+ * halves of a sum split by cuzk__gpu_msm_classify, the batch-add of the ones
+ * and the masked MSM of the others, a half whose count in counts is 0 taken
+ * as the point at infinity whatever its words hold. */
+void cuzk__gpu_msm_add_halves(cuzk__gpu_msm_group group, uint64_t *result, const uint64_t *ones,
+                              const uint64_t *others, const cuzk__gpu_msm_counts *counts);
+
 /* batch_add(ones) + msm(others) after a classification, all on the device:
  * equal to cuzk__gpu_msm(b, result, scalars, n, NULL). counts may be NULL. */
 CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_msm_with_classification(

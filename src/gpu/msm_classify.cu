@@ -1,8 +1,9 @@
 /*
  * msm_classify.cu — the scalars' 0/1/other classification on the device
  * (gpu_msm.h cuzk__gpu_msm_classify: bitmaps and counts, so that a proof's
- * ones go to the batch-add and only the others to the MSM), and the count of
- * a device bitmap's set bits that sizes a masked MSM.
+ * ones go to the batch-add and only the others to the MSM), the sum of the
+ * two halves on the host, and the count of a device bitmap's set bits that
+ * sizes a masked MSM.
  */
 #include "gpu/msm_impl.cuh"
 
@@ -130,6 +131,27 @@ static cuzk_status classify_body(void **mem, uint64_t *zero, uint64_t *one, uint
                 d2h(outs[k], d_bits[k], words * 8));
     if (counts) *counts = c;
     return CUZK_OK;
+}
+
+template <class G>
+static void add_halves(uint64_t *result, const uint64_t *ones, const uint64_t *others,
+                       const cuzk__gpu_msm_counts *c) {
+    uint64_t x[G::JAC_WORDS], y[G::JAC_WORDS];
+    memcpy(x, ones, sizeof x);
+    memcpy(y, others, sizeof y);
+    if (!c->one) G::jac_set_inf(x);
+    if (!c->other) G::jac_set_inf(y);
+    G::jac_add(x, x, y);
+    memcpy(result, x, sizeof x);
+}
+
+extern "C" void cuzk__gpu_msm_add_halves(cuzk__gpu_msm_group group, uint64_t *result,
+                                         const uint64_t *ones, const uint64_t *others,
+                                         const cuzk__gpu_msm_counts *counts) {
+    if (group == CUZK__GPU_MSM_G2)
+        add_halves<grp_g2>(result, ones, others, counts);
+    else
+        add_halves<grp_g1>(result, ones, others, counts);
 }
 
 extern "C" cuzk_status cuzk__gpu_msm_classify(uint64_t *zero, uint64_t *one, uint64_t *other,

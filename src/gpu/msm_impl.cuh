@@ -48,9 +48,11 @@ using namespace cuzk_gpu; /* the msm*.cu units are written in the device namespa
  * sizes).
  */
 extern "C" {
+void cuzk_g1_jac_set_inf(void *r);
 void cuzk_g1_xyzz_to_jac(void *r, const void *a);
 void cuzk_g1_jac_dbl(void *r, const void *a);
 void cuzk_g1_jac_add_var(void *r, const void *a, const void *b);
+void cuzk_g2_jac_set_inf(void *r);
 void cuzk_g2_xyzz_to_jac(void *r, const void *a);
 void cuzk_g2_jac_dbl(void *r, const void *a);
 void cuzk_g2_jac_add_var(void *r, const void *a, const void *b);
@@ -62,6 +64,7 @@ size_t cuzk__msm_popcount(const uint64_t *bitmap, size_t n); /* src/msm/msm.h */
 struct grp_g1 {
     typedef fp_t F;
     static constexpr size_t JAC_WORDS = 18, XYZZ_WORDS = 24, AFF_WORDS = 12;
+    static void jac_set_inf(uint64_t *r) { cuzk_g1_jac_set_inf(r); }
     static void xyzz_to_jac(uint64_t *r, const uint64_t *a) { cuzk_g1_xyzz_to_jac(r, a); }
     static void jac_dbl(uint64_t *r, const uint64_t *a) { cuzk_g1_jac_dbl(r, a); }
     static void jac_add(uint64_t *r, const uint64_t *a, const uint64_t *b) {
@@ -71,6 +74,7 @@ struct grp_g1 {
 struct grp_g2 {
     typedef fp2_t F;
     static constexpr size_t JAC_WORDS = 36, XYZZ_WORDS = 48, AFF_WORDS = 24;
+    static void jac_set_inf(uint64_t *r) { cuzk_g2_jac_set_inf(r); }
     static void xyzz_to_jac(uint64_t *r, const uint64_t *a) { cuzk_g2_xyzz_to_jac(r, a); }
     static void jac_dbl(uint64_t *r, const uint64_t *a) { cuzk_g2_jac_dbl(r, a); }
     static void jac_add(uint64_t *r, const uint64_t *a, const uint64_t *b) {

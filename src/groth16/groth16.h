@@ -191,6 +191,12 @@ CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__groth16_prove_start_circuit_dom(
     const cuzk_params *p, const cuzk_ntt_domain *dom, const cuzk_witness *w, unsigned threads,
     cuzk_error *err);
 
+/* What every bellman-form prove_start ends with, wherever its MSMs ran:
+ * out->msm_ch = msm_l + msm_h, and copies of vk's alpha1, beta1, delta1,
+ * beta2 and delta2. */
+void cuzk__groth16_partial_fill(cuzk_groth16_partial *out, const cuzk_params_vk *vk,
+                                const cuzk_g1_jac *msm_l, const cuzk_g1_jac *msm_h);
+
 /* ---- proving from a, b, c computed elsewhere -------------------------------
  *
  * For callers that synthesize circuits themselves and hand over what

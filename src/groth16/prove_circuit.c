@@ -241,6 +241,16 @@ DEFINE_SPLIT(g1)
 DEFINE_SPLIT(g2)
 #undef DEFINE_SPLIT
 
+void cuzk__groth16_partial_fill(cuzk_groth16_partial *out, const cuzk_params_vk *vk,
+                                const cuzk_g1_jac *msm_l, const cuzk_g1_jac *msm_h) {
+    cuzk_g1_jac_add_var(&out->msm_ch, msm_l, msm_h);
+    out->alpha1 = vk->alpha1;
+    out->beta1 = vk->beta1;
+    out->delta1 = vk->delta1;
+    out->beta2 = vk->beta2;
+    out->delta2 = vk->delta2;
+}
+
 /*
  * The part both entries share. In: a, b, c (Montgomery, p->domain_size values
  * each, one buffer of three at *abc, freed here as soon as the H MSM is done
@@ -318,13 +328,7 @@ static cuzk_status prove_tail(cuzk_groth16_partial *out, cuzk_groth16_stage_time
     st = g2_split(&out->msm_b2, p->b_g2.p, &qb, threads, &tm->batch_add_ms, &tm->b_g2_msm_ms,
                   &out->t.msm_b2_ms);
     if (st != CUZK_OK) goto msm_failed;
-    cuzk_g1_jac_add_var(&out->msm_ch, &msm_l, &msm_h);
-
-    out->alpha1 = p->vk.alpha1;
-    out->beta1 = p->vk.beta1;
-    out->delta1 = p->vk.delta1;
-    out->beta2 = p->vk.beta2;
-    out->delta2 = p->vk.delta2;
+    cuzk__groth16_partial_fill(out, &p->vk, &msm_l, &msm_h);
     goto done;
 
 msm_failed:
