@@ -29,30 +29,12 @@
 #include "circuit/gen.h"
 #include "gpu/backend_gpu.h"
 #include "gpu/gpu.h"
+#include "gpu_fixture.h"
 #include "gpu_test.h"
 #include "harness.h"
 #include "groth16/proof192.h"
 #include "groth16/setup.h"
 #include "io/wtns.h"
-
-static void rand_scalar(uint64_t out[4]) {
-    cuzk_fr f;
-    uint64_t l[4];
-    do {
-        for (int i = 0; i < 4; i++) l[i] = cuzk_test_rand64();
-        l[3] &= 0x7fffffffffffffffULL;
-    } while (!cuzk__lt_n(l, cuzk__fr_r, 4));
-    cuzk_fr_from_limbs(&f, l);
-    cuzk_fr_to_limbs(out, &f);
-}
-
-static void toxic_fixed(cuzk_setup_toxic *tw) {
-    rand_scalar(tw->tau);
-    rand_scalar(tw->alpha);
-    rand_scalar(tw->beta);
-    rand_scalar(tw->gamma);
-    rand_scalar(tw->delta);
-}
 
 /* How a proof's uploads are expected to go (backend_gpu.h). */
 typedef enum { UP_STAGED, UP_PINNED, UP_PAGEABLE } upload_path;
@@ -252,8 +234,8 @@ static void bellman_case(cuzk_gen_profile profile, unsigned log_k, unsigned part
          * the next one still equals the CPU's */
         if (part == 0 && keys_early) broken_witness(&f, &w);
         uint64_t r[4], s[4];
-        rand_scalar(r);
-        rand_scalar(s);
+        cuzk_test_rand_scalar(r);
+        cuzk_test_rand_scalar(s);
         cuzk_groth16_proof pc, pg;
         cuzk_groth16_stage_times tc, tg;
         CHECK_EQ_INT(prove_with(cpu, kc, &w, r, s, &pc, &tc, &err), CUZK_OK);
@@ -475,8 +457,8 @@ static void test_bellman_deferred_bad_points(void) {
 static cuzk_status prove_both(keys_fixture *f, const cuzk_witness *w) {
     cuzk_error err;
     uint64_t r[4], s4[4];
-    rand_scalar(r);
-    rand_scalar(s4);
+    cuzk_test_rand_scalar(r);
+    cuzk_test_rand_scalar(s4);
     cuzk_groth16_proof pc, pg;
     CHECK_EQ_INT(prove_with(&f->cpu, f->kc, w, r, s4, &pc, NULL, &err), CUZK_OK);
     CHECK_EQ_INT(last_witness_staged, 0); /* the CPU backend stages nothing */
@@ -775,44 +757,34 @@ static void test_bellman_staging_fit_undone(void) {
  * test_hooks as set by the caller; expected per proof: pinned and pageable
  * uploads, staged chunks (staged_any: at least one; staged: exactly). */
 static void zkey_sample_case(uint64_t pinned, uint64_t pageable, int staged_any, int exact) {
-    const char *src = getenv("CUZK_SOURCE_DIR");
-    char kp[1024], wp[1024];
-    snprintf(kp, sizeof kp, "%s/examples/sample/circuit.zkey", src ? src : ".");
-    snprintf(wp, sizeof wp, "%s/examples/sample/witness.wtns", src ? src : ".");
     cuzk_error err;
-    cuzk_zkey zk;
-    cuzk_wtns wt;
-    if (cuzk_zkey_open(&zk, kp, 0, &err) != CUZK_OK) {
+    snarkjs_sample sm;
+    if (!snarkjs_sample_open(&sm, &err)) {
         printf("sample key missing (%s): skipped\n", err.msg);
         return;
     }
-    CHECK_EQ_INT(cuzk_wtns_open(&wt, wp, &err), CUZK_OK);
-    cuzk_witness w;
-    CHECK_EQ_INT(cuzk_witness_from_values(&w, (const uint64_t *)wt.values, 1,
-                                          (uint64_t)wt.n_witness - 1, wp, &err),
-                 CUZK_OK);
     cuzk_backend cpu, gpu;
     CHECK_EQ_INT(cuzk_backend_open(&cpu, &cuzk_backend_cpu, 0, -1, &err), CUZK_OK);
     CHECK_EQ_INT(cuzk_backend_open(&gpu, &cuzk_backend_gpu, 0, cuzk_gpu_test_dev, &err), CUZK_OK);
     cuzk__gpu_backend_set_test_hooks(&gpu, &test_hooks);
     cuzk_backend_key *kc = NULL, *kg = NULL;
-    CHECK_EQ_INT(cuzk_backend_prepare_zkey(&cpu, &kc, &zk, &err), CUZK_OK);
-    CHECK_EQ_INT(cuzk_backend_prepare_zkey(&gpu, &kg, &zk, &err), CUZK_OK);
+    CHECK_EQ_INT(cuzk_backend_prepare_zkey(&cpu, &kc, &sm.zk, &err), CUZK_OK);
+    CHECK_EQ_INT(cuzk_backend_prepare_zkey(&gpu, &kg, &sm.zk, &err), CUZK_OK);
     for (int rep = 0; rep < 3 && kg; rep++) {
         uint64_t r[4], s[4];
-        rand_scalar(r);
-        rand_scalar(s);
+        cuzk_test_rand_scalar(r);
+        cuzk_test_rand_scalar(s);
         cuzk_groth16_proof pc, pg;
-        CHECK_EQ_INT(prove_with(&cpu, kc, &w, r, s, &pc, NULL, &err), CUZK_OK);
+        CHECK_EQ_INT(prove_with(&cpu, kc, &sm.w, r, s, &pc, NULL, &err), CUZK_OK);
         const cuzk__gpu_backend_upload_counts before = stats_of(&gpu);
-        cuzk_status st = prove_with(&gpu, kg, &w, r, s, &pg, NULL, &err);
+        cuzk_status st = prove_with(&gpu, kg, &sm.w, r, s, &pg, NULL, &err);
         if (st != CUZK_OK) printf("gpu prove: %s\n", err.msg);
         CHECK_EQ_INT(st, CUZK_OK);
         CHECK_MEM(&pg, &pc, sizeof pc);
         /* exact: a, b, c (3 N values) and the witness, both staged */
         check_uploads(&gpu, &before, pinned, pageable, staged_any,
-                      exact ? chunks_of(3 * (uint64_t)zk.domain_size * 32) +
-                                  chunks_of(cuzk_witness_n_vars(&w) * 32)
+                      exact ? chunks_of(3 * (uint64_t)sm.zk.domain_size * 32) +
+                                  chunks_of(cuzk_witness_n_vars(&sm.w) * 32)
                             : 0);
     }
     cuzk_backend_release_key(&gpu, kg);
@@ -820,9 +792,7 @@ static void zkey_sample_case(uint64_t pinned, uint64_t pageable, int staged_any,
     last_stats = stats_of(&gpu);
     cuzk_backend_close(&gpu);
     cuzk_backend_close(&cpu);
-    cuzk_witness_close(&w);
-    cuzk_wtns_close(&wt);
-    cuzk_zkey_close(&zk);
+    snarkjs_sample_close(&sm);
 }
 
 static void test_zkey_sample(void) {

@@ -54,18 +54,12 @@
 #include "ec/g2.h"
 #include "gpu/gpu.h"
 #include "gpu/gpu_msm.h"
+#include "gpu_fixture.h"
 #include "gpu_test.h"
 #include "harness.h"
 #include "msm/msm.h"
 
 /* ---- inputs --------------------------------------------------------------- */
-
-static void rand_scalar(uint64_t k[4]) {
-    do {
-        for (int i = 0; i < 4; i++) k[i] = cuzk_test_rand64();
-        k[3] &= 0x7fffffffffffffffULL;
-    } while (!cuzk__lt_n(k, cuzk__fr_r, 4));
-}
 
 /* Edge scalar number e (mod the count). */
 static void edge_scalar(uint64_t k[4], unsigned e) {
@@ -97,7 +91,7 @@ static void make_scalars(uint64_t (*k)[4], size_t n) {
         if (cuzk_test_rand64() % 8 == 0)
             edge_scalar(k[i], (unsigned)(cuzk_test_rand64() % 9));
         else
-            rand_scalar(k[i]);
+            cuzk_test_rand_scalar(k[i]);
     }
 }
 
@@ -232,57 +226,21 @@ static void msm_cfg_reset(cuzk__gpu_msm_bases *h) { msm_cfg_set(h, &msm_table[0]
  * Everything per group, stamped for G1 and G2 (g = g1 / g2, GG = the group
  * enum): bases, the GPU-vs-CPU comparisons, the random-base check.
  */
-#define GPU_MSM_TESTS(g, GG, fe_t, MAXLOG)                                                    \
+#define GPU_MSM_TESTS(g, GG, MAXLOG)                                                          \
     static cuzk_##g##_aff *g##_bases;                                                         \
     static size_t g##_nbases;                                                                 \
                                                                                               \
-    /* random walk, then edge bases at fixed places */                                        \
+    /* the random walk (gpu_fixture.h: infinity at 2, a repeat of 3 at 5, its */              \
+    /* opposite at 7), then a second repeat of 3 at 9 and infinity last (n >= 16) */          \
     static int g##_make_bases(size_t n) {                                                     \
-        cuzk_##g##_aff gen;                                                                   \
-        cuzk_##g##_jac gj, steps[8], cur;                                                     \
-        cuzk_##g##_generator(&gen);                                                           \
-        cuzk_##g##_aff_to_jac(&gj, &gen);                                                     \
-        for (int j = 0; j < 8; j++) {                                                         \
-            uint64_t k[4];                                                                    \
-            rand_scalar(k);                                                                   \
-            cuzk_##g##_jac_mul_var(&steps[j], &gj, k, 4);                                     \
-        }                                                                                     \
-        cur = steps[0];                                                                       \
-        g##_bases = malloc(n * sizeof(cuzk_##g##_aff));                                       \
-        cuzk_##g##_jac *tmp = malloc(4096 * sizeof(*tmp));                                    \
-        fe_t *scr = malloc(4096 * sizeof(*scr));                                              \
-        if (!g##_bases || !tmp || !scr) {                                                     \
-            free(tmp);                                                                        \
-            free(scr);                                                                        \
-            return 0;                                                                         \
-        }                                                                                     \
-        for (size_t i0 = 0; i0 < n; i0 += 4096) {                                             \
-            size_t m = n - i0 < 4096 ? n - i0 : 4096;                                         \
-            for (size_t i = 0; i < m; i++) {                                                  \
-                cuzk_##g##_jac_add_var(&cur, &cur, &steps[cuzk_test_rand64() % 8]);           \
-                tmp[i] = cur;                                                                 \
-            }                                                                                 \
-            cuzk_##g##_jac_batch_to_aff_var(g##_bases + i0, tmp, m, scr);                     \
-        }                                                                                     \
-        free(tmp);                                                                            \
-        free(scr);                                                                            \
-        /* infinity, a repeat and an opposite among the first points (n >= 16) */             \
+        g##_bases = g##_walk(n);                                                              \
+        if (!g##_bases) return 0;                                                             \
         if (n >= 16) {                                                                        \
-            cuzk_##g##_aff_set_inf(&g##_bases[2]);                                            \
-            g##_bases[5] = g##_bases[3];                                                      \
-            cuzk_##g##_aff_neg(&g##_bases[7], &g##_bases[3]);                                 \
             g##_bases[9] = g##_bases[3];                                                      \
             cuzk_##g##_aff_set_inf(&g##_bases[n - 1]);                                        \
         }                                                                                     \
         g##_nbases = n;                                                                       \
         return 1;                                                                             \
-    }                                                                                         \
-                                                                                              \
-    static bool g##_same(const cuzk_##g##_jac *a, const cuzk_##g##_jac *b) {                  \
-        cuzk_##g##_aff x, y;                                                                  \
-        cuzk_##g##_jac_to_aff_var(&x, a);                                                     \
-        cuzk_##g##_jac_to_aff_var(&y, b);                                                     \
-        return memcmp(&x, &y, sizeof x) == 0;                                                 \
     }                                                                                         \
                                                                                               \
     /* GPU MSM of the first n bases bs (on the handle too) vs the CPU; mask may be NULL; */   \
@@ -393,7 +351,7 @@ static void msm_cfg_reset(cuzk__gpu_msm_bases *h) { msm_cfg_set(h, &msm_table[0]
             CHECK(st == CUZK_OK && cuzk_##g##_jac_is_inf(&got));                              \
         }                                                                                     \
         /* all equal: one hot bucket per window */                                            \
-        rand_scalar(k[0]);                                                                    \
+        cuzk_test_rand_scalar(k[0]);                                                          \
         for (size_t i = 1; i < n; i++) memcpy(k[i], k[0], 32);                                \
         g##_check_msm(h, (const uint64_t(*)[4])k, n, NULL, "all equal");                      \
         for (size_t i = 0; i < n; i++) edge_scalar(k[i], 1);                                  \
@@ -682,7 +640,7 @@ static void msm_cfg_reset(cuzk__gpu_msm_bases *h) { msm_cfg_set(h, &msm_table[0]
         msm_ncfg = MSM_NCFG_DEFAULTS;                                                         \
         if (k && mask) {                                                                      \
             const uint64_t(*kc)[4] = (const uint64_t(*)[4])k;                                 \
-            rand_scalar(k[0]);                                                                \
+            cuzk_test_rand_scalar(k[0]);                                                      \
             g##_check_msm(h, kc, 1, NULL, "n = 1");                                           \
             mask[0] = 1;                                                                      \
             g##_check_msm(h, kc, 1, mask, "n = 1 in the mask");                               \
@@ -716,7 +674,7 @@ static void msm_cfg_reset(cuzk__gpu_msm_bases *h) { msm_cfg_set(h, &msm_table[0]
             test_window = 0;                                                                  \
             memset(k, 0, n * 32);                                                             \
             g##_check_msm(h, kc, n, NULL, "all zero");                                        \
-            rand_scalar(k[0]);                                                                \
+            cuzk_test_rand_scalar(k[0]);                                                      \
             for (size_t i = 1; i < n; i++) memcpy(k[i], k[0], 32);                            \
             g##_check_msm(h, kc, n, NULL, "all equal");                                       \
             rand_bitmap(mask, n, 50);                                                         \
@@ -785,7 +743,7 @@ static void msm_cfg_reset(cuzk__gpu_msm_bases *h) { msm_cfg_set(h, &msm_table[0]
             CHECK(st == CUZK_OK);                                                             \
             if (st != CUZK_OK) continue;                                                      \
             uint64_t few[3][4];                                                               \
-            for (int j = 0; j < 3; j++) rand_scalar(few[j]);                                  \
+            for (int j = 0; j < 3; j++) cuzk_test_rand_scalar(few[j]);                        \
             for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {                  \
                 const size_t m = sizes[si];                                                   \
                 char what[96];                                                                \
@@ -857,7 +815,7 @@ static void msm_cfg_reset(cuzk__gpu_msm_bases *h) { msm_cfg_set(h, &msm_table[0]
                 g##_check_msm(h, (const uint64_t(*)[4])k, n, mask, what);                     \
             }                                                                                 \
             /* one hot bucket: the levels' doublings */                                       \
-            rand_scalar(k[0]);                                                                \
+            cuzk_test_rand_scalar(k[0]);                                                      \
             for (size_t i = 1; i < nmax; i++) memcpy(k[i], k[0], 32);                         \
             g##_check_msm(h, (const uint64_t(*)[4])k, nmax, NULL, "small card, all equal");   \
             /* the batch-affine cases under this card's blocks (their handles are */          \
@@ -876,8 +834,8 @@ static void msm_cfg_reset(cuzk__gpu_msm_bases *h) { msm_cfg_set(h, &msm_table[0]
 
 #define G1_MAXLOG 18 /* the largest test MSM (bases made on the host) */
 #define G2_MAXLOG 16
-GPU_MSM_TESTS(g1, CUZK__GPU_MSM_G1, cuzk_fp, G1_MAXLOG)
-GPU_MSM_TESTS(g2, CUZK__GPU_MSM_G2, cuzk_fp2, G2_MAXLOG)
+GPU_MSM_TESTS(g1, CUZK__GPU_MSM_G1, G1_MAXLOG)
+GPU_MSM_TESTS(g2, CUZK__GPU_MSM_G2, G2_MAXLOG)
 
 /* ---- benchmark -------------------------------------------------------------- */
 
@@ -938,7 +896,7 @@ static void bench(int minlog, int maxlog1, int maxlog2) {
         free(bm);
         return;
     }
-    for (size_t i = 0; i < nmax; i++) rand_scalar(k[i]);
+    for (size_t i = 0; i < nmax; i++) cuzk_test_rand_scalar(k[i]);
     rand_bitmap(bm, nmax, 50);
     for (int g = 1; g <= 2; g++) {
         int top = g == 1 ? maxlog1 : maxlog2;

@@ -38,6 +38,7 @@
 #include "gpu/gpu.h"
 #include "gpu/gpu_msm_stream.h"
 #include "gpu/plan.h"
+#include "gpu_fixture.h"
 #include "gpu_test.h"
 #include "groth16/backend.h"
 #include "groth16/proof192.h"
@@ -57,13 +58,6 @@ static double now_ms(void) {
 static int cmp_double(const void *a, const void *b) {
     const double x = *(const double *)a, y = *(const double *)b;
     return x < y ? -1 : x > y;
-}
-
-static void rand_scalar(uint64_t k[4]) {
-    do {
-        for (int i = 0; i < 4; i++) k[i] = cuzk_test_rand64();
-        k[3] &= 0x7fffffffffffffffULL;
-    } while (!cuzk__lt_n(k, cuzk__fr_r, 4));
 }
 
 /* ---- the copy rate ---------------------------------------------------------------- */
@@ -106,53 +100,6 @@ static void test_copy_rate(void) {
 
 /* ---- streamed MSMs -------------------------------------------------------------- */
 
-/* n bases of a random walk P += S_j over 8 random multiples of the
- * generator, with infinity, a repeat and an opposite among them. */
-#define MAKE_BASES(g, fe_t)                                                                   \
-    static cuzk_##g##_aff *g##_walk(size_t n) {                                               \
-        cuzk_##g##_aff gen, *b = malloc(n * sizeof *b);                                       \
-        cuzk_##g##_jac gj, steps[8], cur, *tmp = malloc(4096 * sizeof *tmp);                  \
-        fe_t *scr = malloc(4096 * sizeof *scr);                                               \
-        if (!b || !tmp || !scr) {                                                             \
-            free(b);                                                                          \
-            free(tmp);                                                                        \
-            free(scr);                                                                        \
-            return NULL;                                                                      \
-        }                                                                                     \
-        cuzk_##g##_generator(&gen);                                                           \
-        cuzk_##g##_aff_to_jac(&gj, &gen);                                                     \
-        for (int j = 0; j < 8; j++) {                                                         \
-            uint64_t k[4];                                                                    \
-            rand_scalar(k);                                                                   \
-            cuzk_##g##_jac_mul_var(&steps[j], &gj, k, 4);                                     \
-        }                                                                                     \
-        cur = steps[0];                                                                       \
-        for (size_t i0 = 0; i0 < n; i0 += 4096) {                                             \
-            const size_t m = n - i0 < 4096 ? n - i0 : 4096;                                   \
-            for (size_t i = 0; i < m; i++) {                                                  \
-                cuzk_##g##_jac_add_var(&cur, &cur, &steps[cuzk_test_rand64() % 8]);           \
-                tmp[i] = cur;                                                                 \
-            }                                                                                 \
-            cuzk_##g##_jac_batch_to_aff_var(b + i0, tmp, m, scr);                             \
-        }                                                                                     \
-        if (n >= 16) {                                                                        \
-            cuzk_##g##_aff_set_inf(&b[2]);                                                    \
-            b[5] = b[3];                                                                      \
-            cuzk_##g##_aff_neg(&b[7], &b[3]);                                                 \
-        }                                                                                     \
-        free(tmp);                                                                            \
-        free(scr);                                                                            \
-        return b;                                                                             \
-    }                                                                                         \
-    static int g##_same(const cuzk_##g##_jac *a, const cuzk_##g##_jac *b) {                   \
-        cuzk_##g##_aff x, y;                                                                  \
-        cuzk_##g##_jac_to_aff_var(&x, a);                                                     \
-        cuzk_##g##_jac_to_aff_var(&y, b);                                                     \
-        return memcmp(&x, &y, sizeof x) == 0;                                                 \
-    }
-MAKE_BASES(g1, cuzk_fp)
-MAKE_BASES(g2, cuzk_fp2)
-
 /* A device copy of words 64-bit words (NULL on failure). */
 static uint64_t *on_device(const uint64_t *src, size_t words) {
     uint64_t *d = NULL;
@@ -181,7 +128,7 @@ static const size_t chunk_sizes[] = {CUZK__GPU_MSM_STREAM_MIN_CHUNK, 1000 * 192,
         CHECK(k && mask && bits);                                                             \
         if (!k || !mask || !bits) goto out;                                                   \
         for (size_t i = 0; i < n; i++) {                                                      \
-            rand_scalar(k[i]);                                                                \
+            cuzk_test_rand_scalar(k[i]);                                                      \
             if (cuzk_test_rand64() % 2) mask[i / 64] |= (uint64_t)1 << (i % 64);              \
             if (cuzk_test_rand64() % 3 == 0) bits[i / 64] |= (uint64_t)1 << (i % 64);         \
         }                                                                                     \
@@ -283,14 +230,6 @@ STREAM_CHECKS(g2, CUZK__GPU_MSM_G2)
 
 /* ---- the backend's modes ------------------------------------------------------------ */
 
-static void toxic_fixed(cuzk_setup_toxic *tw) {
-    rand_scalar(tw->tau);
-    rand_scalar(tw->alpha);
-    rand_scalar(tw->beta);
-    rand_scalar(tw->gamma);
-    rand_scalar(tw->delta);
-}
-
 static cuzk__gpu_backend_hooks hooks = CUZK__GPU_BACKEND_HOOKS_DEFAULT;
 
 /* The plan of a key (c and p, or zk) on gpu under limit. */
@@ -336,8 +275,8 @@ static void prove_both(cuzk_backend *cpu, cuzk_backend_key *kc, cuzk_backend *gp
                        cuzk_backend_key *kg, const cuzk_witness *w, const cuzk_groth16_vk *vk,
                        cuzk_groth16_stage_times *tg) {
     uint64_t r[4], s[4];
-    rand_scalar(r);
-    rand_scalar(s);
+    cuzk_test_rand_scalar(r);
+    cuzk_test_rand_scalar(s);
     cuzk_groth16_proof pc, pg;
     cuzk_error err;
     cuzk_backend_job *job = NULL;
@@ -495,56 +434,44 @@ static void test_modes_own_chunks(void) { modes_case(CUZK_GEN_POREP, 16, SRC_MEM
 
 /* The committed snarkjs sample, streamed: equal to the CPU in each mode. */
 static void test_modes_zkey(void) {
-    const char *srcdir = getenv("CUZK_SOURCE_DIR");
-    char kp[1024], wp[1024];
-    snprintf(kp, sizeof kp, "%s/examples/sample/circuit.zkey", srcdir ? srcdir : ".");
-    snprintf(wp, sizeof wp, "%s/examples/sample/witness.wtns", srcdir ? srcdir : ".");
     cuzk_error err;
-    cuzk_zkey zk;
-    cuzk_wtns wt;
-    if (cuzk_zkey_open(&zk, kp, 0, &err) != CUZK_OK) {
+    snarkjs_sample sm;
+    if (!snarkjs_sample_open(&sm, &err)) {
         printf("  sample key missing (%s): failing\n", err.msg);
         CHECK(0);
         return;
     }
-    CHECK_EQ_INT(cuzk_wtns_open(&wt, wp, &err), CUZK_OK);
-    cuzk_witness w;
-    CHECK_EQ_INT(cuzk_witness_from_values(&w, (const uint64_t *)wt.values, 1,
-                                          (uint64_t)wt.n_witness - 1, wp, &err),
-                 CUZK_OK);
     cuzk_backend cpu, gpu;
     CHECK_EQ_INT(cuzk_backend_open(&cpu, &cuzk_backend_cpu, 0, -1, &err), CUZK_OK);
     CHECK_EQ_INT(cuzk_backend_open(&gpu, &cuzk_backend_gpu, 0, cuzk_gpu_test_dev, &err), CUZK_OK);
     hooks.chunk_bytes = 64 * 192;
     cuzk__gpu_backend_set_test_hooks(&gpu, &hooks);
     cuzk_backend_key *kc = NULL;
-    CHECK_EQ_INT(cuzk_backend_prepare_zkey(&cpu, &kc, &zk, &err), CUZK_OK);
+    CHECK_EQ_INT(cuzk_backend_prepare_zkey(&cpu, &kc, &sm.zk, &err), CUZK_OK);
     static const cuzk__plan_mode modes[] = {CUZK__PLAN_RESIDENT, CUZK__PLAN_PARTLY_RESIDENT,
                                             CUZK__PLAN_STREAMING};
     for (size_t mi = 0; mi < 3 && kc; mi++) {
-        const uint64_t limit = limit_for(&gpu, modes[mi], NULL, NULL, &zk);
-        const cuzk__plan plan = plan_at(&gpu, limit, NULL, NULL, &zk);
+        const uint64_t limit = limit_for(&gpu, modes[mi], NULL, NULL, &sm.zk);
+        const cuzk__plan plan = plan_at(&gpu, limit, NULL, NULL, &sm.zk);
         printf("  zkey sample, limit %llu: %s\n", (unsigned long long)limit, plan.reason);
         /* the sample's vectors are a few points: partly resident may cost as
          * much as streaming; the modes reached are proved */
         if (plan.mode != modes[mi]) continue;
         gpu.vram_limit = limit;
         cuzk_backend_key *kg = NULL;
-        const cuzk_status st = cuzk_backend_prepare_zkey(&gpu, &kg, &zk, &err);
+        const cuzk_status st = cuzk_backend_prepare_zkey(&gpu, &kg, &sm.zk, &err);
         if (st != CUZK_OK) printf("  prepare: %s\n", err.msg);
         CHECK_EQ_INT(st, CUZK_OK);
         if (st != CUZK_OK) continue;
         cuzk_groth16_stage_times tg;
-        for (int rep = 0; rep < 2; rep++) prove_both(&cpu, kc, &gpu, kg, &w, NULL, &tg);
+        for (int rep = 0; rep < 2; rep++) prove_both(&cpu, kc, &gpu, kg, &sm.w, NULL, &tg);
         cuzk_backend_release_key(&gpu, kg);
     }
     hooks.chunk_bytes = 0;
     cuzk_backend_release_key(&cpu, kc);
     cuzk_backend_close(&gpu);
     cuzk_backend_close(&cpu);
-    cuzk_witness_close(&w);
-    cuzk_wtns_close(&wt);
-    cuzk_zkey_close(&zk);
+    snarkjs_sample_close(&sm);
 }
 
 /* ---- the API ---------------------------------------------------------------------- */
