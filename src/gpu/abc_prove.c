@@ -69,10 +69,7 @@ static cuzk_status classified_msm(cuzk__gpu_abc_key *k, cuzk__gpu_msm_bases *b, 
     if (cnt->other &&
         (st = cuzk__gpu_msm(b, others, scalars, (size_t)n, k->bm_other)) != CUZK_OK)
         return st;
-    if (g2)
-        t->b_g2_msm_ms += cuzk__now_ms() - t0;
-    else
-        t->tail_msm_ms += cuzk__now_ms() - t0;
+    *(g2 ? &t->b_g2_msm_ms : &t->tail_msm_ms) += cuzk__now_ms() - t0;
     cuzk__gpu_msm_add_halves(g2 ? CUZK__GPU_MSM_G2 : CUZK__GPU_MSM_G1, result, ones, others, cnt);
     return CUZK_OK;
 }

@@ -68,10 +68,7 @@ static cuzk_status classified_msm(gpu_key *k, cuzk_params_vec v, uint64_t *resul
     t0 = cuzk__now_ms();
     if (cnt->other && (st = cuzk__gpu_key_msm(k, v, others, scalars, n, k->bm_other)) != CUZK_OK)
         return gpu_fail(err, st, "tail MSM");
-    if (g2)
-        t->b_g2_msm_ms += cuzk__now_ms() - t0;
-    else
-        t->tail_msm_ms += cuzk__now_ms() - t0;
+    *(g2 ? &t->b_g2_msm_ms : &t->tail_msm_ms) += cuzk__now_ms() - t0;
     cuzk__gpu_msm_add_halves(g2 ? CUZK__GPU_MSM_G2 : CUZK__GPU_MSM_G1, result, ones, others, cnt);
     return CUZK_OK;
 }
