@@ -13,7 +13,9 @@
 #                             [--fault STAGE:N] [--backend gpu|cpu] [--timeout S]
 #                             [--out DIR]
 #
-#   --cuzk PATH      the cuzk binary (default: build/cuzk)
+#   --cuzk PATH      the cuzk binary (default: build/cuzk); a lib/ folder beside
+#                    it, if any, goes first on LD_LIBRARY_PATH (the shared
+#                    libraries of the build machine, for a host without them)
 #   --tests DIR      a folder holding test_gpu_* binaries: each runs with
 #                    --device 0 and with --device 1 (the two cards at once, each
 #                    going through the tests in turn). Without it, no tests.
@@ -46,7 +48,7 @@ cd "$(dirname "$0")/.." || exit 2
 
 cuzk=build/cuzk tests="" quick=0 engine=1 log="" jobs=4 parts=10 workers="" fault="" backend=gpu
 limit=1800 out=""
-usage() { sed -n '2,43p' "$0" >&2; exit 2; }
+usage() { sed -n '2,45p' "$0" >&2; exit 2; }
 while [ $# -gt 0 ]; do
     case $1 in
     --cuzk) cuzk=${2:?--cuzk needs PATH}; shift ;;
@@ -75,6 +77,17 @@ done
     { echo "bench-two-gpus: --backend $backend: must be gpu or cpu" >&2; exit 2; }
 [ -x "$cuzk" ] || { echo "bench-two-gpus: no executable $cuzk (--cuzk PATH)" >&2; exit 2; }
 cuzk=$(realpath "$cuzk")
+# shared libraries carried in a lib/ folder beside the binary, for a host
+# that lacks them (libsqlite3, libmicrohttpd, libpq and theirs)
+if [ -d "${cuzk%/*}/lib" ]; then
+    export LD_LIBRARY_PATH="${cuzk%/*}/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+fi
+if ! "$cuzk" version > /dev/null 2>&1; then
+    echo "bench-two-gpus: $cuzk does not start:" >&2
+    "$cuzk" version 2>&1 | head -n 3 >&2
+    ldd "$cuzk" 2> /dev/null | grep "not found" >&2
+    exit 2
+fi
 if [ -n "$tests" ]; then
     [ -d "$tests" ] || { echo "bench-two-gpus: --tests $tests: no such folder" >&2; exit 2; }
     tests=$(realpath "$tests")
@@ -129,6 +142,7 @@ if [ "$backend" = gpu ]; then
     fi
     if [ "$ngpu" -lt 2 ]; then
         echo "FAIL machine: $ngpu GPUs found by nvidia-smi, this needs 2 (the steps run anyway)"
+        note "$(printf '%-36s %-18s %s' machine FAIL "$ngpu GPUs found by nvidia-smi, 2 needed")"
         failed=1
     fi
     [ -n "$log" ] || { [ "${mem_min:-0}" -ge 130000 ] && log=27 || log=26; }
@@ -217,6 +231,10 @@ busy() {
 # check FILE LANES FAULT: the run's counts; prints what is wrong, one per line
 check() {
     local f=$1 nl=$2 fl=$3 v dropped
+    if ! grep -q '"bench": "batch"' "$f" 2> /dev/null; then
+        echo "no JSON report: the run did not finish"
+        return
+    fi
     [ "$(jget "$f" jobs_completed)" = "$jobs" ] ||
         echo "jobs completed $(jget "$f" jobs_completed), want $jobs"
     [ "$(jget "$f" jobs_failed)" = 0 ] || echo "jobs failed $(jget "$f" jobs_failed)"
@@ -265,6 +283,10 @@ run() {
 row() { # row NAME STATUS JSON
     local s
     s=$(jget "$3" steady_seconds_per_proof)
+    if [ -z "$s" ]; then
+        note "$(printf '%-36s %-18s no figures' "$1" "$2")"
+        return
+    fi
     note "$(printf '%-36s %-18s %s s a partition, %s s a proof of %d; %s' "$1" "$2" "${s:--}" \
         "$(awk -v s="${s:-0}" -v p="$parts" 'BEGIN {printf "%.3f", s * p}')" "$parts" "$(busy "$3")")"
 }
@@ -280,11 +302,12 @@ if [ -s "$work/circuit.cuzk" ]; then
             printf "%-36s %-18s %.2fx the throughput of one (target 1.9x: %s)",
             "engine, two against one", "", r, (r >= 1.9 ? "met" : "NOT met")}')"
     else
-        note "two against one: no ratio (a run gave no figure)"
+        note "$(printf '%-36s %-18s %s' "engine, two against one" "" "no ratio: a run gave no figure")"
     fi
     run 2cards-fault 2 1 "${two[@]}" && st=ok || st=FAIL
     f="$out/engine-2cards-fault.json"
-    note "$(printf '%-36s %-18s jobs %s of %s, proofs %s (%s distinct), faults %s, retried %s (on the other %s: %s), proved twice %s' \
+    [ -s "$f" ] || note "$(printf '%-36s %-18s no figures' "engine, ${name2%% (*}, --fault $fault" "$st")"
+    [ -s "$f" ] && note "$(printf '%-36s %-18s jobs %s of %s, proofs %s (%s distinct), faults %s, retried %s (on the other %s: %s), proved twice %s' \
         "engine, ${name2%% (*}, --fault $fault" "$st" "$(jget "$f" jobs_completed)" "$jobs" \
         "$(jget "$f" proofs_returned)" "$(jget "$f" proofs_distinct)" "$(jget "$f" faults)" \
         "$(jget "$f" retries)" "$lane" "$(jget "$f" retried_on_other_lane)" \
