@@ -98,8 +98,10 @@ static void describe(cuzk__daemon *d, char *out, size_t cap) {
                                       copt.devices[i], gi.name);
         }
     }
+    pthread_mutex_lock(&d->mu); /* keys may be added meanwhile */
     for (size_t i = 0; i < d->n_keys && k < cap; i++)
         k += (size_t)snprintf(out + k, cap - k, "%s%s", i ? "," : "; keys ", d->keys[i].name);
+    pthread_mutex_unlock(&d->mu);
 }
 
 /* A SQLite store's unfinished jobs of keys this configuration lacks fail:
@@ -159,6 +161,7 @@ cuzk_status cuzk__daemon_start(cuzk__daemon **out, const cuzk__daemon_config *cf
     pthread_cond_init(&d->ended, NULL);
     pthread_cond_init(&d->wake, NULL);
     pthread_cond_init(&d->beat, NULL);
+    pthread_cond_init(&d->fetch, NULL);
 
     cuzk_options copt;
     cuzk_engine_options eopt;
@@ -170,13 +173,25 @@ cuzk_status cuzk__daemon_start(cuzk__daemon **out, const cuzk__daemon_config *cf
         cuzk__daemon_key_source(&cfg->keys[i], &src);
         st = register_key(d, cfg->keys[i].name, &src, err);
     }
+    const char **names = d->n_keys ? malloc(d->n_keys * sizeof(*names)) : NULL;
+    if (st == CUZK_OK && d->n_keys != 0 && names == NULL)
+        st = cuzk__fail(err, CUZK_ERR_NOMEM, "no memory for the names of %zu keys", d->n_keys);
     if (st == CUZK_OK) {
         char info[512];
         describe(d, info, sizeof(info));
-        const cuzk__jobstore_options jo = {cfg->store, cfg->database, cfg->spool_dir,
-                                           d->name,    info,          cfg->lease_ms};
+        for (size_t i = 0; i < d->n_keys; i++) names[i] = d->keys[i].name;
+        const cuzk__jobstore_options jo = {.store = cfg->store,
+                                           .database = cfg->database,
+                                           .spool_dir = cfg->spool_dir,
+                                           .name = d->name,
+                                           .info = info,
+                                           .lease_ms = cfg->lease_ms,
+                                           .keys = names,
+                                           .n_keys = d->n_keys,
+                                           .fetchers = CUZK__DAEMON_FETCHERS};
         st = cuzk__jobstore_open(&d->js, &jo, log, log_user, err);
     }
+    free(names);
     if (st == CUZK_OK && !cuzk__jobstore_shared(d->js)) st = fail_orphans(d, err);
     if (st == CUZK_OK) st = cuzk__daemon_work_start(d, err);
     if (st != CUZK_OK) {
@@ -217,6 +232,7 @@ void cuzk__daemon_stop(cuzk__daemon *d) {
     for (size_t i = 0; i < d->n_held; i++) free(d->held[i].pub);
     free(d->held);
     free(d->keys);
+    pthread_cond_destroy(&d->fetch);
     pthread_cond_destroy(&d->beat);
     pthread_cond_destroy(&d->wake);
     pthread_cond_destroy(&d->ended);
@@ -269,25 +285,29 @@ static cuzk_status check_witnesses(cuzk__daemon *d, const cuzk__daemon_submissio
     return CUZK_OK;
 }
 
-/* Waits up to wait_ms (polling every ROOM_POLL_MS) for the store's queue
- * to have room for n more partitions: the bound is the configuration's
+/* Submits sj, waiting up to wait_ms (trying every ROOM_POLL_MS) for the
+ * store's queue to have room for it: the bound is the configuration's
  * max_queued_partitions (the queue of a cluster is the store's, so it
- * bounds the partitions waiting there, whoever submitted them). */
-static cuzk_status wait_room(cuzk__daemon *d, size_t n, int wait_ms, cuzk_error *err) {
+ * bounds the partitions waiting there, whoever submitted them), checked by
+ * the store in the transaction that inserts the job, so submissions at
+ * once, through any daemons, never pass it together. */
+static cuzk_status submit_bounded(cuzk__daemon *d, cuzk__store_job *sj, int wait_ms, uint64_t *id,
+                                  int *existed, cuzk_error *err) {
     const size_t max = d->cfg.max_queued_partitions;
-    if (n > max)
+    if (sj->n_partitions > max)
         return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "a job of %zu partitions: more than "
-                          "max_queued_partitions (%zu)", n, max);
+                          "max_queued_partitions (%zu)", sj->n_partitions, max);
+    sj->max_backlog = max;
     const int64_t until = cuzk__store_now_ms() + (wait_ms > 0 ? wait_ms : 0);
     for (;;) {
-        size_t backlog = 0;
-        cuzk_status st = cuzk__jobstore_backlog(d->js, &backlog, err);
-        if (st != CUZK_OK) return st;
-        if (backlog + n <= max) return CUZK_OK;
-        if (cuzk__store_now_ms() >= until || cuzk__daemon_draining(d))
-            return cuzk__fail(err, CUZK_ERR_BUSY, "the queue holds %zu partitions: %zu more "
-                              "would pass max_queued_partitions (%zu); try again later",
-                              backlog, n, max);
+        const cuzk_status st = cuzk__jobstore_submit(d->js, sj, id, existed, err);
+        if (st != CUZK_ERR_BUSY) return st;
+        if (cuzk__store_now_ms() >= until || cuzk__daemon_draining(d)) {
+            char msg[CUZK_ERROR_MSG_BYTES];
+            snprintf(msg, sizeof(msg), "%s", cuzk_error_text(err));
+            return cuzk__fail(err, CUZK_ERR_BUSY, "%s (max_queued_partitions %zu); try again "
+                              "later", msg, max);
+        }
         struct timespec ts = {0, ROOM_POLL_MS * 1000000L};
         nanosleep(&ts, NULL);
     }
@@ -306,12 +326,11 @@ cuzk_status cuzk__daemon_submit(cuzk__daemon *d, const cuzk__daemon_submission *
     if (!known) return cuzk__fail(err, CUZK_ERR_NOT_FOUND, "key %s: no such key", sub->key_name);
     /* checked before the job exists: once submitted, any daemon may claim it */
     cuzk_status st = check_witnesses(d, sub, err);
-    if (st == CUZK_OK) st = wait_room(d, sub->n, wait_ms, err);
     if (st != CUZK_OK) return st;
-    const cuzk__store_job sj = {sub->request_id, sub->key_name, sub->priority, sub->n,
-                                sub->witnesses};
+    cuzk__store_job sj = {sub->request_id, sub->key_name, sub->priority, sub->n, sub->witnesses,
+                          0};
     uint64_t id = 0;
-    st = cuzk__jobstore_submit(d->js, &sj, &id, existed, err);
+    st = submit_bounded(d, &sj, wait_ms, &id, existed, err);
     if (st != CUZK_OK) return st;
     if (!*existed) cuzk__daemon_wake_claimer(d);
     return cuzk__daemon_job_get(d, id, job, err);
@@ -479,6 +498,31 @@ cuzk_status cuzk__daemon_key_get(cuzk__daemon *d, const char *name, cuzk__daemon
     return key_status(d, &copy, key, err);
 }
 
+/* The store learns the daemon's keys anew (a key was added): the
+ * cluster's view and queue positions. A failure is logged: the key serves
+ * here all the same. */
+static void tell_keys(cuzk__daemon *d) {
+    char info[512];
+    describe(d, info, sizeof(info));
+    pthread_mutex_lock(&d->mu);
+    const size_t n = d->n_keys;
+    char(*copy)[CUZK__CONF_KEY_NAME_MAX + 1] = n ? malloc(n * sizeof(*copy)) : NULL;
+    const char **names = n ? malloc(n * sizeof(*names)) : NULL;
+    for (size_t i = 0; copy != NULL && names != NULL && i < n; i++) {
+        memcpy(copy[i], d->keys[i].name, sizeof(copy[i]));
+        names[i] = copy[i];
+    }
+    pthread_mutex_unlock(&d->mu);
+    cuzk_error err;
+    cuzk_status st = n != 0 && (copy == NULL || names == NULL)
+                         ? cuzk__fail(&err, CUZK_ERR_NOMEM, "no memory for %zu key names", n)
+                         : cuzk__jobstore_describe(d->js, info, names, n, &err);
+    if (st != CUZK_OK)
+        cuzk__daemon_logf(d, "telling the store this daemon's keys: %s", cuzk_error_text(&err));
+    free(names);
+    free(copy);
+}
+
 cuzk_status cuzk__daemon_key_add(cuzk__daemon *d, const char *name, const cuzk_key_source *src,
                                  cuzk_error *err) {
     cuzk__error_clear(err);
@@ -487,7 +531,9 @@ cuzk_status cuzk__daemon_key_add(cuzk__daemon *d, const char *name, const cuzk_k
                           "key name \"%.64s\": 1 to %d of A-Z a-z 0-9 . _ -", name,
                           CUZK__CONF_KEY_NAME_MAX);
     const cuzk_status st = register_key(d, name, src, err);
-    if (st == CUZK_OK) cuzk__daemon_wake_claimer(d); /* its jobs may be waiting */
+    if (st != CUZK_OK) return st;
+    tell_keys(d);
+    cuzk__daemon_wake_claimer(d); /* its jobs may be waiting */
     return st;
 }
 

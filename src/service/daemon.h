@@ -91,10 +91,10 @@ typedef struct {
 /*
  * Checks the witnesses against the key (their headers: a witness of
  * another circuit or a truncated one is refused now, CUZK_ERR_INVALID_ARG),
- * waits up to wait_ms for the store's queue to hold fewer than
- * max_queued_partitions with this job (CUZK_ERR_BUSY then; a job larger
- * than the bound is CUZK_ERR_INVALID_ARG), then commits the job to the
- * store: *job the job, *existed 1 when its request id named a job already
+ * then commits the job to the store, trying for up to wait_ms while its
+ * queue would pass max_queued_partitions with this job (CUZK_ERR_BUSY
+ * then; a job larger than the bound is CUZK_ERR_INVALID_ARG; the store
+ * checks the bound in the transaction that inserts): *job the job, *existed 1 when its request id named a job already
  * there. CUZK_ERR_NOT_FOUND for an unknown key, CUZK_ERR_BUSY when
  * draining, CUZK_ERR_INVALID_ARG as the store refuses.
  */
@@ -198,6 +198,7 @@ typedef struct {
     uint64_t store_errors; /* store calls of the work side that failed (and were retried) */
     uint64_t reconnects;   /* PostgreSQL connections made again */
     size_t held;           /* partitions held now */
+    size_t fetching;       /* ... of them, those whose uploaded witness is being copied here */
     size_t cost_samples;   /* the store's time per partition (claim, renewals, result): */
     double cost_median_ms, cost_p99_ms; /* ... over the last samples */
 } cuzk__daemon_work_stats;

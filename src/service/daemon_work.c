@@ -7,7 +7,12 @@
  * than twice its engine's workers (so each worker has one proving and one
  * waiting, and no more is taken from other daemons than can start soon),
  * then waits for a wake-up (a submission here, a partition settled, a
- * notification, a key added) or poll_ms. The finisher follows the engine
+ * notification, a key added) or poll_ms. A partition whose witness is an
+ * uploaded payload goes to the fetchers (daemon_fetch.c), which copy it
+ * into the scratch folder and then put it in the engine; while they copy,
+ * it does not count against those workers (up to CUZK__DAEMON_FETCHERS
+ * more are held), so a copy of gigabytes never keeps the claimer from
+ * feeding the engine. The finisher follows the engine
  * (cuzk_engine_wait_settled) and records each settled partition: its proof
  * (complete), its failure (fail), or nothing when it was dropped. On a
  * shared store the heartbeat renews the leases every heartbeat_ms, stops
@@ -40,14 +45,41 @@
 /* ---- held partitions (d->mu held) ------------------------------------------------ */
 
 static cuzk__held *held_find(cuzk__daemon *d, uint64_t engine_id) {
-    for (size_t i = 0; i < d->n_held; i++)
+    for (size_t i = 0; engine_id != 0 && i < d->n_held; i++)
         if (d->held[i].engine_id == engine_id) return &d->held[i];
     return NULL;
 }
 
-static void held_remove(cuzk__daemon *d, cuzk__held *h) {
+cuzk__held *cuzk__daemon_held_seq(cuzk__daemon *d, uint64_t seq) {
+    for (size_t i = 0; i < d->n_held; i++)
+        if (d->held[i].seq == seq) return &d->held[i];
+    return NULL;
+}
+
+void cuzk__daemon_held_remove(cuzk__daemon *d, cuzk__held *h) {
+    if (h->fetch_bytes != 0) { /* room for another copy */
+        d->fetch_bytes -= h->fetch_bytes;
+        pthread_cond_broadcast(&d->fetch);
+    }
     free(h->pub);
     *h = d->held[--d->n_held];
+}
+
+static void held_remove(cuzk__daemon *d, cuzk__held *h) { cuzk__daemon_held_remove(d, h); }
+
+/* A new entry, zeroed, with its seq (NULL: no memory). */
+static cuzk__held *held_add(cuzk__daemon *d) {
+    if (d->n_held == d->cap_held) {
+        const size_t cap = d->cap_held ? 2 * d->cap_held : 16;
+        cuzk__held *v = realloc(d->held, cap * sizeof(*v));
+        if (v == NULL) return NULL;
+        d->held = v;
+        d->cap_held = cap;
+    }
+    cuzk__held *h = &d->held[d->n_held++];
+    memset(h, 0, sizeof(*h));
+    h->seq = ++d->next_seq;
+    return h;
 }
 
 static void cost_sample(cuzk__daemon *d, double ms) {
@@ -60,6 +92,19 @@ static size_t target(cuzk__daemon *d) {
     return s.workers ? 2 * s.workers : 2;
 }
 
+/* How many more partitions to claim now (d->mu held): the engine's side
+ * (those not being copied) up to goal, and no more than CUZK__DAEMON_FETCHERS
+ * held beyond it while copies are made. */
+static size_t want_more(cuzk__daemon *d, size_t goal) {
+    size_t copying = 0;
+    for (size_t i = 0; i < d->n_held; i++) copying += d->held[i].fetching;
+    const size_t engine_side = d->n_held - copying;
+    const size_t cap = goal + CUZK__DAEMON_FETCHERS;
+    size_t want = engine_side < goal ? goal - engine_side : 0;
+    if (d->n_held + want > cap) want = d->n_held < cap ? cap - d->n_held : 0;
+    return want;
+}
+
 /* ---- the claimer ---------------------------------------------------------------- */
 
 static void engine_cancel(cuzk__daemon *d, uint64_t engine_id) {
@@ -69,7 +114,7 @@ static void engine_cancel(cuzk__daemon *d, uint64_t engine_id) {
         cuzk__daemon_logf(d, "cancelling a partition in the engine: %s", cuzk_error_text(&err));
 }
 
-static void give_back(cuzk__daemon *d, cuzk__jobstore_part *p, const char *why) {
+void cuzk__daemon_give_back(cuzk__daemon *d, cuzk__jobstore_part *p, const char *why) {
     cuzk__jobstore_outcome o;
     cuzk_error err;
     cuzk__jobstore_done_with(d->js, p);
@@ -86,7 +131,7 @@ static void give_back(cuzk__daemon *d, cuzk__jobstore_part *p, const char *why) 
 /* A dropped partition's claim, let go without a result: its copy removed
  * and the claim released (nothing to tell: the store answers ENDED or
  * FENCED, or on SQLite takes it out of the claims). */
-static void forget_claim(cuzk__daemon *d, cuzk__jobstore_part *p) {
+void cuzk__daemon_forget_claim(cuzk__daemon *d, cuzk__jobstore_part *p) {
     cuzk__jobstore_outcome o;
     cuzk_error err;
     cuzk__jobstore_done_with(d->js, p);
@@ -128,57 +173,82 @@ static void fail_partition(cuzk__daemon *d, const cuzk__jobstore_ref *ref, cuzk_
     }
 }
 
-/* Queues a claimed partition in the engine and holds it. */
-static void take(cuzk__daemon *d, cuzk__jobstore_part *p, double cost_ms) {
-    cuzk_error err;
-    cuzk_status st = cuzk__jobstore_fetch(d->js, p, &err);
-    if (st != CUZK_OK) {
-        if (st == CUZK_ERR_NOT_FOUND) { /* its job ended: the payload went with it */
-            give_back(d, p, "its job ended");
-            return;
-        }
-        char why[CUZK_ERROR_MSG_BYTES + 32];
-        snprintf(why, sizeof(why), "its witness could not be read: %s", cuzk_error_text(&err));
-        give_back(d, p, why);
-        return;
-    }
-    const cuzk_witness_input in = {p->path, NULL, 0};
-    uint64_t eid = 0;
-    st = cuzk_engine_submit_named(d->engine, &eid, p->key_name, &in, 1, p->priority, NULL, 0,
-                                  &err);
-    if (st == CUZK_ERR_BUSY) {
-        give_back(d, p, "the engine's queue is full");
-        return;
-    }
-    if (st != CUZK_OK) {
-        cuzk__jobstore_done_with(d->js, p);
-        fail_partition(d, &p->ref, st, cuzk_error_text(&err));
-        return;
-    }
+/* A held partition that never reached the engine, let go: forgotten when
+ * dropped, given back when a drain gave it back. */
+static void let_go(cuzk__daemon *d, cuzk__jobstore_part *p, int dropped) {
+    if (dropped)
+        cuzk__daemon_forget_claim(d, p);
+    else
+        cuzk__daemon_give_back(d, p, "the daemon is draining");
+}
+
+void cuzk__daemon_work_enqueue(cuzk__daemon *d, uint64_t seq) {
     pthread_mutex_lock(&d->mu);
-    if (d->n_held == d->cap_held) {
-        const size_t cap = d->cap_held ? 2 * d->cap_held : 16;
-        cuzk__held *v = realloc(d->held, cap * sizeof(*v));
-        if (v == NULL) {
-            pthread_mutex_unlock(&d->mu);
-            engine_cancel(d, eid);
-            give_back(d, p, "no memory to hold it");
-            return; /* the engine job settles cancelled, unknown to the finisher */
-        }
-        d->held = v;
-        d->cap_held = cap;
+    cuzk__held *h = cuzk__daemon_held_seq(d, seq);
+    if (h == NULL) {
+        pthread_mutex_unlock(&d->mu);
+        return;
     }
-    cuzk__held *h = &d->held[d->n_held++];
-    memset(h, 0, sizeof(*h));
-    h->part = *p;
-    h->engine_id = eid;
-    h->cost_ms = cost_ms;
-    const size_t r = eid % CUZK__DAEMON_ID_RING;
-    d->ids[r].engine_id = eid;
-    d->ids[r].job_id = p->ref.job_id;
-    d->ids[r].index = p->ref.index;
-    d->stats.claimed++;
+    cuzk__jobstore_part p = h->part;
+    int dropped = h->dropped, stopped = h->dropped || h->given_back;
+    h->fetching = 0;
+    if (stopped) held_remove(d, h);
     pthread_mutex_unlock(&d->mu);
+    if (stopped) {
+        let_go(d, &p, dropped);
+        return;
+    }
+    const cuzk_witness_input in = {p.path, NULL, 0};
+    uint64_t eid = 0;
+    cuzk_error err;
+    const cuzk_status st = cuzk_engine_submit_named(d->engine, &eid, p.key_name, &in, 1,
+                                                    p.priority, NULL, 0, &err);
+    /* still this thread's (engine_id 0): found again, maybe stopped meanwhile */
+    pthread_mutex_lock(&d->mu);
+    h = cuzk__daemon_held_seq(d, seq);
+    dropped = h != NULL && h->dropped;
+    stopped = h != NULL && (h->dropped || h->given_back);
+    if (h != NULL && st == CUZK_OK && !stopped) {
+        h->engine_id = eid;
+        const size_t r = eid % CUZK__DAEMON_ID_RING;
+        d->ids[r].engine_id = eid;
+        d->ids[r].job_id = p.ref.job_id;
+        d->ids[r].index = p.ref.index;
+        pthread_mutex_unlock(&d->mu);
+        return;
+    }
+    if (h != NULL) held_remove(d, h);
+    pthread_mutex_unlock(&d->mu);
+    if (st == CUZK_OK) engine_cancel(d, eid); /* settles cancelled, unknown to the finisher */
+    if (stopped) {
+        let_go(d, &p, dropped);
+    } else if (st == CUZK_ERR_BUSY) {
+        cuzk__daemon_give_back(d, &p, "the engine's queue is full");
+    } else {
+        cuzk__jobstore_done_with(d->js, &p);
+        fail_partition(d, &p.ref, st, cuzk_error_text(&err));
+    }
+}
+
+/* Holds a claimed partition and brings it to the engine: at once when its
+ * witness is a file here, through a fetcher when it is a payload to copy. */
+static void take(cuzk__daemon *d, cuzk__jobstore_part *p, double cost_ms) {
+    pthread_mutex_lock(&d->mu);
+    cuzk__held *h = held_add(d);
+    if (h == NULL) {
+        pthread_mutex_unlock(&d->mu);
+        cuzk__daemon_give_back(d, p, "no memory to hold it");
+        return;
+    }
+    h->part = *p;
+    h->cost_ms = cost_ms;
+    h->fetching = p->payload != 0;
+    const uint64_t seq = h->seq;
+    const int fetch = h->fetching;
+    d->stats.claimed++;
+    if (fetch) pthread_cond_broadcast(&d->fetch);
+    pthread_mutex_unlock(&d->mu);
+    if (!fetch) cuzk__daemon_work_enqueue(d, seq);
 }
 
 /* Claims up to want partitions of keys and takes them; the claim's count. */
@@ -217,7 +287,7 @@ static void *claimer_main(void *arg) {
             break;
         }
         const uint64_t seen = d->wake_gen;
-        const size_t goal = target(d), held = d->n_held;
+        const size_t want = want_more(d, target(d));
         const size_t nkeys = d->n_keys;
         char(*names)[CUZK__CONF_KEY_NAME_MAX + 1] = nkeys ? malloc(nkeys * sizeof(*names)) : NULL;
         const char **keys = nkeys ? malloc(nkeys * sizeof(*keys)) : NULL;
@@ -226,8 +296,7 @@ static void *claimer_main(void *arg) {
             keys[i] = names[i];
         }
         pthread_mutex_unlock(&d->mu);
-        if (held < goal && names != NULL && keys != NULL)
-            claim_some(d, keys, nkeys, goal - held, &failing);
+        if (want != 0 && names != NULL && keys != NULL) claim_some(d, keys, nkeys, want, &failing);
         free(keys);
         free(names);
         const struct timespec until = cuzk__deadline_in_ms((int)d->cfg.poll_ms);
@@ -322,9 +391,9 @@ static void settle(cuzk__daemon *d, uint64_t eid, uint64_t n_public) {
          * the queue; dropped: the claim goes too (its job ended, or the
          * lease is another's: the store answers ENDED or FENCED) */
         if (!h.dropped && !h.given_back)
-            give_back(d, &h.part, "the engine cancelled it");
+            cuzk__daemon_give_back(d, &h.part, "the engine cancelled it");
         else if (h.dropped)
-            forget_claim(d, &h.part);
+            cuzk__daemon_forget_claim(d, &h.part);
         else
             cuzk__jobstore_done_with(d->js, &h.part);
         cuzk__daemon_wake_claimer(d);
@@ -366,13 +435,15 @@ static void finisher_pass(cuzk__daemon *d) {
         int pending, started;
         int64_t retry_ms;
     } *s = n ? malloc(n * sizeof(*s)) : NULL;
+    size_t m = 0; /* those in the engine: the others are not the finisher's yet */
     for (size_t i = 0; s != NULL && i < n; i++)
-        s[i] = (struct snap){d->held[i].engine_id, d->held[i].pending, d->held[i].started,
-                             d->held[i].retry_ms};
+        if (d->held[i].engine_id != 0)
+            s[m++] = (struct snap){d->held[i].engine_id, d->held[i].pending, d->held[i].started,
+                                   d->held[i].retry_ms};
     pthread_mutex_unlock(&d->mu);
     if (s == NULL) return;
     const int64_t now = cuzk__store_now_ms();
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < m; i++) {
         if (s[i].pending) {
             if (now < s[i].retry_ms) continue;
             pthread_mutex_lock(&d->mu);
@@ -395,7 +466,7 @@ static void finisher_pass(cuzk__daemon *d) {
                 held_remove(d, cur);
             }
             pthread_mutex_unlock(&d->mu);
-            if (cur != NULL) give_back(d, &part, "the engine no longer knows it");
+            if (cur != NULL) cuzk__daemon_give_back(d, &part, "the engine no longer knows it");
             continue;
         }
         if (st != CUZK_OK) continue;
@@ -444,13 +515,15 @@ static void *finisher_main(void *arg) {
 
 /* ---- the heartbeat and the listener (a shared store) ---------------------------------- */
 
-/* Marks the partitions of the ids dropped and cancels them in the engine;
- * a result waiting to be recorded is dropped with them. */
-static void drop(cuzk__daemon *d, const uint64_t *eids, size_t n) {
+/* Marks the held partitions seqs dropped and cancels those in the engine
+ * (those not there yet are let go by the thread bringing them: a copy
+ * stops at its next block); a result waiting to be recorded is dropped
+ * with them. */
+static void drop(cuzk__daemon *d, const uint64_t *seqs, size_t n) {
     for (size_t i = 0; i < n; i++) {
         pthread_mutex_lock(&d->mu);
-        cuzk__held *h = held_find(d, eids[i]);
-        int cancel = 0;
+        cuzk__held *h = cuzk__daemon_held_seq(d, seqs[i]);
+        uint64_t cancel = 0;
         cuzk__jobstore_part part;
         int removed = 0;
         if (h != NULL && h->pending) {
@@ -459,38 +532,40 @@ static void drop(cuzk__daemon *d, const uint64_t *eids, size_t n) {
             removed = 1;
         } else if (h != NULL && !h->dropped) {
             h->dropped = 1;
-            cancel = 1;
+            cancel = h->engine_id;
+            if (cancel == 0) pthread_cond_broadcast(&d->fetch);
         }
         pthread_mutex_unlock(&d->mu);
-        if (removed) forget_claim(d, &part);
-        if (cancel) engine_cancel(d, eids[i]);
+        if (removed) cuzk__daemon_forget_claim(d, &part);
+        if (cancel != 0) engine_cancel(d, cancel);
     }
     if (n != 0) cuzk__daemon_wake_claimer(d);
 }
 
 void cuzk__daemon_work_drop_job(cuzk__daemon *d, uint64_t job_id) {
     pthread_mutex_lock(&d->mu);
-    uint64_t *eids = d->n_held ? malloc(d->n_held * sizeof(*eids)) : NULL;
+    uint64_t *seqs = d->n_held ? malloc(d->n_held * sizeof(*seqs)) : NULL;
     size_t k = 0;
-    for (size_t i = 0; eids != NULL && i < d->n_held; i++)
+    for (size_t i = 0; seqs != NULL && i < d->n_held; i++)
         if (d->held[i].part.ref.job_id == job_id && !d->held[i].dropped)
-            eids[k++] = d->held[i].engine_id;
+            seqs[k++] = d->held[i].seq;
     if (k != 0) d->stats.ended += k;
     pthread_mutex_unlock(&d->mu);
-    drop(d, eids, k);
-    free(eids);
+    drop(d, seqs, k);
+    free(seqs);
 }
 
 static void heartbeat_once(cuzk__daemon *d, int *failing) {
     pthread_mutex_lock(&d->mu);
     const size_t n = d->n_held;
     cuzk__jobstore_lease *v = n ? malloc(n * sizeof(*v)) : NULL;
-    uint64_t *eids = n ? malloc(n * sizeof(*eids)) : NULL;
+    uint64_t *seqs = n ? malloc(n * sizeof(*seqs)) : NULL;
     size_t k = 0;
-    for (size_t i = 0; v != NULL && eids != NULL && i < n; i++) {
+    /* every partition held, those whose witness is being copied too */
+    for (size_t i = 0; v != NULL && seqs != NULL && i < n; i++) {
         if (d->held[i].dropped || d->held[i].given_back) continue;
         v[k].ref = d->held[i].part.ref;
-        eids[k++] = d->held[i].engine_id;
+        seqs[k++] = d->held[i].seq;
     }
     pthread_mutex_unlock(&d->mu);
     cuzk_error err;
@@ -511,7 +586,7 @@ static void heartbeat_once(cuzk__daemon *d, int *failing) {
         size_t stop = 0, lost = 0;
         pthread_mutex_lock(&d->mu);
         for (size_t i = 0; i < k; i++) {
-            cuzk__held *h = held_find(d, eids[i]);
+            cuzk__held *h = cuzk__daemon_held_seq(d, seqs[i]);
             if (h != NULL) h->cost_ms += dt / (double)k;
             /* settled meanwhile, or its result being recorded (a lease whose
              * proof was just recorded reads as not held: complete says) */
@@ -524,14 +599,14 @@ static void heartbeat_once(cuzk__daemon *d, int *failing) {
             } else {
                 d->stats.ended++;
             }
-            eids[stop++] = eids[i];
+            seqs[stop++] = seqs[i];
         }
         pthread_mutex_unlock(&d->mu);
         if (lost != 0)
             cuzk__daemon_logf(d, "%zu partition%s stopped: the lease had passed to another daemon "
                               "(heartbeats too late for lease_ms %u)",
                               lost, lost == 1 ? "" : "s", d->cfg.lease_ms);
-        drop(d, eids, stop);
+        drop(d, seqs, stop);
         size_t requeued = 0;
         if (cuzk__jobstore_reap(d->js, &requeued, &err) != CUZK_OK) {
             cuzk__daemon_logf(d, "reaping expired leases: %s", cuzk_error_text(&err));
@@ -546,7 +621,7 @@ static void heartbeat_once(cuzk__daemon *d, int *failing) {
         }
     }
     free(v);
-    free(eids);
+    free(seqs);
 }
 
 static void *heartbeat_main(void *arg) {
@@ -600,13 +675,18 @@ static void *listener_main(void *arg) {
 /* ---- start and drain ---------------------------------------------------------------- */
 
 cuzk_status cuzk__daemon_work_start(cuzk__daemon *d, cuzk_error *err) {
+    const int shared = cuzk__jobstore_shared(d->js);
     if (pthread_create(&d->finisher, NULL, finisher_main, d) != 0)
         return cuzk__fail(err, CUZK_ERR_NOMEM, "daemon: cannot start the finisher thread");
     d->finisher_started = 1;
+    if (shared) { /* before the claimer: only payloads of a shared store are copied */
+        const cuzk_status st = cuzk__daemon_fetch_start(d, err);
+        if (st != CUZK_OK) return st;
+    }
     if (pthread_create(&d->claimer, NULL, claimer_main, d) != 0)
         return cuzk__fail(err, CUZK_ERR_NOMEM, "daemon: cannot start the claimer thread");
     d->claimer_started = 1;
-    if (!cuzk__jobstore_shared(d->js)) return CUZK_OK;
+    if (!shared) return CUZK_OK;
     if (pthread_create(&d->heartbeat, NULL, heartbeat_main, d) != 0)
         return cuzk__fail(err, CUZK_ERR_NOMEM, "daemon: cannot start the heartbeat thread");
     d->heartbeat_started = 1;
@@ -617,7 +697,8 @@ cuzk_status cuzk__daemon_work_start(cuzk__daemon *d, cuzk_error *err) {
 }
 
 /* Gives back what is claimed but not started (the engine paused first, so
- * nothing starts meanwhile). */
+ * nothing starts meanwhile); those not in the engine yet (a copy of their
+ * witness under way) are marked so, and their fetcher gives them back. */
 static void give_back_unstarted(cuzk__daemon *d) {
     pthread_mutex_lock(&d->mu);
     const size_t n = d->n_held;
@@ -627,6 +708,11 @@ static void give_back_unstarted(cuzk__daemon *d) {
     for (size_t i = 0; parts != NULL && eids != NULL && i < n; i++) {
         cuzk__held *h = &d->held[i];
         if (h->dropped || h->given_back || h->pending || h->started) continue;
+        if (h->engine_id == 0) {
+            h->given_back = 1;
+            pthread_cond_broadcast(&d->fetch);
+            continue;
+        }
         cuzk_job_info info;
         cuzk_error err;
         if (cuzk_engine_job_info(d->engine, h->engine_id, &info, &err) != CUZK_OK ||
@@ -687,6 +773,7 @@ void cuzk__daemon_work_drain(cuzk__daemon *d) {
         pthread_join(d->finisher, NULL);
         d->finisher_started = 0;
     }
+    cuzk__daemon_fetch_stop(d);
     pthread_mutex_lock(&d->mu);
     d->stop_side = 1;
     pthread_cond_broadcast(&d->beat);
@@ -717,6 +804,7 @@ void cuzk__daemon_work_stats_get(cuzk__daemon *d, cuzk__daemon_work_stats *s) {
     pthread_mutex_lock(&d->mu);
     *s = d->stats;
     s->held = d->n_held;
+    for (size_t i = 0; i < d->n_held; i++) s->fetching += d->held[i].fetching;
     const size_t n = d->n_cost < CUZK__DAEMON_COST_RING ? (size_t)d->n_cost : CUZK__DAEMON_COST_RING;
     if (v != NULL) memcpy(v, d->cost, n * sizeof(*v));
     pthread_mutex_unlock(&d->mu);

@@ -129,9 +129,15 @@ cuzk_status cuzk__jobstore_claim(cuzk__jobstore *js, const char *const *keys, si
     return js->ops->claim(js->impl, keys, nkeys, max, parts, n, err);
 }
 
-cuzk_status cuzk__jobstore_fetch(cuzk__jobstore *js, cuzk__jobstore_part *part, cuzk_error *err) {
+cuzk_status cuzk__jobstore_describe(cuzk__jobstore *js, const char *info,
+                                    const char *const *keys, size_t nkeys, cuzk_error *err) {
+    return js->ops->describe(js->impl, info, keys, nkeys, err);
+}
+
+cuzk_status cuzk__jobstore_fetch(cuzk__jobstore *js, cuzk__jobstore_part *part,
+                                 int (*stop)(void *user), void *stop_user, cuzk_error *err) {
     if (part->payload == 0) return CUZK_OK;
-    return js->ops->fetch(js->impl, part, err);
+    return js->ops->fetch(js->impl, part, stop, stop_user, err);
 }
 
 void cuzk__jobstore_done_with(cuzk__jobstore *js, cuzk__jobstore_part *part) {

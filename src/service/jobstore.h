@@ -32,6 +32,17 @@
  * the spool file or the client's path on SQLite; on PostgreSQL a shared
  * path, or a copy of the uploaded payload that cuzk__jobstore_fetch makes
  * in the daemon's scratch folder (removed by cuzk__jobstore_done_with).
+ * A copy may take long (a PoRep partition's witness is gigabytes): the
+ * daemon makes it on threads of its own, asking between blocks whether to
+ * stop (the job ended, the lease was lost, a drain).
+ *
+ * Queue positions. A job's place (cuzk__jobstore_job.ahead) counts the
+ * partitions waiting before its next one in the claim order, of its key
+ * and of the keys that a daemon serving its key serves too: the daemons
+ * that could prove it take those first, and no others. PostgreSQL knows
+ * each daemon's keys from cuzk__jobstore_describe; SQLite's one daemon
+ * serves every key of its live jobs (it fails the others at start and
+ * refuses submissions of keys it lacks), so there every key counts.
  *
  * Notifications (PostgreSQL): cuzk__jobstore_wait returns the ends and
  * submissions of jobs by any daemon (LISTEN/NOTIFY); after a reconnect it
@@ -40,7 +51,8 @@
  *
  * Threads. Every call may come from any thread. The PostgreSQL store keeps
  * one connection per kind of work (requests, claims, results, heartbeats,
- * notifications), so a long upload does not hold up a heartbeat.
+ * notifications, and fetchers of payload copies), so a long upload or
+ * copy does not hold up a heartbeat or a claim.
  *
  * No parser here, hence no fuzz target: names and paths go to the stores
  * as bound values; the only untrusted bytes are witness payloads, stored
@@ -65,6 +77,10 @@ typedef struct {
     const char *name;      /* PostgreSQL: the daemon's name in the cluster */
     const char *info;      /* PostgreSQL: what the daemon is (backend, devices, keys) */
     uint32_t lease_ms;     /* PostgreSQL: a claim's lease */
+    const char *const *keys; /* PostgreSQL: the keys the daemon claims (n_keys of them) */
+    size_t n_keys;
+    unsigned fetchers; /* PostgreSQL: payload copies made at once, each on its own
+                        * connection (0: 1) */
 } cuzk__jobstore_options;
 
 /*
@@ -174,9 +190,17 @@ typedef struct {
     char key_name[CUZK__STORE_NAME_MAX + 1];
     size_t n_partitions; /* of the job */
     uint64_t payload;    /* an uploaded payload to fetch (0: path is the witness) */
+    uint64_t payload_bytes; /* its size */
     char path[4096];     /* the witness to prove from (after _fetch for a payload) */
     int temporary;       /* path is this daemon's copy (_done_with removes it) */
 } cuzk__jobstore_part;
+
+/* What the daemon is and the keys it claims, anew (a key added): on
+ * PostgreSQL the cluster's view and queue positions use them, and they are
+ * given again after a re-registration. Nothing to do on SQLite. */
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__jobstore_describe(cuzk__jobstore *js, const char *info,
+                                                            const char *const *keys, size_t nkeys,
+                                                            cuzk_error *err);
 
 /* Takes up to max queued partitions of the keys named (nkeys >= 1) into
  * parts: *n of them (0: nothing waits for those keys). */
@@ -187,9 +211,13 @@ CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__jobstore_claim(cuzk__jobstore *js,
 
 /* Makes part->path a file to prove from: a payload copied into the
  * scratch folder (CUZK_ERR_NOT_FOUND once its job ended); nothing to do
- * for a path. */
+ * for a path. stop (may be NULL) is asked before each block of the copy:
+ * once it answers nonzero the copy ends with CUZK_ERR_CANCELLED. On any
+ * failure the partial copy is removed. Calls at once beyond the options'
+ * fetchers wait for a connection. */
 CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__jobstore_fetch(cuzk__jobstore *js,
                                                          cuzk__jobstore_part *part,
+                                                         int (*stop)(void *user), void *stop_user,
                                                          cuzk_error *err);
 
 /* Removes the copy _fetch made, if any. */

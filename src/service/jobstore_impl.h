@@ -35,7 +35,10 @@ typedef struct {
     cuzk_status (*expire)(void *impl, int64_t age_ms, size_t *removed, cuzk_error *err);
     cuzk_status (*claim)(void *impl, const char *const *keys, size_t nkeys, size_t max,
                          cuzk__jobstore_part *parts, size_t *n, cuzk_error *err);
-    cuzk_status (*fetch)(void *impl, cuzk__jobstore_part *part, cuzk_error *err);
+    cuzk_status (*describe)(void *impl, const char *info, const char *const *keys, size_t nkeys,
+                            cuzk_error *err);
+    cuzk_status (*fetch)(void *impl, cuzk__jobstore_part *part, int (*stop)(void *),
+                         void *stop_user, cuzk_error *err);
     cuzk_status (*complete)(void *impl, const cuzk__jobstore_ref *ref, const cuzk_proof *proof,
                             const uint8_t *pub, size_t pub_bytes, cuzk__jobstore_outcome *outcome,
                             int *job_done, cuzk_error *err);

@@ -3,15 +3,18 @@
  * daemons on many machines share.
  *
  * Connections. One handle per kind of work, so none waits behind another:
- * api (the HTTP API's calls and uploads), claim (claims, payload copies,
- * releases), finish (results and failures), beat (heartbeats, reaping) and
- * listen (notifications; cuzk__store_pg_wait holds its handle).
+ * api (the HTTP API's calls and uploads), claim (claims and releases),
+ * finish (results and failures), beat (heartbeats, reaping), listen
+ * (notifications; cuzk__store_pg_wait holds its handle), and one per
+ * fetcher (payload copies, each holding its handle for a whole copy: a
+ * copy of gigabytes never holds up a claim).
  *
- * The daemon's identity. It registers at open under its name and keeps the
- * id; should the cluster forget it (silent for longer than forget_ms, say
- * while the machine was suspended), claim and renew find it unregistered
- * and it registers again under a new id; its old leases are lost then,
- * as they would have been anyway.
+ * The daemon's identity. It registers at open under its name, with its
+ * description and keys, and keeps the id; should the cluster forget it
+ * (silent for longer than forget_ms, say while the machine was
+ * suspended), claim and renew find it unregistered and it registers again
+ * under a new id, with the latest description and keys; its old leases are
+ * lost then, as they would have been anyway.
  *
  * Uploads go straight into payload rows (cuzk__store_pg_witness_*), named
  * "pgw-<id>" to the submission form. The first bytes of each (UPLOAD_HEAD)
@@ -48,6 +51,7 @@
 #define FORGET_MIN_MS 60000     /* a daemon's row outlives 10 leases and this */
 #define SWEEP_AGE_S 60          /* scratch folders older than this may go */
 #define LOOSE_UPLOAD_MS 3600000 /* an upload no job took is removed after this */
+#define MAX_FETCHERS 64         /* fetch connections at most */
 
 typedef struct {
     uint64_t id, size;
@@ -57,14 +61,20 @@ typedef struct {
 
 typedef struct {
     cuzk__store_pg *api, *claim, *finish, *beat, *listen;
+    cuzk__store_pg *fetch[MAX_FETCHERS]; /* n_fetch of them */
+    size_t n_fetch;
     cuzk__jobstore_log log;
     void *log_user;
     char name[CUZK__STORE_NAME_MAX + 1];
-    char info[CUZK__PG_INFO_BYTES];
     uint32_t lease_ms;
     char spool[PATH_MAX], scratch[PATH_MAX];
-    pthread_mutex_t mu; /* self, listening, uploads */
+    pthread_mutex_t mu; /* self, info, keys, listening, uploads, fetch_busy */
+    pthread_cond_t fetch_free; /* a fetch connection was given back */
+    int fetch_busy[MAX_FETCHERS];
     uint64_t self;
+    char info[CUZK__PG_INFO_BYTES];
+    char **keys; /* the keys the daemon claims, n_keys of them */
+    size_t n_keys;
     int listening;
     upload *up;
     size_t n_up, cap_up;
@@ -96,6 +106,27 @@ static uint64_t self_of(pg *p) {
     return id;
 }
 
+/* Gives daemon id (on handle s) the latest description and keys. */
+static cuzk_status send_description(pg *p, cuzk__store_pg *s, uint64_t id, cuzk_error *err) {
+    pthread_mutex_lock(&p->mu);
+    char info[CUZK__PG_INFO_BYTES];
+    memcpy(info, p->info, sizeof(info));
+    const size_t n = p->n_keys;
+    char **keys = n ? malloc(n * sizeof(*keys)) : NULL;
+    size_t k = 0;
+    for (size_t i = 0; keys != NULL && i < n; i++)
+        if ((keys[k] = strdup(p->keys[i])) != NULL) k++;
+    pthread_mutex_unlock(&p->mu);
+    cuzk_status st = CUZK_OK;
+    if (k != n)
+        st = cuzk__fail(err, CUZK_ERR_NOMEM, "describe: no memory for %zu keys", n);
+    if (st == CUZK_OK && info[0] != '\0') st = cuzk__store_pg_describe(s, id, info, err);
+    if (st == CUZK_OK) st = cuzk__store_pg_serve(s, id, (const char *const *)keys, n, err);
+    for (size_t i = 0; i < k; i++) free(keys[i]);
+    free(keys);
+    return st;
+}
+
 /* Registers again after the cluster forgot this daemon (was id). */
 static cuzk_status reregister(pg *p, uint64_t was, cuzk_error *err) {
     pthread_mutex_lock(&p->mu);
@@ -104,7 +135,7 @@ static cuzk_status reregister(pg *p, uint64_t was, cuzk_error *err) {
     if (now != was) return CUZK_OK; /* another thread did */
     uint64_t id = 0;
     cuzk_status st = cuzk__store_pg_register(p->beat, p->name, &id, err);
-    if (st == CUZK_OK && p->info[0] != '\0') st = cuzk__store_pg_describe(p->beat, id, p->info, err);
+    if (st == CUZK_OK) st = send_description(p, p->beat, id, err);
     if (st != CUZK_OK) return st;
     pthread_mutex_lock(&p->mu);
     p->self = id;
@@ -183,6 +214,23 @@ static void sweep_scratch(pg *p) {
 
 /* ---- open and close ---------------------------------------------------------------- */
 
+/* Replaces the keys kept for the daemon's row (mu held). */
+static cuzk_status keep_keys(pg *p, const char *const *keys, size_t n, cuzk_error *err) {
+    char **v = n ? calloc(n, sizeof(*v)) : NULL;
+    if (n != 0 && v == NULL) return cuzk__fail(err, CUZK_ERR_NOMEM, "describe: no memory");
+    for (size_t i = 0; i < n; i++)
+        if ((v[i] = strdup(keys[i])) == NULL) {
+            for (size_t j = 0; j < i; j++) free(v[j]);
+            free(v);
+            return cuzk__fail(err, CUZK_ERR_NOMEM, "describe: no memory for %zu keys", n);
+        }
+    for (size_t i = 0; i < p->n_keys; i++) free(p->keys[i]);
+    free(p->keys);
+    p->keys = v;
+    p->n_keys = n;
+    return CUZK_OK;
+}
+
 static void pg_close(void *impl) {
     pg *p = impl;
     if (p->scratch[0] != '\0') remove_scratch(p->scratch);
@@ -191,8 +239,12 @@ static void pg_close(void *impl) {
     cuzk__store_pg_close(p->finish);
     cuzk__store_pg_close(p->beat);
     cuzk__store_pg_close(p->listen);
+    for (size_t i = 0; i < p->n_fetch; i++) cuzk__store_pg_close(p->fetch[i]);
     for (size_t i = 0; i < p->n_up; i++) free(p->up[i].head);
     free(p->up);
+    for (size_t i = 0; i < p->n_keys; i++) free(p->keys[i]);
+    free(p->keys);
+    pthread_cond_destroy(&p->fetch_free);
     pthread_mutex_destroy(&p->mu);
     free(p);
 }
@@ -205,9 +257,11 @@ static uint64_t pg_self(void *impl) { return self_of(impl); }
 
 static uint64_t pg_reconnects(void *impl) {
     pg *p = impl;
-    return cuzk__store_pg_reconnects(p->api) + cuzk__store_pg_reconnects(p->claim) +
-           cuzk__store_pg_reconnects(p->finish) + cuzk__store_pg_reconnects(p->beat) +
-           cuzk__store_pg_reconnects(p->listen);
+    uint64_t n = cuzk__store_pg_reconnects(p->api) + cuzk__store_pg_reconnects(p->claim) +
+                 cuzk__store_pg_reconnects(p->finish) + cuzk__store_pg_reconnects(p->beat) +
+                 cuzk__store_pg_reconnects(p->listen);
+    for (size_t i = 0; i < p->n_fetch; i++) n += cuzk__store_pg_reconnects(p->fetch[i]);
+    return n;
 }
 
 /* ---- uploads ----------------------------------------------------------------------- */
@@ -380,7 +434,8 @@ static cuzk_status pg_submit(void *impl, const cuzk__store_job *job, uint64_t *i
         else
             w[i].path = x->path;
     }
-    const cuzk__store_pg_job pj = {job->request_id, job->key_name, job->priority, n, w};
+    const cuzk__store_pg_job pj = {job->request_id, job->key_name, job->priority, n, w,
+                                   job->max_backlog};
     if (st == CUZK_OK) st = cuzk__store_pg_submit(p->api, &pj, id, existed, err);
     if (st == CUZK_OK && !*existed) { /* the payloads are the job's now */
         pthread_mutex_lock(&p->mu);
@@ -496,6 +551,7 @@ static cuzk_status pg_claim(void *impl, const char *const *keys, size_t nkeys, s
         memcpy(o->key_name, v[i].key_name, sizeof(o->key_name));
         o->n_partitions = v[i].n_partitions;
         o->payload = v[i].witness_id;
+        o->payload_bytes = v[i].witness_bytes;
         snprintf(o->path, sizeof(o->path), "%s", v[i].witness_path);
     }
     free(v);
@@ -503,7 +559,45 @@ static cuzk_status pg_claim(void *impl, const char *const *keys, size_t nkeys, s
     return st;
 }
 
-static cuzk_status pg_fetch(void *impl, cuzk__jobstore_part *part, cuzk_error *err) {
+static cuzk_status pg_describe(void *impl, const char *info, const char *const *keys,
+                               size_t nkeys, cuzk_error *err) {
+    pg *p = impl;
+    if (info != NULL && strlen(info) >= sizeof(p->info))
+        return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "describe: info of %zu bytes (at most %zu)",
+                          strlen(info), sizeof(p->info) - 1);
+    pthread_mutex_lock(&p->mu);
+    cuzk_status st = keep_keys(p, keys, nkeys, err);
+    if (st == CUZK_OK && info != NULL) snprintf(p->info, sizeof(p->info), "%s", info);
+    pthread_mutex_unlock(&p->mu);
+    const uint64_t self = self_of(p);
+    if (st == CUZK_OK) st = send_description(p, p->api, self, err);
+    if (st == CUZK_ERR_NOT_FOUND) st = reregister(p, self, err); /* it sends them */
+    return st;
+}
+
+/* A fetch connection of this call's own, waited for while all are busy. */
+static size_t fetch_take(pg *p) {
+    pthread_mutex_lock(&p->mu);
+    for (;;) {
+        for (size_t i = 0; i < p->n_fetch; i++)
+            if (!p->fetch_busy[i]) {
+                p->fetch_busy[i] = 1;
+                pthread_mutex_unlock(&p->mu);
+                return i;
+            }
+        pthread_cond_wait(&p->fetch_free, &p->mu);
+    }
+}
+
+static void fetch_give(pg *p, size_t i) {
+    pthread_mutex_lock(&p->mu);
+    p->fetch_busy[i] = 0;
+    pthread_cond_signal(&p->fetch_free);
+    pthread_mutex_unlock(&p->mu);
+}
+
+static cuzk_status pg_fetch(void *impl, cuzk__jobstore_part *part, int (*stop)(void *),
+                            void *stop_user, cuzk_error *err) {
     pg *p = impl;
     const cuzk__jobstore_ref *r = &part->ref;
     if (snprintf(part->path, sizeof(part->path), "%s/claim-%llu-%u-%llu", p->scratch,
@@ -518,15 +612,25 @@ static cuzk_status pg_fetch(void *impl, cuzk__jobstore_part *part, cuzk_error *e
         st = cuzk__fail(err, CUZK_ERR_NOMEM, "fetch: no memory");
     else if (f == NULL)
         st = cuzk__fail(err, CUZK_ERR_IO, "%s: cannot create: %s", part->path, strerror(errno));
+    const size_t conn = st == CUZK_OK ? fetch_take(p) : 0;
     for (uint64_t off = 0; st == CUZK_OK;) {
         size_t got = 0;
-        st = cuzk__store_pg_witness_read(p->claim, part->payload, off, buf, FETCH_BLOCK, &got, err);
+        if (stop != NULL && stop(stop_user)) {
+            st = cuzk__fail(err, CUZK_ERR_CANCELLED,
+                            "job %llu partition %u: the copy of its witness was stopped after "
+                            "%llu bytes",
+                            (unsigned long long)r->job_id, r->index, (unsigned long long)off);
+            break;
+        }
+        st = cuzk__store_pg_witness_read(p->fetch[conn], part->payload, off, buf, FETCH_BLOCK,
+                                         &got, err);
         if (st != CUZK_OK || got == 0) break;
         if (fwrite(buf, 1, got, f) != got)
             st = cuzk__fail(err, CUZK_ERR_IO, "%s: write error: %s", part->path, strerror(errno));
         off += got;
         if (got < FETCH_BLOCK) break;
     }
+    if (buf != NULL && f != NULL) fetch_give(p, conn);
     if (f != NULL && fclose(f) != 0 && st == CUZK_OK)
         st = cuzk__fail(err, CUZK_ERR_IO, "%s: write error: %s", part->path, strerror(errno));
     free(buf);
@@ -704,6 +808,7 @@ static const cuzk__jobstore_ops PG_OPS = {
     .results = pg_results,
     .expire = pg_expire,
     .claim = pg_claim,
+    .describe = pg_describe,
     .fetch = pg_fetch,
     .complete = pg_complete,
     .fail = pg_fail,
@@ -721,6 +826,7 @@ cuzk_status cuzk__jobstore_open_pg(const cuzk__jobstore_ops **ops, void **impl,
     pg *p = calloc(1, sizeof(*p));
     if (p == NULL) return cuzk__fail(err, CUZK_ERR_NOMEM, "no memory for the job store");
     pthread_mutex_init(&p->mu, NULL);
+    pthread_cond_init(&p->fetch_free, NULL);
     p->log = log;
     p->log_user = log_user;
     p->lease_ms = opt->lease_ms;
@@ -728,19 +834,29 @@ cuzk_status cuzk__jobstore_open_pg(const cuzk__jobstore_ops **ops, void **impl,
     snprintf(p->info, sizeof(p->info), "%s", opt->info != NULL ? opt->info : "");
     snprintf(p->spool, sizeof(p->spool), "%s", opt->spool_dir);
     int migrated = 0, more = 0;
-    cuzk_status st = cuzk__store_pg_open(&p->api, opt->store, NULL, &migrated, err);
+    cuzk_status st = CUZK_OK;
+    if (opt->fetchers > MAX_FETCHERS)
+        st = cuzk__fail(err, CUZK_ERR_INVALID_ARG, "job store: %u fetchers (at most %d)",
+                        opt->fetchers, MAX_FETCHERS);
+    if (st == CUZK_OK) st = keep_keys(p, opt->keys, opt->n_keys, err);
+    if (st == CUZK_OK) st = cuzk__store_pg_open(&p->api, opt->store, NULL, &migrated, err);
     cuzk__store_pg **rest[] = {&p->claim, &p->finish, &p->beat, &p->listen};
     for (size_t i = 0; st == CUZK_OK && i < 4; i++) {
         st = cuzk__store_pg_open(rest[i], opt->store, NULL, &more, err);
         migrated += more;
+    }
+    const size_t n_fetch = opt->fetchers != 0 ? opt->fetchers : 1;
+    for (; st == CUZK_OK && p->n_fetch < n_fetch; p->n_fetch++) {
+        st = cuzk__store_pg_open(&p->fetch[p->n_fetch], opt->store, NULL, &more, err);
+        migrated += more;
+        if (st != CUZK_OK) break;
     }
     if (st == CUZK_OK && migrated != 0)
         logf_(p, "postgres %s: applied %d schema migration%s (now version %d)",
               cuzk__store_pg_where(p->api), migrated, migrated == 1 ? "" : "s",
               CUZK__PG_SCHEMA_VERSION);
     if (st == CUZK_OK) st = cuzk__store_pg_register(p->api, p->name, &p->self, err);
-    if (st == CUZK_OK && p->info[0] != '\0')
-        st = cuzk__store_pg_describe(p->api, p->self, p->info, err);
+    if (st == CUZK_OK) st = send_description(p, p->api, p->self, err);
     if (st == CUZK_OK) st = make_dir(p->spool, err);
     if (st == CUZK_OK &&
         snprintf(p->scratch, sizeof(p->scratch), "%s/pg-%llu", p->spool,

@@ -297,8 +297,21 @@ static cuzk_status sq_claim(void *impl, const char *const *keys, size_t nkeys, s
     return st;
 }
 
-static cuzk_status sq_fetch(void *impl, cuzk__jobstore_part *part, cuzk_error *err) {
+static cuzk_status sq_describe(void *impl, const char *info, const char *const *keys,
+                               size_t nkeys, cuzk_error *err) {
     (void)impl;
+    (void)info;
+    (void)keys;
+    (void)nkeys;
+    (void)err;
+    return CUZK_OK; /* one daemon: it describes itself */
+}
+
+static cuzk_status sq_fetch(void *impl, cuzk__jobstore_part *part, int (*stop)(void *),
+                            void *stop_user, cuzk_error *err) {
+    (void)impl;
+    (void)stop;
+    (void)stop_user;
     return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "job %llu: a SQLite store has no payloads",
                       (unsigned long long)part->ref.job_id);
 }
@@ -423,6 +436,7 @@ static const cuzk__jobstore_ops SQLITE_OPS = {
     .results = sq_results,
     .expire = sq_expire,
     .claim = sq_claim,
+    .describe = sq_describe,
     .fetch = sq_fetch,
     .complete = sq_complete,
     .fail = sq_fail,

@@ -692,6 +692,7 @@ static void route_cluster(cuzk__daemon *d, cuzk__response *resp) {
     jstr(&w, "name", cuzk__daemon_name(d));
     ju64(&w, "lease_ms", shared ? cfg->lease_ms : 0);
     ju64(&w, "held", ws.held);
+    ju64(&w, "fetching", ws.fetching);
     ju64(&w, "claimed", ws.claimed);
     ju64(&w, "recorded", ws.recorded);
     ju64(&w, "failed", ws.failed);

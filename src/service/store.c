@@ -733,6 +733,20 @@ static cuzk_status check_job(const cuzk__store_job *job, cuzk_error *err) {
     return CUZK_OK;
 }
 
+/* job->max_backlog, checked inside the submission's transaction (the
+ * store's mutex and BEGIN IMMEDIATE make the count and the insert one
+ * step). */
+static cuzk_status check_room(cuzk__store *s, const cuzk__store_job *job, cuzk_error *err) {
+    sqlite3_stmt *q = use(s, Q_BACKLOG);
+    if (sqlite3_step(q) != SQLITE_ROW) return db_fail(s, err, "count the partitions to prove");
+    const size_t backlog = (size_t)sqlite3_column_int64(q, 0);
+    if (backlog + job->n_partitions <= job->max_backlog) return CUZK_OK;
+    return cuzk__fail(err, CUZK_ERR_BUSY,
+                      "%s: the queue holds %zu partitions not yet proved: %zu more would pass "
+                      "its bound of %zu",
+                      s->db_path, backlog, job->n_partitions, job->max_backlog);
+}
+
 cuzk_status cuzk__store_submit(cuzk__store *s, const cuzk__store_job *job, uint64_t *id,
                                int *existed, cuzk_error *err) {
     if (id == NULL || existed == NULL || job == NULL)
@@ -766,6 +780,7 @@ cuzk_status cuzk__store_submit(cuzk__store *s, const cuzk__store_job *job, uint6
         }
         if (rc != SQLITE_DONE) st = db_fail(s, err, "look up the request id");
     }
+    if (st == CUZK_OK && job->max_backlog != 0) st = check_room(s, job, err);
     for (size_t i = 0; st == CUZK_OK && i < job->n_partitions; i++) {
         const char *name = job->witnesses[i].spool;
         if (name == NULL) continue;

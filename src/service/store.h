@@ -162,6 +162,10 @@ typedef struct {
     cuzk_priority priority;
     size_t n_partitions; /* 1..CUZK__STORE_MAX_PARTITIONS */
     const cuzk__store_witness *witnesses; /* n_partitions of them */
+    /* 0: no bound; else the partitions not yet proved of live jobs, this
+     * job's with them, may not pass it (checked in the submission's
+     * transaction: CUZK_ERR_BUSY) */
+    size_t max_backlog;
 } cuzk__store_job;
 
 /*
@@ -172,8 +176,13 @@ typedef struct {
  * the engine refuses them). CUZK_ERR_INVALID_ARG also for a witness that
  * is neither or both of spool and path, a spool name that is not a
  * committed spool file or that a job already references, a path that is
- * not absolute, names out of bounds, a priority out of range. On any
- * outcome but CUZK_OK with *existed 0 the caller keeps its spool files.
+ * not absolute, names out of bounds, a priority out of range.
+ * CUZK_ERR_BUSY when job->max_backlog is set and the store's partitions not
+ * yet proved (cuzk__store_backlog) and this job's would pass it: counted
+ * and inserted in one transaction, so submissions at once never pass it
+ * together (a request id that names a job answers that job, full or not).
+ * On any outcome but CUZK_OK with *existed 0 the caller keeps its spool
+ * files.
  */
 CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__store_submit(cuzk__store *s, const cuzk__store_job *job,
                                                        uint64_t *id, int *existed,

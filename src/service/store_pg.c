@@ -106,12 +106,19 @@ static const char *const MIGRATION_2[] = {
     "ALTER TABLE cuzk.daemons ADD COLUMN info text NOT NULL DEFAULT ''",
 };
 
+/* 3: the keys each daemon claims, so that a job's place in the queue
+ * counts only the jobs its daemons would take first. */
+static const char *const MIGRATION_3[] = {
+    "ALTER TABLE cuzk.daemons ADD COLUMN keys text[] NOT NULL DEFAULT '{}'",
+};
+
 static const struct {
     const char *const *sql;
     size_t n;
 } MIGRATIONS[] = {
     {MIGRATION_1, sizeof(MIGRATION_1) / sizeof(MIGRATION_1[0])},
     {MIGRATION_2, sizeof(MIGRATION_2) / sizeof(MIGRATION_2[0])},
+    {MIGRATION_3, sizeof(MIGRATION_3) / sizeof(MIGRATION_3[0])},
 };
 
 _Static_assert(sizeof(MIGRATIONS) / sizeof(MIGRATIONS[0]) == CUZK__PG_SCHEMA_VERSION,
@@ -720,6 +727,7 @@ typedef struct {
     size_t count;
     cuzk__store_pg_daemon *v;
     const char *info;
+    const char *keys; /* a text[] literal */
     int64_t age_ms;
 } daemon_ctx;
 
@@ -862,6 +870,54 @@ cuzk_status cuzk__store_pg_describe(cuzk__store_pg *s, uint64_t daemon_id, const
                           strlen(info), CUZK__PG_INFO_BYTES - 1);
     daemon_ctx c = {.id = daemon_id, .info = info};
     return transact(s, "describe", TX_IDEMPOTENT, describe_body, &c, err);
+}
+
+static cuzk_status serve_body(cuzk__store_pg *s, void *ctx, cuzk_error *err) {
+    daemon_ctx *c = ctx;
+    params p = {0};
+    p_u64(&p, c->id);
+    p_text(&p, c->keys);
+    PGresult *r;
+    cuzk_status st = q(s, "record the daemon's keys",
+                       "UPDATE cuzk.daemons SET keys = $2::text[] WHERE id = $1", &p, 0, &r, err);
+    if (st != CUZK_OK) return st;
+    const int none = strcmp(PQcmdTuples(r), "0") == 0;
+    PQclear(r);
+    if (none)
+        return cuzk__fail(err, CUZK_ERR_NOT_FOUND, "serve: no daemon %llu is registered",
+                          (unsigned long long)c->id);
+    return CUZK_OK;
+}
+
+/* keys[0..n) as a text[] literal in b (names checked, what names the
+ * call in messages); CUZK_ERR_NOMEM when b could not grow. */
+static cuzk_status key_array(sbuf *b, const char *what, const char *const *keys, size_t n,
+                             cuzk_error *err) {
+    sb_str(b, "{");
+    for (size_t i = 0; i < n; i++) {
+        cuzk_status st = check_name(what, keys[i], err);
+        if (st != CUZK_OK) return st;
+        if (i > 0) sb_str(b, ",");
+        sb_elem(b, keys[i]);
+    }
+    sb_str(b, "}");
+    if (b->oom) return cuzk__fail(err, CUZK_ERR_NOMEM, "%s: out of memory", what);
+    return CUZK_OK;
+}
+
+cuzk_status cuzk__store_pg_serve(cuzk__store_pg *s, uint64_t daemon_id, const char *const *keys,
+                                 size_t nkeys, cuzk_error *err) {
+    if (nkeys > CUZK__PG_MAX_KEYS || (nkeys > 0 && keys == NULL))
+        return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "serve: %zu keys (0..%d)", nkeys,
+                          CUZK__PG_MAX_KEYS);
+    sbuf k = {0};
+    cuzk_status st = key_array(&k, "serve: key", keys, nkeys, err);
+    if (st == CUZK_OK) {
+        daemon_ctx c = {.id = daemon_id, .keys = k.p};
+        st = transact(s, "serve", TX_IDEMPOTENT, serve_body, &c, err);
+    }
+    free(k.p);
+    return st;
 }
 
 static cuzk_status forget_body(cuzk__store_pg *s, void *ctx, cuzk_error *err) {
@@ -1222,12 +1278,46 @@ static cuzk_status notify(cuzk__store_pg *s, const char *channel, const char *pa
     return q(s, "notify", "SELECT pg_notify($1, $2)", &p, 0, NULL, err);
 }
 
+/*
+ * job->max_backlog, made atomic: every bounded submission takes one
+ * transaction-level advisory lock before it counts, so the count and the
+ * insert that follows are one step among them (READ COMMITTED: the count,
+ * a statement after the lock, sees what the lock's last holder committed).
+ * A request id that names a job already is answered with that job, as an
+ * unbounded submission would be.
+ */
+static cuzk_status check_room(cuzk__store_pg *s, const cuzk__store_pg_job *job, cuzk_error *err) {
+    params pl = {0};
+    p_i64(&pl, CUZK__PG_SUBMIT_LOCK);
+    cuzk_status st = q(s, "take the submission lock", "SELECT pg_advisory_xact_lock($1::bigint)",
+                       &pl, 0, NULL, err);
+    if (st != CUZK_OK) return st;
+    params p = {0};
+    p_text(&p, job->request_id);
+    PGresult *r;
+    st = q(s, "count the partitions to prove",
+           "SELECT (SELECT count(*) FROM cuzk.jobs j JOIN cuzk.partitions p ON p.job_id = j.id"
+           " WHERE j.state = 0 AND p.state IN (0, 1)),"
+           " EXISTS (SELECT 1 FROM cuzk.jobs WHERE request_id = $1)",
+           &p, 0, &r, err);
+    if (st != CUZK_OK) return st;
+    const size_t backlog = (size_t)gu(r, 0, 0);
+    const int known = strcmp(PQgetvalue(r, 0, 1), "t") == 0;
+    PQclear(r);
+    if (known || backlog + job->n_partitions <= job->max_backlog) return CUZK_OK;
+    return cuzk__fail(err, CUZK_ERR_BUSY,
+                      "submit: postgres %s: the queue holds %zu partitions not yet proved: %zu "
+                      "more would pass its bound of %zu",
+                      s->where, backlog, job->n_partitions, job->max_backlog);
+}
+
 static cuzk_status submit_body(cuzk__store_pg *s, void *ctx, cuzk_error *err) {
     submit_ctx *c = ctx;
     const cuzk__store_pg_job *job = c->job;
     c->id = 0;
     c->existed = 0;
-    cuzk_status st = CUZK_OK;
+    cuzk_status st = job->max_backlog != 0 ? check_room(s, job, err) : CUZK_OK;
+    if (st != CUZK_OK) return st;
     PGresult *r = NULL;
     params p = {0};
     p_text(&p, job->request_id);
@@ -1532,19 +1622,9 @@ cuzk_status cuzk__store_pg_claim(cuzk__store_pg *s, uint64_t owner, const char *
     cuzk_status st = check_lease("claim", lease_ms, err);
     if (st != CUZK_OK) return st;
     sbuf k = {0};
-    sb_str(&k, "{");
-    for (size_t i = 0; i < nkeys; i++) {
-        if ((st = check_name("claim: key", keys[i], err)) != CUZK_OK) {
-            free(k.p);
-            return st;
-        }
-        if (i > 0) sb_str(&k, ",");
-        sb_elem(&k, keys[i]);
-    }
-    sb_str(&k, "}");
-    if (k.oom) {
+    if ((st = key_array(&k, "claim: key", keys, nkeys, err)) != CUZK_OK) {
         free(k.p);
-        return cuzk__fail(err, CUZK_ERR_NOMEM, "claim: out of memory");
+        return st;
     }
     claim_ctx c = {.owner = owner, .keys = k.p, .max = max, .lease_ms = lease_ms,
                    .claims = claims};
@@ -2065,12 +2145,15 @@ static cuzk_status ahead_body(cuzk__store_pg *s, void *ctx, cuzk_error *err) {
     params p = {0};
     p_u64(&p, c->id);
     PGresult *r;
+    /* the claim order; other keys only where one daemon claims both */
     cuzk_status st = q(s, "count the partitions ahead",
                        "SELECT count(*) FROM cuzk.jobs me, cuzk.jobs j"
                        " JOIN cuzk.partitions p ON p.job_id = j.id"
                        " WHERE me.id = $1 AND p.state = 0 AND j.state = 0"
                        " AND (j.priority > me.priority OR (j.priority = me.priority"
-                       " AND (j.created_at, j.id) < (me.created_at, me.id)))",
+                       " AND (j.created_at, j.id) < (me.created_at, me.id)))"
+                       " AND (j.key_name = me.key_name OR j.key_name IN (SELECT unnest(d.keys)"
+                       " FROM cuzk.daemons d WHERE me.key_name = ANY(d.keys)))",
                        &p, 0, &r, err);
     if (st != CUZK_OK) return st;
     c->n = (size_t)gu(r, 0, 0);

@@ -8,7 +8,7 @@
  * The schema lives in the PostgreSQL schema "cuzk" (so it can share a
  * database, Curio's HarmonyDB for one, with other programs' tables):
  *   schema_version(version, applied_at)
- *   daemons(id, name, started_at, heartbeat_at, info)
+ *   daemons(id, name, started_at, heartbeat_at, info, keys)
  *   jobs(id bigserial, request_id UNIQUE, key_name, priority,
  *        n_partitions, state, created_at, updated_at, finished_at,
  *        error_status, error)
@@ -128,9 +128,11 @@
 typedef struct cuzk__store_pg cuzk__store_pg;
 
 /* The schema version this build migrates to. */
-#define CUZK__PG_SCHEMA_VERSION 2
+#define CUZK__PG_SCHEMA_VERSION 3
 /* The advisory lock key the migrations take ("czks"). */
 #define CUZK__PG_MIGRATION_LOCK 0x637a6b73
+/* The advisory lock key bounded submissions take ("czkq"). */
+#define CUZK__PG_SUBMIT_LOCK 0x637a6b71
 /* Witness chunk size: the default, and the bounds of the option. */
 #define CUZK__PG_CHUNK_DEFAULT (4u << 20)
 #define CUZK__PG_CHUNK_MIN 64u
@@ -191,6 +193,14 @@ CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__store_pg_leave(cuzk__store_pg *s, uint
  * CUZK__PG_INFO_BYTES). CUZK_ERR_NOT_FOUND for a daemon not registered. */
 CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__store_pg_describe(cuzk__store_pg *s, uint64_t daemon_id,
                                                             const char *info, cuzk_error *err);
+
+/* Sets the keys a daemon claims (keys[0..nkeys), 0..CUZK__PG_MAX_KEYS
+ * names; they replace those set before): a job's place in the queue
+ * (cuzk__store_pg_ahead) counts the jobs of other keys only where one
+ * daemon claims both. CUZK_ERR_NOT_FOUND for a daemon not registered. */
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__store_pg_serve(cuzk__store_pg *s, uint64_t daemon_id,
+                                                         const char *const *keys, size_t nkeys,
+                                                         cuzk_error *err);
 
 /* Removes the rows of daemons silent for longer than age_ms (the
  * database's clock) that hold no lease: daemons that died (a kill -9, a
@@ -290,6 +300,9 @@ typedef struct {
     cuzk_priority priority;
     size_t n_partitions;                     /* 1..CUZK__STORE_MAX_PARTITIONS */
     const cuzk__store_pg_witness *witnesses; /* n_partitions of them */
+    /* 0: no bound; else the partitions not yet proved of live jobs
+     * (cuzk__store_pg_backlog), this job's with them, may not pass it */
+    size_t max_backlog;
 } cuzk__store_pg_job;
 
 /*
@@ -300,7 +313,11 @@ typedef struct {
  * differ (concurrent submissions with one request id make one job).
  * CUZK_ERR_INVALID_ARG also for a witness payload that is not complete,
  * unknown or referenced by a job (or named twice), a path that is not
- * absolute, names out of bounds, a priority out of range.
+ * absolute, names out of bounds, a priority out of range. CUZK_ERR_BUSY
+ * when job->max_backlog would be passed: bounded submissions count and
+ * insert under one advisory lock (pg_advisory_xact_lock(
+ * CUZK__PG_SUBMIT_LOCK)), so any number of them at once, from any number of
+ * daemons, never pass it together (unbounded ones do not take the lock).
  */
 CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__store_pg_submit(cuzk__store_pg *s,
                                                           const cuzk__store_pg_job *job,
@@ -462,8 +479,9 @@ CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__store_pg_list(cuzk__store_pg *s, unsig
                                                         size_t *n, cuzk_error *err);
 
 /* Queued partitions of live jobs before job id's in the order claims take
- * them (priority, then job age), whatever their key: *n (0 for an unknown
- * job). */
+ * them (priority, then job age), of its key and of the keys that a daemon
+ * claiming its key claims too (cuzk__store_pg_serve), since those are what
+ * its daemons take first: *n (0 for an unknown job). */
 CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__store_pg_ahead(cuzk__store_pg *s, uint64_t id,
                                                          size_t *n, cuzk_error *err);
 

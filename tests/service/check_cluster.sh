@@ -23,11 +23,20 @@
 #    discarded (counted fenced or lost), never recorded: the partitions it
 #    held end with another owner, the proofs verify;
 #  - a cancel through one daemon stops the partitions another one proves;
+#  - a slow copy of an uploaded witness (64 MiB in chunks of 256 bytes, made
+#    in the database, of a key only daemon 3 serves): while it lasts, past
+#    the lease, daemon 3 holds it, says it is fetching, keeps its lease and
+#    still claims and proves partitions of another job; cancelled mid-copy,
+#    the copy stops and leaves no scratch file;
 #  - the database restarted under load: the daemons reconnect and every
 #    job completes with valid proofs;
 #  - SIGTERM mid-job: the daemon gives back the partitions it claimed but
-#    had not started, finishes the one it proves, leaves the cluster's
-#    view, and the job completes once through the others.
+#    had not started and the one whose witness it was copying, finishes the
+#    one it proves, leaves the cluster's view, and the job completes once
+#    through the others;
+#  - queue positions count only the jobs of keys that the daemons of a
+#    job's key serve: a job of a key no daemon serves any more is ahead of
+#    none.
 # Exit 0 all passed, 1 a check failed (each named), 77 PostgreSQL's server,
 # psql, curl or python3 missing. Files go to /tmp/cluster-*, kept when a
 # check failed.
@@ -123,6 +132,12 @@ circuit = $dir/slow/circuit.cuzk
 params = $dir/slow/c.params
 EOF
 done
+# a key only daemon 3 serves: its jobs are daemon 3's to claim
+cat >>"$dir/d3.conf" <<EOF
+[key pinned]
+circuit = $dir/slow/circuit.cuzk
+params = $dir/slow/c.params
+EOF
 
 # start I: daemon I in the background (log appended to d$I.log), $pids[I]
 start() {
@@ -297,6 +312,61 @@ if [ "$left" = 0 ] && [ "$stopped_ended" -ge 1 ]; then
   ok "no partition of it left claimed or queued; the other daemons stopped $stopped_ended"; else
   say_fail "the cancel reached the other daemons" "left $left, stopped $stopped_ended"; fi
 
+# ---- a slow copy of an uploaded witness does not hold up claims ------------------------------------
+# slow_payload: a job of key pinned (daemon 3's alone) whose one partition's
+# witness is a payload of 64 MiB in chunks of 256 bytes, made in the
+# database (uploads write 4 MiB chunks), so that copying it takes seconds
+# (a query per chunk: some 16384 for each 4 MiB block read at once);
+# prints the job's id. Its bytes are zeros: it is cancelled before it
+# could be proved.
+slow_payload() {
+  local id
+  id=$(sql "WITH j AS (INSERT INTO cuzk.jobs (key_name, priority, n_partitions) VALUES ('pinned', 3, 1) RETURNING id),
+    w AS (INSERT INTO cuzk.witnesses (job_id, bytes, chunk_bytes, complete) SELECT id, 67108864, 256, true FROM j RETURNING id, job_id),
+    c AS (INSERT INTO cuzk.witness_chunks (witness_id, seq, data) SELECT w.id, g, decode(repeat('00', 256), 'hex') FROM w, generate_series(0, 262143) g),
+    p AS (INSERT INTO cuzk.partitions (job_id, idx, witness_id) SELECT job_id, 0, id FROM w)
+    SELECT job_id FROM w")
+  sql "SELECT pg_notify('cuzk_job_new', '$id pinned')" >/dev/null
+  echo "$id"
+}
+# copy_file ID: daemon 3's scratch file for job ID's partition ("" when none)
+copy_file() { ls "$dir"/scratch3/pg-*/claim-"$1"-0-* 2>/dev/null | head -n 1; }
+id3=$(self 3)
+copy=$(slow_payload)
+t0=$(date +%s%N)
+for _ in $(seq 200); do [ -n "$(copy_file "$copy")" ] && break; sleep 0.05; done
+gen=$(sql "SELECT generation FROM cuzk.partitions WHERE job_id = $copy AND state = 1 AND owner = $id3")
+api 3 /v1/cluster >"$dir/c3.json"
+if [ -n "$(copy_file "$copy")" ] && [ -n "$gen" ] && jq "$dir/c3.json" 'j["self"]["fetching"] == 1' >/dev/null; then
+  ok "daemon 3 copies job $copy's witness (64 MiB in 256-byte chunks): it holds it, fetching 1"; else
+  say_fail "daemon 3 copies job $copy's witness" "file '$(copy_file "$copy")', generation '$gen'; $(cat "$dir/c3.json")"; fi
+# shellcheck disable=SC2046
+beside=$("$cuzk" submit --addr "unix:$dir/d1.sock" --key slow --witness-path $(paths 12 "$dir/slow/w0.wit"))
+if verify_slow "$beside" 12; then ok "job $beside submitted meanwhile: done, every proof verifies"; else
+  say_fail "job $beside submitted meanwhile: done, every proof verifies" "$(tail -n 5 "$dir"/d*.log)"; fi
+by3=$(sql "SELECT count(*) FROM cuzk.partitions WHERE job_id = $beside AND owner = $id3 AND state = 2")
+still=$(copy_file "$copy")
+if [ "$by3" -ge 1 ] && [ -n "$still" ]; then
+  ok "daemon 3 proved $by3 of its partitions while the copy went on"; else
+  say_fail "daemon 3 proved partitions of job $beside while the copy went on"     "it proved $by3; the copy '$still'; $(tail -n 5 "$dir/d3.log")"; fi
+# past the lease (2 s) the copy's lease is still daemon 3's, under the same generation
+while [ $(( ($(date +%s%N) - t0) / 1000000 )) -lt 3000 ]; do sleep 0.1; done
+held=$(sql "SELECT count(*) FROM cuzk.partitions WHERE job_id = $copy AND state = 1 AND owner = $id3 AND generation = ${gen:-0} AND lease_expires > now()")
+if [ "$held" = 1 ] && [ -n "$(copy_file "$copy")" ]; then
+  ok "3 s into the copy, its lease is still daemon 3's (renewed, generation $gen)"; else
+  say_fail "its lease is still daemon 3's during the copy"     "$(sql "SELECT state, owner, generation, lease_expires > now() FROM cuzk.partitions WHERE job_id = $copy"); file '$(copy_file "$copy")'"; fi
+t1=$(date +%s%N)
+check "cancel job $copy mid-copy" 0 "cancelled" "$cuzk" cancel --addr "unix:$dir/d1.sock" "$copy"
+for _ in $(seq 300); do
+  api 3 /v1/cluster >"$dir/c3.json"
+  [ -z "$(copy_file "$copy")" ] && jq "$dir/c3.json" 'j["self"]["fetching"] == 0' >/dev/null 2>&1 && break
+  sleep 0.1
+done
+if [ -z "$(copy_file "$copy")" ] && jq "$dir/c3.json" 'j["self"]["fetching"] == 0' >/dev/null &&
+  [ "$(sql "SELECT count(*) FROM cuzk.partitions WHERE job_id = $copy AND state = 1")" = 0 ]; then
+  ok "the copy stopped ($(( ($(date +%s%N) - t1) / 1000000 )) ms after the cancel): no scratch file left, nothing fetching, the partition not held"; else
+  say_fail "the copy stopped: no scratch file left"     "file '$(copy_file "$copy")'; $(cat "$dir/c3.json"); $(tail -n 5 "$dir/d3.log")"; fi
+
 # ---- the database restarted under load -------------------------------------------------------
 # shellcheck disable=SC2046
 r1=$("$cuzk" submit --addr "unix:$dir/d1.sock" --key slow --witness-path $(paths 24 "$dir/slow/w0.wit"))
@@ -318,12 +388,17 @@ if [ "$rec" -ge 3 ]; then ok "the daemons reconnected ($rec connections made aga
   say_fail "the daemons reconnected" "$rec connections made again"; fi
 
 # ---- SIGTERM: the daemon drains and leaves ----------------------------------------------------
+pending=$(slow_payload)
+for _ in $(seq 200); do [ -n "$(copy_file "$pending")" ] && break; sleep 0.05; done
 # shellcheck disable=SC2046
 drain=$("$cuzk" submit --addr "unix:$dir/d1.sock" --key slow --witness-path $(paths 30 "$dir/slow/w0.wit"))
-for _ in $(seq 200); do [ "$(held_by 3)" -ge 2 ] && break; sleep 0.02; done
+for _ in $(seq 200); do [ "$(held_by 3)" -ge 3 ] && break; sleep 0.02; done
+copying=$(copy_file "$pending")
+t0=$(date +%s%N)
 kill -TERM "${pids[3]}"
 wait "${pids[3]}"
 rc=$?
+took=$(( ($(date +%s%N) - t0) / 1000000 ))
 pids[3]=0
 api 1 /v1/cluster >"$dir/cl.json"
 if [ "$rc" = 0 ] && jq "$dir/cl.json" '"node3" not in [d["name"] for d in j["daemons"]]' >/dev/null; then
@@ -335,6 +410,23 @@ if grep -q -E "gave back [0-9]+ partition" "$dir/d3.log"; then
 if verify_slow "$drain" 30 && once "$drain" 30; then
   ok "job $drain: done once by the others, every proof verifies"; else
   say_fail "job $drain: done once by the others, every proof verifies" "$(tail -n 5 "$dir"/d*.log)"; fi
+back=$(sql "SELECT count(*) FROM cuzk.partitions WHERE job_id = $pending AND state = 0 AND owner IS NULL")
+if [ -n "$copying" ] && [ "$back" = 1 ] && [ "$took" -lt 10000 ] &&
+  grep -q "job $pending partition 0 given back: the daemon is draining" "$dir/d3.log"; then
+  ok "the partition it was copying (job $pending) went back to the queue; the drain took $took ms"; else
+  say_fail "the partition it was copying went back to the queue"     "copying '$copying', back $back, drain $took ms; $(grep "job $pending" "$dir/d3.log" | tail -n 3)"; fi
+
+# ---- queue positions: the keys the daemons of a job's key serve --------------------------------
+# job $pending (key pinned, critical) waits with no daemon serving its key
+# now: it is ahead of no job of another key
+# shellcheck disable=SC2046
+behind=$("$cuzk" submit --addr "unix:$dir/d1.sock" --key slow --witness-path $(paths 200 "$dir/slow/w0.wit"))
+api 1 "/v1/jobs/$behind" >"$dir/behind.json"
+check "a job of key slow behind job $pending (pinned, no daemon serves it): queue_position 0" 0 ''   jq "$dir/behind.json" 'j["queue_position"] == 0 and j["partitions"] - j["partitions_done"] - j["partitions_running"] > 0'
+api 1 "/v1/jobs/$pending" >"$dir/pending.json"
+check "job $pending waits (queued), ahead of nothing either" 0 ''   jq "$dir/pending.json" 'j["state"] == "queued" and j["queue_position"] == 0'
+"$cuzk" cancel --addr "unix:$dir/d1.sock" "$behind" >/dev/null 2>&1
+"$cuzk" cancel --addr "unix:$dir/d1.sock" "$pending" >/dev/null 2>&1
 
 [ "$fail" -eq 0 ] && echo "check_cluster: every check passed"
 exit "$fail"

@@ -15,6 +15,10 @@
  *  - submit: request ids idempotent (four threads at once make one job),
  *    refusals (witness taken, twice, not complete, unknown; a relative
  *    path; another key) that leave nothing behind; list and counts;
+ *  - a bounded queue (max_backlog): eight submitters on their own
+ *    connections, released together round after round, never pass the
+ *    bound together; a full queue says so (BUSY) and still answers a
+ *    request id it knows;
  *  - claims: priority, then job age, then index; keys filtered; a row
  *    locked elsewhere skipped without waiting;
  *  - three daemons (threads with their own connections and owner ids)
@@ -24,7 +28,9 @@
  *    owner claims -> the first owner's late result is FENCED, the job
  *    completes once with the winner's proofs; release and leave;
  *  - the cluster's view: daemons described, silent ones forgotten (not
- *    while they hold a lease), the queue's length and a job's place in it;
+ *    while they hold a lease), the queue's length and a job's place in it
+ *    (the jobs ahead of keys its daemons serve, as the SQLite store counts
+ *    them in test_service_jobstore);
  *  - cancel while claimed (owners learn on renew and complete), fail
  *    (fenced to the lease), collect and expire;
  *  - the server restarted (pg_ctl restart) under three working daemons:
@@ -639,6 +645,116 @@ static void test_submit(void) {
     cuzk__store_pg_close(s);
 }
 
+/* ---- a bounded queue ------------------------------------------------------------ */
+
+enum { BOUND = 10, RACERS = 8, RACE_ROUNDS = 25, RACE_PARTS = 3 };
+
+typedef struct {
+    const char *url;
+    pthread_barrier_t *go;
+    int accepted[RACE_ROUNDS];
+    int errors;
+} racer;
+
+/* Each round: waits for the others, then submits one job of RACE_PARTS
+ * partitions under the bound, on its own connection. */
+static void *race_thread(void *arg) {
+    racer *r = arg;
+    cuzk__store_pg *s = open_or_null(r->url, 0);
+    for (int round = 0; round < RACE_ROUNDS; round++) {
+        pthread_barrier_wait(r->go);
+        cuzk__store_pg_witness w[RACE_PARTS] = {{.path = "/w/0"}, {.path = "/w/1"},
+                                                {.path = "/w/2"}};
+        cuzk__store_pg_job job = {.key_name = "k", .priority = CUZK_PRIORITY_NORMAL,
+                                  .n_partitions = RACE_PARTS, .witnesses = w,
+                                  .max_backlog = BOUND};
+        uint64_t id = 0;
+        int existed = 0;
+        cuzk_error e;
+        const cuzk_status st = s != NULL ? cuzk__store_pg_submit(s, &job, &id, &existed, &e)
+                                         : CUZK_ERR_IO;
+        r->accepted[round] = st == CUZK_OK;
+        if (st != CUZK_OK && st != CUZK_ERR_BUSY) {
+            if (s != NULL) fprintf(stderr, "racer: %s\n", e.msg);
+            r->errors++;
+        }
+        pthread_barrier_wait(r->go); /* the round is counted, the queue emptied */
+        pthread_barrier_wait(r->go);
+    }
+    cuzk__store_pg_close(s);
+    return NULL;
+}
+
+static void test_bounded_submit(void) {
+    char url[512];
+    CHECK(fresh_db(url, sizeof(url), "t_bound"));
+    cuzk__store_pg *s = open_or_null(url, 0);
+    CHECK(s != NULL);
+    if (s == NULL) return;
+    cuzk_error e;
+    /* one at a time: up to the bound, the queue's partitions counted
+     * whatever their key and whether claimed */
+    cuzk__store_pg_witness w[4] = {{.path = "/w/0"}, {.path = "/w/1"}, {.path = "/w/2"},
+                                   {.path = "/w/3"}};
+    cuzk__store_pg_job job = {.request_id = "b1", .key_name = "other",
+                              .priority = CUZK_PRIORITY_LOW, .n_partitions = 4, .witnesses = w,
+                              .max_backlog = 6};
+    uint64_t id = 0, again = 0;
+    int existed = 1;
+    CHECK(cuzk__store_pg_submit(s, &job, &id, &existed, &e) == CUZK_OK && !existed);
+    job.request_id = "b2";
+    job.n_partitions = 3;
+    CHECK(cuzk__store_pg_submit(s, &job, &again, &existed, &e) == CUZK_ERR_BUSY);
+    CHECK(strstr(e.msg, "4 partitions not yet proved") != NULL && strstr(e.msg, "6") != NULL);
+    job.n_partitions = 2;
+    CHECK(cuzk__store_pg_submit(s, &job, &again, &existed, &e) == CUZK_OK && !existed);
+    /* full, but a request id it knows is answered; no bound, no lock */
+    job.request_id = "b1";
+    job.n_partitions = 4;
+    CHECK(cuzk__store_pg_submit(s, &job, &again, &existed, &e) == CUZK_OK);
+    CHECK(again == id && existed == 1);
+    job.request_id = "b3";
+    job.n_partitions = 1;
+    CHECK(cuzk__store_pg_submit(s, &job, &again, &existed, &e) == CUZK_ERR_BUSY);
+    job.max_backlog = 0;
+    CHECK(cuzk__store_pg_submit(s, &job, &again, &existed, &e) == CUZK_OK && !existed);
+    CHECK(admin("t_bound", "DELETE FROM cuzk.jobs"));
+
+    /* eight submitters released together, round after round, on an empty
+     * queue: at most BOUND / RACE_PARTS of them get in each round */
+    pthread_barrier_t go;
+    pthread_barrier_init(&go, NULL, RACERS + 1);
+    racer r[RACERS];
+    pthread_t th[RACERS];
+    for (int i = 0; i < RACERS; i++) {
+        memset(&r[i], 0, sizeof(r[i]));
+        r[i].url = url;
+        r[i].go = &go;
+        pthread_create(&th[i], NULL, race_thread, &r[i]);
+    }
+    int worst = 0, short_rounds = 0;
+    for (int round = 0; round < RACE_ROUNDS; round++) {
+        pthread_barrier_wait(&go); /* go */
+        pthread_barrier_wait(&go); /* all submitted */
+        int in = 0;
+        for (int i = 0; i < RACERS; i++) in += r[i].accepted[round];
+        const long long parts = admin_int("t_bound", "SELECT count(*) FROM cuzk.partitions");
+        if (in > worst) worst = in;
+        short_rounds += in < BOUND / RACE_PARTS;
+        CHECK(parts == (long long)in * RACE_PARTS);
+        CHECK(admin("t_bound", "DELETE FROM cuzk.jobs"));
+        pthread_barrier_wait(&go); /* emptied */
+    }
+    for (int i = 0; i < RACERS; i++) {
+        pthread_join(th[i], NULL);
+        CHECK_EQ_INT(r[i].errors, 0);
+    }
+    pthread_barrier_destroy(&go);
+    CHECK_EQ_INT(worst, BOUND / RACE_PARTS);
+    CHECK_EQ_INT(short_rounds, 0);
+    cuzk__store_pg_close(s);
+}
+
 /* ---- claims ------------------------------------------------------------------- */
 
 static void test_claim_order(void) {
@@ -929,31 +1045,68 @@ static void test_cluster_view(void) {
     CHECK(n == 2 && v[1].id == db && v[1].info[0] == '\0');
     free(v);
 
-    /* the queue's length and a job's place in it: priority, then age */
-    const char *keys[] = {"k"};
+    /* the queue's length and a job's place in it: priority, then age, of
+     * its key and of those its daemons serve too (a serves k and other, b
+     * k, a third one lone; nobody serves orphan) */
+    const char *keys[] = {"k"}, *both[] = {"k", "other"}, *lone[] = {"lone"};
+    const uint64_t dc = register_daemon(a, "c");
+    CHECK(cuzk__store_pg_serve(a, da, both, 2, &e) == CUZK_OK);
+    CHECK(cuzk__store_pg_serve(a, db, keys, 1, &e) == CUZK_OK);
+    CHECK(cuzk__store_pg_serve(a, dc, lone, 1, &e) == CUZK_OK);
+    CHECK(cuzk__store_pg_serve(a, dc + 100, lone, 1, &e) == CUZK_ERR_NOT_FOUND);
+    const uint64_t j4 = submit_paths(a, NULL, "lone", CUZK_PRIORITY_CRITICAL, 4);
     const uint64_t j1 = submit_paths(a, NULL, "k", CUZK_PRIORITY_NORMAL, 3);
     const uint64_t j2 = submit_paths(a, NULL, "other", CUZK_PRIORITY_HIGH, 2);
     const uint64_t j3 = submit_paths(a, NULL, "k", CUZK_PRIORITY_NORMAL, 1);
+    const uint64_t j5 = submit_paths(a, NULL, "orphan", CUZK_PRIORITY_CRITICAL, 5);
+    const uint64_t j6 = submit_paths(a, NULL, "orphan", CUZK_PRIORITY_LOW, 1);
     size_t backlog = 0, ahead = 9;
-    CHECK(cuzk__store_pg_backlog(a, &backlog, &e) == CUZK_OK && backlog == 6);
+    CHECK(cuzk__store_pg_backlog(a, &backlog, &e) == CUZK_OK && backlog == 16);
+    CHECK(cuzk__store_pg_ahead(a, j4, &ahead, &e) == CUZK_OK && ahead == 0);
     CHECK(cuzk__store_pg_ahead(a, j2, &ahead, &e) == CUZK_OK && ahead == 0);
     CHECK(cuzk__store_pg_ahead(a, j1, &ahead, &e) == CUZK_OK && ahead == 2);
     CHECK(cuzk__store_pg_ahead(a, j3, &ahead, &e) == CUZK_OK && ahead == 5);
+    CHECK(cuzk__store_pg_ahead(a, j5, &ahead, &e) == CUZK_OK && ahead == 0);
+    CHECK(cuzk__store_pg_ahead(a, j6, &ahead, &e) == CUZK_OK && ahead == 5);
+    /* b alone serves k: other's job is no longer ahead of k's */
+    CHECK(cuzk__store_pg_serve(a, da, lone, 1, &e) == CUZK_OK);
+    CHECK(cuzk__store_pg_ahead(a, j1, &ahead, &e) == CUZK_OK && ahead == 0);
+    CHECK(cuzk__store_pg_ahead(a, j3, &ahead, &e) == CUZK_OK && ahead == 3);
+    CHECK(cuzk__store_pg_ahead(a, j2, &ahead, &e) == CUZK_OK && ahead == 0);
+    CHECK(cuzk__store_pg_serve(a, da, both, 2, &e) == CUZK_OK);
     cuzk__store_pg_part c[2];
     CHECK(cuzk__store_pg_claim(a, da, keys, 1, 2, 30000, c, &n, &e) == CUZK_OK && n == 2);
     /* claimed: no longer waiting, still to prove */
     CHECK(cuzk__store_pg_ahead(a, j3, &ahead, &e) == CUZK_OK && ahead == 3);
-    CHECK(cuzk__store_pg_backlog(a, &backlog, &e) == CUZK_OK && backlog == 6);
+    CHECK(cuzk__store_pg_backlog(a, &backlog, &e) == CUZK_OK && backlog == 16);
     int done = 0;
     CHECK(complete(a, &c[0].ref, &done) == CUZK__PG_RECORDED);
-    CHECK(cuzk__store_pg_backlog(a, &backlog, &e) == CUZK_OK && backlog == 5);
+    CHECK(cuzk__store_pg_backlog(a, &backlog, &e) == CUZK_OK && backlog == 15);
     cuzk__store_pg_job_info info;
     CHECK(state_of(a, j1, &info) == CUZK_JOB_RUNNING && info.job.n_done == 1);
+
+    /* the SQLite store's case in test_service_jobstore: the same answers */
+    char same[512];
+    CHECK(fresh_db(same, sizeof(same), "t_view_same"));
+    cuzk__store_pg *q = open_or_null(same, 0);
+    CHECK(q != NULL);
+    if (q != NULL) {
+        const uint64_t one = register_daemon(q, "one");
+        CHECK(cuzk__store_pg_serve(q, one, both, 2, &e) == CUZK_OK);
+        const uint64_t lo = submit_paths(q, NULL, "k", CUZK_PRIORITY_LOW, 3);
+        submit_paths(q, NULL, "k", CUZK_PRIORITY_HIGH, 2);
+        const uint64_t ot = submit_paths(q, NULL, "other", CUZK_PRIORITY_CRITICAL, 1);
+        cuzk__store_pg_part p3[3];
+        CHECK(cuzk__store_pg_claim(q, one, keys, 1, 3, 30000, p3, &n, &e) == CUZK_OK && n == 3);
+        CHECK(cuzk__store_pg_ahead(q, ot, &ahead, &e) == CUZK_OK && ahead == 0);
+        CHECK(cuzk__store_pg_ahead(q, lo, &ahead, &e) == CUZK_OK && ahead == 1);
+        cuzk__store_pg_close(q);
+    }
 
     /* silent daemons go, unless they hold a lease */
     size_t removed = 9;
     CHECK(admin("t_view", "UPDATE cuzk.daemons SET heartbeat_at = now() - interval '1 hour'"));
-    CHECK(cuzk__store_pg_forget(a, 600000, &removed, &e) == CUZK_OK && removed == 1);
+    CHECK(cuzk__store_pg_forget(a, 600000, &removed, &e) == CUZK_OK && removed == 2);
     CHECK(cuzk__store_pg_daemons(a, &v, &n, &e) == CUZK_OK);
     CHECK(n == 1 && v[0].id == da && v[0].held == 1);
     free(v);
@@ -1276,6 +1429,7 @@ int main(int argc, char **argv) {
     RUN(test_no_password_in_messages);
     RUN(test_witnesses);
     RUN(test_submit);
+    RUN(test_bounded_submit);
     RUN(test_claim_order);
     RUN(test_three_daemons);
     RUN(test_leases);

@@ -5,13 +5,19 @@
  * claim (given back, then claimed again) FENCED on complete, fail and
  * release; a job done with its last partition's proof; a failure; renew
  * telling HELD, LOST and JOB_ENDED; the partitions waiting ahead of a job
- * less those claimed; the backlog; collect refused for a live job; leave
- * giving back what is held; uploads checked at their spool path.
+ * less those claimed, whatever their key (the one daemon serves every key
+ * of its jobs: test_store_pg's test_cluster_view gets the same answers
+ * from PostgreSQL); the backlog; collect refused for a live job; leave
+ * giving back what is held; uploads checked at their spool path; a
+ * bounded queue (max_backlog) that eight submitters released together,
+ * round after round, never pass together, and that still answers a request
+ * id it knows when full.
  *
  * Runs in a fresh folder under /tmp, removed at the end.
  */
 #define _GNU_SOURCE
 #include <ftw.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,11 +29,12 @@
 
 static char g_dir[64];
 
-static cuzk__jobstore *open_store(void) {
+/* The store in g_dir's database name (a file and a spool folder). */
+static cuzk__jobstore *open_store_named(const char *name) {
     char db[128], spool[128];
-    snprintf(db, sizeof(db), "%s/jobs.db", g_dir);
-    snprintf(spool, sizeof(spool), "%s/spool", g_dir);
-    const cuzk__jobstore_options o = {"sqlite", db, spool, NULL, NULL, 0};
+    snprintf(db, sizeof(db), "%s/%s.db", g_dir, name);
+    snprintf(spool, sizeof(spool), "%s/%s-spool", g_dir, name);
+    const cuzk__jobstore_options o = {.store = "sqlite", .database = db, .spool_dir = spool};
     cuzk__jobstore *js = NULL;
     cuzk_error err;
     const cuzk_status st = cuzk__jobstore_open(&js, &o, NULL, NULL, &err);
@@ -36,11 +43,14 @@ static cuzk__jobstore *open_store(void) {
     return js;
 }
 
+static cuzk__jobstore *open_store(void) { return open_store_named("jobs"); }
+
 /* A job of n partitions given by server path. */
 static uint64_t submit(cuzk__jobstore *js, const char *key, cuzk_priority pr, size_t n) {
     cuzk__store_witness w[8];
     for (size_t i = 0; i < n; i++) w[i] = (cuzk__store_witness){.path = "/srv/w"};
-    const cuzk__store_job job = {NULL, key, pr, n, w};
+    const cuzk__store_job job = {.key_name = key, .priority = pr, .n_partitions = n,
+                                 .witnesses = w};
     uint64_t id = 0;
     int existed = 0;
     cuzk_error err;
@@ -207,6 +217,119 @@ static void test_upload(void) {
     cuzk__jobstore_close(js);
 }
 
+/* ---- a bounded queue ------------------------------------------------------------ */
+
+enum { BOUND = 10, RACERS = 8, RACE_ROUNDS = 25, RACE_PARTS = 3 };
+
+typedef struct {
+    cuzk__jobstore *js;
+    pthread_barrier_t *go;
+    int accepted[RACE_ROUNDS];
+    int errors;
+} racer;
+
+/* Each round: waits for the others, then submits one job of RACE_PARTS
+ * partitions under the bound. */
+static void *race_thread(void *arg) {
+    racer *r = arg;
+    for (int round = 0; round < RACE_ROUNDS; round++) {
+        pthread_barrier_wait(r->go);
+        cuzk__store_witness w[RACE_PARTS] = {{.path = "/srv/w"}, {.path = "/srv/w"},
+                                             {.path = "/srv/w"}};
+        const cuzk__store_job job = {.key_name = "k", .n_partitions = RACE_PARTS,
+                                     .witnesses = w, .max_backlog = BOUND};
+        uint64_t id = 0;
+        int existed = 0;
+        cuzk_error err;
+        const cuzk_status st = cuzk__jobstore_submit(r->js, &job, &id, &existed, &err);
+        r->accepted[round] = st == CUZK_OK;
+        if (st != CUZK_OK && st != CUZK_ERR_BUSY) {
+            fprintf(stderr, "racer: %s\n", cuzk__error_text(&err));
+            r->errors++;
+        }
+        pthread_barrier_wait(r->go); /* the round is counted, the queue emptied */
+        pthread_barrier_wait(r->go);
+    }
+    return NULL;
+}
+
+/* Cancels and collects every job: an empty queue. */
+static void empty_queue(cuzk__jobstore *js) {
+    cuzk__jobstore_job *v = NULL;
+    size_t n = 0;
+    cuzk_error err;
+    CHECK_EQ_INT(cuzk__jobstore_list(js, 0, 0, 0, &v, &n, &err), CUZK_OK);
+    for (size_t i = 0; i < n; i++) {
+        CHECK_EQ_INT(cuzk__jobstore_cancel(js, v[i].rec.id, NULL, &err), CUZK_OK);
+        CHECK_EQ_INT(cuzk__jobstore_collect(js, v[i].rec.id, &err), CUZK_OK);
+    }
+    free(v);
+}
+
+static void test_bounded_submit(void) {
+    cuzk__jobstore *js = open_store_named("bound");
+    if (js == NULL) return;
+    cuzk_error err;
+    cuzk__store_witness w[4] = {{.path = "/srv/w"}, {.path = "/srv/w"}, {.path = "/srv/w"},
+                                {.path = "/srv/w"}};
+    cuzk__store_job job = {.request_id = "b1", .key_name = "other", .n_partitions = 4,
+                           .witnesses = w, .max_backlog = 6};
+    uint64_t id = 0, again = 0;
+    int existed = 1;
+    CHECK_EQ_INT(cuzk__jobstore_submit(js, &job, &id, &existed, &err), CUZK_OK);
+    CHECK(!existed);
+    job.request_id = "b2";
+    job.n_partitions = 3;
+    CHECK_EQ_INT(cuzk__jobstore_submit(js, &job, &again, &existed, &err), CUZK_ERR_BUSY);
+    CHECK(strstr(cuzk__error_text(&err), "4 partitions not yet proved") != NULL);
+    job.n_partitions = 2;
+    CHECK_EQ_INT(cuzk__jobstore_submit(js, &job, &again, &existed, &err), CUZK_OK);
+    /* full, but a request id it knows is answered; no bound, no refusal */
+    job.request_id = "b1";
+    job.n_partitions = 4;
+    CHECK_EQ_INT(cuzk__jobstore_submit(js, &job, &again, &existed, &err), CUZK_OK);
+    CHECK(again == id && existed == 1);
+    job.request_id = "b3";
+    job.n_partitions = 1;
+    CHECK_EQ_INT(cuzk__jobstore_submit(js, &job, &again, &existed, &err), CUZK_ERR_BUSY);
+    job.max_backlog = 0;
+    CHECK_EQ_INT(cuzk__jobstore_submit(js, &job, &again, &existed, &err), CUZK_OK);
+    empty_queue(js);
+
+    pthread_barrier_t go;
+    pthread_barrier_init(&go, NULL, RACERS + 1);
+    racer r[RACERS];
+    pthread_t th[RACERS];
+    for (int i = 0; i < RACERS; i++) {
+        memset(&r[i], 0, sizeof(r[i]));
+        r[i].js = js;
+        r[i].go = &go;
+        pthread_create(&th[i], NULL, race_thread, &r[i]);
+    }
+    int worst = 0, short_rounds = 0;
+    for (int round = 0; round < RACE_ROUNDS; round++) {
+        pthread_barrier_wait(&go); /* go */
+        pthread_barrier_wait(&go); /* all submitted */
+        int in = 0;
+        for (int i = 0; i < RACERS; i++) in += r[i].accepted[round];
+        size_t backlog = 0;
+        CHECK_EQ_INT(cuzk__jobstore_backlog(js, &backlog, &err), CUZK_OK);
+        CHECK(backlog == (size_t)in * RACE_PARTS);
+        if (in > worst) worst = in;
+        short_rounds += in < BOUND / RACE_PARTS;
+        empty_queue(js);
+        pthread_barrier_wait(&go); /* emptied */
+    }
+    for (int i = 0; i < RACERS; i++) {
+        pthread_join(th[i], NULL);
+        CHECK_EQ_INT(r[i].errors, 0);
+    }
+    pthread_barrier_destroy(&go);
+    CHECK_EQ_INT(worst, BOUND / RACE_PARTS);
+    CHECK_EQ_INT(short_rounds, 0);
+    cuzk__jobstore_close(js);
+}
+
 static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw) {
     (void)sb;
     (void)flag;
@@ -220,6 +343,7 @@ int main(int argc, char **argv) {
     if (mkdtemp(g_dir) == NULL) return cuzk_test_skip("cannot make a temporary folder");
     RUN(test_claims);
     RUN(test_upload);
+    RUN(test_bounded_submit);
     if (nftw(g_dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS) != 0)
         fprintf(stderr, "%s: cannot remove\n", g_dir);
     return cuzk_test_finish();

@@ -324,7 +324,9 @@ static void test_resume(void) {
     cuzk_error err;
     CHECK(cuzk__store_open(&s, db, spool, &err) == CUZK_OK);
     const cuzk__store_witness w[1] = {{NULL, wtns}};
-    const cuzk__store_job job = {"resume-me", "sample", CUZK_PRIORITY_HIGH, 1, w};
+    const cuzk__store_job job = {.request_id = "resume-me", .key_name = "sample",
+                                 .priority = CUZK_PRIORITY_HIGH, .n_partitions = 1,
+                                 .witnesses = w};
     uint64_t id = 0;
     int existed = 1;
     CHECK(cuzk__store_submit(s, &job, &id, &existed, &err) == CUZK_OK && !existed);
