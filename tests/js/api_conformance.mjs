@@ -936,10 +936,12 @@ async function main() {
       }
     }
     daemon.kill('SIGTERM');
+    const killedAt = Date.now();
     let refused = 0;
     let answered = 0;
     for (let i = 0; i < 200 && !daemonExit; i++) {
       let a;
+      const sentAt = Date.now() - killedAt;
       try {
         a = await request('unix', 'POST', '/v1/jobs', { ...jsonBody({ key: 'sample', witness_paths: [WTNS] }), timeoutMs: 20000 });
       } catch { break; }
@@ -952,7 +954,10 @@ async function main() {
         if (s && s.status === 200) expect(JSON.parse(s.body.toString()).draining === true, 'status while draining says draining false');
         break;
       }
-      expect(a.status === 201 && answered === 1, `POST /v1/jobs right after SIGTERM answered ${a.status} (${answered} answers)`);
+      // the signal reaches the daemon's threads a moment after kill(): a
+      // submission sent in that moment may still be taken (it stays queued
+      // for the next start); one sent 500 ms later may not
+      expect(a.status === 201 && sentAt < 500, `POST /v1/jobs sent ${sentAt} ms after SIGTERM answered ${a.status} (${answered} answers)`);
     }
     expect(refused > 0 || answered === 0 || daemonExit, 'submissions during the drain were not refused with 503');
     const ex = await waitExit(120000);

@@ -22,6 +22,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <sqlite3.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,6 +93,15 @@ static void spool_dir(char *out, size_t cap, const char *sub) {
 }
 
 /* Writes n bytes to a new spool file in random pieces; its name in name. */
+/* The harness's generator, for spool_bytes, which threads call too. */
+static pthread_mutex_t g_rand_mu = PTHREAD_MUTEX_INITIALIZER;
+static uint64_t rand_shared(void) {
+    pthread_mutex_lock(&g_rand_mu);
+    const uint64_t v = cuzk_test_rand64();
+    pthread_mutex_unlock(&g_rand_mu);
+    return v;
+}
+
 static cuzk_status spool_bytes(cuzk__store *s, const void *p, size_t n, char *name) {
     cuzk__spool_writer *w = NULL;
     cuzk_error err;
@@ -100,7 +110,7 @@ static cuzk_status spool_bytes(cuzk__store *s, const void *p, size_t n, char *na
     const uint8_t *b = p;
     size_t off = 0;
     while (off < n) {
-        size_t k = 1 + (size_t)(cuzk_test_rand64() % 70000);
+        size_t k = 1 + (size_t)(rand_shared() % 70000);
         if (k > n - off) k = n - off;
         st = cuzk__store_spool_append(w, b + off, k, &err);
         if (st != CUZK_OK) {
@@ -813,7 +823,7 @@ static void *submitter(void *p) {
     return NULL;
 }
 
-static volatile int g_readers_stop;
+static atomic_int g_readers_stop;
 
 static void *reader(void *p) {
     cuzk__store *s = p;
