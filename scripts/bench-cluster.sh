@@ -70,10 +70,10 @@ cleanup() {
 }
 trap cleanup EXIT
 if [ -z "$store" ]; then
-    out=$(bash scripts/pg-test-server.sh start) ||
+    server=$(bash scripts/pg-test-server.sh start) ||
         { echo "bench-cluster: no PostgreSQL server (scripts/pg-test-server.sh)" >&2; exit 1; }
-    store=$(printf '%s\n' "$out" | sed -n 1p)
-    pgdir=$(printf '%s\n' "$out" | sed -n 2p)
+    store=$(printf '%s\n' "$server" | sed -n 1p)
+    pgdir=$(printf '%s\n' "$server" | sed -n 2p)
 fi
 
 # cpus I: the cores daemon I (0-based) is pinned to

@@ -37,7 +37,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
-cuzk=build/cuzk jobs=8 runs=3 threads=2 out=""
+cuzk=build/cuzk jobs=8 runs=3 threads=2 workdir=""
 usage() { sed -n '2,36p' "$0" >&2; exit 2; }
 die() { echo "bench-sha256: $*" >&2; exit 1; }
 while [ $# -gt 0 ]; do
@@ -46,7 +46,7 @@ while [ $# -gt 0 ]; do
     --jobs) jobs=${2:?--jobs needs J}; shift ;;
     --runs) runs=${2:?--runs needs R}; shift ;;
     --threads) threads=${2:?--threads needs T}; shift ;;
-    --out) out=${2:?--out needs DIR}; shift ;;
+    --out) workdir=${2:?--out needs DIR}; shift ;;
     -h | --help) usage ;;
     *) echo "bench-sha256: unknown option $1" >&2; usage ;;
     esac
@@ -70,13 +70,13 @@ if [ ! -x "$snarkjs" ] || [ ! -x "$circom" ] || [ ! -d "$jsdir/node_modules/circ
     (cd "$jsdir" && npm ci --no-audit --no-fund --loglevel=error)
 fi
 
-if [ -n "$out" ]; then
-    out=$(realpath -m "$out") # the steps below run in other folders
-    mkdir -p "$out"
+if [ -n "$workdir" ]; then
+    workdir=$(realpath -m "$workdir") # the steps below run in other folders
+    mkdir -p "$workdir"
 else
-    out=$(mktemp -d "${TMPDIR:-/tmp}/bench-sha256.XXXXXX")
+    workdir=$(mktemp -d "${TMPDIR:-/tmp}/bench-sha256.XXXXXX")
 fi
-log=$out/log.txt
+log=$workdir/log.txt
 : >"$log"
 
 # Both sides on the same T cores when the machine has more.
@@ -101,7 +101,7 @@ want() {
     fi
 }
 
-echo "bench-sha256: work and results in $out"
+echo "bench-sha256: work and results in $workdir"
 echo "bench-sha256: $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'), $ncpu cores," \
     "load average $(cut -d' ' -f1-3 /proc/loadavg); node $(node --version)," \
     "snarkjs $(node -p "require('$jsdir/node_modules/snarkjs/package.json').version");" \
@@ -110,48 +110,48 @@ echo "bench-sha256: $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'), $nc
 
 # ---- the circuit, its witness, the powers of tau and the key ------------------
 stamp=$(cat "$circuit" "$input" "$jsdir/package-lock.json" | sha256sum | cut -d' ' -f1)
-if [ -f "$out/.stamp" ] && [ "$(cat "$out/.stamp")" = "$stamp" ] && [ -s "$out/circuit.zkey" ]; then
-    echo "bench-sha256: reusing the circuit, witness and key in $out"
+if [ -f "$workdir/.stamp" ] && [ "$(cat "$workdir/.stamp")" = "$stamp" ] && [ -s "$workdir/circuit.zkey" ]; then
+    echo "bench-sha256: reusing the circuit, witness and key in $workdir"
 else
-    rm -f "$out/.stamp"
+    rm -f "$workdir/.stamp"
     t=$EPOCHREALTIME
     # circom2 runs under WASI and finds -l folders only below its working
     # directory, so it runs from tests/js (as tests/interop/fixtures.sh does).
-    (cd "$jsdir" && run "$circom" "$circuit" --r1cs --wasm --prime bls12381 -l node_modules -o "$out")
-    want "$out/sha256_2blocks.r1cs" r1cs
-    mv "$out/sha256_2blocks.r1cs" "$out/circuit.r1cs"
-    mv "$out/sha256_2blocks_js/sha256_2blocks.wasm" "$out/circuit.wasm"
-    rm -rf "$out/sha256_2blocks_js"
+    (cd "$jsdir" && run "$circom" "$circuit" --r1cs --wasm --prime bls12381 -l node_modules -o "$workdir")
+    want "$workdir/sha256_2blocks.r1cs" r1cs
+    mv "$workdir/sha256_2blocks.r1cs" "$workdir/circuit.r1cs"
+    mv "$workdir/sha256_2blocks_js/sha256_2blocks.wasm" "$workdir/circuit.wasm"
+    rm -rf "$workdir/sha256_2blocks_js"
     echo "bench-sha256: compiled in $(elapsed "$t") s"
 
     t=$EPOCHREALTIME
-    run "$snarkjs" wtns calculate "$out/circuit.wasm" "$input" "$out/witness.wtns"
-    want "$out/witness.wtns" wtns
+    run "$snarkjs" wtns calculate "$workdir/circuit.wasm" "$input" "$workdir/witness.wtns"
+    want "$workdir/witness.wtns" wtns
     echo "bench-sha256: witness in $(elapsed "$t") s"
 
-    power=$(node "$root/tests/interop/snarkjs/fixture_tools.mjs" power "$out/circuit.r1cs")
+    power=$(node "$root/tests/interop/snarkjs/fixture_tools.mjs" power "$workdir/circuit.r1cs")
     t=$EPOCHREALTIME
-    run "$cuzk" ptau new --power "$power" --seed "cuzk bench sha256" -o "$out/pot$power.ptau"
-    want "$out/pot$power.ptau" ptau
+    run "$cuzk" ptau new --power "$power" --seed "cuzk bench sha256" -o "$workdir/pot$power.ptau"
+    want "$workdir/pot$power.ptau" ptau
     echo "bench-sha256: powers of tau 2^$power (cuzk ptau new, development) in $(elapsed "$t") s"
 
     t=$EPOCHREALTIME
-    run "$snarkjs" groth16 setup "$out/circuit.r1cs" "$out/pot$power.ptau" "$out/circuit.zkey"
-    want "$out/circuit.zkey" zkey
-    run "$snarkjs" zkey export verificationkey "$out/circuit.zkey" "$out/verification_key.json"
-    [ -s "$out/verification_key.json" ] || die "no verification key (log: $log)"
+    run "$snarkjs" groth16 setup "$workdir/circuit.r1cs" "$workdir/pot$power.ptau" "$workdir/circuit.zkey"
+    want "$workdir/circuit.zkey" zkey
+    run "$snarkjs" zkey export verificationkey "$workdir/circuit.zkey" "$workdir/verification_key.json"
+    [ -s "$workdir/verification_key.json" ] || die "no verification key (log: $log)"
     echo "bench-sha256: key (snarkjs groth16 setup) in $(elapsed "$t") s"
-    echo "$stamp" >"$out/.stamp"
+    echo "$stamp" >"$workdir/.stamp"
 fi
-info=$("$cuzk" info --no-checksum "$out/circuit.r1cs")
+info=$("$cuzk" info --no-checksum "$workdir/circuit.r1cs")
 constraints=$(awk '$1 == "constraints" { print $2 }' <<<"$info")
 publics=$(awk '$1 == "wires" { gsub(/[(,)]/, " "); print $5 + $8 }' <<<"$info")
-domain=$(node "$root/tests/interop/snarkjs/fixture_tools.mjs" power "$out/circuit.r1cs")
+domain=$(node "$root/tests/interop/snarkjs/fixture_tools.mjs" power "$workdir/circuit.r1cs")
 
 # ---- one proof of each side, checked ------------------------------------------
-run "${pin[@]}" "$cuzk" groth16 prove "$out/circuit.zkey" "$out/witness.wtns" "$out/proof_cuzk.json" \
-    "$out/public_cuzk.json" --backend cpu --threads "$threads"
-run "$snarkjs" groth16 verify "$out/verification_key.json" "$out/public_cuzk.json" "$out/proof_cuzk.json"
+run "${pin[@]}" "$cuzk" groth16 prove "$workdir/circuit.zkey" "$workdir/witness.wtns" "$workdir/proof_cuzk.json" \
+    "$workdir/public_cuzk.json" --backend cpu --threads "$threads"
+run "$snarkjs" groth16 verify "$workdir/verification_key.json" "$workdir/public_cuzk.json" "$workdir/proof_cuzk.json"
 grep -q 'OK!' <(tail -n 3 "$log") || die "snarkjs groth16 verify refused cuzk's proof (log: $log)"
 # The public outputs are the message's SHA-256 as two 128-bit halves.
 node -e '
@@ -163,7 +163,7 @@ node -e '
     if (JSON.stringify(got) !== JSON.stringify(want)) {
         console.error("public " + JSON.stringify(got) + ", SHA-256 says " + JSON.stringify(want));
         process.exit(1);
-    }' "$input" "$out/public_cuzk.json" || die "the proof's public digest is not the message's SHA-256"
+    }' "$input" "$workdir/public_cuzk.json" || die "the proof's public digest is not the message's SHA-256"
 echo "bench-sha256: cuzk's proof verified by snarkjs; its public digest is the message's SHA-256"
 
 # ---- R rounds, the sides alternating ------------------------------------------
@@ -171,33 +171,33 @@ echo "bench-sha256: $runs rounds of: snarkjs groth16 prove; cuzk bench batch --j
     "--partitions 1 --backend cpu --threads $threads; cuzk groth16 prove"
 snark=() steady=() oneshot=()
 for r in $(seq 1 "$runs"); do
-    rm -f "$out/proof_snarkjs.json" "$out/public_snarkjs.json"
+    rm -f "$workdir/proof_snarkjs.json" "$workdir/public_snarkjs.json"
     echo "+ [round $r] snarkjs groth16 prove" >>"$log"
     t=$EPOCHREALTIME
-    "${pin[@]}" "$snarkjs" groth16 prove "$out/circuit.zkey" "$out/witness.wtns" \
-        "$out/proof_snarkjs.json" "$out/public_snarkjs.json" >>"$log" 2>&1 ||
+    "${pin[@]}" "$snarkjs" groth16 prove "$workdir/circuit.zkey" "$workdir/witness.wtns" \
+        "$workdir/proof_snarkjs.json" "$workdir/public_snarkjs.json" >>"$log" 2>&1 ||
         die "snarkjs groth16 prove failed (log: $log)"
     s=$(awk -v a="$t" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.3f", b - a }')
-    [ -s "$out/proof_snarkjs.json" ] || die "snarkjs wrote no proof (log: $log)"
+    [ -s "$workdir/proof_snarkjs.json" ] || die "snarkjs wrote no proof (log: $log)"
     snark+=("$s")
 
     echo "+ [round $r] cuzk bench batch" >>"$log"
-    "${pin[@]}" "$cuzk" bench batch --zkey "$out/circuit.zkey" --wtns "$out/witness.wtns" \
+    "${pin[@]}" "$cuzk" bench batch --zkey "$workdir/circuit.zkey" --wtns "$workdir/witness.wtns" \
         --jobs "$jobs" --partitions 1 --backend cpu --threads "$threads" --json \
-        >"$out/batch$r.json" 2>>"$log" || die "cuzk bench batch failed (log: $log)"
-    b=$(node -p "JSON.parse(require('fs').readFileSync('$out/batch$r.json')).steady_seconds_per_proof")
+        >"$workdir/batch$r.json" 2>>"$log" || die "cuzk bench batch failed (log: $log)"
+    b=$(node -p "JSON.parse(require('fs').readFileSync('$workdir/batch$r.json')).steady_seconds_per_proof")
     steady+=("$b")
 
     echo "+ [round $r] cuzk groth16 prove" >>"$log"
     t=$EPOCHREALTIME
-    "${pin[@]}" "$cuzk" groth16 prove "$out/circuit.zkey" "$out/witness.wtns" "$out/proof_cuzk.json" \
-        "$out/public_cuzk.json" --backend cpu --threads "$threads" >>"$log" 2>&1 ||
+    "${pin[@]}" "$cuzk" groth16 prove "$workdir/circuit.zkey" "$workdir/witness.wtns" "$workdir/proof_cuzk.json" \
+        "$workdir/public_cuzk.json" --backend cpu --threads "$threads" >>"$log" 2>&1 ||
         die "cuzk groth16 prove failed (log: $log)"
     c=$(awk -v a="$t" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.3f", b - a }')
     oneshot+=("$c")
     echo "  round $r: snarkjs $s s, cuzk steady $b s/proof, cuzk one-shot $c s"
 done
-run "$snarkjs" groth16 verify "$out/verification_key.json" "$out/public_snarkjs.json" "$out/proof_snarkjs.json"
+run "$snarkjs" groth16 verify "$workdir/verification_key.json" "$workdir/public_snarkjs.json" "$workdir/proof_snarkjs.json"
 
 # stats V...: "median min max" (the median of an even count: the mean of the middle two)
 stats() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END {
@@ -216,4 +216,4 @@ read -r cm cmin cmax <<<"$(stats "${oneshot[@]}")"
     awk -v s="$sm" -v b="$bm" -v c="$cm" 'BEGIN {
         printf "  ratio snarkjs / cuzk steady %.1fx (target >= 20x: %s); snarkjs / cuzk one-shot %.1fx\n",
             s / b, (s / b >= 20 ? "met" : "NOT met"), s / c }'
-} | tee "$out/summary.txt"
+} | tee "$workdir/summary.txt"
