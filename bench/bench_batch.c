@@ -6,7 +6,7 @@
  *                     --witness W0 [W1 ...])
  *                    [--jobs J] [--partitions N] [--workers W] [--backend cpu|gpu|auto]
  *                    [--threads T] [--lanes L] [--devices all|N,M,...] [--vram-limit SIZE]
- *                    [--fault STAGE:N] [--svg FILE] [--json]
+ *                    [--fault STAGE:N] [--svg FILE] [--json] [--log]
  *
  * J jobs (default 4) of N partitions each (default: one per witness given;
  * witnesses are reused in turn when N is larger) are submitted at once, at
@@ -24,6 +24,8 @@
  * `cuzk prove`. --fault STAGE:N: the Nth launch of that kernel stage fails
  * as a device error (the engine's fault_stage and fault_nth), so that a
  * run shows the partition retried on another lane and every job done.
+ * --log: the library's log lines on stderr (each device's memory plan with
+ * its reason, the key's preparation, every partition's stages).
  *
  * Every job is awaited, a failed one named on stderr; the report counts the
  * jobs completed and failed, the proofs returned (and how many of them are
@@ -70,7 +72,7 @@ static int usage(void) {
                     "         [--jobs J] [--partitions N] [--workers W] [--backend cpu|gpu|auto]\n"
                     "         [--threads T] [--lanes L] [--devices all|N,M,...] [--vram-limit "
                     "SIZE]\n"
-                    "         [--fault STAGE:N] [--svg FILE] [--json]\n");
+                    "         [--fault STAGE:N] [--svg FILE] [--json] [--log]\n");
     return 2;
 }
 
@@ -153,6 +155,12 @@ static void print_counts_text(const batch_counts *c, const char *fault, unsigned
            (unsigned long long)c->es.lane_resets);
 }
 
+/* The library's log lines (--log), from whichever thread logs. */
+static void log_line(void *user, const char *line) {
+    (void)user;
+    fprintf(stderr, CMD ": %s\n", line);
+}
+
 int cuzk__bench_batch(int argc, char **argv) {
     const char *zkey = NULL, *circuit = NULL, *params = NULL, *seed_hex = NULL, *backend = "auto";
     const char *devices = NULL;
@@ -162,12 +170,14 @@ int cuzk__bench_batch(int argc, char **argv) {
     char fault[16] = "";
     uint64_t vram_limit = 0; /* 0: the card's */
     const char *svg = NULL;
-    int json = 0, rc = 2;
+    int json = 0, log = 0, rc = 2;
     if (wit == NULL) return 2;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--json") == 0) {
             json = 1;
+        } else if (strcmp(a, "--log") == 0) {
+            log = 1;
         } else if (strcmp(a, "--witness") == 0) {
             while (i + 1 < argc && argv[i + 1][0] != '-') wit[n_wit++] = argv[++i];
         } else {
@@ -225,6 +235,7 @@ int cuzk__bench_batch(int argc, char **argv) {
     o.threads = threads;
     o.cpu_lanes = lanes;
     o.device_memory_limit = vram_limit;
+    if (log) o.log = log_line;
     if (devices != NULL && o.backend != CUZK_BACKEND_GPU) {
         fprintf(stderr, CMD ": --devices needs --backend gpu (CPU lanes take --lanes)\n");
         goto out;
