@@ -6,7 +6,7 @@
  *                     --witness W0 [W1 ...])
  *                    [--jobs J] [--partitions N] [--workers W] [--backend cpu|gpu|auto]
  *                    [--threads T] [--lanes L] [--devices all|N,M,...] [--vram-limit SIZE]
- *                    [--fault STAGE:N] [--svg FILE] [--json] [--log]
+ *                    [--fault STAGE:N[:nomem]] [--svg FILE] [--json] [--log]
  *
  * J jobs (default 4) of N partitions each (default: one per witness given;
  * witnesses are reused in turn when N is larger) are submitted at once, at
@@ -23,7 +23,9 @@
  * --devices (--backend gpu): the GPUs of the engine's context, as for
  * `cuzk prove`. --fault STAGE:N: the Nth launch of that kernel stage fails
  * as a device error (the engine's fault_stage and fault_nth), so that a
- * run shows the partition retried on another lane and every job done.
+ * run shows the partition retried on another lane and every job done;
+ * STAGE:N:nomem: as a device out of memory (fault_status), so that the
+ * lane steps down a memory plan and the partition is proved again.
  * --log: the library's log lines on stderr (each device's memory plan with
  * its reason, the key's preparation, every partition's stages).
  *
@@ -72,13 +74,14 @@ static int usage(void) {
                     "         [--jobs J] [--partitions N] [--workers W] [--backend cpu|gpu|auto]\n"
                     "         [--threads T] [--lanes L] [--devices all|N,M,...] [--vram-limit "
                     "SIZE]\n"
-                    "         [--fault STAGE:N] [--svg FILE] [--json] [--log]\n");
+                    "         [--fault STAGE:N[:nomem]] [--svg FILE] [--json] [--log]\n");
     return 2;
 }
 
-/* --fault STAGE:N into stage (len bytes) and *nth: the stages the backends
- * count (include/cuzk.h, fault_stage); 0 after printing why. */
-static int parse_fault(const char *v, char *stage, size_t len, unsigned *nth) {
+/* --fault STAGE:N[:nomem] into stage (len bytes), *nth and *nomem: the
+ * stages the backends count (include/cuzk.h, fault_stage); 0 after
+ * printing why. */
+static int parse_fault(const char *v, char *stage, size_t len, unsigned *nth, int *nomem) {
     static const char *const stages[] = {"spmv",      "ntt",      "msm_h",
                                          "batch_add", "tail_msm", "b_g2_msm"};
     const char *colon = strchr(v, ':');
@@ -87,15 +90,17 @@ static int parse_fault(const char *v, char *stage, size_t len, unsigned *nth) {
     for (size_t i = 0; i < sizeof(stages) / sizeof(stages[0]); i++)
         if (k != 0 && strlen(stages[i]) == k && strncmp(v, stages[i], k) == 0) known = 1;
     if (!known || k >= len) {
-        fprintf(stderr, CMD ": --fault %s: must be STAGE:N, STAGE one of spmv, ntt, msm_h, "
-                        "batch_add, tail_msm or b_g2_msm\n", v);
+        fprintf(stderr, CMD ": --fault %s: must be STAGE:N[:nomem], STAGE one of spmv, ntt, "
+                        "msm_h, batch_add, tail_msm or b_g2_msm\n", v);
         return 0;
     }
     const char *d = colon + 1;
     char *end = NULL;
     const unsigned long x = *d >= '0' && *d <= '9' ? strtoul(d, &end, 10) : 0;
-    if (x < 1 || x > 1000000 || end == NULL || *end != '\0') {
-        fprintf(stderr, CMD ": --fault %s: N (the launch that fails) must be 1..1000000\n", v);
+    *nomem = end != NULL && strcmp(end, ":nomem") == 0;
+    if (x < 1 || x > 1000000 || end == NULL || (*end != '\0' && !*nomem)) {
+        fprintf(stderr, CMD ": --fault %s: N (the launch that fails) must be 1..1000000, "
+                        "then :nomem or nothing\n", v);
         return 0;
     }
     memcpy(stage, v, k);
@@ -127,32 +132,36 @@ typedef struct {
 } batch_counts;
 
 static void print_counts_json(const batch_counts *c, const cuzk_options *o, const char *fault,
-                              unsigned nth) {
+                              unsigned nth, int nomem) {
     printf(", \"jobs_completed\": %u, \"jobs_failed\": %u, \"proofs_returned\": %zu, "
            "\"proofs_distinct\": %zu, \"lane_slots\": %zu, \"workers\": %zu, \"devices\": ",
            c->completed, c->failed, c->returned, c->distinct, c->es.lane_slots, c->es.workers);
     if (o->n_devices == 0) printf("null");
     for (size_t d = 0; d < o->n_devices; d++)
         printf("%s%d%s", d ? ", " : "[", o->devices[d], d + 1 == o->n_devices ? "]" : "");
-    if (fault[0] != '\0') printf(", \"fault\": \"%s:%u\"", fault, nth);
+    if (fault[0] != '\0') printf(", \"fault\": \"%s:%u%s\"", fault, nth, nomem ? ":nomem" : "");
     else printf(", \"fault\": null");
     printf(", \"engine\": {\"proofs\": %llu, \"verified\": %llu, \"failed_partitions\": %llu, "
-           "\"faults\": %llu, \"retries\": %llu, \"lane_resets\": %llu}",
+           "\"faults\": %llu, \"retries\": %llu, \"lane_resets\": %llu, "
+           "\"lane_step_downs\": %llu}",
            (unsigned long long)c->es.proofs, (unsigned long long)c->es.verified,
            (unsigned long long)c->es.failed_partitions, (unsigned long long)c->es.faults,
-           (unsigned long long)c->es.retries, (unsigned long long)c->es.lane_resets);
+           (unsigned long long)c->es.retries, (unsigned long long)c->es.lane_resets,
+           (unsigned long long)c->es.lane_step_downs);
 }
 
-static void print_counts_text(const batch_counts *c, const char *fault, unsigned nth) {
+static void print_counts_text(const batch_counts *c, const char *fault, unsigned nth,
+                              int nomem) {
     printf("  jobs: %u completed, %u failed; %zu proofs returned, %zu distinct; the engine "
            "proved %llu, self-checked %llu\n",
            c->completed, c->failed, c->returned, c->distinct, (unsigned long long)c->es.proofs,
            (unsigned long long)c->es.verified);
-    if (fault[0] == '\0' && c->es.faults == 0) return;
+    if (fault[0] == '\0' && c->es.faults == 0 && c->es.lane_step_downs == 0) return;
     printf("  device faults %llu", (unsigned long long)c->es.faults);
-    if (fault[0] != '\0') printf(" (--fault %s:%u)", fault, nth);
-    printf(", partitions retried %llu, lanes reset %llu\n", (unsigned long long)c->es.retries,
-           (unsigned long long)c->es.lane_resets);
+    if (fault[0] != '\0') printf(" (--fault %s:%u%s)", fault, nth, nomem ? ":nomem" : "");
+    printf(", partitions retried %llu, lanes reset %llu, stepped down %llu\n",
+           (unsigned long long)c->es.retries, (unsigned long long)c->es.lane_resets,
+           (unsigned long long)c->es.lane_step_downs);
 }
 
 /* The library's log lines (--log), from whichever thread logs. */
@@ -167,6 +176,7 @@ int cuzk__bench_batch(int argc, char **argv) {
     const char **wit = calloc((size_t)argc + 1, sizeof(char *));
     size_t n_wit = 0;
     unsigned jobs = 4, parts = 0, workers = 0, threads = 0, lanes = 0, fault_nth = 0;
+    int fault_nomem = 0;
     char fault[16] = "";
     uint64_t vram_limit = 0; /* 0: the card's */
     const char *svg = NULL;
@@ -192,7 +202,7 @@ int cuzk__bench_batch(int argc, char **argv) {
             else if (strcmp(a, "--svg") == 0) svg = v;
             else if (strcmp(a, "--devices") == 0) devices = v;
             else if (strcmp(a, "--fault") == 0) {
-                if (!parse_fault(v, fault, sizeof fault, &fault_nth)) goto out;
+                if (!parse_fault(v, fault, sizeof fault, &fault_nth, &fault_nomem)) goto out;
             } else if (strcmp(a, "--jobs") == 0) {
                 if (!cuzk__opt_uint(CMD, a, v, 1, MAX_JOBS, &jobs)) goto out;
             } else if (strcmp(a, "--partitions") == 0) {
@@ -268,6 +278,7 @@ int cuzk__bench_batch(int argc, char **argv) {
     if (fault[0] != '\0') {
         eo.fault_stage = fault;
         eo.fault_nth = fault_nth;
+        eo.fault_status = fault_nomem ? CUZK_ERR_NOMEM : CUZK_ERR_GPU;
     }
     if (cuzk_context_create(&ctx, &o, &err) != CUZK_OK ||
         (zkey        ? cuzk_key_open_zkey(ctx, &key, zkey, &err)
@@ -332,7 +343,7 @@ int cuzk__bench_batch(int argc, char **argv) {
                "\"max\": %.4f}",
                jobs, parts, ki.backend == CUZK_BACKEND_GPU ? "gpu" : "cpu", ki.domain_log, wall,
                per_proof, steady, p50, p90, pmax);
-        print_counts_json(&c, &o, fault, fault_nth);
+        print_counts_json(&c, &o, fault, fault_nth, fault_nomem);
         cuzk__batch_report_json(tr, c.es.timeline_dropped);
         printf("}\n");
     } else {
@@ -341,7 +352,7 @@ int cuzk__bench_batch(int argc, char **argv) {
                    "  job latency (submission to end): p50 %.3f s, p90 %.3f s, max %.3f s\n",
                jobs, parts, ki.domain_log, ki.backend == CUZK_BACKEND_GPU ? "GPU" : "CPU", wall,
                per_proof, steady, p50, p90, pmax);
-        print_counts_text(&c, fault, fault_nth);
+        print_counts_text(&c, fault, fault_nth, fault_nomem);
         cuzk__batch_report_text(tr, c.es.timeline_dropped);
         if (svg != NULL) printf("  timeline drawn in %s\n", svg);
     }

@@ -580,7 +580,11 @@ typedef struct {
      * three quarters of the physical memory. */
     uint64_t host_memory_budget;
     /* Times a partition is proved again after a device fault (CUZK_ERR_GPU),
-     * on another lane of its key where it has one (default 1). */
+     * on another lane of its key where it has one (default 1). A GPU lane
+     * whose device memory ran out (CUZK_ERR_NOMEM) is instead prepared
+     * again one memory plan lower (resident, partly resident, streaming,
+     * then the CPU: doc/gpu.md, "The memory planner") and the partition
+     * proved again, as often as the lane can step down. */
     unsigned max_retries;
     /* Bytes the keys named in the engine (cuzk_engine_key_add) may hold
      * open or prepared, counted by their files' sizes; opening one evicts
@@ -597,7 +601,9 @@ typedef struct {
      * kernel stage fault_stage ("spmv", "ntt", "msm_h", "batch_add",
      * "tail_msm", "b_g2_msm") fails as a device error, in the lanes this
      * engine's context opens from now on (a CPU lane counts each stage of a
-     * proof as one launch). NULL (default): none. */
+     * proof as one launch). NULL (default): none. fault_status: how it
+     * fails, CUZK_ERR_GPU (default: a device error) or CUZK_ERR_NOMEM (the
+     * device's memory ran out). */
     const char *fault_stage;
     unsigned fault_nth;
     /* Same-key batching: when the next partition's named key is closed
@@ -607,6 +613,7 @@ typedef struct {
      * open together are then not swapped back and forth job by job; keys
      * that can see no change. Default 10000; 0: strict order. */
     unsigned batch_wait_ms;
+    cuzk_status fault_status;
 } cuzk_engine_options;
 
 CUZK_API void cuzk_engine_options_init(cuzk_engine_options *opt);
@@ -632,6 +639,8 @@ typedef struct {
     uint64_t faults;            /* device faults (CUZK_ERR_GPU) */
     uint64_t retries;           /* partitions proved again after one */
     uint64_t lane_resets;       /* lanes reset after one */
+    uint64_t lane_step_downs;   /* GPU lanes prepared again in a less resident memory
+                                 * plan after their device memory ran out */
     uint64_t host_bytes_used, host_bytes_budget;
     size_t queued_partitions, running_partitions;
     size_t workers, lane_slots;

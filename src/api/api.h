@@ -44,6 +44,15 @@ typedef struct cuzk__lane {
     cuzk_backend be;
     cuzk_backend_key *bkey;
     char where[32]; /* " on GPU d" when a key has several GPU lanes, else "" */
+    /* The memory plan (src/gpu/plan.h cuzk__plan_mode) of the lane's GPU key
+     * as last prepared (-1: none, a CPU lane); the most resident plan it may
+     * take (raised for good each time its device memory runs out; the CPU
+     * at the bottom, proving with own_p where the key's points stay in the
+     * file). floor and own_p under prepare_mu. */
+    atomic_int mode;
+    int floor;
+    cuzk_params own_p;
+    int have_own_p;
 } cuzk__lane;
 
 struct cuzk_key {
@@ -115,6 +124,16 @@ cuzk_status cuzk__lane_prepare(cuzk__lane *lane, cuzk_error *err);
  * released, and the next cuzk__lane_prepare opens them afresh. The caller
  * makes sure nothing proves on the lane meanwhile. */
 void cuzk__lane_reset(cuzk__lane *lane);
+
+/* Whether the lane is a GPU lane with a less resident plan below the one it
+ * was prepared in (the CPU is below streaming). Lock-free. */
+int cuzk__lane_can_step_down(cuzk__lane *lane);
+
+/* cuzk__lane_reset after the lane's device memory ran out: its next
+ * preparation plans one step lower (resident, partly resident, streaming,
+ * then the CPU). Returns the new floor's name ("partly resident"...), or
+ * NULL when the lane has none below (then it is only reset). */
+const char *cuzk__lane_step_down(cuzk__lane *lane);
 
 /* Loads a witness input for key into w (checked against the key's counts;
  * names the file or "witness in memory"). */

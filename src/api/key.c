@@ -60,6 +60,7 @@ static cuzk_status make_lanes(cuzk_key *k, cuzk_error *err) {
         L->key = k;
         L->device = gpu ? (o->n_devices ? o->devices[i] : 0) : -1;
         L->threads = threads;
+        atomic_init(&L->mode, -1);
         if (gpu && n > 1) snprintf(L->where, sizeof(L->where), " on GPU %d", L->device);
         for (size_t j = 0; j < i && L->prepare_mu == NULL; j++)
             if (k->lanes[j].device == L->device) L->prepare_mu = k->lanes[j].prepare_mu;
@@ -345,53 +346,120 @@ cuzk_status cuzk_key_attach_r1cs(cuzk_key *key, const char *r1cs_path, cuzk_erro
     return CUZK_OK;
 }
 
+/* The parameters of a lane that stepped down to the CPU: the key's, or,
+ * where the GPU key left its points in the file, the lane's own whole copy
+ * (under prepare_mu). */
+static cuzk_status cpu_params(cuzk__lane *L, const cuzk_params **out, cuzk_error *err) {
+    cuzk_key *k = L->key;
+    *out = &k->p;
+    if (!k->p.deferred) return CUZK_OK;
+    if (!L->have_own_p) {
+        const cuzk_status st = cuzk_params_open(&L->own_p, k->path, CUZK_PARAMS_PARALLEL, err);
+        if (st != CUZK_OK) return st;
+        L->have_own_p = 1;
+    }
+    *out = &L->own_p;
+    return CUZK_OK;
+}
+
+/* Opens the lane's backend and prepares the key there once: on its GPU
+ * within its floor, logging the plan, or on the CPU below streaming. On
+ * failure nothing is kept. */
+static cuzk_status lane_open(cuzk__lane *L, cuzk_error *err) {
+    cuzk_key *k = L->key;
+    const int zk = k->kind == CUZK_KEY_ZKEY;
+    const int on_cpu = k->backend == CUZK_BACKEND_GPU && L->floor >= (int)CUZK__PLAN_CPU;
+    const cuzk_backend_ops *ops = on_cpu ? &cuzk_backend_cpu : k->ops;
+    cuzk_status st = cuzk_backend_open(&L->be, ops, L->threads, on_cpu ? -1 : L->device, err);
+    if (st != CUZK_OK) return st;
+    L->be.fault = &k->ctx->fault;
+    L->be.vram_limit = k->ctx->opt.device_memory_limit;
+    L->be.plan_floor = L->floor;
+    atomic_store(&L->mode, on_cpu ? (int)CUZK__PLAN_CPU : -1);
+    if (ops->plan != NULL) {
+        /* the plan the preparation follows, as the device stands now */
+        cuzk__plan plan;
+        cuzk_error pe;
+        if (cuzk_backend_plan(&L->be, &plan, zk ? NULL : &k->c, zk ? NULL : &k->p,
+                              zk ? &k->zk : NULL, &pe) == CUZK_OK) {
+            atomic_store(&L->mode, (int)plan.mode);
+            cuzk__api_log(k->ctx, "%s: GPU %d: %s", k->path, L->device, plan.reason);
+        }
+    }
+    const cuzk_params *p = &k->p;
+    if (zk)
+        st = cuzk_backend_prepare_zkey(&L->be, &L->bkey, &k->zk, err);
+    else if (!on_cpu || (st = cpu_params(L, &p, err)) == CUZK_OK)
+        st = cuzk_backend_prepare_early(&L->be, &L->bkey, &k->c, p, err);
+    if (st == CUZK_OK && L->bkey == NULL)
+        st = cuzk__fail(err, CUZK_ERR_UNSUPPORTED, "the %s backend prepared no key", ops->name);
+    if (st != CUZK_OK) {
+        cuzk_backend_release_key(&L->be, L->bkey);
+        L->bkey = NULL;
+        cuzk_backend_close(&L->be);
+    }
+    return st;
+}
+
 cuzk_status cuzk__lane_prepare(cuzk__lane *L, cuzk_error *err) {
     cuzk_key *k = L->key;
     pthread_mutex_lock(L->prepare_mu);
     cuzk_status st = CUZK_OK;
-    if (!L->ready) {
-        st = cuzk_backend_open(&L->be, k->ops, L->threads, L->device, err);
-        L->be.fault = &k->ctx->fault;
-        L->be.vram_limit = k->ctx->opt.device_memory_limit;
-        if (st == CUZK_OK && k->ops->plan != NULL && k->ctx->opt.log != NULL) {
-            /* the plan the preparation follows, as the device stands now */
-            cuzk__plan plan;
-            cuzk_error pe;
-            if (cuzk_backend_plan(&L->be, &plan, k->kind == CUZK_KEY_ZKEY ? NULL : &k->c,
-                                  k->kind == CUZK_KEY_ZKEY ? NULL : &k->p,
-                                  k->kind == CUZK_KEY_ZKEY ? &k->zk : NULL, &pe) == CUZK_OK)
-                cuzk__api_log(k->ctx, "%s: GPU %d: %s", k->path, L->device, plan.reason);
-        }
-        if (st == CUZK_OK)
-            st = k->kind == CUZK_KEY_ZKEY
-                     ? cuzk_backend_prepare_zkey(&L->be, &L->bkey, &k->zk, err)
-                     : cuzk_backend_prepare_early(&L->be, &L->bkey, &k->c, &k->p, err);
-        if (st == CUZK_OK && L->bkey == NULL)
-            st = cuzk__fail(err, CUZK_ERR_UNSUPPORTED, "the %s backend prepared no key",
-                            k->ops->name);
-        if (st == CUZK_OK) {
+    while (!L->ready) {
+        if ((st = lane_open(L, err)) == CUZK_OK) {
             L->ready = 1;
-        } else {
-            /* nothing kept: a later call tries again (the failure may have
-             * been passing, such as memory another process held) */
-            cuzk_backend_release_key(&L->be, L->bkey);
-            L->bkey = NULL;
-            cuzk_backend_close(&L->be);
+            break;
         }
+        /* out of device memory in its plan: one plan lower, down to the CPU;
+         * any other failure keeps nothing, and a later call tries again (it
+         * may have been passing, such as memory another process held) */
+        const int mode = atomic_load(&L->mode);
+        if (st != CUZK_ERR_NOMEM || mode < 0 || L->floor >= (int)CUZK__PLAN_CPU) break;
+        L->floor = mode >= (int)CUZK__PLAN_CPU ? (int)CUZK__PLAN_CPU : mode + 1;
+        cuzk__api_log(k->ctx, "%s: GPU %d: preparing the key (plan: %s) ran out of device "
+                              "memory: %s; prepared again %s",
+                      k->path, L->device, cuzk__plan_mode_name((cuzk__plan_mode)mode),
+                      err != NULL ? cuzk__error_text(err) : cuzk_strerror(st),
+                      L->floor >= (int)CUZK__PLAN_CPU
+                          ? "on the CPU"
+                          : cuzk__plan_mode_name((cuzk__plan_mode)L->floor));
     }
     pthread_mutex_unlock(L->prepare_mu);
     return st;
 }
 
+/* Releases what the lane has prepared (under prepare_mu). */
+static void lane_release(cuzk__lane *L) {
+    if (!L->ready) return;
+    cuzk_backend_release_key(&L->be, L->bkey);
+    L->bkey = NULL;
+    cuzk_backend_close(&L->be);
+    L->ready = 0;
+}
+
 void cuzk__lane_reset(cuzk__lane *L) {
     pthread_mutex_lock(L->prepare_mu);
-    if (L->ready) {
-        cuzk_backend_release_key(&L->be, L->bkey);
-        L->bkey = NULL;
-        cuzk_backend_close(&L->be);
-        L->ready = 0;
-    }
+    lane_release(L);
     pthread_mutex_unlock(L->prepare_mu);
+}
+
+int cuzk__lane_can_step_down(cuzk__lane *L) {
+    const int mode = atomic_load(&L->mode);
+    return mode >= 0 && mode < (int)CUZK__PLAN_CPU;
+}
+
+const char *cuzk__lane_step_down(cuzk__lane *L) {
+    pthread_mutex_lock(L->prepare_mu);
+    const int mode = atomic_load(&L->mode);
+    const char *to = NULL;
+    if (mode >= 0 && mode < (int)CUZK__PLAN_CPU) {
+        if (L->floor <= mode) L->floor = mode + 1;
+        to = L->floor >= (int)CUZK__PLAN_CPU ? "the CPU"
+                                             : cuzk__plan_mode_name((cuzk__plan_mode)L->floor);
+    }
+    lane_release(L);
+    pthread_mutex_unlock(L->prepare_mu);
+    return to;
 }
 
 /* One lane's preparation on a thread of its own, with its outcome. */
@@ -457,6 +525,7 @@ void cuzk__key_unref(cuzk_key *k) {
             cuzk_backend_release_key(&L->be, L->bkey);
             cuzk_backend_close(&L->be);
         }
+        if (L->have_own_p) cuzk_params_close(&L->own_p);
     }
     for (size_t i = 0; i < k->n_mutexes; i++) pthread_mutex_destroy(&k->mutexes[i]);
     free(k->lanes);

@@ -122,6 +122,7 @@ void cuzk_engine_options_init(cuzk_engine_options *opt) {
     opt->max_retries = 1;
     opt->timeline_events = DEFAULT_TIMELINE_EVENTS;
     opt->batch_wait_ms = DEFAULT_BATCH_WAIT_MS;
+    opt->fault_status = CUZK_ERR_GPU;
 }
 
 /* The lane slots of a context: the GPUs it lists, or its CPU lanes (AUTO:
@@ -162,6 +163,10 @@ static cuzk_status check_options(cuzk_engine_options *o, const cuzk_engine_optio
     if (o->fault_stage != NULL && strlen(o->fault_stage) >= CUZK__FAULT_STAGE_MAX)
         return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "engine options: fault_stage \"%s\": too long",
                           o->fault_stage);
+    if (o->fault_status != CUZK_ERR_GPU && o->fault_status != CUZK_ERR_NOMEM)
+        return cuzk__fail(err, CUZK_ERR_INVALID_ARG,
+                          "engine options: fault_status %d: CUZK_ERR_GPU or CUZK_ERR_NOMEM",
+                          (int)o->fault_status);
     if (o->workers_per_device == 0) {
         const int gpu = ctx->opt.backend == CUZK_BACKEND_GPU ||
                         (ctx->opt.backend == CUZK_BACKEND_AUTO && cuzk_gpu_count() > 0);
@@ -218,6 +223,7 @@ cuzk_status cuzk_engine_create(cuzk_engine **out, cuzk_context *ctx,
     if (o.fault_stage != NULL && o.fault_nth != 0) { /* armed last: nth publishes the rest */
         atomic_store(&ctx->fault.nth, 0);
         strcpy(ctx->fault.stage, o.fault_stage);
+        ctx->fault.nomem = o.fault_status == CUZK_ERR_NOMEM;
         atomic_store(&ctx->fault.launches, 0);
         atomic_store(&ctx->fault.nth, o.fault_nth);
         e->armed_fault = 1;

@@ -74,11 +74,13 @@ typedef struct {
 } slot;
 
 /* A lane to reset after a fault on it: lane `lane` of key, which slots
- * s with s % key->n_lanes == lane share. It runs once they are all idle. */
+ * s with s % key->n_lanes == lane share. It runs once they are all idle.
+ * step: its device memory ran out, so it steps down a memory plan. */
 typedef struct {
     cuzk_key *key; /* a reference */
     size_t lane;
     int running;
+    int step;
 } reset_req;
 
 struct cuzk_engine {

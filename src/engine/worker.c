@@ -12,7 +12,11 @@
  * (max_retries), to another lane of its key when it has one, and retires
  * the lane: the slots sharing it take nothing until their partitions in
  * flight end, then the key's lane is reset (backend closed, key released)
- * and prepared again by the next proof. Any other failure fails the job.
+ * and prepared again by the next proof. A GPU lane whose device memory ran
+ * out (CUZK_ERR_NOMEM) is retired the same way but steps down: the next
+ * proof prepares it one memory plan lower (down to the CPU), and the
+ * partition goes back as often as its lanes can step down. Any other
+ * failure fails the job.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -41,14 +45,18 @@ static int slot_on_lane(size_t s, const reset_req *r) {
     return s % r->key->n_lanes == r->lane;
 }
 
-/* Retires lane `lane` of key: its slots take nothing until it is reset. */
-static void retire(cuzk_engine *e, cuzk_key *key, size_t lane) {
+/* Retires lane `lane` of key: its slots take nothing until it is reset
+ * (step: reset a memory plan lower). */
+static void retire(cuzk_engine *e, cuzk_key *key, size_t lane, int step) {
     for (size_t i = 0; i < e->n_resets; i++)
-        if (e->resets[i].key == key && e->resets[i].lane == lane) return; /* already */
+        if (e->resets[i].key == key && e->resets[i].lane == lane) {
+            if (!e->resets[i].running) e->resets[i].step |= step;
+            return; /* already */
+        }
     if (e->n_resets == e->n_workers) return; /* cannot happen: one per fault in flight */
     atomic_fetch_add(&key->refs, 1);
     reset_req *r = &e->resets[e->n_resets++];
-    *r = (reset_req){key, lane, 0};
+    *r = (reset_req){key, lane, 0, step};
     for (size_t s = 0; s < e->n_slots; s++)
         if (slot_on_lane(s, r)) e->slots[s].retiring++;
 }
@@ -66,10 +74,19 @@ static void run_resets(cuzk_engine *e) {
         r->running = 1;
         cuzk_key *key = r->key;
         const size_t lane = r->lane;
+        const int step = r->step;
         pthread_mutex_unlock(&e->mu);
-        cuzk__api_log(e->ctx, "engine: lane %zu of a key reset after a device fault", lane);
-        cuzk__lane_reset(&key->lanes[lane]);
+        const char *to = NULL;
+        if (step && (to = cuzk__lane_step_down(&key->lanes[lane])) != NULL) {
+            cuzk__api_log(e->ctx, "engine: lane %zu of a key ran out of device memory: it proves "
+                                  "%s%s from now on",
+                          lane, strcmp(to, "the CPU") == 0 ? "on " : "", to);
+        } else {
+            cuzk__api_log(e->ctx, "engine: lane %zu of a key reset after a device fault", lane);
+            cuzk__lane_reset(&key->lanes[lane]);
+        }
         pthread_mutex_lock(&e->mu);
+        if (to != NULL) e->stats.lane_step_downs++;
         for (size_t k = 0; k < e->n_resets; k++) /* the array may have moved on */
             if (e->resets[k].key == key && e->resets[k].lane == lane && e->resets[k].running) {
                 for (size_t s = 0; s < e->n_slots; s++)
@@ -192,12 +209,25 @@ static int settle(cuzk_engine *e, size_t s, entry en, cuzk_key *key, cuzk_status
         return 0;
     }
     if (st == CUZK_ERR_GPU) e->stats.faults++;
+    /* out of device memory: the lane steps down a plan and the partition
+     * goes back (bounded: each step lowers the lane's floor for good) */
+    if (st == CUZK_ERR_NOMEM && key != NULL && e->retry_n < e->n_workers &&
+        cuzk__lane_can_step_down(&key->lanes[s % key->n_lanes])) {
+        const size_t lane = s % key->n_lanes;
+        retire(e, key, lane, 1);
+        en.avoid = lane;
+        e->retry[e->retry_n++] = en;
+        j->queued++;
+        e->stats.retries++;
+        pthread_cond_broadcast(&e->work);
+        return 1;
+    }
     /* the retry list holds one partition a worker; a lane that keeps
      * faulting while the others are busy fails its partitions instead */
     if (st == CUZK_ERR_GPU && key != NULL && en.attempt < e->opt.max_retries &&
         e->retry_n < e->n_workers) {
         const size_t lane = s % key->n_lanes;
-        retire(e, key, lane);
+        retire(e, key, lane, 0);
         en.avoid = lane;
         en.attempt++;
         e->retry[e->retry_n++] = en; /* room: one per partition in flight */

@@ -144,11 +144,16 @@ typedef struct {
     cuzk_g2_aff beta2, delta2;
 } gpu_key;
 
-/* CUZK_ERR_GPU when the key's fault plan makes this launch of stage fail,
- * worded as a device error would be. */
+/* CUZK_ERR_GPU (CUZK_ERR_NOMEM for a fault plan of exhausted memory) when
+ * the key's fault plan makes this launch of stage fail, worded as the
+ * device's own error would be. */
 static inline cuzk_status injected(gpu_key *k, const char *stage, cuzk_error *err) {
     const unsigned launch = cuzk__fault_hit(k->fault, stage);
     if (launch == 0) return CUZK_OK;
+    if (k->fault->nomem)
+        return cuzk__fail(err, CUZK_ERR_NOMEM,
+                          "GPU %d: %s: out of device memory (injected at launch %u)", k->device,
+                          stage, launch);
     return cuzk__fail(err, CUZK_ERR_GPU, "GPU %d: %s: injected fault at launch %u", k->device,
                       stage, launch);
 }

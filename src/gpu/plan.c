@@ -145,7 +145,11 @@ void cuzk__plan_make(cuzk__plan *out, const cuzk__plan_key *k, const cuzk__plan_
     cuzk__plan_bytes_str(s1, sizeof s1, need_res);
     cuzk__plan_bytes_str(s2, sizeof s2, out->avail);
     out->host_pinned = k->host_bytes;
-    if (need_res <= out->avail) {
+    char fl[96] = "";
+    if (d->floor != CUZK__PLAN_RESIDENT)
+        snprintf(fl, sizeof fl, " (stepped down: no mode above %s)",
+                 cuzk__plan_mode_name(d->floor));
+    if (d->floor == CUZK__PLAN_RESIDENT && need_res <= out->avail) {
         out->mode = CUZK__PLAN_RESIDENT;
         out->device_bytes = need_res;
         out->area_bytes = area_res;
@@ -167,6 +171,7 @@ void cuzk__plan_make(cuzk__plan *out, const cuzk__plan_key *k, const cuzk__plan_
     uint64_t least_need = fixed; /* streaming's need with its smallest chunks (the CPU's reason) */
     uint64_t least_chunk = 0;
     for (int i = 0; i < 2; i++) {
+        if (modes[i] < d->floor) continue;
         layout l;
         l.streamed = modes[i] == CUZK__PLAN_PARTLY_RESIDENT ? all & ~1u : all;
         l.base = fixed;
@@ -198,10 +203,11 @@ void cuzk__plan_make(cuzk__plan *out, const cuzk__plan_key *k, const cuzk__plan_
         out->spare_bytes = out->avail - out->device_bytes;
         out->host_pinned = add_sat(k->host_bytes, streamed_bytes);
         snprintf(out->reason, sizeof out->reason,
-                 "%s: the whole key needs %s (%" PRIu64 " bytes), more than the %s available "
+                 "%s%s: the whole key needs %s (%" PRIu64 " bytes)%s %s available "
                  "(%" PRIu64 " bytes: %s); %s (%s) streamed from page-locked host memory in "
                  "chunks of 2 x %s, %s on the device (%" PRIu64 " bytes)",
-                 cuzk__plan_mode_name(out->mode), s1, need_res, s2, out->avail, dev,
+                 cuzk__plan_mode_name(out->mode), fl, s1, need_res,
+                 need_res > out->avail ? ", more than the" : " of the", s2, out->avail, dev,
                  out->mode == CUZK__PLAN_PARTLY_RESIDENT ? "the L, A, B_G1 and B_G2 bases"
                                                          : "every base",
                  cuzk__plan_bytes_str(s3, sizeof s3, streamed_bytes),
@@ -212,10 +218,15 @@ void cuzk__plan_make(cuzk__plan *out, const cuzk__plan_key *k, const cuzk__plan_
     out->mode = CUZK__PLAN_CPU;
     out->device_bytes = 0;
     out->spare_bytes = 0;
+    if (d->floor == CUZK__PLAN_CPU) {
+        snprintf(out->reason, sizeof out->reason,
+                 "cpu%s: the GPU ran out of device memory even streaming every base", fl);
+        return;
+    }
     snprintf(out->reason, sizeof out->reason,
-             "cpu: not even streaming fits: the circuit, NTT tables, per-proof buffers, MSM "
+             "cpu%s: not even streaming fits: the circuit, NTT tables, per-proof buffers, MSM "
              "work area and two chunks of %s need %s (%" PRIu64 " bytes), %s available "
              "(%" PRIu64 " bytes: %s)",
-             cuzk__plan_bytes_str(s3, sizeof s3, least_chunk),
+             fl, cuzk__plan_bytes_str(s3, sizeof s3, least_chunk),
              cuzk__plan_bytes_str(s4, sizeof s4, least_need), least_need, s2, out->avail, dev);
 }

@@ -19,7 +19,10 @@
  *   CPU               not even STREAMING fits (its circuit, tables,
  *                     per-proof buffers, work area and two smallest chunks):
  *                     the key proves on the CPU, or is refused on the GPU
- * The first that fits is chosen. Shifted copies of the bases and the
+ * The first that fits, and is not above the device's floor, is chosen: a
+ * key that ran out of device memory in one mode (memory another process
+ * took, an estimate short) is planned again with the floor one step
+ * lower. Shifted copies of the bases and the
  * witness slot of pre-staging are not planned: they take what the plan
  * leaves (spare_bytes) when the key makes them.
  *
@@ -80,6 +83,8 @@ typedef struct {
     uint64_t reserve;    /* kept free of the plan (runtime, allocator rounding, estimates) */
     uint64_t max_chunk;  /* chunks at most this (whole units, one at least; 0:
                           * CUZK__PLAN_MAX_CHUNK): tests stream small keys in many */
+    cuzk__plan_mode floor; /* no mode more resident than this (RESIDENT: any):
+                            * a key whose device allocation failed steps down */
     cuzk__plan_area_fn area;
     void *area_ctx;
 } cuzk__plan_device;

@@ -73,6 +73,12 @@ typedef struct {
      * backend plans its keys within it (cuzk_backend_plan), so that a large
      * card proves as a small one would. */
     uint64_t vram_limit;
+    /* The most resident memory plan a GPU key of this instance may take
+     * (src/gpu/plan.h cuzk__plan_mode: 0 resident, any; 1 partly resident;
+     * 2 streaming; 3 none, the key is refused), set after open (which
+     * clears it), before prepare: a lane whose key ran out of device memory
+     * is prepared again one step lower. */
+    int plan_floor;
 } cuzk_backend;
 
 /* Common header of a prepared key. */
@@ -162,6 +168,7 @@ static inline cuzk_status cuzk_backend_open(cuzk_backend *be, const cuzk_backend
     be->impl = NULL;
     be->fault = NULL;
     be->vram_limit = 0;
+    be->plan_floor = 0;
     cuzk_status st = ops->open(be, err);
     if (st != CUZK_OK) {
         be->ops = NULL;

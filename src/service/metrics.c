@@ -105,6 +105,9 @@ cuzk_status cuzk__metrics_render(cuzk_engine *e, double window_ms, char **out, s
         (double)s.retries);
     one(&t, "cuzk_lane_resets_total", "counter", "Lanes reset after a device fault.",
         (double)s.lane_resets);
+    one(&t, "cuzk_lane_step_downs_total", "counter",
+        "GPU lanes prepared again a memory plan lower after their device memory ran out.",
+        (double)s.lane_step_downs);
     one(&t, "cuzk_partitions_queued", "gauge", "Partitions waiting for a worker.",
         (double)s.queued_partitions);
     one(&t, "cuzk_partitions_running", "gauge", "Partitions being proved.",

@@ -622,6 +622,7 @@ static void route_status(cuzk__daemon *d, cuzk__response *resp) {
     ju64(&w, "faults", s.faults);
     ju64(&w, "retries", s.retries);
     ju64(&w, "lane_resets", s.lane_resets);
+    ju64(&w, "lane_step_downs", s.lane_step_downs);
     ju64(&w, "host_bytes_used", s.host_bytes_used);
     ju64(&w, "host_bytes_budget", s.host_bytes_budget);
     jkey(&w, "busy");

@@ -1,6 +1,7 @@
 /*
  * fault.h — a fault plan for tests of recovery: the nth launch of one named
- * kernel stage fails as a device error would. A context holds one slot; an
+ * kernel stage fails as a device error would, or as a device that ran out
+ * of memory (nomem). A context holds one slot; an
  * engine over it arms the slot from its options (fault_stage, fault_nth)
  * and disarms it when destroyed. Every lane's backend points at its
  * context's slot and asks cuzk__fault_hit before each named stage. The slot
@@ -19,6 +20,8 @@ typedef struct cuzk__fault_slot {
     /* "spmv", "ntt", "msm_h", "batch_add", "tail_msm", "b_g2_msm"; written
      * only while nth is 0 */
     char stage[CUZK__FAULT_STAGE_MAX];
+    int nomem;            /* 1: the launch fails for want of device memory (written
+                           * only while nth is 0) */
     atomic_uint nth;      /* 1: the first launch fails; 0: disarmed */
     atomic_uint launches; /* launches of that stage since it was armed */
 } cuzk__fault_slot;

@@ -308,6 +308,115 @@ static void test_fault_retry(void) {
     cuzk_context_destroy(c2);
 }
 
+/* Out of memory on a CPU lane: nothing to step down to, so the job fails
+ * with the partition and the cause named, and nothing is retried. */
+static void test_nomem_cpu(void) {
+    cuzk_engine_options o;
+    cuzk_engine_options_init(&o);
+    o.workers_per_device = 1;
+    o.fault_stage = "ntt";
+    o.fault_nth = 2;
+    o.fault_status = CUZK_ERR_NOMEM;
+    cuzk_engine *e = NULL;
+    cuzk_error err;
+    CHECK(cuzk_engine_create(&e, ctx, &o, &err) == CUZK_OK);
+    if (e == NULL) return;
+    uint64_t id;
+    CHECK(submit(e, &id, 3, CUZK_PRIORITY_NORMAL, NULL, 0) == CUZK_OK);
+    const cuzk_status st = cuzk_engine_await(e, id, -1, NULL, NULL, NULL, &err);
+    CHECK(st == CUZK_ERR_NOMEM);
+    CHECK(strncmp(err.msg, "partition 1 ", 12) == 0 && strstr(err.msg, "out of memory") != NULL);
+    cuzk_engine_stats s;
+    cuzk_engine_get_stats(e, &s);
+    CHECK(s.retries == 0 && s.lane_step_downs == 0 && s.failed_partitions == 1);
+    cuzk_engine_destroy(e);
+    /* an injected status other than the two is refused */
+    o.fault_status = CUZK_ERR_IO;
+    CHECK(cuzk_engine_create(&e, ctx, &o, &err) == CUZK_ERR_INVALID_ARG);
+    CHECK(strstr(err.msg, "fault_status") != NULL);
+}
+
+/* The log lines of a context, kept for a test to look at. */
+typedef struct {
+    pthread_mutex_t mu;
+    char text[16384];
+} log_book;
+
+static void book_line(void *user, const char *line) {
+    log_book *b = user;
+    pthread_mutex_lock(&b->mu);
+    const size_t used = strlen(b->text);
+    snprintf(b->text + used, sizeof b->text - used, "%s\n", line);
+    pthread_mutex_unlock(&b->mu);
+}
+
+/* A GPU lane whose device memory runs out mid-proof steps down a memory
+ * plan at each time, resident to partly resident to streaming to the CPU,
+ * and every job still completes with proofs that verify. */
+static void test_gpu_step_down(void) {
+    if (cuzk_gpu_count() <= 0) {
+        CHECK(getenv("CUZK_GPU_REQUIRED") == NULL);
+        printf("  (no GPU: skipped)\n");
+        return;
+    }
+    static log_book book = {PTHREAD_MUTEX_INITIALIZER, ""};
+    cuzk_options co;
+    cuzk_options_init(&co);
+    co.backend = CUZK_BACKEND_GPU;
+    co.log = book_line;
+    co.log_user = &book;
+    cuzk_context *cg = NULL;
+    cuzk_key *kg = NULL;
+    cuzk_error err;
+    CHECK(cuzk_context_create(&cg, &co, &err) == CUZK_OK);
+    CHECK(cg != NULL && cuzk_key_open_zkey(cg, &kg, zkey, &err) == CUZK_OK);
+    if (kg == NULL) {
+        cuzk_context_destroy(cg);
+        return;
+    }
+    static const char *stages[] = {"ntt", "msm_h", "batch_add", "tail_msm", "b_g2_msm"};
+    static const char *const then[] = {"it proves partly resident from now on",
+                                       "it proves streaming from now on",
+                                       "it proves on the CPU from now on"};
+    for (int step = 0; step < 3; step++) {
+        cuzk_engine_options o;
+        cuzk_engine_options_init(&o);
+        o.fault_stage = stages[cuzk_test_rand64() % 5];
+        o.fault_nth = 1 + (unsigned)(cuzk_test_rand64() % 3);
+        o.fault_status = CUZK_ERR_NOMEM;
+        cuzk_engine *e = NULL;
+        CHECK(cuzk_engine_create(&e, cg, &o, &err) == CUZK_OK);
+        if (e == NULL) break;
+        uint64_t id;
+        cuzk_witness_input in[6];
+        for (int i = 0; i < 6; i++) in[i] = (cuzk_witness_input){.path = wtns};
+        CHECK(cuzk_engine_submit(e, &id, kg, in, 6, CUZK_PRIORITY_NORMAL, NULL, -1, &err) ==
+              CUZK_OK);
+        cuzk_proof proofs[6];
+        uint8_t pub[6 * 64 * 32];
+        const cuzk_status st = cuzk_engine_await(e, id, -1, proofs, pub, NULL, &err);
+        CHECK(st == CUZK_OK);
+        if (st != CUZK_OK) fprintf(stderr, "  step %d: %s\n", step, err.msg);
+        for (int i = 0; st == CUZK_OK && i < 6 && n_pub <= 64; i++)
+            CHECK(cuzk_verify(vk, &proofs[i], pub + i * n_pub * 32, n_pub, &err) == CUZK_OK);
+        cuzk_engine_stats s;
+        cuzk_engine_get_stats(e, &s);
+        CHECK(s.lane_step_downs == 1 && s.retries == 1 && s.faults == 0 && s.proofs == 6);
+        cuzk_engine_destroy(e);
+        pthread_mutex_lock(&book.mu);
+        const int said = strstr(book.text, then[step]) != NULL;
+        pthread_mutex_unlock(&book.mu);
+        CHECK(said);
+        if (!said) fprintf(stderr, "  step %d: no \"%s\" in the log:\n%s", step, then[step],
+                           book.text);
+    }
+    /* the plans the lane took, in its log: each step says it stepped down */
+    CHECK(strstr(book.text, "partly resident (stepped down") != NULL);
+    CHECK(strstr(book.text, "streaming (stepped down") != NULL);
+    cuzk_key_release(kg);
+    cuzk_context_destroy(cg);
+}
+
 /* Every partition leaves its stages on the timeline, in order, on a worker
  * of the engine. */
 static void test_timeline(void) {
@@ -566,6 +675,8 @@ int main(int argc, char **argv) {
     RUN(test_key_cache);
     RUN(test_key_batching);
     RUN(test_gpu_lane);
+    RUN(test_nomem_cpu);
+    RUN(test_gpu_step_down);
     cuzk_free(wtns_file);
     cuzk_vk_free(vk);
     cuzk_key_release(key);

@@ -40,6 +40,7 @@ static cuzk__plan_device device_of(uint64_t free_b, uint64_t limit, uint64_t res
     d.vram_limit = limit;
     d.reserve = reserve;
     d.max_chunk = 0;
+    d.floor = CUZK__PLAN_RESIDENT;
     d.area = model_area;
     d.area_ctx = &the_model;
     return d;
@@ -347,6 +348,39 @@ static void test_porep_cards(void) {
     the_model = keep;
 }
 
+/* A floor takes the first fitting mode at or below it, and says it stepped
+ * down: on a card that holds the key whole, each floor gives its own mode
+ * (CPU: refused); on one that holds only streaming, a floor above it
+ * changes nothing but the words. */
+static void test_floor(void) {
+    const cuzk__plan_key k = key_of(20, 60);
+    const uint64_t res = need_resident(&k), reserve = (uint64_t)1 << 28;
+    cuzk__plan_device d = device_of(res + reserve + ((uint64_t)1 << 30), 0, reserve);
+    cuzk__plan p;
+    for (int f = CUZK__PLAN_RESIDENT; f <= CUZK__PLAN_CPU; f++) {
+        d.floor = (cuzk__plan_mode)f;
+        cuzk__plan_make(&p, &k, &d);
+        CHECK(p.mode == (cuzk__plan_mode)f);
+        CHECK(plan_consistent(&k, &p));
+        CHECK(contains(p.reason, "stepped down") == (f != CUZK__PLAN_RESIDENT));
+        if (f != CUZK__PLAN_RESIDENT && f != CUZK__PLAN_CPU) CHECK(reason_names(&p, res, 0));
+        if (f == CUZK__PLAN_CPU) CHECK(contains(p.reason, "ran out of device memory"));
+    }
+    /* partly resident would not fit, streaming does: floors 0..2 give streaming */
+    d.floor = CUZK__PLAN_RESIDENT;
+    d.free_bytes = reserve + need_stream(&k, 0, least_of(&k, 0));
+    cuzk__plan_make(&p, &k, &d);
+    CHECK(p.mode == CUZK__PLAN_STREAMING && p.chunk_bytes == least_of(&k, 0));
+    CHECK(!contains(p.reason, "stepped down"));
+    for (int f = CUZK__PLAN_PARTLY_RESIDENT; f <= CUZK__PLAN_STREAMING; f++) {
+        d.floor = (cuzk__plan_mode)f;
+        cuzk__plan make;
+        cuzk__plan_make(&make, &k, &d);
+        CHECK(make.mode == CUZK__PLAN_STREAMING && make.chunk_bytes == p.chunk_bytes);
+        CHECK(contains(make.reason, "stepped down"));
+    }
+}
+
 /* The byte form the reasons use. */
 static void test_bytes_str(void) {
     char b[24];
@@ -365,5 +399,6 @@ int main(int argc, char **argv) {
     RUN(test_modes_reached);
     RUN(test_max_chunk);
     RUN(test_porep_cards);
+    RUN(test_floor);
     return cuzk_test_finish();
 }

@@ -1242,7 +1242,7 @@ static void print_status(const char *addr, const cuzk_json *s) {
     const uint64_t workers = ju64(e, "workers"), slots = ju64(e, "lane_slots");
     printf("engine: %llu worker%s over %llu lane slot%s; partitions %llu queued, %llu running\n"
            "  %llu proofs, %llu verified, %llu failed partitions; %llu faults, %llu retries, "
-           "%llu lane resets\n"
+           "%llu lane resets, %llu stepped down\n"
            "  host memory %s of %s",
            (unsigned long long)workers, workers == 1 ? "" : "s", (unsigned long long)slots,
            slots == 1 ? "" : "s",
@@ -1251,6 +1251,7 @@ static void print_status(const char *addr, const cuzk_json *s) {
            (unsigned long long)ju64(e, "verified"), (unsigned long long)ju64(e, "failed_partitions"),
            (unsigned long long)ju64(e, "faults"), (unsigned long long)ju64(e, "retries"),
            (unsigned long long)ju64(e, "lane_resets"),
+           (unsigned long long)ju64(e, "lane_step_downs"),
            bytes_text(b1, sizeof(b1), jnum(e, "host_bytes_used")),
            bytes_text(b2, sizeof(b2), jnum(e, "host_bytes_budget")));
     const cuzk_json *busy = cuzk_json_get(e, "busy");

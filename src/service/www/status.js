@@ -321,6 +321,7 @@ function renderStatus(s) {
     ['device faults', fmtCount(e.faults)],
     ['retries', fmtCount(e.retries)],
     ['lane resets', fmtCount(e.lane_resets)],
+    ['lanes stepped down', fmtCount(e.lane_step_downs)],
     ['host memory', fmtBytes(e.host_bytes_used) + ' of ' + fmtBytes(e.host_bytes_budget)],
   ];
   const dl = $('engine');
