@@ -66,7 +66,7 @@ extern "C" {
 #endif
 
 #define CUZK_VERSION_MAJOR 0
-#define CUZK_VERSION_MINOR 4
+#define CUZK_VERSION_MINOR 5
 #define CUZK_VERSION_PATCH 0
 
 /* ==== status and errors =================================================== */
