@@ -202,9 +202,16 @@ cuzk_status cuzk__daemon_start(cuzk__daemon **out, const cuzk__daemon_config *cf
     return CUZK_OK;
 }
 
+void cuzk__daemon_close_intake(cuzk__daemon *d) {
+    if (d == NULL) return;
+    pthread_mutex_lock(&d->mu);
+    d->intake_closed = 1;
+    pthread_mutex_unlock(&d->mu);
+}
+
 int cuzk__daemon_draining(cuzk__daemon *d) {
     pthread_mutex_lock(&d->mu);
-    const int v = d->draining;
+    const int v = d->draining || d->intake_closed;
     pthread_mutex_unlock(&d->mu);
     return v;
 }

@@ -64,6 +64,10 @@ CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__daemon_start(cuzk__daemon **out,
  */
 void cuzk__daemon_drain(cuzk__daemon *d);
 
+/* Refuses submissions from now on, as a drain does, and returns at once
+ * (the signal thread, the moment SIGTERM arrives); the drain follows. */
+void cuzk__daemon_close_intake(cuzk__daemon *d);
+
 /* Drains (if not yet), closes the store, destroys the engine and context. */
 void cuzk__daemon_stop(cuzk__daemon *d);
 

@@ -79,6 +79,7 @@ struct cuzk__daemon {
         uint32_t index;
     } ids[CUZK__DAEMON_ID_RING];
     int draining, closing;
+    int intake_closed; /* cuzk__daemon_close_intake: submissions refused, nothing else yet */
     int stop_claimer, stop_finisher, stop_side; /* side: heartbeat and listener */
     int stop_fetchers;
     int claimer_started, finisher_started, heartbeat_started, listener_started;

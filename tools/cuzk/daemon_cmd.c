@@ -63,11 +63,13 @@ static void logf_(const char *fmt, ...) {
     log_line(NULL, line);
 }
 
-/* The signal thread: the first SIGTERM/SIGINT asks for a drain, a second
- * one exits at once. */
+/* The signal thread: the first SIGTERM/SIGINT closes the daemon's intake at
+ * once (sig_daemon, once it runs) and asks the main thread for a drain; a
+ * second one exits at once. */
 static pthread_mutex_t sig_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t sig_cv = PTHREAD_COND_INITIALIZER;
 static int sig_seen;
+static cuzk__daemon *sig_daemon;
 
 static void *signal_main(void *arg) {
     const sigset_t *set = arg;
@@ -76,6 +78,7 @@ static void *signal_main(void *arg) {
         if (sigwait(set, &sig) != 0) continue;
         pthread_mutex_lock(&sig_mu);
         const int first = sig_seen == 0;
+        if (first) cuzk__daemon_close_intake(sig_daemon); /* NULL before it runs: a no-op */
         sig_seen = sig;
         pthread_cond_broadcast(&sig_cv);
         pthread_mutex_unlock(&sig_mu);
@@ -205,8 +208,11 @@ int cuzk__cmd_daemon(int argc, char **argv) {
               cfg.tcp_host[0] ? cfg.tcp_host : "0.0.0.0", v6 ? "]" : "", cuzk__http_tcp_port(h));
     }
     pthread_mutex_lock(&sig_mu);
+    sig_daemon = d;
+    if (sig_seen != 0) cuzk__daemon_close_intake(d); /* a signal while it started */
     while (sig_seen == 0) pthread_cond_wait(&sig_cv, &sig_mu);
     const int sig = sig_seen;
+    sig_daemon = NULL; /* only the first signal looks at it; d goes below */
     pthread_mutex_unlock(&sig_mu);
     logf_("%s: draining (no new jobs; the partitions being proved finish)",
           sig == SIGINT ? "SIGINT" : "SIGTERM");
