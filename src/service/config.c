@@ -65,6 +65,7 @@ typedef struct {
 #define LEASE_MIN 100u               /* ms */
 #define LEASE_MAX 86400000u          /* a day (store_pg.h) */
 #define POLL_MAX 600000u
+#define FETCHERS_MAX 16u /* CUZK__DAEMON_FETCHERS_MAX */
 
 static const setting SETTINGS[CUZK__CONF_N_SETTINGS] = {
     [CUZK__CONF_UNIX_SOCKET] = {"server", "unix_socket", K_PATH, FIELD(unix_socket), 0, 0, 1},
@@ -112,6 +113,7 @@ static const setting SETTINGS[CUZK__CONF_N_SETTINGS] = {
     [CUZK__CONF_HEARTBEAT_MS] = {"cluster", "heartbeat_ms", K_UINT, FIELD(heartbeat_ms), 0,
                                  LEASE_MAX, 0},
     [CUZK__CONF_POLL_MS] = {"cluster", "poll_ms", K_UINT, FIELD(poll_ms), 10, POLL_MAX, 0},
+    [CUZK__CONF_FETCHERS] = {"cluster", "fetchers", K_UINT, FIELD(fetchers), 1, FETCHERS_MAX, 0},
 };
 
 static const char *const SECTIONS[] = {"server", "store", "engine", "cluster"};
@@ -129,8 +131,8 @@ static const char *const NAMES[CUZK__CONF_N_SETTINGS + CUZK__KEY_N_FILES] = {
     "engine.max_queued_partitions", "engine.host_memory_budget", "engine.key_cache_bytes",
     "engine.max_retries",         "engine.timeline_events",     "engine.batch_wait_ms",
     "cluster.name",               "cluster.lease_ms",           "cluster.heartbeat_ms",
-    "cluster.poll_ms",            "key.zkey",                   "key.r1cs",
-    "key.circuit",                "key.params"};
+    "cluster.poll_ms",            "cluster.fetchers",           "key.zkey",
+    "key.r1cs",                   "key.circuit",                "key.params"};
 
 const char *cuzk__daemon_config_name(size_t i) {
     return i < sizeof(NAMES) / sizeof(NAMES[0]) ? NAMES[i] : NULL;
@@ -178,6 +180,7 @@ void cuzk__daemon_config_defaults(cuzk__daemon_config *cfg) {
     snprintf(cfg->store, sizeof(cfg->store), "sqlite");
     cfg->lease_ms = 30000;
     cfg->poll_ms = 1000;
+    cfg->fetchers = 2;
 }
 
 bool cuzk__daemon_config_shared(const cuzk__daemon_config *cfg) {

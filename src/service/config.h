@@ -75,6 +75,7 @@ typedef enum {
     CUZK__CONF_LEASE_MS,
     CUZK__CONF_HEARTBEAT_MS,
     CUZK__CONF_POLL_MS,
+    CUZK__CONF_FETCHERS,
     CUZK__CONF_N_SETTINGS
 } cuzk__conf_setting;
 
@@ -142,6 +143,7 @@ typedef struct {
     char cluster_name[CUZK__CONF_NAME_MAX + 1]; /* "": hostname:pid */
     unsigned lease_ms, heartbeat_ms;            /* heartbeat 0: a third of the lease */
     unsigned poll_ms;                           /* claims and awaits look this often */
+    unsigned fetchers; /* uploaded witnesses copied from the store at once */
     /* [key NAME] sections, in the order given */
     cuzk__daemon_key *keys;
     size_t n_keys, cap_keys;

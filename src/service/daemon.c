@@ -188,7 +188,7 @@ cuzk_status cuzk__daemon_start(cuzk__daemon **out, const cuzk__daemon_config *cf
                                            .lease_ms = cfg->lease_ms,
                                            .keys = names,
                                            .n_keys = d->n_keys,
-                                           .fetchers = CUZK__DAEMON_FETCHERS};
+                                           .fetchers = cfg->fetchers};
         st = cuzk__jobstore_open(&d->js, &jo, log, log_user, err);
     }
     free(names);

@@ -1,5 +1,5 @@
 /*
- * daemon_fetch.c — the fetchers: CUZK__DAEMON_FETCHERS threads that copy
+ * daemon_fetch.c — the fetchers: [cluster] fetchers threads that copy
  * the uploaded witnesses of claimed partitions (PostgreSQL payloads) into
  * the scratch folder, then put each partition in the engine. The claimer
  * only holds such a partition and goes on claiming, so a copy of gigabytes
@@ -125,7 +125,10 @@ cuzk_status cuzk__daemon_fetch_start(cuzk__daemon *d, cuzk_error *err) {
     cuzk_engine_stats s;
     cuzk_engine_get_stats(d->engine, &s);
     d->fetch_budget = s.host_bytes_budget;
-    for (; d->fetchers_started < CUZK__DAEMON_FETCHERS; d->fetchers_started++)
+    const size_t n = d->cfg.fetchers < 1                           ? 1
+                     : d->cfg.fetchers > CUZK__DAEMON_FETCHERS_MAX ? CUZK__DAEMON_FETCHERS_MAX
+                                                                   : d->cfg.fetchers;
+    for (; d->fetchers_started < n; d->fetchers_started++)
         if (pthread_create(&d->fetchers[d->fetchers_started], NULL, fetcher_main, d) != 0)
             return cuzk__fail(err, CUZK_ERR_NOMEM, "daemon: cannot start fetcher thread %zu",
                               d->fetchers_started + 1);

@@ -19,7 +19,7 @@
 /* Threads copying uploaded witnesses into the scratch folder (a shared
  * store), and so partitions held beyond twice the workers while their
  * witness is copied. */
-#define CUZK__DAEMON_FETCHERS 2
+#define CUZK__DAEMON_FETCHERS_MAX 16 /* [cluster] fetchers: 1..16 */
 
 /* A partition this daemon claimed, from its claim until its end is
  * recorded (or given back). Until it is in the engine (engine_id 0) it
@@ -89,7 +89,7 @@ struct cuzk__daemon {
     uint64_t n_cost;
     uint64_t requests; /* HTTP requests answered (atomic) */
     pthread_t claimer, finisher, heartbeat, listener;
-    pthread_t fetchers[CUZK__DAEMON_FETCHERS];
+    pthread_t fetchers[CUZK__DAEMON_FETCHERS_MAX];
 };
 
 void cuzk__daemon_logf(cuzk__daemon *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

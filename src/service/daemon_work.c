@@ -10,7 +10,7 @@
  * notification, a key added) or poll_ms. A partition whose witness is an
  * uploaded payload goes to the fetchers (daemon_fetch.c), which copy it
  * into the scratch folder and then put it in the engine; while they copy,
- * it does not count against those workers (up to CUZK__DAEMON_FETCHERS
+ * it does not count against those workers (up to [cluster] fetchers
  * more are held), so a copy of gigabytes never keeps the claimer from
  * feeding the engine. The finisher follows the engine
  * (cuzk_engine_wait_settled) and records each settled partition: its proof
@@ -93,13 +93,13 @@ static size_t target(cuzk__daemon *d) {
 }
 
 /* How many more partitions to claim now (d->mu held): the engine's side
- * (those not being copied) up to goal, and no more than CUZK__DAEMON_FETCHERS
+ * (those not being copied) up to goal, and no more than [cluster] fetchers
  * held beyond it while copies are made. */
 static size_t want_more(cuzk__daemon *d, size_t goal) {
     size_t copying = 0;
     for (size_t i = 0; i < d->n_held; i++) copying += d->held[i].fetching;
     const size_t engine_side = d->n_held - copying;
-    const size_t cap = goal + CUZK__DAEMON_FETCHERS;
+    const size_t cap = goal + d->cfg.fetchers;
     size_t want = engine_side < goal ? goal - engine_side : 0;
     if (d->n_held + want > cap) want = d->n_held < cap ? cap - d->n_held : 0;
     return want;

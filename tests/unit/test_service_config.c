@@ -144,12 +144,13 @@ static const char *full_text =
     "lease_ms = 5000\n"                                                /* 33 */
     "heartbeat_ms = 1000\n"                                            /* 34 */
     "poll_ms = 250\n"                                                  /* 35 */
-    "[key sha256]\n"                                                   /* 36 */
-    "zkey = keys/sha.zkey\n"                                           /* 37 */
-    "r1cs = /abs/sha.r1cs\n"                                           /* 38 */
-    "[key   porep-32g.v1_a]\n"                                         /* 39 */
-    "params = \"p q.params\"\n"                                        /* 40 */
-    "circuit = c.cuzk"; /* 41, no newline at the end */
+    "fetchers = 3\n"                                                   /* 36 */
+    "[key sha256]\n"                                                   /* 37 */
+    "zkey = keys/sha.zkey\n"                                           /* 38 */
+    "r1cs = /abs/sha.r1cs\n"                                           /* 39 */
+    "[key   porep-32g.v1_a]\n"                                         /* 40 */
+    "params = \"p q.params\"\n"                                        /* 41 */
+    "circuit = c.cuzk"; /* 42, no newline at the end */
 
 static void test_full_file(void) {
     char tok[300], want[600];
@@ -194,30 +195,31 @@ static void test_full_file(void) {
     CHECK_EQ_INT(c.lease_ms, 5000);
     CHECK_EQ_INT(c.heartbeat_ms, 1000);
     CHECK_EQ_INT(c.poll_ms, 250);
+    CHECK_EQ_INT(c.fetchers, 3);
     /* where each came from */
     for (size_t i = 0; i < CUZK__CONF_N_SETTINGS; i++)
         CHECK_EQ_INT(c.line[i], i < 6 ? i + 4 : i < 10 ? i + 6 : i < 24 ? i + 7 : i + 8);
     CHECK(c.n_keys == 2);
     if (c.n_keys == 2) {
         const cuzk__daemon_key *k = &c.keys[0];
-        CHECK(strcmp(k->name, "sha256") == 0 && k->line == 36);
+        CHECK(strcmp(k->name, "sha256") == 0 && k->line == 37);
         snprintf(want, sizeof want, "%s/keys/sha.zkey", tmpdir);
         CHECK(strcmp(k->path[CUZK__KEY_ZKEY], want) == 0);
         CHECK(strcmp(k->path[CUZK__KEY_R1CS], "/abs/sha.r1cs") == 0);
         CHECK(k->path[CUZK__KEY_CIRCUIT] == NULL && k->path[CUZK__KEY_PARAMS] == NULL);
-        CHECK(k->path_line[CUZK__KEY_ZKEY] == 37 && k->path_line[CUZK__KEY_R1CS] == 38);
+        CHECK(k->path_line[CUZK__KEY_ZKEY] == 38 && k->path_line[CUZK__KEY_R1CS] == 39);
         cuzk_key_source src;
         cuzk__daemon_key_source(k, &src);
         CHECK(src.zkey == k->path[CUZK__KEY_ZKEY] && src.r1cs == k->path[CUZK__KEY_R1CS] &&
               src.circuit == NULL && src.params == NULL);
         k = &c.keys[1];
-        CHECK(strcmp(k->name, "porep-32g.v1_a") == 0 && k->line == 39);
+        CHECK(strcmp(k->name, "porep-32g.v1_a") == 0 && k->line == 40);
         snprintf(want, sizeof want, "%s/p q.params", tmpdir);
         CHECK(strcmp(k->path[CUZK__KEY_PARAMS], want) == 0);
         snprintf(want, sizeof want, "%s/c.cuzk", tmpdir);
         CHECK(strcmp(k->path[CUZK__KEY_CIRCUIT], want) == 0);
         CHECK(k->path[CUZK__KEY_ZKEY] == NULL && k->path[CUZK__KEY_R1CS] == NULL);
-        CHECK(k->path_line[CUZK__KEY_PARAMS] == 40 && k->path_line[CUZK__KEY_CIRCUIT] == 41);
+        CHECK(k->path_line[CUZK__KEY_PARAMS] == 41 && k->path_line[CUZK__KEY_CIRCUIT] == 42);
         cuzk_key_source src2;
         cuzk__daemon_key_source(k, &src2);
         CHECK(src2.circuit == k->path[CUZK__KEY_CIRCUIT] &&
@@ -325,7 +327,8 @@ static void test_errors(void) {
         {"[cluster]\nlease_ms = 3000\nheartbeat_ms = 3000\n",
          "t.conf:3: [cluster] heartbeat_ms: 3000: not shorter than lease_ms (3000)", NULL},
         {"[cluster]\nnodes = 3\n", "t.conf:2: [cluster] nodes: unknown key",
-         "known: name, lease_ms, heartbeat_ms, poll_ms"},
+         "known: name, lease_ms, heartbeat_ms, poll_ms, fetchers"},
+        {"[cluster]\nfetchers = 0\n", "[cluster] fetchers: 0: out of range 1..16", NULL},
         {"[engine]\nthreads = -1\n", "\"-1\": not a number", NULL},
         {"[engine]\nthreads = \n", "threads: \"\": not a number", NULL},
         {"[engine]\nthreads = 99999999999999999999999\n",
