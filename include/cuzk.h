@@ -853,6 +853,12 @@ CUZK_API double cuzk_engine_now_ms(cuzk_engine *e);
  */
 CUZK_API size_t cuzk_engine_timeline(cuzk_engine *e, cuzk_timeline_event *out, size_t cap);
 
+/* The same for the events that ended after since_ms (the engine's clock,
+ * cuzk_engine_now_ms): the newest cap of them, oldest first, without
+ * copying the rest of the ring. */
+CUZK_API size_t cuzk_engine_timeline_since(cuzk_engine *e, double since_ms,
+                                           cuzk_timeline_event *out, size_t cap);
+
 /*
  * Writes events as an SVG picture to path (through the output writer of
  * cuzk_files_write): one lane per worker, one colour per stage, a legend

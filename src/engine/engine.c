@@ -291,6 +291,12 @@ size_t cuzk_engine_timeline(cuzk_engine *e, cuzk_timeline_event *out, size_t cap
     return cuzk__timeline_copy(e->timeline, out, cap);
 }
 
+size_t cuzk_engine_timeline_since(cuzk_engine *e, double since_ms, cuzk_timeline_event *out,
+                                  size_t cap) {
+    if (e == NULL || out == NULL) return 0;
+    return cuzk__timeline_copy_since(e->timeline, since_ms, out, cap);
+}
+
 void cuzk_engine_pause(cuzk_engine *e, int paused) {
     if (e == NULL) return;
     pthread_mutex_lock(&e->mu);

@@ -67,6 +67,28 @@ size_t cuzk__timeline_copy(cuzk__timeline *t, cuzk_timeline_event *out, size_t c
     return n;
 }
 
+size_t cuzk__timeline_copy_since(cuzk__timeline *t, double since_ms, cuzk_timeline_event *out,
+                                 size_t cap) {
+    if (t == NULL || out == NULL || cap == 0) return 0;
+    pthread_mutex_lock(&t->mu);
+    const size_t first = (t->next + t->capacity - t->kept) % (t->capacity ? t->capacity : 1);
+    size_t match = 0;
+    for (size_t k = 0, i = first; k < t->kept; k++, i = i + 1 == t->capacity ? 0 : i + 1)
+        match += t->ev[i].end_ms > since_ms;
+    size_t skip = match > cap ? match - cap : 0, m = 0;
+    for (size_t k = 0, i = first; k < t->kept && m < cap;
+         k++, i = i + 1 == t->capacity ? 0 : i + 1) {
+        if (t->ev[i].end_ms <= since_ms) continue;
+        if (skip != 0) {
+            skip--;
+            continue;
+        }
+        out[m++] = t->ev[i];
+    }
+    pthread_mutex_unlock(&t->mu);
+    return m;
+}
+
 uint64_t cuzk__timeline_dropped(cuzk__timeline *t) {
     if (t == NULL) return 0;
     pthread_mutex_lock(&t->mu);

@@ -34,6 +34,12 @@ void cuzk__timeline_add(cuzk__timeline *t, const cuzk_timeline_event *ev);
  * returns how many (0 for a NULL t). */
 size_t cuzk__timeline_copy(cuzk__timeline *t, cuzk_timeline_event *out, size_t cap);
 
+/* Copies, oldest first, the newest cap of the kept events that ended after
+ * since_ms, and returns how many (0 for a NULL t): a window of the ring
+ * without copying the rest of it. */
+size_t cuzk__timeline_copy_since(cuzk__timeline *t, double since_ms, cuzk_timeline_event *out,
+                                 size_t cap);
+
 /* Events added and no longer kept (overwritten, or all of them at capacity 0). */
 uint64_t cuzk__timeline_dropped(cuzk__timeline *t);
 

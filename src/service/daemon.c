@@ -573,7 +573,7 @@ size_t cuzk__daemon_timeline(cuzk__daemon *d, double since_ms, cuzk_timeline_eve
     const size_t ring = d->cfg.timeline_events;
     cuzk_timeline_event *all = ring ? malloc(ring * sizeof(*all)) : NULL;
     if (all == NULL) return 0;
-    const size_t n = cuzk_engine_timeline(d->engine, all, ring);
+    const size_t n = cuzk_engine_timeline_since(d->engine, since_ms, all, ring);
     size_t match = 0; /* the newest cap of those that match */
     for (size_t i = 0; i < n; i++)
         match += all[i].stage != CUZK_STAGE_QUEUED && all[i].end_ms > since_ms;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/timeline.h"
 #include "io/json.h"
 #include "service/jobstore.h"
 #include "service/metrics.h"
@@ -577,6 +578,29 @@ static void route_key(cuzk__daemon *d, const cuzk__request *req, cuzk__response 
 
 /* ---- status, timeline, metrics --------------------------------------------------------- */
 
+/* Each lane slot's busy fraction over the timeline's last BUSY_WINDOW_MS
+ * (ending at its newest event): the union of the kernel stages of the
+ * slot's workers (cuzk__timeline_busy), from the window's events only. */
+static void slot_busy(cuzk_engine *e, const cuzk_engine_stats *s, size_t ring, double *out) {
+    cuzk_timeline_event last;
+    if (s->workers == 0 || s->lane_slots == 0 || ring == 0 ||
+        cuzk_engine_timeline(e, &last, 1) == 0)
+        return;
+    const double to = last.end_ms, from = to - BUSY_WINDOW_MS;
+    cuzk_timeline_event *ev = malloc(ring * sizeof(*ev)), *sel = malloc(ring * sizeof(*sel));
+    const size_t n = ev != NULL && sel != NULL ? cuzk_engine_timeline_since(e, from, ev, ring) : 0;
+    const size_t per = s->workers / s->lane_slots ? s->workers / s->lane_slots : 1;
+    for (size_t slot = 0; slot < s->lane_slots && slot < CUZK_MAX_LANES; slot++) {
+        size_t m = 0;
+        for (size_t i = 0; i < n; i++)
+            if (ev[i].worker != UINT32_MAX && ev[i].worker / per == slot) sel[m++] = ev[i];
+        const double f = m ? cuzk__timeline_busy(sel, m, sel[0].device, from, to) : 0;
+        out[slot] = f < 0 ? 0 : f > 1 ? 1 : f;
+    }
+    free(ev);
+    free(sel);
+}
+
 static void route_status(cuzk__daemon *d, cuzk__response *resp) {
     const cuzk__daemon_config *cfg = cuzk__daemon_config_of(d);
     cuzk_engine *e = cuzk__daemon_engine(d);
@@ -627,32 +651,11 @@ static void route_status(cuzk__daemon *d, cuzk__response *resp) {
     ju64(&w, "host_bytes_budget", s.host_bytes_budget);
     jkey(&w, "busy");
     cuzk_json_begin_array(&w);
-    {
-        /* busy time per lane slot over the window, from the timeline's kernel stages */
-        double busy[CUZK_MAX_LANES] = {0};
-        size_t n_ev = s.workers ? cfg->timeline_events : 0;
-        cuzk_timeline_event *ev = n_ev ? malloc(n_ev * sizeof(*ev)) : NULL;
-        n_ev = ev != NULL ? cuzk_engine_timeline(e, ev, n_ev) : 0;
-        double tnow = 0;
-        for (size_t i = 0; i < n_ev; i++)
-            if (ev[i].end_ms > tnow) tnow = ev[i].end_ms;
-        const double from = tnow - BUSY_WINDOW_MS;
-        const size_t per = s.lane_slots ? s.workers / s.lane_slots : 1;
-        for (size_t i = 0; i < n_ev; i++) {
-            if (ev[i].stage < CUZK_STAGE_SPMV || ev[i].stage > CUZK_STAGE_B_G2_MSM ||
-                ev[i].worker == UINT32_MAX || ev[i].end_ms <= from)
-                continue;
-            const size_t slot = per ? ev[i].worker / per : 0;
-            if (slot >= CUZK_MAX_LANES) continue;
-            const double a = ev[i].start_ms > from ? ev[i].start_ms : from;
-            busy[slot] += ev[i].end_ms - a;
-        }
-        free(ev);
-        for (size_t i = 0; i < s.lane_slots && i < CUZK_MAX_LANES; i++) {
-            char t[32];
-            const double f = busy[i] / BUSY_WINDOW_MS;
-            cuzk_json_raw(&w, t, (size_t)snprintf(t, sizeof(t), "%.4f", f > 1 ? 1.0 : f));
-        }
+    double busy[CUZK_MAX_LANES] = {0};
+    slot_busy(e, &s, cfg->timeline_events, busy);
+    for (size_t i = 0; i < s.lane_slots && i < CUZK_MAX_LANES; i++) {
+        char t[32];
+        cuzk_json_raw(&w, t, (size_t)snprintf(t, sizeof(t), "%.4f", busy[i]));
     }
     cuzk_json_end_array(&w);
     cuzk_json_end_object(&w);

@@ -63,6 +63,31 @@ static void test_ring_wrap(void) {
     cuzk__timeline_free(t);
 }
 
+/* A window of the ring: the events that ended after a time, the newest cap
+ * of them, oldest first, across the wrap; ends out of order as threads add
+ * them (a later event may have ended earlier) are judged one by one. */
+static void test_ring_since(void) {
+    cuzk__timeline *t = cuzk__timeline_new(8);
+    CHECK(t != NULL);
+    if (t == NULL) return;
+    cuzk_timeline_event out[16];
+    CHECK_EQ_INT(cuzk__timeline_copy_since(t, -1, out, 16), 0);
+    for (uint32_t i = 0; i < 13; i++) /* kept: 5..12; event 11 ended at 3 */
+        cuzk__timeline_add(t, &(cuzk_timeline_event){.job_id = i, .end_ms = i == 11 ? 3 : i});
+    CHECK_EQ_INT(cuzk__timeline_copy_since(t, 6.5, out, 16), 5);
+    static const uint64_t want[] = {7, 8, 9, 10, 12};
+    for (int i = 0; i < 5; i++) CHECK_EQ_INT(out[i].job_id, want[i]);
+    CHECK_EQ_INT(cuzk__timeline_copy_since(t, 6.5, out, 2), 2); /* the newest two */
+    CHECK_EQ_INT(out[0].job_id, 10);
+    CHECK_EQ_INT(out[1].job_id, 12);
+    CHECK_EQ_INT(cuzk__timeline_copy_since(t, -1, out, 16), 8); /* all kept */
+    CHECK_EQ_INT(out[0].job_id, 5);
+    CHECK_EQ_INT(cuzk__timeline_copy_since(t, 12, out, 16), 0);
+    CHECK_EQ_INT(cuzk__timeline_copy_since(t, 0, out, 0), 0);
+    CHECK_EQ_INT(cuzk__timeline_copy_since(NULL, 0, out, 4), 0);
+    cuzk__timeline_free(t);
+}
+
 static void test_ring_capacity_0(void) {
     cuzk__timeline *t = cuzk__timeline_new(0);
     CHECK(t != NULL);
@@ -422,6 +447,7 @@ int main(int argc, char **argv) {
         return 1;
     }
     RUN(test_ring_wrap);
+    RUN(test_ring_since);
     RUN(test_ring_capacity_0);
     RUN(test_ring_concurrent);
     RUN(test_busy);
