@@ -33,7 +33,16 @@ struct cuzk_context {
     /* The fault plan of an engine over this context (its options) while it
      * lives; every lane's backend points here. Disarmed in production. */
     cuzk__fault_slot fault;
+    /* The backend of its GPU keys: the CUDA backend (NULL in a build
+     * without it), or a test's stand-in (cuzk__context_create_standin). */
+    const cuzk_backend_ops *gpu_ops;
 };
+
+/* Tests: cuzk_context_create whose GPU keys use gpu, a stand-in for a
+ * device (such as the CPU backend planning and running out of memory as a
+ * small card would); backend GPU then needs no device, nor CUDA. */
+cuzk_status cuzk__context_create_standin(cuzk_context **out, const cuzk_options *opt,
+                                         const cuzk_backend_ops *gpu, cuzk_error *err);
 
 typedef struct cuzk__lane {
     struct cuzk_key *key;
@@ -96,9 +105,12 @@ struct cuzk_pending_proof {
 };
 
 /* The backend for a kind and a key's domain (AUTO resolved), or NULL after
- * recording why. */
-const cuzk_backend_ops *cuzk__api_backend_ops(const cuzk_options *opt, unsigned domain_log,
+ * recording why; gpu: the GPU backend there is (NULL: none, as in a build
+ * without CUDA; cuzk__api_gpu_ops() is the build's). */
+const cuzk_backend_ops *cuzk__api_backend_ops(const cuzk_options *opt,
+                                              const cuzk_backend_ops *gpu, unsigned domain_log,
                                               cuzk_backend_kind *chosen, cuzk_error *err);
+const cuzk_backend_ops *cuzk__api_gpu_ops(void);
 
 /* cuzk_prove_start on the key's lane `lane` (modulo its lanes), for a caller
  * that spreads proofs over the lanes itself (the engine's workers). */

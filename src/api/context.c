@@ -61,7 +61,8 @@ cuzk_status cuzk_gpu_get_info(int device, cuzk_gpu_info *info, cuzk_error *err) 
  * its struct_size keep their defaults. */
 #define OPTIONS_FIRST_SIZE (offsetof(cuzk_options, log_user) + sizeof(void *))
 
-static cuzk_status check_options(const cuzk_options *o, cuzk_error *err) {
+/* standin: the GPU keys use a test's stand-in, so no device is needed. */
+static cuzk_status check_options(const cuzk_options *o, int standin, cuzk_error *err) {
     if (o->backend != CUZK_BACKEND_AUTO && o->backend != CUZK_BACKEND_CPU &&
         o->backend != CUZK_BACKEND_GPU)
         return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "options: backend %d: must be AUTO, CPU or GPU",
@@ -85,7 +86,7 @@ static cuzk_status check_options(const cuzk_options *o, cuzk_error *err) {
         if (o->devices[i] < 0)
             return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "options: devices[%zu] = %d: negative",
                               i, o->devices[i]);
-    if (o->backend == CUZK_BACKEND_GPU) {
+    if (o->backend == CUZK_BACKEND_GPU && !standin) {
 #if !defined(CUZK_HAVE_CUDA)
         return cuzk__fail(err, CUZK_ERR_UNSUPPORTED,
                           "backend GPU: this build has no GPU backend (built without CUDA)");
@@ -103,7 +104,8 @@ static cuzk_status check_options(const cuzk_options *o, cuzk_error *err) {
     return CUZK_OK;
 }
 
-cuzk_status cuzk_context_create(cuzk_context **out, const cuzk_options *opt, cuzk_error *err) {
+static cuzk_status context_new(cuzk_context **out, const cuzk_options *opt,
+                               const cuzk_backend_ops *gpu, cuzk_error *err) {
     cuzk__error_clear(err);
     if (out == NULL) return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "context_create: out is NULL");
     *out = NULL;
@@ -118,43 +120,62 @@ cuzk_status cuzk_context_create(cuzk_context **out, const cuzk_options *opt, cuz
         memcpy(&o, opt, opt->struct_size); /* later fields keep their defaults */
         o.struct_size = sizeof(o);
     }
-    cuzk_status st = check_options(&o, err);
+    cuzk_status st = check_options(&o, gpu != cuzk__api_gpu_ops(), err);
     if (st != CUZK_OK) return st;
     cuzk_context *ctx = calloc(1, sizeof(*ctx));
     if (ctx == NULL) return cuzk__fail(err, CUZK_ERR_NOMEM, "no memory for a context");
     ctx->opt = o;
+    ctx->gpu_ops = gpu;
     atomic_init(&ctx->fault.nth, 0);
     atomic_init(&ctx->fault.launches, 0);
     *out = ctx;
     return CUZK_OK;
 }
 
+cuzk_status cuzk_context_create(cuzk_context **out, const cuzk_options *opt, cuzk_error *err) {
+    return context_new(out, opt, cuzk__api_gpu_ops(), err);
+}
+
+cuzk_status cuzk__context_create_standin(cuzk_context **out, const cuzk_options *opt,
+                                         const cuzk_backend_ops *gpu, cuzk_error *err) {
+    if (gpu == NULL) {
+        cuzk__error_clear(err);
+        if (out != NULL) *out = NULL;
+        return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "context_create_standin: NULL backend");
+    }
+    return context_new(out, opt, gpu, err);
+}
+
 void cuzk_context_destroy(cuzk_context *ctx) { free(ctx); }
 
-const cuzk_backend_ops *cuzk__api_backend_ops(const cuzk_options *opt, unsigned domain_log,
+const cuzk_backend_ops *cuzk__api_gpu_ops(void) {
+#if defined(CUZK_HAVE_CUDA)
+    return &cuzk_backend_gpu;
+#else
+    return NULL;
+#endif
+}
+
+const cuzk_backend_ops *cuzk__api_backend_ops(const cuzk_options *opt,
+                                              const cuzk_backend_ops *gpu, unsigned domain_log,
                                               cuzk_backend_kind *chosen, cuzk_error *err) {
     *chosen = CUZK_BACKEND_CPU;
     switch (opt->backend) {
     case CUZK_BACKEND_CPU:
         return &cuzk_backend_cpu;
     case CUZK_BACKEND_GPU:
-#if defined(CUZK_HAVE_CUDA)
-        *chosen = CUZK_BACKEND_GPU;
-        return &cuzk_backend_gpu;
-#else
-        cuzk__fail(err, CUZK_ERR_UNSUPPORTED,
-                   "backend GPU: this build has no GPU backend (built without CUDA)");
-        return NULL;
-#endif
-    case CUZK_BACKEND_AUTO:
-#if defined(CUZK_HAVE_CUDA)
-        if (domain_log >= opt->auto_gpu_min_log && cuzk_gpu_count() > 0) {
-            *chosen = CUZK_BACKEND_GPU;
-            return &cuzk_backend_gpu;
+        if (gpu == NULL) {
+            cuzk__fail(err, CUZK_ERR_UNSUPPORTED,
+                       "backend GPU: this build has no GPU backend (built without CUDA)");
+            return NULL;
         }
-#else
-        (void)domain_log;
-#endif
+        *chosen = CUZK_BACKEND_GPU;
+        return gpu;
+    case CUZK_BACKEND_AUTO:
+        if (gpu != NULL && domain_log >= opt->auto_gpu_min_log && cuzk_gpu_count() > 0) {
+            *chosen = CUZK_BACKEND_GPU;
+            return gpu;
+        }
         return &cuzk_backend_cpu;
     }
     cuzk__fail(err, CUZK_ERR_INVALID_ARG, "backend %d: must be AUTO, CPU or GPU",

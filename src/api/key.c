@@ -190,7 +190,8 @@ cuzk_status cuzk_key_open_zkey(cuzk_context *ctx, cuzk_key **out, const char *zk
     k->n_vars = k->zk.n_vars;
     k->n_constraints = k->zk.n_rows;
     k->domain_log = k->zk.log_domain_size;
-    if ((k->ops = cuzk__api_backend_ops(&ctx->opt, k->domain_log, &k->backend, err)) == NULL) {
+    if ((k->ops = cuzk__api_backend_ops(&ctx->opt, ctx->gpu_ops, k->domain_log, &k->backend,
+                                        err)) == NULL) {
         st = err ? err->status : CUZK_ERR_INVALID_ARG;
         goto fail;
     }
@@ -224,7 +225,8 @@ static cuzk_status circuit_key_begin(cuzk_key *k, const char *circuit_path, cuzk
     if (st != CUZK_OK) return st;
     k->have_c = 1;
     k->domain_log = k->c.domain_log;
-    if ((k->ops = cuzk__api_backend_ops(&k->ctx->opt, k->domain_log, &k->backend, err)) == NULL)
+    if ((k->ops = cuzk__api_backend_ops(&k->ctx->opt, k->ctx->gpu_ops, k->domain_log,
+                                        &k->backend, err)) == NULL)
         return err ? err->status : CUZK_ERR_INVALID_ARG;
     return CUZK_OK;
 }

@@ -16,7 +16,7 @@ const cuzk_backend_ops *cuzk__cli_backend(const char *name, const char *cmd) {
     o.auto_gpu_min_log = 0;
     cuzk_error e;
     cuzk_backend_kind chosen;
-    const cuzk_backend_ops *ops = cuzk__api_backend_ops(&o, 0, &chosen, &e);
+    const cuzk_backend_ops *ops = cuzk__api_backend_ops(&o, cuzk__api_gpu_ops(), 0, &chosen, &e);
     if (ops == NULL) fprintf(stderr, "cuzk %s: %s\n", cmd, cuzk_error_text(&e));
     return ops;
 }

@@ -1,0 +1,220 @@
+/*
+ * test_step_down.c — a GPU lane stepping down the memory plans when its
+ * device memory runs out (src/api/key.c cuzk__lane_prepare and
+ * cuzk__lane_step_down, src/engine/worker.c), without a GPU: the keys'
+ * GPU backend is a stand-in (cuzk__context_create_standin), the CPU backend
+ * with a plan that follows the lane's floor and a preparation that runs
+ * out of memory above the most resident mode its pretend card holds.
+ * Below streaming the lane proves on the real CPU backend. test_engine
+ * walks the same steps on a card.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "api/api.h"
+#include "gpu/plan.h"
+#include "harness.h"
+
+static char zkey[1100], wtns[1100];
+static cuzk_backend_ops standin;
+static int fits; /* the most resident mode (cuzk__plan_mode) the pretend card holds */
+static unsigned standin_prepares; /* preparations that got past the memory check */
+
+static cuzk__plan_mode floor_of(const cuzk_backend *be) {
+    return be->plan_floor > CUZK__PLAN_CPU ? CUZK__PLAN_CPU
+           : be->plan_floor < 0            ? CUZK__PLAN_RESIDENT
+                                           : (cuzk__plan_mode)be->plan_floor;
+}
+
+/* The plan believes the most resident mode the floor allows fits. */
+static cuzk_status standin_plan(cuzk_backend *be, cuzk__plan *out, const cuzk_circuit *c,
+                                const cuzk_params *p, const cuzk_zkey *zk, cuzk_error *err) {
+    (void)c;
+    (void)p;
+    (void)zk;
+    (void)err;
+    memset(out, 0, sizeof(*out));
+    out->mode = floor_of(be);
+    snprintf(out->reason, sizeof(out->reason), "%s: the stand-in's plan (floor %d)",
+             cuzk__plan_mode_name(out->mode), be->plan_floor);
+    return CUZK_OK;
+}
+
+static cuzk_status standin_prepare_zkey(cuzk_backend *be, cuzk_backend_key **out,
+                                        const cuzk_zkey *zk, cuzk_error *err) {
+    if ((int)floor_of(be) < fits)
+        return cuzk__fail(err, CUZK_ERR_NOMEM, "stand-in GPU %d: out of device memory %s",
+                          be->device, cuzk__plan_mode_name(floor_of(be)));
+    standin_prepares++;
+    return cuzk_backend_cpu.prepare_zkey(be, out, zk, err);
+}
+
+/* The log lines of the context. */
+static pthread_mutex_t book_mu = PTHREAD_MUTEX_INITIALIZER;
+static char book[32768];
+
+static void book_line(void *user, const char *line) {
+    (void)user;
+    pthread_mutex_lock(&book_mu);
+    const size_t used = strlen(book);
+    snprintf(book + used, sizeof(book) - used, "%s\n", line);
+    pthread_mutex_unlock(&book_mu);
+}
+
+static int count_in_book(const char *what) {
+    pthread_mutex_lock(&book_mu);
+    int n = 0;
+    for (const char *at = book; (at = strstr(at, what)) != NULL; at++) n++;
+    pthread_mutex_unlock(&book_mu);
+    return n;
+}
+
+static void book_clear(void) {
+    pthread_mutex_lock(&book_mu);
+    book[0] = '\0';
+    pthread_mutex_unlock(&book_mu);
+}
+
+/* A GPU context over the stand-in, and the sample key on it. */
+static cuzk_context *standin_context(void) {
+    cuzk_options co;
+    cuzk_options_init(&co);
+    co.backend = CUZK_BACKEND_GPU;
+    co.threads = 1;
+    co.log = book_line;
+    cuzk_context *ctx = NULL;
+    cuzk_error err;
+    CHECK(cuzk__context_create_standin(&ctx, &co, &standin, &err) == CUZK_OK);
+    return ctx;
+}
+
+/* A job of n partitions through an engine over ctx with a fault plan; its
+ * outcome, err and the engine's counts. */
+static cuzk_status run_job(cuzk_context *ctx, cuzk_key *key, size_t n, const char *fault_stage,
+                           unsigned nth, cuzk_engine_stats *s, cuzk_error *err) {
+    cuzk_engine_options o;
+    cuzk_engine_options_init(&o);
+    o.workers_per_device = 2;
+    o.fault_stage = fault_stage;
+    o.fault_nth = nth;
+    o.fault_status = CUZK_ERR_NOMEM;
+    cuzk_engine *e = NULL;
+    cuzk_status st = cuzk_engine_create(&e, ctx, &o, err);
+    if (st != CUZK_OK) return st;
+    cuzk_witness_input in[6];
+    for (size_t i = 0; i < n; i++) in[i] = (cuzk_witness_input){.path = wtns};
+    uint64_t id = 0;
+    st = cuzk_engine_submit(e, &id, key, in, n, CUZK_PRIORITY_NORMAL, NULL, -1, err);
+    cuzk_proof proofs[6];
+    uint8_t pub[6 * 64 * 32];
+    if (st == CUZK_OK) st = cuzk_engine_await(e, id, -1, proofs, pub, NULL, err);
+    if (st == CUZK_OK) {
+        cuzk_vk *vk = NULL;
+        cuzk_error verr;
+        CHECK(cuzk_vk_from_key(&vk, key, &verr) == CUZK_OK);
+        const size_t np = vk ? cuzk_vk_n_public(vk) : 0;
+        for (size_t i = 0; vk != NULL && i < n && np <= 64; i++)
+            CHECK(cuzk_verify(vk, &proofs[i], pub + i * np * 32, np, &verr) == CUZK_OK);
+        cuzk_vk_free(vk);
+    }
+    cuzk_engine_get_stats(e, s);
+    cuzk_engine_destroy(e);
+    return st;
+}
+
+/* A card that holds only streaming: the lane's preparation steps down twice
+ * within the one call; a proof that runs out of memory then sends the lane
+ * to the CPU and the job completes there; the CPU lane has no step left, so
+ * the next out of memory fails its job. */
+static void test_prepare_then_proof(void) {
+    fits = CUZK__PLAN_STREAMING;
+    standin_prepares = 0;
+    book_clear();
+    cuzk_context *ctx = standin_context();
+    cuzk_key *key = NULL;
+    cuzk_error err;
+    if (ctx == NULL) return;
+    CHECK(cuzk_key_open_zkey(ctx, &key, zkey, &err) == CUZK_OK);
+    if (key == NULL) {
+        fprintf(stderr, "  %s\n", err.msg);
+        cuzk_context_destroy(ctx);
+        return;
+    }
+    cuzk_key_info info;
+    cuzk_key_get_info(key, &info);
+    CHECK(info.backend == CUZK_BACKEND_GPU);
+    CHECK(cuzk_key_prepare(key, &err) == CUZK_OK);
+    CHECK_EQ_INT(count_in_book("ran out of device memory"), 2);
+    CHECK_EQ_INT(count_in_book("(plan: resident) ran out of device memory"), 1);
+    CHECK_EQ_INT(count_in_book("prepared again partly resident"), 1);
+    CHECK_EQ_INT(count_in_book("prepared again streaming"), 1);
+    CHECK_EQ_INT(standin_prepares, 1);
+
+    cuzk_engine_stats s;
+    CHECK(run_job(ctx, key, 6, "ntt", 2, &s, &err) == CUZK_OK);
+    CHECK(s.lane_step_downs == 1 && s.retries == 1 && s.faults == 0);
+    CHECK(s.proofs == 6 && s.verified == 6 && s.failed_partitions == 0);
+    CHECK_EQ_INT(count_in_book("it proves on the CPU from now on"), 1);
+    CHECK_EQ_INT(standin_prepares, 1); /* the CPU backend, not the stand-in, since */
+
+    const cuzk_status st = run_job(ctx, key, 3, "msm_h", 1, &s, &err);
+    CHECK(st == CUZK_ERR_NOMEM);
+    CHECK(strstr(err.msg, "out of memory (injected") != NULL);
+    CHECK(s.lane_step_downs == 0 && s.retries == 0 && s.failed_partitions == 1);
+    cuzk_key_release(key);
+    cuzk_context_destroy(ctx);
+}
+
+/* A card that holds nothing: the preparation walks every mode down to the
+ * CPU, and the key proves there; a key with room from the start never
+ * steps, and one step at a time takes it down through each mode. */
+static void test_walks(void) {
+    for (int start = CUZK__PLAN_RESIDENT; start <= CUZK__PLAN_CPU + 1; start++) {
+        fits = start;
+        standin_prepares = 0;
+        book_clear();
+        cuzk_context *ctx = standin_context();
+        cuzk_key *key = NULL;
+        cuzk_error err;
+        if (ctx == NULL) return;
+        CHECK(cuzk_key_open_zkey(ctx, &key, zkey, &err) == CUZK_OK);
+        if (key == NULL) {
+            cuzk_context_destroy(ctx);
+            return;
+        }
+        CHECK(cuzk_key_prepare(key, &err) == CUZK_OK);
+        const int steps = start > CUZK__PLAN_CPU ? CUZK__PLAN_CPU : start;
+        CHECK_EQ_INT(count_in_book("ran out of device memory"), steps);
+        CHECK_EQ_INT(standin_prepares, start < CUZK__PLAN_CPU ? 1 : 0);
+        CHECK_EQ_INT(count_in_book("prepared again on the CPU"), start >= CUZK__PLAN_CPU);
+        /* then one out of memory a job, down to the CPU and no further */
+        for (int mode = steps; mode <= CUZK__PLAN_CPU; mode++) {
+            cuzk_engine_stats s;
+            const cuzk_status st = run_job(ctx, key, 4, "tail_msm", 1, &s, &err);
+            if (mode < CUZK__PLAN_CPU) {
+                CHECK(st == CUZK_OK);
+                CHECK(s.lane_step_downs == 1 && s.proofs == 4);
+            } else {
+                CHECK(st == CUZK_ERR_NOMEM);
+                CHECK(s.lane_step_downs == 0 && s.failed_partitions == 1);
+            }
+        }
+        cuzk_key_release(key);
+        cuzk_context_destroy(ctx);
+    }
+}
+
+int main(int argc, char **argv) {
+    cuzk_test_init(argc, argv);
+    const char *src = getenv("CUZK_SOURCE_DIR");
+    snprintf(zkey, sizeof zkey, "%s/examples/sample/circuit.zkey", src ? src : ".");
+    snprintf(wtns, sizeof wtns, "%s/examples/sample/witness.wtns", src ? src : ".");
+    standin = cuzk_backend_cpu;
+    standin.name = "stand-in";
+    standin.plan = standin_plan;
+    standin.prepare_zkey = standin_prepare_zkey;
+    RUN(test_prepare_then_proof);
+    RUN(test_walks);
+    return cuzk_test_finish();
+}
