@@ -155,6 +155,19 @@ function meter(f, label) {
   return wrap;
 }
 
+// The [name, value] pairs of a <dl>, its terms made once and its values
+// updated in place.
+function setCounters(dl, counters) {
+  if (dl.children.length !== counters.length) {
+    dl.replaceChildren(...counters.map(([name]) => {
+      const div = el('div');
+      div.append(el('dt', '', name), el('dd'));
+      return div;
+    }));
+  }
+  counters.forEach(([, value], i) => setText(dl.children[i].lastChild, value));
+}
+
 // Rows of a table's body, reusing the rows already there so that a second's
 // refresh does not lose a selection. A cell is a string, a Node, or
 // {text, cls, title}.
@@ -324,15 +337,7 @@ function renderStatus(s) {
     ['lanes stepped down', fmtCount(e.lane_step_downs)],
     ['host memory', fmtBytes(e.host_bytes_used) + ' of ' + fmtBytes(e.host_bytes_budget)],
   ];
-  const dl = $('engine');
-  if (dl.children.length !== counters.length) {
-    dl.replaceChildren(...counters.map(([name]) => {
-      const div = el('div');
-      div.append(el('dt', '', name), el('dd'));
-      return div;
-    }));
-  }
-  counters.forEach(([, value], i) => setText(dl.children[i].lastChild, value));
+  setCounters($('engine'), counters);
 
   const devices = Array.isArray(s.devices) ? s.devices : [];
   const busy = Array.isArray(e.busy) ? e.busy : [];
@@ -399,15 +404,7 @@ function renderCluster(c) {
     ['queue cost a partition', typeof cost.median === 'number'
       ? fmtMs(cost.median) + ' median, ' + fmtMs(cost.p99) + ' p99' : '–'],
   ];
-  const dl = $('cluster-self');
-  if (dl.children.length !== counters.length) {
-    dl.replaceChildren(...counters.map(([name]) => {
-      const div = el('div');
-      div.append(el('dt', '', name), el('dd'));
-      return div;
-    }));
-  }
-  counters.forEach(([, value], i) => setText(dl.children[i].lastChild, value));
+  setCounters($('cluster-self'), counters);
   const daemons = Array.isArray(c.daemons) ? c.daemons : [];
   const lease = typeof me.lease_ms === 'number' ? me.lease_ms : 0;
   setRows($('cluster').tBodies[0], daemons.map((d) => {
