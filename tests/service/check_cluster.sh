@@ -68,10 +68,8 @@ url=$(printf '%s\n' "$out" | sed -n 1p)
 pgdir=$(printf '%s\n' "$out" | sed -n 2p)
 dir=$(mktemp -d /tmp/cluster-XXXXXX)
 
-fail=0
+. "$src/tests/service/lib.sh" # fail, say_fail, ok, check; the cleanup below is this test's
 pids=(0 0 0 0)
-say_fail() { echo "FAIL $1"; printf '%s\n' "$2" | sed 's/^/    /'; fail=1; }
-ok() { echo "ok   $1"; }
 cleanup() {
   for i in 1 2 3; do
     p=${pids[$i]}
@@ -86,20 +84,6 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 
-# check WHAT RC PATTERN CMD...: CMD exits with RC and its output matches
-# the extended regex PATTERN ("" for any).
-check() {
-  local what=$1 want=$2 pat=$3 out rc
-  shift 3
-  out=$("$@" 2>&1)
-  rc=$?
-  if [ "$rc" -ne "$want" ]; then say_fail "$what: exit $rc, not $want" "$out"; return 1; fi
-  if [ -n "$pat" ] && ! printf '%s\n' "$out" | grep -q -E -- "$pat"; then
-    say_fail "$what: no line matches '$pat'" "$out"
-    return 1
-  fi
-  ok "$what"
-}
 sql() { "$psql" -X -A -t -q "$url" -c "$1"; }
 api() { curl -s --max-time 30 --unix-socket "$dir/d$1.sock" "http://x$2"; }
 # jq FILE EXPR: prints eval(EXPR) with j the JSON of FILE; exit 1 when falsy
