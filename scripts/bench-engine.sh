@@ -69,7 +69,7 @@ for r in $runs; do
 done
 echo
 echo "one partition alone (bench prove):"
-tail -n 12 "$results/prove.txt"
+tail -n 13 "$results/prove.txt"
 for r in $runs; do
     echo
     w=${r%%-*}

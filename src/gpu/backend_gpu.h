@@ -130,6 +130,7 @@ typedef struct {
     uint64_t streamed_chunks; /* chunks of streamed vectors sent up (plan.h), also
                                * those that decoded deferred points at prepare */
     uint64_t streamed_bytes;  /* bytes of them sent by proofs' MSMs */
+    uint64_t streamed_copy_us; /* the copy stream's time on those bytes (events), µs */
 } cuzk__gpu_backend_upload_counts;
 
 /* The counts of be's keys so far (zeros for an instance not opened on

@@ -167,6 +167,8 @@ static void count_stream(gpu_key *k, const cuzk__gpu_msm_stream_stats *before) {
     cuzk__gpu_msm_streamer_stats(k->streamer, &now);
     count_uploads(&k->inst->stats.streamed_chunks, now.chunks - before->chunks);
     count_uploads(&k->inst->stats.streamed_bytes, now.bytes - before->bytes);
+    const double us = (now.copy_ms - before->copy_ms) * 1e3;
+    count_uploads(&k->inst->stats.streamed_copy_us, us > 0 ? (uint64_t)(us + 0.5) : 0);
 }
 
 cuzk_status cuzk__gpu_key_msm(gpu_key *k, cuzk_params_vec v, uint64_t *result,
