@@ -1,19 +1,23 @@
 /*
- * abc_prove.c — proofs of an abc key (gpu_abc.h): for each input the scan,
- * H and the five MSMs on the device, with the next input's a, b, c (and,
- * given a second assignment buffer, its assignment) copied up beside the
- * current one's work by the key's copier:
+ * abc_prove.c — proofs of an abc key (gpu_abc.h): for each input the five
+ * MSMs and H on the device, the MSMs over the assignment first, so that
+ * its a, b, c go up beside them (the first input's too), and the next
+ * input's copies beside the current one's work, by the key's copier:
  *
- *   input i:  wait for its copies | pad, scan, verdict | H | H MSM | L, A, B MSMs
- *   copier:   w(i+1) into the other assignment buffer from the verdict on,
+ *   input i:  wait for w(i) | aux scan | L, A, B MSMs | wait for a, b, c (i)
+ *             | pad, scan, verdict | H | H MSM
+ *   copier:   w(i+1) into the other assignment buffer from the start,
+ *             w(i+1) into the same buffer after the MSMs (no second buffer),
  *             b, c (i+1) once H is done with them (the H MSM reads only a),
- *             a (i+1) once the H MSM is done,
- *             w(i+1) into the same buffer after the MSMs (no second buffer).
+ *             a (i+1) once the H MSM is done.
  *
- * Each copy is posted only once no kernel reads or writes its destination
- * (the steps before it have synchronized the legacy stream), and waited for
- * before a kernel reads it; every return drains the copier, so nothing
- * reads the caller's memory after the call.
+ * The verdict on an input comes after its assignment's MSMs: an input the
+ * CPU prover refuses costs those MSMs (none when its aux is not canonical)
+ * and is refused in the same words. Each copy is posted only once no
+ * kernel reads or writes its destination (the steps before it have
+ * synchronized the legacy stream), and waited for before a kernel reads
+ * it; every return drains the copier, so nothing reads the caller's
+ * memory after the call.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -148,60 +152,16 @@ typedef struct {
     void *next_w;
 } step;
 
-static cuzk_status prove_one(cuzk__gpu_abc_key *k, const cuzk_groth16_abc_input *in,
-                             const step *sp, cuzk_groth16_partial *out,
-                             cuzk_groth16_stage_times *t, cuzk_error *err) {
-    const uint64_t n = k->n_dom, m = in->abc_size, n_inp = in->n_inputs, n_aux = in->n_aux;
-    uint8_t *abc = k->abc;
-    uint64_t *a = (uint64_t *)abc, *b = (uint64_t *)(abc + 32 * n), *c = (uint64_t *)(abc + 64 * n);
-    uint64_t *w = sp->w;
+/* L, A, B_G1 and B_G2 of in over its plain assignment w (device). */
+static cuzk_status assignment_msms(cuzk__gpu_abc_key *k, const cuzk_groth16_abc_input *in,
+                                   const uint64_t *w, cuzk_groth16_partial *out,
+                                   cuzk_g1_jac *msm_l, cuzk_groth16_stage_times *t,
+                                   cuzk_error *err) {
+    const uint64_t n_inp = in->n_inputs, n_aux = in->n_aux;
     cuzk_status st;
-    memset(out, 0, sizeof(*out));
-
-    /* its copies, the padding, the scan and the CPU prover's verdict */
-    double t0 = cuzk__now_ms();
-    if ((sp->mine->w && (st = cuzk__gpu_abc_copier_wait(k->cp, sp->mine->w, err)) != CUZK_OK) ||
-        (sp->mine->abc &&
-         (st = cuzk__gpu_abc_copier_wait(k->cp, sp->mine->abc, err)) != CUZK_OK))
-        return st;
-    if ((st = cuzk__gpu_abc_pad(abc, n, m)) != CUZK_OK)
-        return dev_fail(err, k, in, st, "zero padding a, b, c");
-    t->spmv_ms = cuzk__now_ms() - t0;
-    t0 = cuzk__now_ms();
-    uint64_t first[5];
-    if ((st = cuzk__gpu_abc_scan(k->first, a, b, c, m, w + 4 * n_inp, n_aux, first)) != CUZK_OK)
-        return dev_fail(err, k, in, st, "scanning a, b, c and the assignment");
-    const cuzk__groth16_abc_scan scan = {first[0], first[1], first[2], first[3], first[4]};
-    if ((st = cuzk__groth16_abc_verdict(in, &scan, err)) != CUZK_OK) return st;
-    t->check_ms = cuzk__now_ms() - t0;
-    /* the next assignment into the other buffer, beside everything below */
-    if (sp->next != NULL && sp->next_w != w &&
-        (st = post_w(k, sp->next, sp->next_w, &sp->next_t->w)) != CUZK_OK)
-        return dev_fail(err, k, in, st, "queueing a copy");
-
-    /* H: coefficients of (ab - c)/Z, the first N - 1 of them plain for the MSM */
-    t0 = cuzk__now_ms();
-    if ((st = cuzk__gpu_h_bellman(k->dom, a, b, c, NULL)) != CUZK_OK ||
-        (st = cuzk__gpu_fr_from_mont(a, a, (size_t)k->n_h, NULL)) != CUZK_OK ||
-        (st = cuzk__gpu_abc_sync()) != CUZK_OK)
-        return dev_fail(err, k, in, st, "H");
-    t->ntt_ms = cuzk__now_ms() - t0;
-    if (sp->next != NULL && (st = post_abc(k, sp->next, 1, 2, &sp->next_t->abc)) != CUZK_OK)
-        return dev_fail(err, k, in, st, "queueing a copy");
-    cuzk_g1_jac msm_h, msm_l;
-    cuzk_g1_jac_set_inf(&msm_h); /* a domain of 1 has no h points */
-    t0 = cuzk__now_ms();
-    if (k->n_h != 0 && k->h != NULL &&
-        (st = cuzk__gpu_msm(k->h, (uint64_t *)&msm_h, a, (size_t)k->n_h, NULL)) != CUZK_OK)
-        return dev_fail(err, k, in, st, "H MSM");
-    t->msm_h_ms = cuzk__now_ms() - t0;
-    if (sp->next != NULL && (st = post_abc(k, sp->next, 0, 0, &sp->next_t->abc)) != CUZK_OK)
-        return dev_fail(err, k, in, st, "queueing a copy");
-
-    /* the assignment, plain; L over the aux in place */
-    if ((st = cuzk__gpu_fr_from_mont(w, w, (size_t)(n_inp + n_aux), NULL)) != CUZK_OK)
-        return dev_fail(err, k, in, st, "the assignment to plain form");
-    if ((st = split_msm(k, k->l, (uint64_t *)&msm_l, w + 4 * n_inp, n_aux, t)) != CUZK_OK)
+    double t0;
+    /* L over the aux */
+    if ((st = split_msm(k, k->l, (uint64_t *)msm_l, w + 4 * n_inp, n_aux, t)) != CUZK_OK)
         return dev_fail(err, k, in, st, "L MSM");
 
     /* A: every input, then the aux with a_aux */
@@ -243,10 +203,82 @@ static cuzk_status prove_one(cuzk__gpu_abc_key *k, const cuzk_groth16_abc_input 
         CUZK_OK)
         return dev_fail(err, k, in, st, "B_G2 MSM");
 
+    return CUZK_OK;
+}
+
+static cuzk_status prove_one(cuzk__gpu_abc_key *k, const cuzk_groth16_abc_input *in,
+                             const step *sp, cuzk_groth16_partial *out,
+                             cuzk_groth16_stage_times *t, cuzk_error *err) {
+    const uint64_t n = k->n_dom, m = in->abc_size, n_inp = in->n_inputs, n_aux = in->n_aux;
+    uint8_t *abc = k->abc;
+    uint64_t *a = (uint64_t *)abc, *b = (uint64_t *)(abc + 32 * n), *c = (uint64_t *)(abc + 64 * n);
+    uint64_t *w = sp->w;
+    uint64_t first[5];
+    cuzk_status st;
+    memset(out, 0, sizeof(*out));
+
+    /* the next assignment into the other buffer, beside everything below */
+    if (sp->next != NULL && sp->next_w != w &&
+        (st = post_w(k, sp->next, sp->next_w, &sp->next_t->w)) != CUZK_OK)
+        return dev_fail(err, k, in, st, "queueing a copy");
+
+    /* the assignment: its aux scanned while still Montgomery, then plain */
+    double t0 = cuzk__now_ms();
+    if (sp->mine->w && (st = cuzk__gpu_abc_copier_wait(k->cp, sp->mine->w, err)) != CUZK_OK)
+        return st;
+    t->spmv_ms = cuzk__now_ms() - t0;
+    t0 = cuzk__now_ms();
+    if ((st = cuzk__gpu_abc_scan(k->first, NULL, NULL, NULL, 0, w + 4 * n_inp, n_aux, first)) !=
+        CUZK_OK)
+        return dev_fail(err, k, in, st, "scanning the assignment");
+    const uint64_t aux_first = first[3];
+    t->check_ms = cuzk__now_ms() - t0;
+    if ((st = cuzk__gpu_fr_from_mont(w, w, (size_t)(n_inp + n_aux), NULL)) != CUZK_OK)
+        return dev_fail(err, k, in, st, "the assignment to plain form");
+
+    /* the MSMs over it (a non-canonical aux is refused below, unproved) */
+    cuzk_g1_jac msm_h, msm_l;
+    cuzk_g1_jac_set_inf(&msm_l);
+    if (aux_first >= n_aux && (st = assignment_msms(k, in, w, out, &msm_l, t, err)) != CUZK_OK)
+        return st;
+
     /* no second buffer: the next assignment into this one, now that the MSMs
      * (whose last step read their results back) are done with it */
     if (sp->next != NULL && sp->next_w == w &&
         (st = post_w(k, sp->next, sp->next_w, &sp->next_t->w)) != CUZK_OK)
+        return dev_fail(err, k, in, st, "queueing a copy");
+
+    /* a, b, c (uploaded beside the MSMs above), the padding, the scan and the
+     * CPU prover's verdict on the whole input */
+    t0 = cuzk__now_ms();
+    if (sp->mine->abc && (st = cuzk__gpu_abc_copier_wait(k->cp, sp->mine->abc, err)) != CUZK_OK)
+        return st;
+    if ((st = cuzk__gpu_abc_pad(abc, n, m)) != CUZK_OK)
+        return dev_fail(err, k, in, st, "zero padding a, b, c");
+    t->spmv_ms += cuzk__now_ms() - t0;
+    t0 = cuzk__now_ms();
+    if ((st = cuzk__gpu_abc_scan(k->first, a, b, c, m, NULL, 0, first)) != CUZK_OK)
+        return dev_fail(err, k, in, st, "scanning a, b, c");
+    const cuzk__groth16_abc_scan scan = {first[0], first[1], first[2], aux_first, first[4]};
+    if ((st = cuzk__groth16_abc_verdict(in, &scan, err)) != CUZK_OK) return st;
+    t->check_ms += cuzk__now_ms() - t0;
+
+    /* H: coefficients of (ab - c)/Z, the first N - 1 of them plain for the MSM */
+    t0 = cuzk__now_ms();
+    if ((st = cuzk__gpu_h_bellman(k->dom, a, b, c, NULL)) != CUZK_OK ||
+        (st = cuzk__gpu_fr_from_mont(a, a, (size_t)k->n_h, NULL)) != CUZK_OK ||
+        (st = cuzk__gpu_abc_sync()) != CUZK_OK)
+        return dev_fail(err, k, in, st, "H");
+    t->ntt_ms = cuzk__now_ms() - t0;
+    if (sp->next != NULL && (st = post_abc(k, sp->next, 1, 2, &sp->next_t->abc)) != CUZK_OK)
+        return dev_fail(err, k, in, st, "queueing a copy");
+    cuzk_g1_jac_set_inf(&msm_h); /* a domain of 1 has no h points */
+    t0 = cuzk__now_ms();
+    if (k->n_h != 0 && k->h != NULL &&
+        (st = cuzk__gpu_msm(k->h, (uint64_t *)&msm_h, a, (size_t)k->n_h, NULL)) != CUZK_OK)
+        return dev_fail(err, k, in, st, "H MSM");
+    t->msm_h_ms = cuzk__now_ms() - t0;
+    if (sp->next != NULL && (st = post_abc(k, sp->next, 0, 0, &sp->next_t->abc)) != CUZK_OK)
         return dev_fail(err, k, in, st, "queueing a copy");
 
     cuzk__groth16_partial_fill(out, &k->p->vk, &msm_l, &msm_h);
