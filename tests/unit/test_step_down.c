@@ -76,17 +76,29 @@ static void book_clear(void) {
     pthread_mutex_unlock(&book_mu);
 }
 
-/* A GPU context over the stand-in, and the sample key on it. */
-static cuzk_context *standin_context(void) {
+/* A GPU context over the stand-in on a pretend card that holds at most
+ * mode `holds`, the log cleared, and the sample key opened on it; 0 (both
+ * NULL) after a failed check. */
+static int standin_key(int holds, cuzk_context **ctx, cuzk_key **key) {
+    fits = holds;
+    standin_prepares = 0;
+    book_clear();
+    *ctx = NULL;
+    *key = NULL;
     cuzk_options co;
     cuzk_options_init(&co);
     co.backend = CUZK_BACKEND_GPU;
     co.threads = 1;
     co.log = book_line;
-    cuzk_context *ctx = NULL;
     cuzk_error err;
-    CHECK(cuzk__context_create_standin(&ctx, &co, &standin, &err) == CUZK_OK);
-    return ctx;
+    CHECK(cuzk__context_create_standin(ctx, &co, &standin, &err) == CUZK_OK);
+    if (*ctx == NULL) return 0;
+    CHECK(cuzk_key_open_zkey(*ctx, key, zkey, &err) == CUZK_OK);
+    if (*key != NULL) return 1;
+    fprintf(stderr, "  %s\n", err.msg);
+    cuzk_context_destroy(*ctx);
+    *ctx = NULL;
+    return 0;
 }
 
 /* A job of n partitions through an engine over ctx with a fault plan; its
@@ -128,19 +140,10 @@ static cuzk_status run_job(cuzk_context *ctx, cuzk_key *key, size_t n, const cha
  * to the CPU and the job completes there; the CPU lane has no step left, so
  * the next out of memory fails its job. */
 static void test_prepare_then_proof(void) {
-    fits = CUZK__PLAN_STREAMING;
-    standin_prepares = 0;
-    book_clear();
-    cuzk_context *ctx = standin_context();
-    cuzk_key *key = NULL;
+    cuzk_context *ctx;
+    cuzk_key *key;
     cuzk_error err;
-    if (ctx == NULL) return;
-    CHECK(cuzk_key_open_zkey(ctx, &key, zkey, &err) == CUZK_OK);
-    if (key == NULL) {
-        fprintf(stderr, "  %s\n", err.msg);
-        cuzk_context_destroy(ctx);
-        return;
-    }
+    if (!standin_key(CUZK__PLAN_STREAMING, &ctx, &key)) return;
     cuzk_key_info info;
     cuzk_key_get_info(key, &info);
     CHECK(info.backend == CUZK_BACKEND_GPU);
@@ -171,18 +174,10 @@ static void test_prepare_then_proof(void) {
  * steps, and one step at a time takes it down through each mode. */
 static void test_walks(void) {
     for (int start = CUZK__PLAN_RESIDENT; start <= CUZK__PLAN_CPU + 1; start++) {
-        fits = start;
-        standin_prepares = 0;
-        book_clear();
-        cuzk_context *ctx = standin_context();
-        cuzk_key *key = NULL;
+        cuzk_context *ctx;
+        cuzk_key *key;
         cuzk_error err;
-        if (ctx == NULL) return;
-        CHECK(cuzk_key_open_zkey(ctx, &key, zkey, &err) == CUZK_OK);
-        if (key == NULL) {
-            cuzk_context_destroy(ctx);
-            return;
-        }
+        if (!standin_key(start, &ctx, &key)) return;
         CHECK(cuzk_key_prepare(key, &err) == CUZK_OK);
         const int steps = start > CUZK__PLAN_CPU ? CUZK__PLAN_CPU : start;
         CHECK_EQ_INT(count_in_book("ran out of device memory"), steps);
