@@ -332,7 +332,7 @@ static void test_bad_assignments(void) {
     x.inp[0] = saved_fr;
     REFUSED(e_input_row, EINVAL, "is not input");
     x.a[x.as.abc_size - 1] = saved_fr;
-    REFUSED(e_scaled_row, EBADMSG, "does not verify");
+    REFUSED(e_scaled_row, EBADMSG, "circuit 1: the proof does not verify");
     free(scaled_a);
     free(scaled_b);
 #undef REFUSED
