@@ -35,14 +35,14 @@ SPPARK_COMMIT=17278d74295392f9813f009300b257a688422b7a
 BLST_URL=${BLST_URL:-https://github.com/supranational/blst}
 BLST_COMMIT=e7f90de551e8df682f3cc99067d204d8b90d27ad
 
-sppark="" blst="" out="build-sppark" portable=0
+sppark="" blst="" build_dir="build-sppark" portable=0
 archs=()
 usage() { sed -n '2,28p' "$0" >&2; exit 2; }
 while [ $# -gt 0 ]; do
     case $1 in
     --sppark) sppark=${2:?--sppark needs DIR}; shift ;;
     --blst) blst=${2:?--blst needs DIR}; shift ;;
-    --out) out=${2:?--out needs DIR}; shift ;;
+    --out) build_dir=${2:?--out needs DIR}; shift ;;
     --arch) archs+=("${2:?--arch needs SM}"); shift ;;
     --portable) portable=1 ;;
     -h | --help) usage ;;
@@ -51,9 +51,9 @@ while [ $# -gt 0 ]; do
     shift
 done
 [ ${#archs[@]} -gt 0 ] || archs=(sm_90)
-mkdir -p "$out"
-out=$(realpath "$out")
-case "$out/" in
+mkdir -p "$build_dir"
+build_dir=$(realpath "$build_dir")
+case "$build_dir/" in
 "$root"/build*/*) ;; # git-ignored (/build*/)
 "$root"/*) echo "bench-sppark: the build folder must be build*/ or outside the tree" >&2; exit 2 ;;
 esac
@@ -83,11 +83,11 @@ note_commit() {
 }
 
 if [ -z "$sppark" ]; then
-    sppark=$out/sppark
+    sppark=$build_dir/sppark
     clone_at sppark "$SPPARK_URL" "$SPPARK_COMMIT" "$sppark"
 fi
 if [ -z "$blst" ]; then
-    blst=$out/blst
+    blst=$build_dir/blst
     clone_at blst "$BLST_URL" "$BLST_COMMIT" "$blst"
 fi
 sppark=$(realpath "$sppark")
@@ -106,7 +106,7 @@ fi
 
 # libblst.a with blst's own build.sh, in BUILD_DIR/blst-lib; rebuilt when the
 # checkout or the flags change
-lib=$out/blst-lib
+lib=$build_dir/blst-lib
 stamp="$blst $(git -C "$blst" rev-parse HEAD 2> /dev/null || true) $cpu_def"
 if [ ! -f "$lib/libblst.a" ] || [ "$(cat "$lib/stamp" 2> /dev/null)" != "$stamp" ]; then
     rm -rf "$lib"
@@ -128,13 +128,13 @@ flags=(-std=c++17 -O3 "${gencode[@]}" -DFEATURE_BLS12_381 "$cpu_def"
        -DTAKE_RESPONSIBILITY_FOR_ERROR_MESSAGE
        -I"$sppark" -I"$blst/src" -Xcompiler -Wno-unused-function)
 set -x
-nvcc "${flags[@]}" -c bench/anchors/sppark_msm.cu -o "$out/sppark_msm.o"
-nvcc "${flags[@]}" -x cu -c "$sppark/util/all_gpus.cpp" -o "$out/all_gpus.o"
-nvcc "${gencode[@]}" --cudart static "$out/sppark_msm.o" "$out/all_gpus.o" \
-     "$lib/libblst.a" -o "$out/sppark_msm"
+nvcc "${flags[@]}" -c bench/anchors/sppark_msm.cu -o "$build_dir/sppark_msm.o"
+nvcc "${flags[@]}" -x cu -c "$sppark/util/all_gpus.cpp" -o "$build_dir/all_gpus.o"
+nvcc "${gencode[@]}" --cudart static "$build_dir/sppark_msm.o" "$build_dir/all_gpus.o" \
+     "$lib/libblst.a" -o "$build_dir/sppark_msm"
 { set +x; } 2> /dev/null
-if ldd "$out/sppark_msm" | grep -q libcudart; then
-    echo "bench-sppark: $out/sppark_msm links libcudart dynamically" >&2
+if ldd "$build_dir/sppark_msm" | grep -q libcudart; then
+    echo "bench-sppark: $build_dir/sppark_msm links libcudart dynamically" >&2
     exit 1
 fi
-echo "bench-sppark: built $out/sppark_msm ($(du -h "$out/sppark_msm" | cut -f1))"
+echo "bench-sppark: built $build_dir/sppark_msm ($(du -h "$build_dir/sppark_msm" | cut -f1))"
