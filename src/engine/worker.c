@@ -209,27 +209,19 @@ static int settle(cuzk_engine *e, size_t s, entry en, cuzk_key *key, cuzk_status
         return 0;
     }
     if (st == CUZK_ERR_GPU) e->stats.faults++;
-    /* out of device memory: the lane steps down a plan and the partition
-     * goes back (bounded: each step lowers the lane's floor for good) */
-    if (st == CUZK_ERR_NOMEM && key != NULL && e->retry_n < e->n_workers &&
-        cuzk__lane_can_step_down(&key->lanes[s % key->n_lanes])) {
-        const size_t lane = s % key->n_lanes;
-        retire(e, key, lane, 1);
+    /* The partition goes back, its lane retired, after a device fault (at
+     * most max_retries times) or when the lane's device memory ran out and
+     * it can step down a plan (bounded: each step lowers its floor for
+     * good). The retry list holds one partition a worker; a lane that keeps
+     * faulting while the others are busy fails its partitions instead. */
+    const size_t lane = key != NULL ? s % key->n_lanes : 0;
+    const int step = st == CUZK_ERR_NOMEM && key != NULL &&
+                     cuzk__lane_can_step_down(&key->lanes[lane]);
+    const int fault = st == CUZK_ERR_GPU && key != NULL && en.attempt < e->opt.max_retries;
+    if ((step || fault) && e->retry_n < e->n_workers) {
+        retire(e, key, lane, step);
         en.avoid = lane;
-        e->retry[e->retry_n++] = en;
-        j->queued++;
-        e->stats.retries++;
-        pthread_cond_broadcast(&e->work);
-        return 1;
-    }
-    /* the retry list holds one partition a worker; a lane that keeps
-     * faulting while the others are busy fails its partitions instead */
-    if (st == CUZK_ERR_GPU && key != NULL && en.attempt < e->opt.max_retries &&
-        e->retry_n < e->n_workers) {
-        const size_t lane = s % key->n_lanes;
-        retire(e, key, lane, 0);
-        en.avoid = lane;
-        en.attempt++;
+        en.attempt += fault;
         e->retry[e->retry_n++] = en; /* room: one per partition in flight */
         j->queued++;
         e->stats.retries++;

@@ -587,10 +587,11 @@ static void slot_busy(cuzk_engine *e, const cuzk_engine_stats *s, size_t ring, d
         cuzk_engine_timeline(e, &last, 1) == 0)
         return;
     const double to = last.end_ms, from = to - BUSY_WINDOW_MS;
-    cuzk_timeline_event *ev = malloc(ring * sizeof(*ev)), *sel = malloc(ring * sizeof(*sel));
-    const size_t n = ev != NULL && sel != NULL ? cuzk_engine_timeline_since(e, from, ev, ring) : 0;
+    cuzk_timeline_event *ev = malloc(ring * sizeof(*ev));
+    const size_t n = ev != NULL ? cuzk_engine_timeline_since(e, from, ev, ring) : 0;
+    cuzk_timeline_event *sel = n ? malloc(n * sizeof(*sel)) : NULL;
     const size_t per = s->workers / s->lane_slots ? s->workers / s->lane_slots : 1;
-    for (size_t slot = 0; slot < s->lane_slots && slot < CUZK_MAX_LANES; slot++) {
+    for (size_t slot = 0; sel != NULL && slot < s->lane_slots && slot < CUZK_MAX_LANES; slot++) {
         size_t m = 0;
         for (size_t i = 0; i < n; i++)
             if (ev[i].worker != UINT32_MAX && ev[i].worker / per == slot) sel[m++] = ev[i];
