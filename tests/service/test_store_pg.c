@@ -53,6 +53,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "race_rounds.h"
 #include "service/store_pg.h"
 
 static const char *g_url;    /* the server's database "cuzk" */
@@ -647,43 +648,45 @@ static void test_submit(void) {
 
 /* ---- a bounded queue ------------------------------------------------------------ */
 
-enum { BOUND = 10, RACERS = 8, RACE_ROUNDS = 25, RACE_PARTS = 3 };
-
+/* The race's callbacks (race_rounds.h): each racer on a connection of its
+ * own, the queue counted and emptied outside the store. */
 typedef struct {
-    const char *url;
-    pthread_barrier_t *go;
-    int accepted[RACE_ROUNDS];
-    int errors;
-} racer;
+    const char *url; /* the racers' connections */
+    const char *db;  /* admin's */
+} race_db;
 
-/* Each round: waits for the others, then submits one job of RACE_PARTS
- * partitions under the bound, on its own connection. */
-static void *race_thread(void *arg) {
-    racer *r = arg;
-    cuzk__store_pg *s = open_or_null(r->url, 0);
-    for (int round = 0; round < RACE_ROUNDS; round++) {
-        pthread_barrier_wait(r->go);
-        cuzk__store_pg_witness w[RACE_PARTS] = {{.path = "/w/0"}, {.path = "/w/1"},
-                                                {.path = "/w/2"}};
-        cuzk__store_pg_job job = {.key_name = "k", .priority = CUZK_PRIORITY_NORMAL,
-                                  .n_partitions = RACE_PARTS, .witnesses = w,
-                                  .max_backlog = BOUND};
-        uint64_t id = 0;
-        int existed = 0;
-        cuzk_error e;
-        const cuzk_status st = s != NULL ? cuzk__store_pg_submit(s, &job, &id, &existed, &e)
-                                         : CUZK_ERR_IO;
-        r->accepted[round] = st == CUZK_OK;
-        if (st != CUZK_OK && st != CUZK_ERR_BUSY) {
-            if (s != NULL) fprintf(stderr, "racer: %s\n", e.msg);
-            r->errors++;
-        }
-        pthread_barrier_wait(r->go); /* the round is counted, the queue emptied */
-        pthread_barrier_wait(r->go);
-    }
-    cuzk__store_pg_close(s);
-    return NULL;
+static void *race_open(void *user) {
+    const race_db *d = user;
+    return open_or_null(d->url, 0);
 }
+
+static race_outcome race_submit(void *conn) {
+    cuzk__store_pg_witness w[RACE_PARTS] = {{.path = "/w/0"}, {.path = "/w/1"},
+                                            {.path = "/w/2"}};
+    cuzk__store_pg_job job = {.key_name = "k", .priority = CUZK_PRIORITY_NORMAL,
+                              .n_partitions = RACE_PARTS, .witnesses = w,
+                              .max_backlog = RACE_BOUND};
+    uint64_t id = 0;
+    int existed = 0;
+    cuzk_error e;
+    const cuzk_status st = cuzk__store_pg_submit(conn, &job, &id, &existed, &e);
+    if (st == CUZK_OK) return RACE_ACCEPTED;
+    if (st == CUZK_ERR_BUSY) return RACE_BUSY;
+    fprintf(stderr, "racer: %s\n", e.msg);
+    return RACE_ERROR;
+}
+
+static long long race_count_parts(void *user) {
+    const race_db *d = user;
+    return admin_int(d->db, "SELECT count(*) FROM cuzk.partitions");
+}
+
+static int race_empty(void *user) {
+    const race_db *d = user;
+    return admin(d->db, "DELETE FROM cuzk.jobs");
+}
+
+static void race_close(void *conn) { cuzk__store_pg_close(conn); }
 
 static void test_bounded_submit(void) {
     char url[512];
@@ -721,37 +724,12 @@ static void test_bounded_submit(void) {
     CHECK(admin("t_bound", "DELETE FROM cuzk.jobs"));
 
     /* eight submitters released together, round after round, on an empty
-     * queue: at most BOUND / RACE_PARTS of them get in each round */
-    pthread_barrier_t go;
-    pthread_barrier_init(&go, NULL, RACERS + 1);
-    racer r[RACERS];
-    pthread_t th[RACERS];
-    for (int i = 0; i < RACERS; i++) {
-        memset(&r[i], 0, sizeof(r[i]));
-        r[i].url = url;
-        r[i].go = &go;
-        pthread_create(&th[i], NULL, race_thread, &r[i]);
-    }
-    int worst = 0, short_rounds = 0;
-    for (int round = 0; round < RACE_ROUNDS; round++) {
-        pthread_barrier_wait(&go); /* go */
-        pthread_barrier_wait(&go); /* all submitted */
-        int in = 0;
-        for (int i = 0; i < RACERS; i++) in += r[i].accepted[round];
-        const long long parts = admin_int("t_bound", "SELECT count(*) FROM cuzk.partitions");
-        if (in > worst) worst = in;
-        short_rounds += in < BOUND / RACE_PARTS;
-        CHECK(parts == (long long)in * RACE_PARTS);
-        CHECK(admin("t_bound", "DELETE FROM cuzk.jobs"));
-        pthread_barrier_wait(&go); /* emptied */
-    }
-    for (int i = 0; i < RACERS; i++) {
-        pthread_join(th[i], NULL);
-        CHECK_EQ_INT(r[i].errors, 0);
-    }
-    pthread_barrier_destroy(&go);
-    CHECK_EQ_INT(worst, BOUND / RACE_PARTS);
-    CHECK_EQ_INT(short_rounds, 0);
+     * queue: exactly RACE_BOUND / RACE_PARTS of them get in each round */
+    race_db d = {.url = url, .db = "t_bound"};
+    const race_store race = {.user = &d, .open = race_open, .submit = race_submit,
+                             .count_parts = race_count_parts, .empty = race_empty,
+                             .close = race_close};
+    race_rounds(&race);
     cuzk__store_pg_close(s);
 }
 

@@ -17,13 +17,13 @@
  */
 #define _GNU_SOURCE
 #include <ftw.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "harness.h"
+#include "race_rounds.h"
 #include "service/jobstore.h"
 #include "util/error.h"
 
@@ -219,52 +219,51 @@ static void test_upload(void) {
 
 /* ---- a bounded queue ------------------------------------------------------------ */
 
-enum { BOUND = 10, RACERS = 8, RACE_ROUNDS = 25, RACE_PARTS = 3 };
+/* The race's callbacks (race_rounds.h): every racer on the one store, whose
+ * claims and bound live in this process. */
+static void *race_open(void *user) { return user; }
 
-typedef struct {
-    cuzk__jobstore *js;
-    pthread_barrier_t *go;
-    int accepted[RACE_ROUNDS];
-    int errors;
-} racer;
-
-/* Each round: waits for the others, then submits one job of RACE_PARTS
- * partitions under the bound. */
-static void *race_thread(void *arg) {
-    racer *r = arg;
-    for (int round = 0; round < RACE_ROUNDS; round++) {
-        pthread_barrier_wait(r->go);
-        cuzk__store_witness w[RACE_PARTS] = {{.path = "/srv/w"}, {.path = "/srv/w"},
-                                             {.path = "/srv/w"}};
-        const cuzk__store_job job = {.key_name = "k", .n_partitions = RACE_PARTS,
-                                     .witnesses = w, .max_backlog = BOUND};
-        uint64_t id = 0;
-        int existed = 0;
-        cuzk_error err;
-        const cuzk_status st = cuzk__jobstore_submit(r->js, &job, &id, &existed, &err);
-        r->accepted[round] = st == CUZK_OK;
-        if (st != CUZK_OK && st != CUZK_ERR_BUSY) {
-            fprintf(stderr, "racer: %s\n", cuzk__error_text(&err));
-            r->errors++;
-        }
-        pthread_barrier_wait(r->go); /* the round is counted, the queue emptied */
-        pthread_barrier_wait(r->go);
-    }
-    return NULL;
+static race_outcome race_submit(void *conn) {
+    cuzk__store_witness w[RACE_PARTS] = {{.path = "/srv/w"}, {.path = "/srv/w"},
+                                         {.path = "/srv/w"}};
+    const cuzk__store_job job = {.key_name = "k", .n_partitions = RACE_PARTS, .witnesses = w,
+                                 .max_backlog = RACE_BOUND};
+    uint64_t id = 0;
+    int existed = 0;
+    cuzk_error err;
+    const cuzk_status st = cuzk__jobstore_submit(conn, &job, &id, &existed, &err);
+    if (st == CUZK_OK) return RACE_ACCEPTED;
+    if (st == CUZK_ERR_BUSY) return RACE_BUSY;
+    fprintf(stderr, "racer: %s\n", cuzk__error_text(&err));
+    return RACE_ERROR;
 }
 
-/* Cancels and collects every job: an empty queue. */
-static void empty_queue(cuzk__jobstore *js) {
+static long long race_count_parts(void *user) {
+    size_t backlog = 0;
+    cuzk_error err;
+    if (cuzk__jobstore_backlog(user, &backlog, &err) != CUZK_OK) {
+        fprintf(stderr, "backlog: %s\n", cuzk__error_text(&err));
+        return -1;
+    }
+    return (long long)backlog;
+}
+
+/* Cancels and collects every job: an empty queue. Nonzero when done. */
+static int empty_queue(void *user) {
+    cuzk__jobstore *js = user;
     cuzk__jobstore_job *v = NULL;
     size_t n = 0;
     cuzk_error err;
-    CHECK_EQ_INT(cuzk__jobstore_list(js, 0, 0, 0, &v, &n, &err), CUZK_OK);
-    for (size_t i = 0; i < n; i++) {
-        CHECK_EQ_INT(cuzk__jobstore_cancel(js, v[i].rec.id, NULL, &err), CUZK_OK);
-        CHECK_EQ_INT(cuzk__jobstore_collect(js, v[i].rec.id, &err), CUZK_OK);
-    }
+    int ok = cuzk__jobstore_list(js, 0, 0, 0, &v, &n, &err) == CUZK_OK;
+    for (size_t i = 0; ok && i < n; i++)
+        ok = cuzk__jobstore_cancel(js, v[i].rec.id, NULL, &err) == CUZK_OK &&
+             cuzk__jobstore_collect(js, v[i].rec.id, &err) == CUZK_OK;
+    if (!ok) fprintf(stderr, "empty: %s\n", cuzk__error_text(&err));
     free(v);
+    return ok;
 }
+
+static void race_close(void *conn) { (void)conn; }
 
 static void test_bounded_submit(void) {
     cuzk__jobstore *js = open_store_named("bound");
@@ -294,39 +293,14 @@ static void test_bounded_submit(void) {
     CHECK_EQ_INT(cuzk__jobstore_submit(js, &job, &again, &existed, &err), CUZK_ERR_BUSY);
     job.max_backlog = 0;
     CHECK_EQ_INT(cuzk__jobstore_submit(js, &job, &again, &existed, &err), CUZK_OK);
-    empty_queue(js);
+    CHECK(empty_queue(js));
 
-    pthread_barrier_t go;
-    pthread_barrier_init(&go, NULL, RACERS + 1);
-    racer r[RACERS];
-    pthread_t th[RACERS];
-    for (int i = 0; i < RACERS; i++) {
-        memset(&r[i], 0, sizeof(r[i]));
-        r[i].js = js;
-        r[i].go = &go;
-        pthread_create(&th[i], NULL, race_thread, &r[i]);
-    }
-    int worst = 0, short_rounds = 0;
-    for (int round = 0; round < RACE_ROUNDS; round++) {
-        pthread_barrier_wait(&go); /* go */
-        pthread_barrier_wait(&go); /* all submitted */
-        int in = 0;
-        for (int i = 0; i < RACERS; i++) in += r[i].accepted[round];
-        size_t backlog = 0;
-        CHECK_EQ_INT(cuzk__jobstore_backlog(js, &backlog, &err), CUZK_OK);
-        CHECK(backlog == (size_t)in * RACE_PARTS);
-        if (in > worst) worst = in;
-        short_rounds += in < BOUND / RACE_PARTS;
-        empty_queue(js);
-        pthread_barrier_wait(&go); /* emptied */
-    }
-    for (int i = 0; i < RACERS; i++) {
-        pthread_join(th[i], NULL);
-        CHECK_EQ_INT(r[i].errors, 0);
-    }
-    pthread_barrier_destroy(&go);
-    CHECK_EQ_INT(worst, BOUND / RACE_PARTS);
-    CHECK_EQ_INT(short_rounds, 0);
+    /* eight submitters released together, round after round, on an empty
+     * queue: exactly RACE_BOUND / RACE_PARTS of them get in each round */
+    const race_store race = {.user = js, .open = race_open, .submit = race_submit,
+                             .count_parts = race_count_parts, .empty = empty_queue,
+                             .close = race_close};
+    race_rounds(&race);
     cuzk__jobstore_close(js);
 }
 
