@@ -211,8 +211,10 @@ static inline int cuzk__gpu_streamed(const gpu_key *k, cuzk_params_vec v) {
 
 /* backend_gpu_stream.c: the streamed vectors' host points and the streamer
  * (prepare, after the resident vectors' handles; CUZK_OK at once when the
- * plan streams nothing), their release; whether vector v has points; and
- * a proof's MSM and batch-add over vector v, resident or streamed. */
+ * plan streams nothing), their release; whether vector v has points; a
+ * proof's MSM and batch-add over vector v, resident or streamed; and
+ * both at once (a streamed vector's chunks then go up once for the two:
+ * ones or others NULL, that half not computed). */
 cuzk_status cuzk__gpu_stream_setup(gpu_key *k, cuzk_error *err);
 void cuzk__gpu_stream_free(gpu_key *k);
 int cuzk__gpu_key_has(const gpu_key *k, cuzk_params_vec v);
@@ -220,6 +222,9 @@ cuzk_status cuzk__gpu_key_msm(gpu_key *k, cuzk_params_vec v, uint64_t *result,
                               const uint64_t *scalars, uint64_t n, const uint64_t *mask);
 cuzk_status cuzk__gpu_key_batch_add(gpu_key *k, cuzk_params_vec v, uint64_t *result, uint64_t n,
                                     const uint64_t *bitmap);
+cuzk_status cuzk__gpu_key_split(gpu_key *k, cuzk_params_vec v, uint64_t *ones, uint64_t *others,
+                                const uint64_t *scalars, uint64_t n, const uint64_t *bm_one,
+                                const uint64_t *bm_other);
 
 /* backend_gpu_load.c: the deferred vectors (see there); count points of
  * vector v from first read from the file into dst (pb bytes a point), in

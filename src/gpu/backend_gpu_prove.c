@@ -62,13 +62,23 @@ static cuzk_status classified_msm(gpu_key *k, cuzk_params_vec v, uint64_t *resul
         (st = injected(k, g2 ? "b_g2_msm" : "tail_msm", err)) != CUZK_OK)
         return st;
     double t0 = cuzk__now_ms();
-    if (cnt->one && (st = cuzk__gpu_key_batch_add(k, v, ones, n, k->bm_one)) != CUZK_OK)
-        return gpu_fail(err, st, "batch-add");
-    t->batch_add_ms += cuzk__now_ms() - t0;
-    t0 = cuzk__now_ms();
-    if (cnt->other && (st = cuzk__gpu_key_msm(k, v, others, scalars, n, k->bm_other)) != CUZK_OK)
-        return gpu_fail(err, st, "tail MSM");
-    *(g2 ? &t->b_g2_msm_ms : &t->tail_msm_ms) += cuzk__now_ms() - t0;
+    if (cuzk__gpu_streamed(k, v)) {
+        /* one pass over the streamed chunks for both halves, timed as the tail */
+        if ((cnt->one || cnt->other) &&
+            (st = cuzk__gpu_key_split(k, v, cnt->one ? ones : NULL, cnt->other ? others : NULL,
+                                      scalars, n, k->bm_one, k->bm_other)) != CUZK_OK)
+            return gpu_fail(err, st, "batch-add and tail MSM");
+        *(g2 ? &t->b_g2_msm_ms : &t->tail_msm_ms) += cuzk__now_ms() - t0;
+    } else {
+        if (cnt->one && (st = cuzk__gpu_key_batch_add(k, v, ones, n, k->bm_one)) != CUZK_OK)
+            return gpu_fail(err, st, "batch-add");
+        t->batch_add_ms += cuzk__now_ms() - t0;
+        t0 = cuzk__now_ms();
+        if (cnt->other &&
+            (st = cuzk__gpu_key_msm(k, v, others, scalars, n, k->bm_other)) != CUZK_OK)
+            return gpu_fail(err, st, "tail MSM");
+        *(g2 ? &t->b_g2_msm_ms : &t->tail_msm_ms) += cuzk__now_ms() - t0;
+    }
     cuzk__gpu_msm_add_halves(g2 ? CUZK__GPU_MSM_G2 : CUZK__GPU_MSM_G1, result, ones, others, cnt);
     return CUZK_OK;
 }

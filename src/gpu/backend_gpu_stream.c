@@ -195,3 +195,21 @@ cuzk_status cuzk__gpu_key_batch_add(gpu_key *k, cuzk_params_vec v, uint64_t *res
     count_stream(k, &before);
     return st;
 }
+
+cuzk_status cuzk__gpu_key_split(gpu_key *k, cuzk_params_vec v, uint64_t *ones, uint64_t *others,
+                                const uint64_t *scalars, uint64_t n, const uint64_t *bm_one,
+                                const uint64_t *bm_other) {
+    cuzk_status st = CUZK_OK;
+    if (!cuzk__gpu_streamed(k, v)) {
+        if (ones != NULL) st = cuzk__gpu_key_batch_add(k, v, ones, n, bm_one);
+        if (st == CUZK_OK && others != NULL)
+            st = cuzk__gpu_key_msm(k, v, others, scalars, n, bm_other);
+        return st;
+    }
+    cuzk__gpu_msm_stream_stats before;
+    cuzk__gpu_msm_streamer_stats(k->streamer, &before);
+    st = cuzk__gpu_msm_streamed_split(k->streamer, group_of(v), k->sv_host[v], ones, others,
+                                      scalars, (size_t)n, bm_one, bm_other);
+    count_stream(k, &before);
+    return st;
+}

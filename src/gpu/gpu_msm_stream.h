@@ -74,6 +74,19 @@ CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_msm_streamed_batch_add(cuzk__gpu_m
                                                                      uint64_t *result, size_t n,
                                                                      const uint64_t *bitmap);
 
+/* Both halves of a classified MSM in one pass: each chunk goes up once and
+ * feeds the batch-add of the bases with bit i of bm_one set (into ones;
+ * ones NULL: not computed) and the MSM of the scalars masked by bm_other
+ * (into others; NULL: not computed). The same points as a batch-add and an
+ * MSM called one after the other, for half the copies. */
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_msm_streamed_split(cuzk__gpu_msm_streamer *s,
+                                                                 cuzk__gpu_msm_group group,
+                                                                 const void *bases,
+                                                                 uint64_t *ones, uint64_t *others,
+                                                                 const uint64_t *scalars,
+                                                                 size_t n, const uint64_t *bm_one,
+                                                                 const uint64_t *bm_other);
+
 /* What a streamer has moved: bytes, chunks, and the copy stream's time on
  * them (each chunk's copy timed by events), summed over its calls. */
 typedef struct {

@@ -136,11 +136,26 @@ static cuzk_status upload_chunk(cuzk__gpu_msm_streamer *s, const char *bases, si
     return CUZK_OK;
 }
 
-/* The chunks of one call: each chunk's MSM (batch = 0: scalars, mask) or
- * batch-add (batch = 1: mask is the bitmap) on its buffer, summed. */
+/* What one call computes over its chunks: the batch-add of the bases whose
+ * ones bit is set (do_ones; ones NULL: all), and the MSM of the scalars
+ * masked by others (do_others; others NULL: all), each chunk uploaded once
+ * for both. */
+typedef struct {
+    int do_ones, do_others;
+    uint64_t *ones_result, *others_result;
+    const uint64_t *ones, *others, *scalars;
+} pass;
+
+static void add_into(cuzk__gpu_msm_group group, uint64_t *acc, const uint64_t *part) {
+    if (group == CUZK__GPU_MSM_G2)
+        cuzk_g2_jac_add_var(acc, acc, part);
+    else
+        cuzk_g1_jac_add_var(acc, acc, part);
+}
+
+/* The chunks of one call, each's batch-add and MSM on its buffer, summed. */
 static cuzk_status streamed_body(cuzk__gpu_msm_streamer *s, cuzk__gpu_msm_group group,
-                                 const void *bases, uint64_t *result, const uint64_t *scalars,
-                                 size_t n, const uint64_t *mask, int batch) {
+                                 const void *bases, size_t n, const pass *p) {
     const int g = gi(group);
     const size_t pb = point_bytes(group), per = s->per[g];
     const char *host = static_cast<const char *>(bases);
@@ -155,10 +170,17 @@ static cuzk_status streamed_body(cuzk__gpu_msm_streamer *s, cuzk__gpu_msm_group 
         const size_t first = i * per, cnt = n - first < per ? n - first : per;
         CUZK__CUDA_TRY(cudaStreamWaitEvent(0, s->copied[b], 0)); /* the legacy stream */
         if ((st = cuzk__gpu_msm_bases_retarget(v, s->buf[b], cnt)) != CUZK_OK) break;
-        const uint64_t *m = mask ? mask + first / 64 : nullptr; /* first % 64 == 0 */
-        st = batch ? cuzk__gpu_msm_batch_add(v, part, cnt, m)
-                   : cuzk__gpu_msm(v, part, scalars + 4 * first, cnt, m);
-        if (st != CUZK_OK) break;
+        /* first % 64 == 0: a chunk's bitmap starts on a word */
+        if (p->do_ones) {
+            const uint64_t *m = p->ones ? p->ones + first / 64 : nullptr;
+            if ((st = cuzk__gpu_msm_batch_add(v, part, cnt, m)) != CUZK_OK) break;
+            add_into(group, p->ones_result, part);
+        }
+        if (p->do_others) {
+            const uint64_t *m = p->others ? p->others + first / 64 : nullptr;
+            if ((st = cuzk__gpu_msm(v, part, p->scalars + 4 * first, cnt, m)) != CUZK_OK) break;
+            add_into(group, p->others_result, part);
+        }
         CUZK__CUDA_TRY(cudaEventRecord(s->used[b], 0));
         /* the chunk's kernels waited for its upload: its clocks are set */
         float ms = 0;
@@ -166,26 +188,22 @@ static cuzk_status streamed_body(cuzk__gpu_msm_streamer *s, cuzk__gpu_msm_group 
             s->stats.copy_ms += ms;
         else
             (void)cudaGetLastError();
-        if (group == CUZK__GPU_MSM_G2)
-            cuzk_g2_jac_add_var(result, result, part);
-        else
-            cuzk_g1_jac_add_var(result, result, part);
     }
     return st;
 }
 
-/* A call's frame: the result infinity, the arguments checked, the chunks,
+/* A call's frame: the results infinity, the arguments checked, the chunks,
  * and no copy left in flight (the caller may free its host bases). */
 static cuzk_status streamed(cuzk__gpu_msm_streamer *s, cuzk__gpu_msm_group group,
-                            const void *bases, uint64_t *result, const uint64_t *scalars,
-                            size_t n, const uint64_t *mask, int batch) {
-    if (s == nullptr || result == nullptr || (n != 0 && bases == nullptr) ||
-        (!batch && n != 0 && scalars == nullptr) ||
-        (group != CUZK__GPU_MSM_G1 && group != CUZK__GPU_MSM_G2))
+                            const void *bases, size_t n, const pass *p) {
+    if (s == nullptr || (p->do_ones && p->ones_result == nullptr) ||
+        (p->do_others && (p->others_result == nullptr || (n != 0 && p->scalars == nullptr))) ||
+        (n != 0 && bases == nullptr) || (group != CUZK__GPU_MSM_G1 && group != CUZK__GPU_MSM_G2))
         return CUZK_ERR_INVALID_ARG;
-    memset(result, 0, jac_words(group) * 8); /* infinity */
-    if (n == 0) return CUZK_OK;
-    const cuzk_status st = streamed_body(s, group, bases, result, scalars, n, mask, batch);
+    if (p->do_ones) memset(p->ones_result, 0, jac_words(group) * 8); /* infinity */
+    if (p->do_others) memset(p->others_result, 0, jac_words(group) * 8);
+    if (n == 0 || (!p->do_ones && !p->do_others)) return CUZK_OK;
+    const cuzk_status st = streamed_body(s, group, bases, n, p);
     const cudaError_t e = cudaStreamSynchronize(s->cs);
     if (st != CUZK_OK) return st;
     if (e != cudaSuccess) {
@@ -199,12 +217,24 @@ extern "C" cuzk_status cuzk__gpu_msm_streamed(cuzk__gpu_msm_streamer *s,
                                               cuzk__gpu_msm_group group, const void *bases,
                                               uint64_t *result, const uint64_t *scalars,
                                               size_t n, const uint64_t *mask) {
-    return streamed(s, group, bases, result, scalars, n, mask, 0);
+    const pass p = {0, 1, nullptr, result, nullptr, mask, scalars};
+    return streamed(s, group, bases, n, &p);
 }
 
 extern "C" cuzk_status cuzk__gpu_msm_streamed_batch_add(cuzk__gpu_msm_streamer *s,
                                                         cuzk__gpu_msm_group group,
                                                         const void *bases, uint64_t *result,
                                                         size_t n, const uint64_t *bitmap) {
-    return streamed(s, group, bases, result, nullptr, n, bitmap, 1);
+    const pass p = {1, 0, result, nullptr, bitmap, nullptr, nullptr};
+    return streamed(s, group, bases, n, &p);
+}
+
+extern "C" cuzk_status cuzk__gpu_msm_streamed_split(cuzk__gpu_msm_streamer *s,
+                                                    cuzk__gpu_msm_group group, const void *bases,
+                                                    uint64_t *ones, uint64_t *others,
+                                                    const uint64_t *scalars, size_t n,
+                                                    const uint64_t *bm_one,
+                                                    const uint64_t *bm_other) {
+    const pass p = {ones != nullptr, others != nullptr, ones, others, bm_one, bm_other, scalars};
+    return streamed(s, group, bases, n, &p);
 }

@@ -178,6 +178,23 @@ static const size_t chunk_sizes[] = {CUZK__GPU_MSM_STREAM_MIN_CHUNK, 1000 * 192,
             cuzk__gpu_msm_streamer_stats(s, &b1);                                             \
             CHECK_EQ_INT(b1.chunks - b0.chunks, nc * ((n + per - 1) / per));                   \
             CHECK_EQ_INT(b1.bytes - b0.bytes, nc * n * sizeof(cuzk_##g##_aff));               \
+            /* both halves in one pass: each chunk sent once, the same two points */         \
+            cuzk_##g##_jac got_ones;                                                          \
+            memset(&got, 0x5a, sizeof got);                                                   \
+            memset(&got_ones, 0x5a, sizeof got_ones);                                         \
+            CHECK_EQ_INT(cuzk__gpu_msm_streamed_split(s, GG, hb, (uint64_t *)&got_ones,         \
+                                                      (uint64_t *)&got, dk, n, db, dm),       \
+                         CUZK_OK);                                                            \
+            CHECK(g##_same(&got_ones, &want_bits) && g##_same(&got, &want_mask));             \
+            cuzk__gpu_msm_stream_stats b2;                                                    \
+            cuzk__gpu_msm_streamer_stats(s, &b2);                                             \
+            CHECK_EQ_INT(b2.chunks - b1.chunks, (n + per - 1) / per);                          \
+            CHECK_EQ_INT(b2.bytes - b1.bytes, n * sizeof(cuzk_##g##_aff));                    \
+            memset(&got, 0x5a, sizeof got); /* one half alone */                              \
+            CHECK_EQ_INT(cuzk__gpu_msm_streamed_split(s, GG, hb, NULL, (uint64_t *)&got,        \
+                                                      (const uint64_t *)k, n, NULL, mask),    \
+                         CUZK_OK);                                                            \
+            CHECK(g##_same(&got, &want_mask));                                                \
         }                                                                                     \
         /* a participating scalar >= 2^255 is refused, in any chunk */                        \
         k[n - 1][3] |= (uint64_t)1 << 63;                                                     \
