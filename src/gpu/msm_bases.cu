@@ -121,11 +121,7 @@ static void work_release(msm_work *w) {
  * bytes of shared memory a block (0: the device's), and their speed table
  * made again. On failure the handle goes without levels (XYZZ alone). */
 static cuzk_status level_shape_set(cuzk__gpu_msm_bases *b, size_t limit) {
-    free(b->ba_hclk); /* the speed table's one allocation (level_speeds_new) */
-    b->ba_hclk = nullptr;
-    b->ba_speed = nullptr;
-    b->ba_hruns = nullptr;
-    b->ba_nruns = 0;
+    cuzk__gpu_msm_level_speeds_free(b);
     b->ba_smem_limit = limit;
     unsigned threads = 0;
     int blocks = 0;
@@ -221,7 +217,7 @@ extern "C" void cuzk__gpu_msm_bases_free(cuzk__gpu_msm_bases *b) {
     if (!b) return;
     if (b->bases && !b->borrowed) (void)cudaFree(b->bases);
     work_release(b->work);
-    free(b->ba_hclk);
+    cuzk__gpu_msm_level_speeds_free(b);
     free(b);
 }
 

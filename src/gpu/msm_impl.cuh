@@ -171,11 +171,12 @@ struct cuzk__gpu_msm_bases {
     cuzk__gpu_msm_config cfg; /* cuzk__gpu_msm_bases_configure; zero: the defaults */
     /* claimed level runs: a launch's blocks (its SMs x ba_blocks; 0: no
      * table, even runs), and in host memory the speed of each run's SM at
-     * each level (level_runs.h), the last launch's runs and its blocks'
-     * clocks */
+     * each level (level_runs.h), the last launch's runs (page-locked,
+     * read by the kernels through ba_druns) and its blocks' clocks */
     uint32_t ba_nruns;
     float *ba_speed; /* BA_SPEED_LEVELS x ba_nruns */
     uint32_t *ba_hruns;
+    const uint32_t *ba_druns;
     unsigned long long *ba_hclk;
     size_t masked_npts; /* the most points a masked MSM on the handle had (fit_work's estimate) */
 };
@@ -294,8 +295,7 @@ struct msm_area {
     /* the affine levels: a group's offsets (two levels), counts, level points, identity indices */
     uint32_t *ba_offa, *ba_offb, *ba_cnt, *ba_idv;
     char *ba_pta, *ba_ptb;
-    /* claimed runs (p.ba_nruns): their bounds, then the claims and the blocks' clocks */
-    uint32_t *ba_runs;
+    /* claimed runs (p.ba_nruns): the claims, then the blocks' clocks */
     unsigned long long *ba_rclk;
 };
 
@@ -369,6 +369,8 @@ cudaError_t cuzk__gpu_msm_levels_shape(cuzk__gpu_msm_group g, size_t limit, unsi
 /* The claimed runs' host tables of b (b->sms, b->ba_blocks set); without
  * the memory the handle runs even runs. */
 void cuzk__gpu_msm_level_speeds_new(cuzk__gpu_msm_bases *b);
+/* Frees them (the handle then runs even runs). */
+void cuzk__gpu_msm_level_speeds_free(cuzk__gpu_msm_bases *b);
 
 /* msm_xyzz.cu. The XYZZ accumulation of `total` entries (vals: point index
  * | sign, start: nbins + 1 bin starts) of the points into buckets (steps 4

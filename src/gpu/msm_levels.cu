@@ -748,12 +748,11 @@ static cuzk_status ba_accumulate_levels(cuzk__gpu_msm_bases *b, const msm_plan &
             uint32_t nt = (uint32_t)((tout + 32ull * slice - 1) / (32ull * slice) * 32);
             const uint32_t *runs = nullptr;
             if (k) { /* every block, each claiming a run */
+                /* the last launch is done (the count's copy waited): the
+                 * runs it read may be planned over */
                 cuzk__level_runs_plan(b->ba_hruns, ba_speed_row(b, lev), k, tout);
-                CUZK__CUDA_TRY(cuzk__sync_copy(a.ba_runs, b->ba_hruns,
-                                               ((size_t)k + 1) * sizeof *b->ba_hruns,
-                                               cudaMemcpyHostToDevice));
                 CUZK__CUDA_TRY(cudaMemsetAsync(a.ba_rclk, 0, 3 * (size_t)k * sizeof *a.ba_rclk));
-                runs = a.ba_runs;
+                runs = b->ba_druns;
                 nt = k * bt;
             }
             const size_t sm = ba_smem_bytes<F>(bt);
@@ -889,22 +888,45 @@ extern "C" cudaError_t cuzk__gpu_msm_levels_shape(cuzk__gpu_msm_group g, size_t 
                                  : level_shape<fp2_t>(limit, threads, blocks);
 }
 
-/* The claimed runs' host tables (one allocation: the clocks, the speeds,
- * the runs), every SM's speed 1 at first. Without the memory the handle
- * runs even runs (ba_nruns = 0). */
+/* The claimed runs' host tables, every SM's speed 1 at first: the clocks
+ * and the speeds in one allocation, the runs in page-locked memory that the
+ * level kernels read in place. A copy of them would be an upload, and an
+ * upload waits behind the chunks a streamed MSM sends on its copy stream
+ * (gpu_msm_stream.h): the batch-add would then run after the next chunk's
+ * copy instead of beside it. Without the memory the handle runs even runs
+ * (ba_nruns = 0). */
 extern "C" void cuzk__gpu_msm_level_speeds_new(cuzk__gpu_msm_bases *b) {
     const size_t k = (size_t)b->sms * (size_t)(b->ba_blocks > 0 ? b->ba_blocks : 1);
     b->ba_nruns = 0;
     b->ba_speed = nullptr;
     if (b->ba_threads == 0 || k == 0 || k > BA_MAX_RUNS) return; /* no levels: no runs */
     const size_t speeds = BA_SPEED_LEVELS * k;
-    unsigned long long *m = static_cast<unsigned long long *>(
-        malloc(2 * k * sizeof *m + speeds * sizeof(float) + (k + 1) * sizeof(uint32_t)));
-    if (!m) return;
+    unsigned long long *m =
+        static_cast<unsigned long long *>(malloc(2 * k * sizeof *m + speeds * sizeof(float)));
+    void *runs = nullptr, *druns = nullptr;
+    if (m == nullptr || cudaHostAlloc(&runs, (k + 1) * sizeof(uint32_t), cudaHostAllocMapped) !=
+                            cudaSuccess ||
+        cudaHostGetDevicePointer(&druns, runs, 0) != cudaSuccess) {
+        (void)cudaGetLastError(); /* a refusal leaves even runs, not a sticky error */
+        if (runs != nullptr) (void)cudaFreeHost(runs);
+        free(m);
+        return;
+    }
     b->ba_hclk = m;
     b->ba_speed = reinterpret_cast<float *>(m + 2 * k);
     for (size_t i = 0; i < speeds; i++) b->ba_speed[i] = 1.0f;
-    b->ba_hruns = reinterpret_cast<uint32_t *>(b->ba_speed + speeds);
+    b->ba_hruns = static_cast<uint32_t *>(runs);
+    b->ba_druns = static_cast<const uint32_t *>(druns);
     b->ba_nruns = (uint32_t)k;
+}
+
+extern "C" void cuzk__gpu_msm_level_speeds_free(cuzk__gpu_msm_bases *b) {
+    free(b->ba_hclk);
+    if (b->ba_hruns != nullptr) (void)cudaFreeHost(b->ba_hruns);
+    b->ba_hclk = nullptr;
+    b->ba_speed = nullptr;
+    b->ba_hruns = nullptr;
+    b->ba_druns = nullptr;
+    b->ba_nruns = 0;
 }
 

@@ -190,10 +190,8 @@ extern "C" size_t cuzk__gpu_msm_carve(msm_area *ap, char *base, size_t off, cons
     a.pa = carve<char>(cv, p.cap * xs);
     a.pb = carve<char>(cv, p.cap * xs);
     a.wsum = carve<char>(cv, p.nset * xs);
-    a.ba_runs = nullptr;
     a.ba_rclk = nullptr;
     if (p.ba_nruns) {
-        a.ba_runs = carve<uint32_t>(cv, (size_t)p.ba_nruns + 1);
         a.ba_rclk = carve<unsigned long long>(cv, 3 * (size_t)p.ba_nruns);
     }
     a.ba_offa = carve<uint32_t>(cv, (size_t)p.ba_nbg + 1);

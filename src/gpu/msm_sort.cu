@@ -265,13 +265,12 @@ extern "C" cuzk_status cuzk__gpu_msm_sort_atomics(const msm_plan *pp, const uint
     const msm_plan &p = *pp;
     const uint32_t nbins = p.nbins;
     uint32_t *start = a->start, *cursor = a->cursor, *flag = a->start + nbins + 1;
-    CUZK__CUDA_TRY(cudaMemset(cursor, 0, (size_t)nbins * 4));
+    /* counted into cnt, which the scan reads to write the starts and the cursors */
+    CUZK__CUDA_TRY(cudaMemset(cnt, 0, (size_t)nbins * 4));
     CUZK__CUDA_TRY(cudaMemset(flag, 0, 4));
     digits_kernel<false><<<grid(n, LIGHT_THREADS), LIGHT_THREADS>>>(
-        d_scalars, d_mask, (uint32_t)n, p.c, p.nwin, p.k, p.stride, cursor, nullptr, flag);
+        d_scalars, d_mask, (uint32_t)n, p.c, p.nwin, p.k, p.stride, cnt, nullptr, flag);
     CUZK__CUDA_TRY(cudaGetLastError());
-    /* the scan reads the counts and rewrites cursor as starts: counts to cnt first */
-    CUZK__CUDA_TRY(cudaMemcpy(cnt, cursor, (size_t)nbins * 4, cudaMemcpyDeviceToDevice));
     cuzk_status sst = cuzk__gpu_msm_excl_scan(cnt, nbins, a->tsum, start, cursor);
     if (sst != CUZK_OK) return sst;
     uint32_t hdr[2];
