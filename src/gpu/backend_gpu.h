@@ -18,10 +18,10 @@
  * That is the resident mode. Both prepares first plan the key within the
  * device's free memory and the instance's vram_limit (plan.h,
  * backend_gpu_plan.c; cuzk_backend_plan asks the same): a key that does
- * not fit whole keeps its L, A, B1 and B2 points (partly resident) or all
- * five vectors (streaming) in page-locked host memory, and each MSM over
- * them streams its bases through two device chunk buffers
- * (backend_gpu_stream.c, gpu_msm_stream.h); a key that cannot even stream
+ * not fit whole keeps its H points and the classified vectors that do
+ * not fit (partly resident) or all five vectors (streaming) in page-locked
+ * host memory, and each MSM over them streams its bases through two device
+ * chunk buffers (backend_gpu_stream.c, gpu_msm_stream.h); a key that cannot even stream
  * is refused (CUZK_ERR_NOMEM, naming the plan).
  *
  * prove_start, bellman: witness upload, to Montgomery, SpMV, satisfaction

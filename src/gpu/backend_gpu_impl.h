@@ -212,9 +212,10 @@ static inline int cuzk__gpu_streamed(const gpu_key *k, cuzk_params_vec v) {
 /* backend_gpu_stream.c: the streamed vectors' host points and the streamer
  * (prepare, after the resident vectors' handles; CUZK_OK at once when the
  * plan streams nothing), their release; whether vector v has points; a
- * proof's MSM and batch-add over vector v, resident or streamed; and
- * both at once (a streamed vector's chunks then go up once for the two:
- * ones or others NULL, that half not computed). */
+ * proof's MSM and batch-add over vector v, and both at once (ones or
+ * others NULL: that half not computed). In a plan that streams, every
+ * vector's MSMs go through the streamer: a streamed one's chunks go up
+ * once for both halves, a resident one is summed in pieces of a chunk. */
 cuzk_status cuzk__gpu_stream_setup(gpu_key *k, cuzk_error *err);
 void cuzk__gpu_stream_free(gpu_key *k);
 int cuzk__gpu_key_has(const gpu_key *k, cuzk_params_vec v);

@@ -319,6 +319,9 @@ fail:
  * A failure leaves the handle as it was: the proofs go on without copies.
  */
 void cuzk__gpu_key_copies(gpu_key *k) {
+    /* a plan that streams sums every vector in chunks or pieces: copies of
+     * a whole vector would serve no call */
+    if (k->plan.streamed != 0) return;
     size_t free_b = 0, total_b = 0;
     if (cuzk__gpu_key_mem(k, &free_b, &total_b) != CUZK_OK) return;
     /* H's MSM has all of its points; L's is masked (its scalars 0 and 1 apart) */

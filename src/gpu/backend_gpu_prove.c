@@ -62,8 +62,9 @@ static cuzk_status classified_msm(gpu_key *k, cuzk_params_vec v, uint64_t *resul
         (st = injected(k, g2 ? "b_g2_msm" : "tail_msm", err)) != CUZK_OK)
         return st;
     double t0 = cuzk__now_ms();
-    if (cuzk__gpu_streamed(k, v)) {
-        /* one pass over the streamed chunks for both halves, timed as the tail */
+    if (k->streamer != NULL) {
+        /* a plan that streams: one pass over the chunks (or pieces) for both
+         * halves, timed as the tail */
         if ((cnt->one || cnt->other) &&
             (st = cuzk__gpu_key_split(k, v, cnt->one ? ones : NULL, cnt->other ? others : NULL,
                                       scalars, n, k->bm_one, k->bm_other)) != CUZK_OK)

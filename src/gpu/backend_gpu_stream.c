@@ -171,45 +171,43 @@ static void count_stream(gpu_key *k, const cuzk__gpu_msm_stream_stats *before) {
     count_uploads(&k->inst->stats.streamed_copy_us, us > 0 ? (uint64_t)(us + 0.5) : 0);
 }
 
-cuzk_status cuzk__gpu_key_msm(gpu_key *k, cuzk_params_vec v, uint64_t *result,
-                              const uint64_t *scalars, uint64_t n, const uint64_t *mask) {
-    if (!cuzk__gpu_streamed(k, v))
-        return cuzk__gpu_msm(*key_vec(k, v), result, scalars, (size_t)n, mask);
-    cuzk__gpu_msm_stream_stats before;
-    cuzk__gpu_msm_streamer_stats(k->streamer, &before);
-    const cuzk_status st = cuzk__gpu_msm_streamed(k->streamer, group_of(v), k->sv_host[v], result,
-                                                  scalars, (size_t)n, mask);
-    count_stream(k, &before);
-    return st;
-}
-
-cuzk_status cuzk__gpu_key_batch_add(gpu_key *k, cuzk_params_vec v, uint64_t *result, uint64_t n,
-                                    const uint64_t *bitmap) {
-    if (!cuzk__gpu_streamed(k, v))
-        return cuzk__gpu_msm_batch_add(*key_vec(k, v), result, (size_t)n, bitmap);
-    cuzk__gpu_msm_stream_stats before;
-    cuzk__gpu_msm_streamer_stats(k->streamer, &before);
-    const cuzk_status st = cuzk__gpu_msm_streamed_batch_add(k->streamer, group_of(v),
-                                                            k->sv_host[v], result, (size_t)n,
-                                                            bitmap);
-    count_stream(k, &before);
-    return st;
-}
-
+/*
+ * Both halves of a classified MSM over vector v (either NULL: not
+ * computed; a NULL bitmap: every point): a resident key's in one call
+ * each on the vector's handle; a streamed plan's on the streamer, each
+ * chunk of a streamed vector sent once for both, a resident vector summed
+ * in pieces of a chunk (its MSMs then need no more work area than a
+ * chunk's: the plan counted no more).
+ */
 cuzk_status cuzk__gpu_key_split(gpu_key *k, cuzk_params_vec v, uint64_t *ones, uint64_t *others,
                                 const uint64_t *scalars, uint64_t n, const uint64_t *bm_one,
                                 const uint64_t *bm_other) {
     cuzk_status st = CUZK_OK;
-    if (!cuzk__gpu_streamed(k, v)) {
-        if (ones != NULL) st = cuzk__gpu_key_batch_add(k, v, ones, n, bm_one);
+    if (k->streamer == NULL) {
+        cuzk__gpu_msm_bases *h = *key_vec(k, v);
+        if (ones != NULL) st = cuzk__gpu_msm_batch_add(h, ones, (size_t)n, bm_one);
         if (st == CUZK_OK && others != NULL)
-            st = cuzk__gpu_key_msm(k, v, others, scalars, n, bm_other);
+            st = cuzk__gpu_msm(h, others, scalars, (size_t)n, bm_other);
         return st;
     }
+    if (!cuzk__gpu_streamed(k, v))
+        return cuzk__gpu_msm_pieces_split(k->streamer, group_of(v),
+                                          cuzk__gpu_msm_bases_at(*key_vec(k, v), 0), ones, others,
+                                          scalars, (size_t)n, bm_one, bm_other);
     cuzk__gpu_msm_stream_stats before;
     cuzk__gpu_msm_streamer_stats(k->streamer, &before);
     st = cuzk__gpu_msm_streamed_split(k->streamer, group_of(v), k->sv_host[v], ones, others,
                                       scalars, (size_t)n, bm_one, bm_other);
     count_stream(k, &before);
     return st;
+}
+
+cuzk_status cuzk__gpu_key_msm(gpu_key *k, cuzk_params_vec v, uint64_t *result,
+                              const uint64_t *scalars, uint64_t n, const uint64_t *mask) {
+    return cuzk__gpu_key_split(k, v, NULL, result, scalars, n, NULL, mask);
+}
+
+cuzk_status cuzk__gpu_key_batch_add(gpu_key *k, cuzk_params_vec v, uint64_t *result, uint64_t n,
+                                    const uint64_t *bitmap) {
+    return cuzk__gpu_key_split(k, v, result, NULL, NULL, n, bitmap, NULL);
 }

@@ -87,6 +87,18 @@ CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_msm_streamed_split(cuzk__gpu_msm_s
                                                                  size_t n, const uint64_t *bm_one,
                                                                  const uint64_t *bm_other);
 
+/* The same pass over n points already on the device (a vector a streamed
+ * plan keeps resident): each piece of one chunk's points summed on the
+ * streamer's view of it, nothing copied, so that its MSMs need no more work
+ * area than a chunk's. */
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_msm_pieces_split(cuzk__gpu_msm_streamer *s,
+                                                               cuzk__gpu_msm_group group,
+                                                               const void *bases,
+                                                               uint64_t *ones, uint64_t *others,
+                                                               const uint64_t *scalars,
+                                                               size_t n, const uint64_t *bm_one,
+                                                               const uint64_t *bm_other);
+
 /* What a streamer has moved: bytes, chunks, and the copy stream's time on
  * them (each chunk's copy timed by events), summed over its calls. */
 typedef struct {

@@ -2,7 +2,8 @@
  * msm_stream.cu — MSMs over bases in host memory (gpu_msm_stream.h): two
  * device chunk buffers filled on a copy stream of their own, each chunk's
  * MSM or batch-add on a view handle of its buffer, the sums added on the
- * host. VARIABLE TIME (public data, as the CPU MSM).
+ * host; and the same pass over bases on the device, in pieces of a chunk
+ * with nothing copied. VARIABLE TIME (public data, as the CPU MSM).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -141,6 +142,7 @@ static cuzk_status upload_chunk(cuzk__gpu_msm_streamer *s, const char *bases, si
  * masked by others (do_others; others NULL: all), each chunk uploaded once
  * for both. */
 typedef struct {
+    int on_device; /* the bases are on the device already: pieces, no copies */
     int do_ones, do_others;
     uint64_t *ones_result, *others_result;
     const uint64_t *ones, *others, *scalars;
@@ -162,14 +164,17 @@ static cuzk_status streamed_body(cuzk__gpu_msm_streamer *s, cuzk__gpu_msm_group 
     cuzk__gpu_msm_bases *v = s->view[g];
     uint64_t part[36];
     const size_t nch = (n + per - 1) / per;
-    cuzk_status st = upload_chunk(s, host, pb, per, n, 0);
+    const int up = !p->on_device;
+    cuzk_status st = up ? upload_chunk(s, host, pb, per, n, 0) : CUZK_OK;
     for (size_t i = 0; i < nch && st == CUZK_OK; i++) {
         /* the next chunk goes up while this one's kernels run */
-        if (i + 1 < nch && (st = upload_chunk(s, host, pb, per, n, i + 1)) != CUZK_OK) break;
+        if (up && i + 1 < nch && (st = upload_chunk(s, host, pb, per, n, i + 1)) != CUZK_OK)
+            break;
         const int b = (int)(i & 1);
         const size_t first = i * per, cnt = n - first < per ? n - first : per;
-        CUZK__CUDA_TRY(cudaStreamWaitEvent(0, s->copied[b], 0)); /* the legacy stream */
-        if ((st = cuzk__gpu_msm_bases_retarget(v, s->buf[b], cnt)) != CUZK_OK) break;
+        if (up) CUZK__CUDA_TRY(cudaStreamWaitEvent(0, s->copied[b], 0)); /* the legacy stream */
+        void *at = up ? s->buf[b] : const_cast<char *>(host) + first * pb;
+        if ((st = cuzk__gpu_msm_bases_retarget(v, at, cnt)) != CUZK_OK) break;
         /* first % 64 == 0: a chunk's bitmap starts on a word */
         if (p->do_ones) {
             const uint64_t *m = p->ones ? p->ones + first / 64 : nullptr;
@@ -181,6 +186,7 @@ static cuzk_status streamed_body(cuzk__gpu_msm_streamer *s, cuzk__gpu_msm_group 
             if ((st = cuzk__gpu_msm(v, part, p->scalars + 4 * first, cnt, m)) != CUZK_OK) break;
             add_into(group, p->others_result, part);
         }
+        if (!up) continue;
         CUZK__CUDA_TRY(cudaEventRecord(s->used[b], 0));
         /* the chunk's kernels waited for its upload: its clocks are set */
         float ms = 0;
@@ -217,7 +223,7 @@ extern "C" cuzk_status cuzk__gpu_msm_streamed(cuzk__gpu_msm_streamer *s,
                                               cuzk__gpu_msm_group group, const void *bases,
                                               uint64_t *result, const uint64_t *scalars,
                                               size_t n, const uint64_t *mask) {
-    const pass p = {0, 1, nullptr, result, nullptr, mask, scalars};
+    const pass p = {0, 0, 1, nullptr, result, nullptr, mask, scalars};
     return streamed(s, group, bases, n, &p);
 }
 
@@ -225,7 +231,7 @@ extern "C" cuzk_status cuzk__gpu_msm_streamed_batch_add(cuzk__gpu_msm_streamer *
                                                         cuzk__gpu_msm_group group,
                                                         const void *bases, uint64_t *result,
                                                         size_t n, const uint64_t *bitmap) {
-    const pass p = {1, 0, result, nullptr, bitmap, nullptr, nullptr};
+    const pass p = {0, 1, 0, result, nullptr, bitmap, nullptr, nullptr};
     return streamed(s, group, bases, n, &p);
 }
 
@@ -235,6 +241,18 @@ extern "C" cuzk_status cuzk__gpu_msm_streamed_split(cuzk__gpu_msm_streamer *s,
                                                     const uint64_t *scalars, size_t n,
                                                     const uint64_t *bm_one,
                                                     const uint64_t *bm_other) {
-    const pass p = {ones != nullptr, others != nullptr, ones, others, bm_one, bm_other, scalars};
+    const pass p = {0,      ones != nullptr, others != nullptr, ones, others,
+                    bm_one, bm_other,        scalars};
+    return streamed(s, group, bases, n, &p);
+}
+
+extern "C" cuzk_status cuzk__gpu_msm_pieces_split(cuzk__gpu_msm_streamer *s,
+                                                  cuzk__gpu_msm_group group, const void *bases,
+                                                  uint64_t *ones, uint64_t *others,
+                                                  const uint64_t *scalars, size_t n,
+                                                  const uint64_t *bm_one,
+                                                  const uint64_t *bm_other) {
+    const pass p = {1,      ones != nullptr, others != nullptr, ones, others,
+                    bm_one, bm_other,        scalars};
     return streamed(s, group, bases, n, &p);
 }

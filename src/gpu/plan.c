@@ -1,8 +1,8 @@
 /*
  * plan.c — the GPU memory planner (plan.h): the first of resident, partly
  * resident and streaming that fits the memory a key may use on a device,
- * the chunk size of what it streams, and a sentence that says why. Pure
- * host code, built without CUDA too.
+ * the chunk size and the vectors it streams, and a sentence that says why.
+ * Pure host code, built without CUDA too.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -48,18 +48,15 @@ const char *cuzk__plan_bytes_str(char *buf, size_t len, uint64_t bytes) {
     return buf;
 }
 
-/* The MSM work area of the largest call: each vector in `resident` at its
- * size, each in `streamed` at a chunk of chunk_bytes (or its size, when
- * smaller). */
-static uint64_t area_of(const cuzk__plan_key *k, const cuzk__plan_device *d, unsigned resident,
-                        unsigned streamed, uint64_t chunk_bytes) {
+/* The MSM work area of the largest call: every vector at its size
+ * (chunk_bytes 0: resident), or at a chunk's points (a plan that streams
+ * sums every vector in chunks, a resident one in pieces of a chunk). */
+static uint64_t area_of(const cuzk__plan_key *k, const cuzk__plan_device *d,
+                        uint64_t chunk_bytes) {
     uint64_t area = 0;
     for (unsigned v = 0; v < CUZK__PLAN_VECS; v++) {
-        if (k->points[v] == 0) continue;
-        uint64_t n = 0;
-        if (resident & (1u << v)) n = k->points[v];
-        if (streamed & (1u << v))
-            n = min_u64(k->points[v], cuzk__plan_chunk_points(chunk_bytes, v));
+        uint64_t n = k->points[v];
+        if (chunk_bytes != 0) n = min_u64(n, cuzk__plan_chunk_points(chunk_bytes, v));
         if (n == 0) continue;
         area = max_u64(area, d->area(d->area_ctx, is_g2(v), n, vec_masked(k, v)));
     }
@@ -74,10 +71,20 @@ typedef struct {
     uint64_t max_vec;  /* the largest streamed vector's bytes */
 } layout;
 
+static layout layout_of(const cuzk__plan_key *k, uint64_t fixed, unsigned streamed) {
+    layout l = {streamed, fixed, 0};
+    for (unsigned v = 0; v < CUZK__PLAN_VECS; v++) {
+        if (streamed & (1u << v))
+            l.max_vec = max_u64(l.max_vec, vec_bytes(k, v));
+        else
+            l.base = add_sat(l.base, vec_bytes(k, v));
+    }
+    return l;
+}
+
 static uint64_t layout_need(const cuzk__plan_key *k, const cuzk__plan_device *d,
                             const layout *l, uint64_t chunk, uint64_t *area) {
-    const unsigned all = (1u << CUZK__PLAN_VECS) - 1;
-    *area = area_of(k, d, all & ~l->streamed, l->streamed, chunk);
+    *area = area_of(k, d, chunk);
     return add_sat(add_sat(l->base, *area), add_sat(chunk, chunk));
 }
 
@@ -116,6 +123,52 @@ static uint64_t layout_chunk(const cuzk__plan_key *k, const cuzk__plan_device *d
     return lo * u;
 }
 
+/* Partly resident: with chunks of *c, the classified vectors (L, A, B_G1,
+ * B_G2) kept on the device, the largest first, as many as fit avail; H
+ * stays streamed: every scalar of its MSM takes part, so its kernels
+ * outlast its copies, while the others' masked MSMs wait on theirs. *l
+ * starts as streaming's layout. */
+static void keep_classified(const cuzk__plan_key *k, const cuzk__plan_device *d, uint64_t fixed,
+                            uint64_t avail, layout *l, uint64_t *c) {
+    unsigned order[CUZK__PLAN_VECS - 1];
+    for (unsigned i = 0; i < CUZK__PLAN_VECS - 1; i++) order[i] = i + 1;
+    for (unsigned i = 1; i < CUZK__PLAN_VECS - 1; i++) /* by bytes, descending */
+        for (unsigned j = i; j > 0 && vec_bytes(k, order[j]) > vec_bytes(k, order[j - 1]); j--) {
+            const unsigned t = order[j];
+            order[j] = order[j - 1];
+            order[j - 1] = t;
+        }
+    for (unsigned i = 0; i < CUZK__PLAN_VECS - 1; i++) {
+        const unsigned v = order[i];
+        if (k->points[v] == 0) continue;
+        const layout next = layout_of(k, fixed, l->streamed & ~(1u << v));
+        const uint64_t nc = min_u64(*c, layout_cap(d, &next));
+        uint64_t area;
+        if (layout_need(k, d, &next, nc, &area) <= avail) {
+            *l = next;
+            *c = nc;
+        }
+    }
+}
+
+/* The names of the vectors with points that `streamed` streams ("H, B_G1")
+ * and of those it keeps, into names[0] and names[1]; returns the streamed
+ * bytes. */
+static uint64_t vec_names(const cuzk__plan_key *k, unsigned streamed, char names[2][48]) {
+    static const char *const vname[CUZK__PLAN_VECS] = {"H", "L", "A", "B_G1", "B_G2"};
+    uint64_t bytes = 0;
+    names[0][0] = names[1][0] = '\0';
+    for (unsigned v = 0; v < CUZK__PLAN_VECS; v++) {
+        if (k->points[v] == 0) continue;
+        const int st = (streamed >> v) & 1u;
+        if (st) bytes = add_sat(bytes, vec_bytes(k, v));
+        char *nm = names[st ? 0 : 1];
+        const size_t used = strlen(nm);
+        snprintf(nm + used, 48 - used, "%s%s", used ? ", " : "", vname[v]);
+    }
+    return bytes;
+}
+
 /* ", 12.00 GiB free, limit 10.00 GiB, 512.0 MiB reserve": the device's side. */
 static void device_words(char *buf, size_t len, const cuzk__plan_device *d) {
     char f[24], l[24], r[24];
@@ -137,7 +190,7 @@ void cuzk__plan_make(cuzk__plan *out, const cuzk__plan_key *k, const cuzk__plan_
     for (unsigned v = 0; v < CUZK__PLAN_VECS; v++)
         out->srs_bytes = add_sat(out->srs_bytes, vec_bytes(k, v));
     const unsigned all = (1u << CUZK__PLAN_VECS) - 1;
-    const uint64_t area_res = area_of(k, d, all, 0, 0);
+    const uint64_t area_res = area_of(k, d, 0);
     const uint64_t need_res = add_sat(add_sat(fixed, out->srs_bytes), area_res);
 
     char dev[128], s1[24], s2[24], s3[24], s4[24], s5[24], s6[24], s7[24];
@@ -166,54 +219,48 @@ void cuzk__plan_make(cuzk__plan *out, const cuzk__plan_key *k, const cuzk__plan_
                  cuzk__plan_bytes_str(s3, sizeof s3, out->spare_bytes));
         return;
     }
-    /* partly resident (H stays), then streaming (nothing stays) */
-    static const cuzk__plan_mode modes[2] = {CUZK__PLAN_PARTLY_RESIDENT, CUZK__PLAN_STREAMING};
-    uint64_t least_need = fixed; /* streaming's need with its smallest chunks (the CPU's reason) */
-    uint64_t least_chunk = 0;
-    for (int i = 0; i < 2; i++) {
-        if (modes[i] < d->floor) continue;
-        layout l;
-        l.streamed = modes[i] == CUZK__PLAN_PARTLY_RESIDENT ? all & ~1u : all;
-        l.base = fixed;
-        l.max_vec = 0;
-        uint64_t streamed_bytes = 0;
-        for (unsigned v = 0; v < CUZK__PLAN_VECS; v++) {
-            if (l.streamed & (1u << v)) {
-                l.max_vec = max_u64(l.max_vec, vec_bytes(k, v));
-                streamed_bytes = add_sat(streamed_bytes, vec_bytes(k, v));
-            } else {
-                l.base = add_sat(l.base, vec_bytes(k, v));
-            }
-        }
-        const uint64_t chunk = layout_chunk(k, d, &l, out->avail);
-        if (chunk == 0) {
-            if (modes[i] == CUZK__PLAN_STREAMING && l.max_vec != 0) {
-                least_chunk = layout_least(d, &l);
-                uint64_t area;
-                least_need = layout_need(k, d, &l, least_chunk, &area);
-            }
-            continue;
-        }
+    /* streaming: every base from host memory, the largest chunk that fits */
+    const layout every = layout_of(k, fixed, all);
+    const uint64_t chunk = layout_chunk(k, d, &every, out->avail);
+    if (d->floor <= CUZK__PLAN_STREAMING && chunk != 0 && every.max_vec != 0) {
+        layout l = every;
+        uint64_t c = chunk;
+        if (d->floor <= CUZK__PLAN_PARTLY_RESIDENT) keep_classified(k, d, fixed, out->avail, &l, &c);
         uint64_t area;
-        out->mode = modes[i];
+        out->mode = l.streamed == all ? CUZK__PLAN_STREAMING : CUZK__PLAN_PARTLY_RESIDENT;
         out->streamed = l.streamed;
-        out->chunk_bytes = chunk;
-        out->device_bytes = layout_need(k, d, &l, chunk, &area);
+        out->chunk_bytes = c;
+        out->device_bytes = layout_need(k, d, &l, c, &area);
         out->area_bytes = area;
         out->spare_bytes = out->avail - out->device_bytes;
+        char names[2][48]; /* the streamed vectors, the kept ones */
+        const uint64_t streamed_bytes = vec_names(k, l.streamed, names);
         out->host_pinned = add_sat(k->host_bytes, streamed_bytes);
+        char what[64] = "every base";
+        if (out->mode == CUZK__PLAN_PARTLY_RESIDENT)
+            snprintf(what, sizeof what, "the %s bases", names[0]);
+        char kept[96] = "";
+        if (out->mode == CUZK__PLAN_PARTLY_RESIDENT)
+            snprintf(kept, sizeof kept, ", the %s bases kept on the device (summed in pieces of "
+                                        "a chunk)",
+                     names[1]);
         snprintf(out->reason, sizeof out->reason,
                  "%s%s: the whole key needs %s (%" PRIu64 " bytes)%s %s available "
-                 "(%" PRIu64 " bytes: %s); %s (%s) streamed from page-locked host memory in "
-                 "chunks of 2 x %s, %s on the device (%" PRIu64 " bytes)",
+                 "(%" PRIu64 " bytes: %s); %s (%s) streamed from page-locked host "
+                 "memory in chunks of 2 x %s%s, %s on the device (%" PRIu64 " bytes)",
                  cuzk__plan_mode_name(out->mode), fl, s1, need_res,
                  need_res > out->avail ? ", more than the" : " of the", s2, out->avail, dev,
-                 out->mode == CUZK__PLAN_PARTLY_RESIDENT ? "the L, A, B_G1 and B_G2 bases"
-                                                         : "every base",
-                 cuzk__plan_bytes_str(s3, sizeof s3, streamed_bytes),
-                 cuzk__plan_bytes_str(s4, sizeof s4, chunk),
+                 what, cuzk__plan_bytes_str(s3, sizeof s3, streamed_bytes),
+                 cuzk__plan_bytes_str(s4, sizeof s4, c), kept,
                  cuzk__plan_bytes_str(s5, sizeof s5, out->device_bytes), out->device_bytes);
         return;
+    }
+    /* streaming's need with its smallest chunks (the CPU's reason) */
+    uint64_t least_need = fixed, least_chunk = 0;
+    if (every.max_vec != 0) {
+        uint64_t area;
+        least_chunk = layout_least(d, &every);
+        least_need = layout_need(k, d, &every, least_chunk, &area);
     }
     out->mode = CUZK__PLAN_CPU;
     out->device_bytes = 0;

@@ -9,13 +9,21 @@
  *   RESIDENT          everything on the device (the circuit, the five SRS
  *                     vectors, the NTT tables, the per-proof buffers, the
  *                     MSM work area); a proof uploads only its witness
- *   PARTLY_RESIDENT   the circuit, the NTT tables, the per-proof buffers,
- *                     the H bases and the work area on the device; the L, A,
- *                     B_G1 and B_G2 bases in page-locked host memory,
- *                     streamed through two device chunk buffers per MSM,
- *                     each the largest that fits (CUZK__PLAN_MIN_CHUNK ..
- *                     CUZK__PLAN_MAX_CHUNK)
- *   STREAMING         as PARTLY_RESIDENT with H streamed too
+ *   PARTLY_RESIDENT   as STREAMING, with the classified vectors (L, A,
+ *                     B_G1, B_G2) kept on the device, the largest first, as
+ *                     many as fit beside streaming's chunks; H always
+ *                     streams (every scalar of its MSM takes part: its
+ *                     kernels outlast its copies, while the masked MSMs of
+ *                     the others would wait on theirs)
+ *   STREAMING         the circuit, the NTT tables, the per-proof buffers
+ *                     and the work area on the device; every base in
+ *                     page-locked host memory, streamed through two device
+ *                     chunk buffers, each the largest that fits
+ *                     (CUZK__PLAN_MIN_CHUNK .. CUZK__PLAN_MAX_CHUNK)
+ * A plan that streams sums every vector chunk by chunk, a kept one in
+ * pieces of a chunk's points on the device, so that its MSM work area is
+ * a chunk's: a whole vector's (~30 GB at 2^27) would take the room of the
+ * vectors it could keep.
  *   CPU               not even STREAMING fits (its circuit, tables,
  *                     per-proof buffers, work area and two smallest chunks):
  *                     the key proves on the CPU, or is refused on the GPU

@@ -10,7 +10,8 @@
  *     chunks counted;
  *   - every mode of the GPU backend forced by a vram limit (the smallest
  *     limit that gives it, found by the plan op): resident, partly
- *     resident and streaming proofs bit for bit equal to the CPU backend's
+ *     resident (H alone streamed, and the fewest vectors kept; the kept
+ *     ones summed in pieces) and streaming proofs bit for bit equal to the CPU backend's
  *     with the same r, s for porep, dense and sha circuits, parameters in
  *     memory and deferred from a file (prepare and prepare_early), chunks
  *     of 12 KiB (many a vector) and the planner's own, page-locked and
@@ -264,12 +265,16 @@ static cuzk__plan plan_at(cuzk_backend *gpu, uint64_t limit, const cuzk_circuit 
 
 /* The smallest limit (bytes) under which the key plans `want` or a more
  * resident mode (modes only grow more resident with the limit). */
-static uint64_t limit_for(cuzk_backend *gpu, cuzk__plan_mode want, const cuzk_circuit *c,
-                          const cuzk_params *p, const cuzk_zkey *zk) {
+/* The smallest limit (to 4 KiB) whose plan is mode want or more resident;
+ * with h_only, partly resident that streams H alone (every classified
+ * vector kept) or more resident. */
+static uint64_t limit_for(cuzk_backend *gpu, cuzk__plan_mode want, int h_only,
+                          const cuzk_circuit *c, const cuzk_params *p, const cuzk_zkey *zk) {
     uint64_t lo = (uint64_t)1 << 20, hi = (uint64_t)1 << 44; /* lo: no mode fits; hi: resident */
     while (hi - lo > 4096) {
         const uint64_t mid = lo + (hi - lo) / 2;
-        if (plan_at(gpu, mid, c, p, zk).mode <= want)
+        const cuzk__plan pl = plan_at(gpu, mid, c, p, zk);
+        if (pl.mode < want || (pl.mode == want && (!h_only || (pl.streamed & 0x1eu) == 0)))
             hi = mid;
         else
             lo = mid;
@@ -354,16 +359,19 @@ static void modes_case(cuzk_gen_profile profile, unsigned log_k, params_src src)
     CHECK_EQ_INT(cuzk_backend_open(&gpu, &cuzk_backend_gpu, 0, cuzk_gpu_test_dev, &err), CUZK_OK);
     cuzk__gpu_backend_set_test_hooks(&gpu, &hooks);
     CHECK_EQ_INT(cuzk_backend_prepare(&cpu, &kc, c, &p, &err), CUZK_OK);
+    /* partly resident twice: H alone streamed, and the fewest kept */
     static const cuzk__plan_mode modes[] = {CUZK__PLAN_RESIDENT, CUZK__PLAN_PARTLY_RESIDENT,
-                                            CUZK__PLAN_STREAMING};
-    for (size_t mi = 0; mi < 3 && kc; mi++) {
-        const uint64_t limit = limit_for(&gpu, modes[mi], c, gp_params, NULL);
+                                            CUZK__PLAN_PARTLY_RESIDENT, CUZK__PLAN_STREAMING};
+    static const int h_only[] = {0, 1, 0, 0};
+    for (size_t mi = 0; mi < 4 && kc; mi++) {
+        const uint64_t limit = limit_for(&gpu, modes[mi], h_only[mi], c, gp_params, NULL);
         const cuzk__plan plan = plan_at(&gpu, limit, c, gp_params, NULL);
         printf("  %s 2^%u, parameters %s, chunks of at most %zu bytes, limit %llu: %s\n",
                cuzk_gen_profile_name(profile), log_k, src_names[src], hooks.chunk_bytes,
                (unsigned long long)limit, plan.reason);
         /* with chunks of a few units every mode is reachable for these keys */
         if (hooks.chunk_bytes != 0) CHECK_EQ_INT(plan.mode, modes[mi]);
+        if (hooks.chunk_bytes != 0 && h_only[mi]) CHECK_EQ_INT(plan.streamed & 0x1eu, 0);
         if (plan.mode != modes[mi]) continue;
         gpu.vram_limit = limit;
         cuzk_backend_key *kg = NULL;
@@ -468,7 +476,7 @@ static void test_modes_zkey(void) {
     static const cuzk__plan_mode modes[] = {CUZK__PLAN_RESIDENT, CUZK__PLAN_PARTLY_RESIDENT,
                                             CUZK__PLAN_STREAMING};
     for (size_t mi = 0; mi < 3 && kc; mi++) {
-        const uint64_t limit = limit_for(&gpu, modes[mi], NULL, NULL, &sm.zk);
+        const uint64_t limit = limit_for(&gpu, modes[mi], 0, NULL, NULL, &sm.zk);
         const cuzk__plan plan = plan_at(&gpu, limit, NULL, NULL, &sm.zk);
         printf("  zkey sample, limit %llu: %s\n", (unsigned long long)limit, plan.reason);
         /* the sample's vectors are a few points: partly resident may cost as
@@ -534,7 +542,7 @@ static void test_api_limits(void) {
     cuzk_backend gpu;
     CHECK_EQ_INT(cuzk_backend_open(&gpu, &cuzk_backend_gpu, 0, cuzk_gpu_test_dev, &err), CUZK_OK);
     const uint64_t stream_limit =
-        limit_for(&gpu, CUZK__PLAN_STREAMING, cuzk_gen_circuit(g), &pd, NULL);
+        limit_for(&gpu, CUZK__PLAN_STREAMING, 0, cuzk_gen_circuit(g), &pd, NULL);
     const cuzk__plan_mode stream_mode =
         plan_at(&gpu, stream_limit, cuzk_gen_circuit(g), &pd, NULL).mode;
     cuzk_backend_close(&gpu);

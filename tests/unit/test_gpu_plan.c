@@ -3,8 +3,10 @@
  * the mode is the first of resident, partly resident, streaming and CPU
  * whose need fits min(free, limit) - reserve, each boundary exact to the
  * byte (need fits, need + 1 does not) and the same whether the free memory
- * or the limit sets it; the chunk is the largest that fits, whole units,
- * at most the largest streamed vector and 1 GiB; the plan's bytes add up; the mode
+ * or the limit sets it; the chunk is the largest that fits streaming every
+ * base, whole units, at most the largest streamed vector and 1 GiB; partly
+ * resident streams H and keeps the classified vectors, the largest first,
+ * as many as fit beside those chunks; the plan's bytes add up; the mode
  * never gets more resident as the memory shrinks and every mode is reached;
  * the reasons name the mode and the numbers. Keys of many sizes (2^10 to
  * 2^28 points, dense and sparse queries) against an MSM work area model
@@ -85,32 +87,48 @@ static uint64_t need_resident(const cuzk__plan_key *k) {
     }
     return need + area;
 }
-/* h_stays: partly resident (H on the device), else streaming */
-static uint64_t need_stream(const cuzk__plan_key *k, int h_stays, uint64_t chunk) {
+#define ALL_VECS 0x1fu
+
+/* A plan that streams `streamed` with chunks of `chunk`: every vector's
+ * MSMs at a chunk's points (a resident one in pieces), the others' bases
+ * on the device, two chunk buffers. */
+static uint64_t need_stream(const cuzk__plan_key *k, unsigned streamed, uint64_t chunk) {
     uint64_t need = fixed_of(k), area = 0;
     for (unsigned v = 0; v < 5; v++) {
         uint64_t n = k->points[v];
-        if (v == 0 && h_stays) {
-            need += vbytes(k, v);
-        } else {
-            const uint64_t per = chunk / (v == 4 ? 192u : 96u);
-            if (per < n) n = per;
-        }
+        if (!(streamed & (1u << v))) need += vbytes(k, v);
+        const uint64_t per = chunk / (v == 4 ? 192u : 96u);
+        if (per < n) n = per;
         const uint64_t a = area1(k, v, n);
         if (a > area) area = a;
     }
     return need + area + 2 * chunk;
 }
-static uint64_t cap_of(const cuzk__plan_key *k, int h_stays) {
+static uint64_t cap_of(const cuzk__plan_key *k, unsigned streamed) {
     uint64_t m = 0;
-    for (unsigned v = h_stays ? 1 : 0; v < 5; v++)
-        if (vbytes(k, v) > m) m = vbytes(k, v);
+    for (unsigned v = 0; v < 5; v++)
+        if ((streamed & (1u << v)) && vbytes(k, v) > m) m = vbytes(k, v);
     const uint64_t u = CUZK__PLAN_CHUNK_UNIT, c = (m + u - 1) / u * u;
     return c < CUZK__PLAN_MAX_CHUNK ? c : CUZK__PLAN_MAX_CHUNK;
 }
-static uint64_t least_of(const cuzk__plan_key *k, int h_stays) {
-    const uint64_t c = cap_of(k, h_stays);
+static uint64_t least_of(const cuzk__plan_key *k, unsigned streamed) {
+    const uint64_t c = cap_of(k, streamed);
     return c < CUZK__PLAN_MIN_CHUNK ? c : CUZK__PLAN_MIN_CHUNK;
+}
+/* The streaming chunk: the largest whole unit up to the cap that fits
+ * avail (0: not even the least). */
+static uint64_t stream_chunk(const cuzk__plan_key *k, uint64_t avail) {
+    const uint64_t u = CUZK__PLAN_CHUNK_UNIT, least = least_of(k, ALL_VECS);
+    if (least == 0 || need_stream(k, ALL_VECS, least) > avail) return 0;
+    uint64_t lo = least / u, hi = cap_of(k, ALL_VECS) / u + 1; /* lo fits, hi does not */
+    while (hi - lo > 1) {
+        const uint64_t mid = lo + (hi - lo) / 2;
+        if (need_stream(k, ALL_VECS, mid * u) <= avail)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo * u;
 }
 
 static cuzk__plan plan_at(const cuzk__plan_key *k, uint64_t free_b, uint64_t limit,
@@ -148,10 +166,11 @@ static bool plan_consistent(const cuzk__plan_key *k, const cuzk__plan *p) {
     uint64_t streamed = 0;
     for (unsigned v = 0; v < 5; v++)
         if (p->streamed & (1u << v)) streamed += vbytes(k, v);
-    const unsigned want_streamed = p->mode == CUZK__PLAN_PARTLY_RESIDENT ? 0x1eu
-                                   : p->mode == CUZK__PLAN_STREAMING     ? 0x1fu
-                                                                         : 0u;
-    bool ok = p->streamed == want_streamed;
+    /* streaming: all; partly resident: H and not all; else none */
+    bool ok = p->mode == CUZK__PLAN_STREAMING ? p->streamed == ALL_VECS
+              : p->mode == CUZK__PLAN_PARTLY_RESIDENT
+                  ? (p->streamed & 1u) && p->streamed != ALL_VECS && p->streamed <= ALL_VECS
+                  : p->streamed == 0;
     ok = ok && p->host_pinned == k->host_bytes + streamed;
     if (p->mode == CUZK__PLAN_CPU) {
         ok = ok && p->device_bytes == 0 && p->chunk_bytes == 0;
@@ -179,8 +198,10 @@ static void test_boundaries(void) {
         for (size_t di = 0; di < sizeof dense / sizeof dense[0]; di++) {
             const cuzk__plan_key k = key_of(logs[li], dense[di]);
             const uint64_t res = need_resident(&k);
-            const uint64_t partly = need_stream(&k, 1, least_of(&k, 1));
-            const uint64_t stream = need_stream(&k, 0, least_of(&k, 0));
+            const uint64_t stream = need_stream(&k, ALL_VECS, least_of(&k, ALL_VECS));
+            /* H alone streamed, with the chunk streaming would take there */
+            const unsigned h_only = 1u;
+            uint64_t keep_all = need_stream(&k, h_only, cap_of(&k, h_only));
             const uint64_t big = (uint64_t)1 << 50;
             /* resident: free memory rules, then the limit rules */
             cuzk__plan p = plan_at(&k, res + reserve, 0, reserve);
@@ -196,25 +217,25 @@ static void test_boundaries(void) {
             /* the smaller of the two rules: a large limit does not lift free memory */
             p = plan_at(&k, res + reserve - 1, big, reserve);
             CHECK(p.mode != CUZK__PLAN_RESIDENT && p.avail == res - 1);
-            /* partly resident down to its smallest chunks (when below resident) */
-            if (partly < res) {
-                p = plan_at(&k, big, partly + reserve, reserve);
-                CHECK(p.mode == CUZK__PLAN_PARTLY_RESIDENT);
-                CHECK(p.chunk_bytes == least_of(&k, 1) && p.device_bytes == partly);
+            /* every classified vector kept, H streamed in chunks of its cap,
+             * exactly at its need (when below resident and the streaming
+             * chunk there is the cap) */
+            if (keep_all < res && stream_chunk(&k, keep_all) >= cap_of(&k, h_only)) {
+                p = plan_at(&k, big, keep_all + reserve, reserve);
+                CHECK(p.mode == CUZK__PLAN_PARTLY_RESIDENT && p.streamed == h_only);
+                CHECK(p.chunk_bytes == cap_of(&k, h_only) && p.device_bytes == keep_all);
                 CHECK(reason_names(&p, res, 1));
-                p = plan_at(&k, partly + reserve - 1, 0, reserve);
-                CHECK(p.mode == CUZK__PLAN_STREAMING || p.mode == CUZK__PLAN_CPU);
+                p = plan_at(&k, keep_all + reserve - 1, 0, reserve);
+                CHECK(p.mode != CUZK__PLAN_RESIDENT && p.streamed != h_only);
             }
             /* streaming down to its smallest chunks, then the CPU */
             if (stream < res) {
                 p = plan_at(&k, stream + reserve, 0, reserve);
-                CHECK(p.mode == (partly <= stream ? CUZK__PLAN_PARTLY_RESIDENT
-                                                  : CUZK__PLAN_STREAMING));
+                CHECK(p.mode == CUZK__PLAN_STREAMING || p.mode == CUZK__PLAN_PARTLY_RESIDENT);
+                CHECK(p.chunk_bytes <= least_of(&k, ALL_VECS));
                 p = plan_at(&k, big, stream + reserve - 1, reserve);
-                if (partly > stream - 1) {
-                    CHECK(p.mode == CUZK__PLAN_CPU);
-                    CHECK(reason_names(&p, stream, 1));
-                }
+                CHECK(p.mode == CUZK__PLAN_CPU);
+                CHECK(reason_names(&p, stream, 1));
             }
             /* a reserve at least the memory: nothing fits */
             p = plan_at(&k, reserve, 0, reserve);
@@ -240,24 +261,29 @@ static void test_many_sizes(void) {
         const uint64_t avail = m > reserve ? m - reserve : 0;
         CHECK(p.avail == avail);
         CHECK(plan_consistent(&k, &p));
-        CHECK(reason_names(&p, p.mode == CUZK__PLAN_CPU ? need_stream(&k, 0, least_of(&k, 0))
-                                                        : res,
-                           limit != 0));
-        cuzk__plan_mode want = CUZK__PLAN_CPU;
+        const uint64_t least = need_stream(&k, ALL_VECS, least_of(&k, ALL_VECS));
+        CHECK(reason_names(&p, p.mode == CUZK__PLAN_CPU ? least : res, limit != 0));
         if (res <= avail)
-            want = CUZK__PLAN_RESIDENT;
-        else if (need_stream(&k, 1, least_of(&k, 1)) <= avail)
-            want = CUZK__PLAN_PARTLY_RESIDENT;
-        else if (need_stream(&k, 0, least_of(&k, 0)) <= avail)
-            want = CUZK__PLAN_STREAMING;
-        CHECK(p.mode == want);
+            CHECK(p.mode == CUZK__PLAN_RESIDENT);
+        else if (least <= avail)
+            CHECK(p.mode == CUZK__PLAN_PARTLY_RESIDENT || p.mode == CUZK__PLAN_STREAMING);
+        else
+            CHECK(p.mode == CUZK__PLAN_CPU);
         if (p.mode == CUZK__PLAN_PARTLY_RESIDENT || p.mode == CUZK__PLAN_STREAMING) {
-            const int h = p.mode == CUZK__PLAN_PARTLY_RESIDENT;
-            const uint64_t c = p.chunk_bytes;
-            CHECK(c >= least_of(&k, h) && c <= cap_of(&k, h));
-            CHECK(need_stream(&k, h, c) == p.device_bytes);
-            /* the next unit no longer fits, unless the chunk is the cap */
-            CHECK(c == cap_of(&k, h) || need_stream(&k, h, c + u) > avail);
+            /* streaming's chunk, the largest that fits (or its cap), clipped
+             * to the cap of what the plan streams */
+            const uint64_t c = p.chunk_bytes, sc = stream_chunk(&k, avail);
+            const uint64_t cap = cap_of(&k, p.streamed);
+            CHECK(c == (sc < cap ? sc : cap));
+            CHECK(sc == cap_of(&k, ALL_VECS) || need_stream(&k, ALL_VECS, sc + u) > avail);
+            CHECK(need_stream(&k, p.streamed, c) == p.device_bytes);
+            /* no classified vector it streams fits beside it as well */
+            for (unsigned v = 1; v < 5; v++) {
+                if (!(p.streamed & (1u << v)) || k.points[v] == 0) continue;
+                const unsigned fewer = p.streamed & ~(1u << v);
+                const uint64_t fc = cap_of(&k, fewer) < c ? cap_of(&k, fewer) : c;
+                CHECK(need_stream(&k, fewer, fc) > avail);
+            }
         }
     }
 }
@@ -306,8 +332,8 @@ static void test_max_chunk(void) {
         CHECK(plan_consistent(&k, &p));
         d.max_chunk = 0;
         cuzk__plan_make(&p, &k, &d);
-        CHECK(p.mode == CUZK__PLAN_PARTLY_RESIDENT && p.chunk_bytes == cap_of(&k, 1));
-        CHECK(cap_of(&k, 1) > 5 * u);
+        CHECK(p.mode == CUZK__PLAN_PARTLY_RESIDENT && p.chunk_bytes == cap_of(&k, p.streamed));
+        CHECK(cap_of(&k, p.streamed) > 5 * u);
     }
 }
 
@@ -330,19 +356,22 @@ static void test_porep_cards(void) {
     area_model keep = the_model;
     the_model.per_point = 250; /* ~31 GiB for an unmasked 2^27 call */
     the_model.fixed = (uint64_t)1 << 30;
+    /* 141 GB: all but H kept; 80 GB: B_G2 (the largest) kept, the rest
+     * streamed; 24 GB: the circuit and buffers alone pass it */
     static const struct {
         uint64_t limit;
         cuzk__plan_mode mode;
+        unsigned streamed;
     } cards[] = {
-        {(uint64_t)200 << 30, CUZK__PLAN_RESIDENT},
-        {(uint64_t)141000000000ull, CUZK__PLAN_PARTLY_RESIDENT},
-        {(uint64_t)80 << 30, CUZK__PLAN_STREAMING},
-        {(uint64_t)24 << 30, CUZK__PLAN_CPU},
+        {(uint64_t)200 << 30, CUZK__PLAN_RESIDENT, 0},
+        {(uint64_t)141000000000ull, CUZK__PLAN_PARTLY_RESIDENT, 0x1u},
+        {(uint64_t)80 << 30, CUZK__PLAN_PARTLY_RESIDENT, 0xfu},
+        {(uint64_t)24 << 30, CUZK__PLAN_CPU, 0},
     };
     for (size_t i = 0; i < sizeof cards / sizeof cards[0]; i++) {
         const cuzk__plan p = plan_at(&k, (uint64_t)1 << 41, cards[i].limit, (uint64_t)1 << 30);
         printf("  limit %" PRIu64 ": %s\n", cards[i].limit, p.reason);
-        CHECK(p.mode == cards[i].mode);
+        CHECK(p.mode == cards[i].mode && p.streamed == cards[i].streamed);
         CHECK(plan_consistent(&k, &p));
     }
     the_model = keep;
@@ -366,11 +395,11 @@ static void test_floor(void) {
         if (f != CUZK__PLAN_RESIDENT && f != CUZK__PLAN_CPU) CHECK(reason_names(&p, res, 0));
         if (f == CUZK__PLAN_CPU) CHECK(contains(p.reason, "ran out of device memory"));
     }
-    /* partly resident would not fit, streaming does: floors 0..2 give streaming */
+    /* no classified vector fits beside streaming's least: floors 0..2 give streaming */
     d.floor = CUZK__PLAN_RESIDENT;
-    d.free_bytes = reserve + need_stream(&k, 0, least_of(&k, 0));
+    d.free_bytes = reserve + need_stream(&k, ALL_VECS, least_of(&k, ALL_VECS));
     cuzk__plan_make(&p, &k, &d);
-    CHECK(p.mode == CUZK__PLAN_STREAMING && p.chunk_bytes == least_of(&k, 0));
+    CHECK(p.mode == CUZK__PLAN_STREAMING && p.chunk_bytes == least_of(&k, ALL_VECS));
     CHECK(!contains(p.reason, "stepped down"));
     for (int f = CUZK__PLAN_PARTLY_RESIDENT; f <= CUZK__PLAN_STREAMING; f++) {
         d.floor = (cuzk__plan_mode)f;
