@@ -235,15 +235,23 @@ extern "C" cuzk_status cuzk__gpu_msm_streamed_batch_add(cuzk__gpu_msm_streamer *
     return streamed(s, group, bases, n, &p);
 }
 
+/* Both halves in one pass, over host bases (streamed) or device ones (pieces). */
+static cuzk_status split_pass(cuzk__gpu_msm_streamer *s, cuzk__gpu_msm_group group,
+                              const void *bases, int on_device, uint64_t *ones, uint64_t *others,
+                              const uint64_t *scalars, size_t n, const uint64_t *bm_one,
+                              const uint64_t *bm_other) {
+    const pass p = {on_device, ones != nullptr, others != nullptr, ones, others,
+                    bm_one,    bm_other,        scalars};
+    return streamed(s, group, bases, n, &p);
+}
+
 extern "C" cuzk_status cuzk__gpu_msm_streamed_split(cuzk__gpu_msm_streamer *s,
                                                     cuzk__gpu_msm_group group, const void *bases,
                                                     uint64_t *ones, uint64_t *others,
                                                     const uint64_t *scalars, size_t n,
                                                     const uint64_t *bm_one,
                                                     const uint64_t *bm_other) {
-    const pass p = {0,      ones != nullptr, others != nullptr, ones, others,
-                    bm_one, bm_other,        scalars};
-    return streamed(s, group, bases, n, &p);
+    return split_pass(s, group, bases, 0, ones, others, scalars, n, bm_one, bm_other);
 }
 
 extern "C" cuzk_status cuzk__gpu_msm_pieces_split(cuzk__gpu_msm_streamer *s,
@@ -252,7 +260,5 @@ extern "C" cuzk_status cuzk__gpu_msm_pieces_split(cuzk__gpu_msm_streamer *s,
                                                   const uint64_t *scalars, size_t n,
                                                   const uint64_t *bm_one,
                                                   const uint64_t *bm_other) {
-    const pass p = {1,      ones != nullptr, others != nullptr, ones, others,
-                    bm_one, bm_other,        scalars};
-    return streamed(s, group, bases, n, &p);
+    return split_pass(s, group, bases, 1, ones, others, scalars, n, bm_one, bm_other);
 }
