@@ -336,6 +336,18 @@ static void test_bad_assignments(void) {
     free(scaled_a);
     free(scaled_b);
 #undef REFUSED
+    /* shapes are checked side by side: of two bad circuits, the lower is named */
+    {
+        cuzk_supraseal_assignment as[4] = {x.as, x.as, x.as, x.as};
+        cuzk_supraseal_fr rm[4], sm[4];
+        uint64_t r[4], s[4];
+        for (int i = 0; i < 4; i++) rs_of(i, r, s, &rm[i], &sm[i]);
+        e_b_inp_len(&as[1], &x);
+        e_a_aux_len(&as[3], &x);
+        cuzk_supraseal_proof proofs[4];
+        CHECK_ERR(generate_groth16_proofs_c(as, 4, rm, sm, proofs, &srs, NULL, -1), EINVAL,
+                  "circuit 1: the b_inp density has");
+    }
     assignment_free(&x);
 
     /* arguments */
