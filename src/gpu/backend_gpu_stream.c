@@ -115,9 +115,9 @@ static cuzk_status fill_deferred(gpu_key *k, cuzk_params_vec v, uint64_t n, uint
 
 cuzk_status cuzk__gpu_stream_setup(gpu_key *k, cuzk_error *err) {
     if (k->plan.streamed == 0) return CUZK_OK;
-    /* the chunk buffers; their MSMs share the resident H's work area (one
-     * area for the key's MSMs, which run one after another) */
-    cuzk_status st = cuzk__gpu_msm_streamer_new(&k->streamer, (size_t)k->plan.chunk_bytes, k->h);
+    /* the chunk buffers; every MSM of the key runs on their views (a kept
+     * vector's in pieces), on one work area of the views' own */
+    cuzk_status st = cuzk__gpu_msm_streamer_new(&k->streamer, (size_t)k->plan.chunk_bytes, NULL);
     if (st != CUZK_OK)
         return gpu_fail(err, st, "making the chunk buffers of the streamed vectors");
     uint64_t *d_bad = NULL;
@@ -190,10 +190,12 @@ cuzk_status cuzk__gpu_key_split(gpu_key *k, cuzk_params_vec v, uint64_t *ones, u
             st = cuzk__gpu_msm(h, others, scalars, (size_t)n, bm_other);
         return st;
     }
-    if (!cuzk__gpu_streamed(k, v))
-        return cuzk__gpu_msm_pieces_split(k->streamer, group_of(v),
-                                          cuzk__gpu_msm_bases_at(*key_vec(k, v), 0), ones, others,
-                                          scalars, (size_t)n, bm_one, bm_other);
+    if (!cuzk__gpu_streamed(k, v)) {
+        cuzk__gpu_msm_bases *h = *key_vec(k, v);
+        if (n > cuzk__gpu_msm_bases_count(h)) return CUZK_ERR_INVALID_ARG; /* as an MSM's */
+        return cuzk__gpu_msm_pieces_split(k->streamer, group_of(v), cuzk__gpu_msm_bases_at(h, 0),
+                                          ones, others, scalars, (size_t)n, bm_one, bm_other);
+    }
     cuzk__gpu_msm_stream_stats before;
     cuzk__gpu_msm_streamer_stats(k->streamer, &before);
     st = cuzk__gpu_msm_streamed_split(k->streamer, group_of(v), k->sv_host[v], ones, others,

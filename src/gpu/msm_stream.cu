@@ -209,7 +209,14 @@ static cuzk_status streamed(cuzk__gpu_msm_streamer *s, cuzk__gpu_msm_group group
     if (p->do_ones) memset(p->ones_result, 0, jac_words(group) * 8); /* infinity */
     if (p->do_others) memset(p->others_result, 0, jac_words(group) * 8);
     if (n == 0 || (!p->do_ones && !p->do_others)) return CUZK_OK;
-    const cuzk_status st = streamed_body(s, group, bases, n, p);
+    cuzk_status st = streamed_body(s, group, bases, n, p);
+    /* the view back on its chunk buffer: nothing later may take a kept
+     * vector's memory for the buffer's (the deferred decode writes there) */
+    const int g = gi(group);
+    if (p->on_device && s->per[g] != 0) {
+        const cuzk_status rt = cuzk__gpu_msm_bases_retarget(s->view[g], s->buf[0], s->per[g]);
+        if (st == CUZK_OK) st = rt;
+    }
     const cudaError_t e = cudaStreamSynchronize(s->cs);
     if (st != CUZK_OK) return st;
     if (e != cudaSuccess) {

@@ -144,7 +144,7 @@ static void keep_classified(const cuzk__plan_key *k, const cuzk__plan_device *d,
         const layout next = layout_of(k, fixed, l->streamed & ~(1u << v));
         const uint64_t nc = min_u64(*c, layout_cap(d, &next));
         uint64_t area;
-        if (layout_need(k, d, &next, nc, &area) <= avail) {
+        if (nc != 0 && layout_need(k, d, &next, nc, &area) <= avail) { /* 0: nothing streams */
             *l = next;
             *c = nc;
         }

@@ -410,6 +410,20 @@ static void test_floor(void) {
     }
 }
 
+/* A key without H points (a domain of 1) at floor partly resident with
+ * room for everything: some vector still streams, in chunks of a size. */
+static void test_no_h_points(void) {
+    cuzk__plan_key k = key_of(16, 50);
+    k.points[0] = 0;
+    cuzk__plan_device d = device_of((uint64_t)1 << 40, 0, (uint64_t)1 << 28);
+    d.floor = CUZK__PLAN_PARTLY_RESIDENT;
+    cuzk__plan p;
+    cuzk__plan_make(&p, &k, &d);
+    CHECK(p.mode == CUZK__PLAN_PARTLY_RESIDENT && p.chunk_bytes != 0);
+    CHECK((p.streamed & 0x1eu) != 0);
+    CHECK(plan_consistent(&k, &p));
+}
+
 /* The byte form the reasons use. */
 static void test_bytes_str(void) {
     char b[24];
@@ -429,5 +443,6 @@ int main(int argc, char **argv) {
     RUN(test_max_chunk);
     RUN(test_porep_cards);
     RUN(test_floor);
+    RUN(test_no_h_points);
     return cuzk_test_finish();
 }
