@@ -47,7 +47,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 
 cuzk=build/cuzk tests="" quick=0 engine=1 log="" jobs=4 parts=10 workers="" fault="" backend=gpu
-limit=1800 out=""
+limit=1800 results=""
 usage() { sed -n '2,45p' "$0" >&2; exit 2; }
 while [ $# -gt 0 ]; do
     case $1 in
@@ -62,7 +62,7 @@ while [ $# -gt 0 ]; do
     --fault) fault=${2:?--fault needs STAGE:N}; shift ;;
     --backend) backend=${2:?--backend needs gpu or cpu}; shift ;;
     --timeout) limit=${2:?--timeout needs S}; shift ;;
-    --out) out=${2:?--out needs DIR}; shift ;;
+    --out) results=${2:?--out needs DIR}; shift ;;
     -h | --help) usage ;;
     *) echo "bench-two-gpus: unknown option $1" >&2; usage ;;
     esac
@@ -92,9 +92,9 @@ if [ -n "$tests" ]; then
     [ -d "$tests" ] || { echo "bench-two-gpus: --tests $tests: no such folder" >&2; exit 2; }
     tests=$(realpath "$tests")
 fi
-[ -n "$out" ] || out=$(mktemp -d "${TMPDIR:-/tmp}/bench-two-gpus.XXXXXX")
-mkdir -p "$out" || exit 2
-out=$(realpath "$out")
+[ -n "$results" ] || results=$(mktemp -d "${TMPDIR:-/tmp}/bench-two-gpus.XXXXXX")
+mkdir -p "$results" || exit 2
+results=$(realpath "$results")
 work=$(mktemp -d "${TMPDIR:-/tmp}/bench-two-gpus-c.XXXXXX") || exit 2
 trap 'rm -rf "$work"' EXIT
 total=$((jobs * parts))
@@ -131,7 +131,7 @@ step() {
     "$cuzk" version
     command -v nvidia-smi > /dev/null &&
         nvidia-smi --query-gpu=index,name,memory.total,clocks.max.sm,driver_version --format=csv
-} > "$out/machine.txt" 2>&1
+} > "$results/machine.txt" 2>&1
 cards="" ngpu=0 mem_min=0
 if [ "$backend" = gpu ]; then
     if command -v nvidia-smi > /dev/null; then
@@ -156,27 +156,27 @@ else
 fi
 [ "$backend" = cpu ] || cards="$ngpu x ${cards:-unnamed GPUs}"
 echo "bench-two-gpus: $cards, porep 2^$log, $jobs jobs x $parts partitions, fault $fault;" \
-    "results in $out"
+    "results in $results"
 
 # ---- (a) every GPU test on each card, the two cards at once ---------------------
 # tests_on DEV: each test binary in turn with --device DEV; one line per test
-# ("NAME STATUS SECONDS") in $out/tests-devDEV.txt
+# ("NAME STATUS SECONDS") in $results/tests-devDEV.txt
 tests_on() {
     local dev=$1 t name rc t0 args
-    : > "$out/tests-dev$dev.txt"
+    : > "$results/tests-dev$dev.txt"
     for t in "$tests"/test_gpu_*; do
         [ -x "$t" ] || continue
         name=$(basename "$t")
         args=(--device "$dev")
         case $name in test_gpu_msm | test_gpu_stream) [ $quick -eq 1 ] && args+=(--quick) ;; esac
         t0=$(date +%s)
-        timeout --kill-after=30 "$limit" "$t" "${args[@]}" > "$out/tests/$name-dev$dev.log" 2>&1
+        timeout --kill-after=30 "$limit" "$t" "${args[@]}" > "$results/tests/$name-dev$dev.log" 2>&1
         rc=$?
-        echo "$name $rc $(($(date +%s) - t0))" >> "$out/tests-dev$dev.txt"
+        echo "$name $rc $(($(date +%s) - t0))" >> "$results/tests-dev$dev.txt"
     done
 }
 if [ -n "$tests" ]; then
-    mkdir -p "$out/tests"
+    mkdir -p "$results/tests"
     tests_on 0 &
     p0=$!
     tests_on 1 &
@@ -193,9 +193,9 @@ if [ -n "$tests" ]; then
             *) st="FAIL (exit $rc)"; failed=1 ;;
             esac
             echo "$st $name --device $dev (${s} s)"
-            [ "$st" = ok ] || [ "$st" = skip ] || tail -n 12 "$out/tests/$name-dev$dev.log" | sed 's/^/     /'
+            [ "$st" = ok ] || [ "$st" = skip ] || tail -n 12 "$results/tests/$name-dev$dev.log" | sed 's/^/     /'
             note "$(printf '%-36s %-18s %d s' "$name --device $dev" "$st" "$s")"
-        done < "$out/tests-dev$dev.txt"
+        done < "$results/tests-dev$dev.txt"
     done
     if [ "$ntests" -eq 0 ]; then
         echo "FAIL tests: no test_gpu_* binary in $tests"
@@ -205,7 +205,7 @@ if [ -n "$tests" ]; then
 fi
 
 # ---- the circuit --------------------------------------------------------------------
-if [ $engine -eq 1 ] && ! step "gen-circuit porep 2^$log" "$out/gen.log" "$cuzk" gen-circuit --profile porep \
+if [ $engine -eq 1 ] && ! step "gen-circuit porep 2^$log" "$results/gen.log" "$cuzk" gen-circuit --profile porep \
     --log-constraints "$log" --partitions 1 --seed 42 -o "$work"; then
     note "gen-circuit porep 2^$log: FAIL (the engine runs cannot run)"
 fi
@@ -262,16 +262,16 @@ check() {
 run() {
     local name=$1 nl=$2 fl=$3 probs
     shift 3
-    local f="$out/engine-$name.json"
+    local f="$results/engine-$name.json"
     local args=(bench batch "$@" --circuit "$work/circuit.cuzk" --setup-seed 2a
         --witness "$work/w0.wit" --jobs "$jobs" --partitions "$parts" --json
-        --svg "$out/timeline-$name.svg")
+        --svg "$results/timeline-$name.svg")
     [ -n "$workers" ] && args+=(--workers "$workers")
     [ "$fl" = 1 ] && args+=(--fault "$fault")
-    echo "cuzk ${args[*]}" > "$out/engine-$name.cmd"
-    step "engine $name" "$out/engine-$name.log" "$cuzk" "${args[@]}"
+    echo "cuzk ${args[*]}" > "$results/engine-$name.cmd"
+    step "engine $name" "$results/engine-$name.log" "$cuzk" "${args[@]}"
     local rc=$?
-    grep -h '^{' "$out/engine-$name.log" > "$f" 2> /dev/null
+    grep -h '^{' "$results/engine-$name.log" > "$f" 2> /dev/null
     probs=$(check "$f" "$nl" "$fl")
     if [ -n "$probs" ]; then
         echo "FAIL engine $name: the counts of $f:"
@@ -292,11 +292,11 @@ row() { # row NAME STATUS JSON
 }
 if [ -s "$work/circuit.cuzk" ]; then
     run 1card 1 0 "${one[@]}" && st=ok || st=FAIL
-    row "engine, $name1" "$st" "$out/engine-1card.json"
+    row "engine, $name1" "$st" "$results/engine-1card.json"
     run 2cards 2 0 "${two[@]}" && st=ok || st=FAIL
-    row "engine, $name2" "$st" "$out/engine-2cards.json"
-    s1=$(jget "$out/engine-1card.json" steady_seconds_per_proof)
-    s2=$(jget "$out/engine-2cards.json" steady_seconds_per_proof)
+    row "engine, $name2" "$st" "$results/engine-2cards.json"
+    s1=$(jget "$results/engine-1card.json" steady_seconds_per_proof)
+    s2=$(jget "$results/engine-2cards.json" steady_seconds_per_proof)
     if [ -n "$s1" ] && [ -n "$s2" ]; then
         note "$(awk -v a="$s1" -v b="$s2" 'BEGIN {r = b > 0 ? a / b : 0;
             printf "%-36s %-18s %.2fx the throughput of one (target 1.9x: %s)",
@@ -305,14 +305,14 @@ if [ -s "$work/circuit.cuzk" ]; then
         note "$(printf '%-36s %-18s %s' "engine, two against one" "" "no ratio: a run gave no figure")"
     fi
     run 2cards-fault 2 1 "${two[@]}" && st=ok || st=FAIL
-    f="$out/engine-2cards-fault.json"
+    f="$results/engine-2cards-fault.json"
     [ -s "$f" ] || note "$(printf '%-36s %-18s no figures' "engine, ${name2%% (*}, --fault $fault" "$st")"
     [ -s "$f" ] && note "$(printf '%-36s %-18s jobs %s of %s, proofs %s (%s distinct), faults %s, retried %s (on the other %s: %s), proved twice %s' \
         "engine, ${name2%% (*}, --fault $fault" "$st" "$(jget "$f" jobs_completed)" "$jobs" \
         "$(jget "$f" proofs_returned)" "$(jget "$f" proofs_distinct)" "$(jget "$f" faults)" \
         "$(jget "$f" retries)" "$lane" "$(jget "$f" retried_on_other_lane)" \
         "$(jget "$f" partitions_proved_twice)")"
-    svgs=("$out"/timeline-*.svg)
+    svgs=("$results"/timeline-*.svg)
     if [ -e "${svgs[0]}" ]; then
         note "timelines: ${svgs[*]##*/}"
     else
@@ -325,9 +325,9 @@ fi
 {
     echo
     echo "bench-two-gpus: $cards, porep 2^$log, $jobs jobs x $parts partitions," \
-        "workers ${workers:-default}; in $out"
+        "workers ${workers:-default}; in $results"
     printf '%-36s %-18s %s\n' step status result
     printf '%s\n' "${summary[@]}"
     [ $failed -eq 0 ] && echo "every step passed" || echo "SOME STEPS FAILED (above)"
-} | tee "$out/summary.txt"
+} | tee "$results/summary.txt"
 exit $failed

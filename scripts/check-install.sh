@@ -36,12 +36,12 @@ ok "libcuzk.so exports the $(wc -l <"$tmp/exported") functions of cuzk.h and not
 
 sample=$src/examples/sample
 run_embed() { # NAME BINARY
-    local out=$tmp/$1
-    mkdir -p "$out"
+    local job_dir=$tmp/$1
+    mkdir -p "$job_dir"
     "$2" "$sample/circuit.zkey" "$sample/witness.wtns" "$sample/verification_key.json" \
-        "$out/proof.json" "$out/public.json" >/dev/null || die "$1: the example failed"
-    "$prefix/bin/cuzk" groth16 verify "$sample/verification_key.json" "$out/public.json" \
-        "$out/proof.json" >/dev/null || die "$1: its proof does not verify"
+        "$job_dir/proof.json" "$job_dir/public.json" >/dev/null || die "$1: the example failed"
+    "$prefix/bin/cuzk" groth16 verify "$sample/verification_key.json" "$job_dir/public.json" \
+        "$job_dir/proof.json" >/dev/null || die "$1: its proof does not verify"
     ok "$1: proved, verified by the example and again by the installed cuzk"
 }
 

@@ -15,27 +15,27 @@
 #   build/tests/test_gpu_ntt --bench-only --bench-min 27 --bench-max 27
 set -uo pipefail
 [ $# -ge 4 ] || { sed -n '2,15p' "$0" >&2; exit 2; }
-out=$1 regex=$2 count=$3
+results=$1 regex=$2 count=$3
 shift 3
 ncu=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
 objdump=$(command -v cuobjdump || echo /usr/local/cuda/bin/cuobjdump)
 [ -x "$ncu" ] && [ -x "$objdump" ] || { echo "gpu-census: no ncu or cuobjdump" >&2; exit 2; }
-mkdir -p "$out"
+mkdir -p "$results"
 # the same data in both runs, so that the K-th launch is the same kernel
 # (the tests' harness draws its seed from CUZK_SEED)
 export CUZK_SEED=${CUZK_SEED:-1}
 # compressed: the MSM units' SASS is large
-"$objdump" -sass "$1" | gzip -6 > "$out/binary.sass.gz" || exit 1
+"$objdump" -sass "$1" | gzip -6 > "$results/binary.sass.gz" || exit 1
 metrics=gpu__time_duration.sum,smsp__issue_active.avg.pct_of_peak_sustained_active
 metrics+=,sm__pipe_fmaheavy_cycles_active.avg.pct_of_peak_sustained_active
 metrics+=,sm__pipe_fmalite_cycles_active.avg.pct_of_peak_sustained_active
 metrics+=,sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_active
 metrics+=,sm__warps_active.avg.pct_of_peak_sustained_active,smsp__inst_executed.sum
 "$ncu" --clock-control none -k "regex:$regex" -c "$count" --metrics "$metrics" "$@" \
-  > "$out/pipes.txt" 2>&1 || { tail -n 20 "$out/pipes.txt"; exit 1; }
+  > "$results/pipes.txt" 2>&1 || { tail -n 20 "$results/pipes.txt"; exit 1; }
 "$ncu" --clock-control none -k "regex:$regex" -c "$count" --section InstructionStats \
   --section WarpStateStats --print-details all --print-metric-instances details "$@" \
-  > "$out/census.txt" 2>&1 || { tail -n 20 "$out/census.txt"; exit 1; }
+  > "$results/census.txt" 2>&1 || { tail -n 20 "$results/census.txt"; exit 1; }
 # one row per profiled kernel: its name, then each metric with its unit (ncu
 # scales them: a short kernel's time may be in us)
 awk -v list="$metrics" '
@@ -57,4 +57,4 @@ awk -v list="$metrics" '
     next
   }
   NF >= 3 { v[$1] = $NF ($(NF-1) == "%" ? "%" : " " $(NF-1)) }
-  END { flush() }' "$out/pipes.txt" | tee "$out/pipes.md"
+  END { flush() }' "$results/pipes.txt" | tee "$results/pipes.md"

@@ -30,7 +30,7 @@ cd "$(dirname "$0")/.." || exit 2
 root=$PWD
 
 build="build-gpu"
-do_build=1 do_tests=1 do_bench=1 quick=0 out=""
+do_build=1 do_tests=1 do_bench=1 quick=0 results=""
 prove_logs=()
 usage() { sed -n '2,27p' "$0" >&2; exit 2; }
 while [ $# -gt 0 ]; do
@@ -41,7 +41,7 @@ while [ $# -gt 0 ]; do
     --bench-only) do_tests=0 ;;
     --quick) quick=1 ;;
     --prove-log) prove_logs+=("${2:?--prove-log needs K}"); shift ;;
-    --out) out=${2:?--out needs DIR}; shift ;;
+    --out) results=${2:?--out needs DIR}; shift ;;
     test) do_bench=0 ;;
     bench) do_tests=0 ;;
     all) ;;
@@ -52,34 +52,34 @@ while [ $# -gt 0 ]; do
     shift
 done
 build=$(realpath -m "$build")
-[ -n "$out" ] || out=$(mktemp -d "${TMPDIR:-/tmp}/gpu-check.XXXXXX")
-mkdir -p "$out"
+[ -n "$results" ] || results=$(mktemp -d "${TMPDIR:-/tmp}/gpu-check.XXXXXX")
+mkdir -p "$results"
 export CUZK_GPU_REQUIRED=1 CUZK_SOURCE_DIR=$root
 
 summary=()
 failed=0
-# step NAME LIMIT_S CMD...: runs CMD with its output in $out/NAME.log, and
+# step NAME LIMIT_S CMD...: runs CMD with its output in $results/NAME.log, and
 # records its status and time for the summary
 step() {
     local name=$1 limit=$2
     shift 2
     local t0 rc s
     t0=$(date +%s)
-    timeout "$limit" "$@" > "$out/$name.log" 2>&1
+    timeout "$limit" "$@" > "$results/$name.log" 2>&1
     rc=$?
     s=$(($(date +%s) - t0))
     if [ $rc -eq 0 ]; then
         echo "ok   $name (${s} s)"
     else
-        echo "FAIL $name: exit status $rc (${s} s), last lines of $out/$name.log:"
-        tail -n 15 "$out/$name.log" | sed 's/^/     /'
+        echo "FAIL $name: exit status $rc (${s} s), last lines of $results/$name.log:"
+        tail -n 15 "$results/$name.log" | sed 's/^/     /'
         failed=1
     fi
     summary+=("$(printf '%-34s %-5s %6d s' "$name" "$([ $rc -eq 0 ] && echo ok || echo FAIL)" "$s")")
     return $rc
 }
 
-echo "gpu-check: logs in $out"
+echo "gpu-check: logs in $results"
 nvidia-smi --query-gpu=name,memory.total,clocks.max.sm,driver_version --format=csv,noheader ||
     echo "gpu-check: nvidia-smi failed (no driver?)"
 
@@ -156,11 +156,11 @@ printf '%s\n' "${summary[@]}"
 if [ $do_bench -eq 1 ]; then
     echo
     echo "benchmarks (ms; see the logs for every column):"
-    [ -e "$out/bench_msm_g1.log" ] && grep -E '^g1_msm' "$out/bench_msm_g1.log" |
+    [ -e "$results/bench_msm_g1.log" ] && grep -E '^g1_msm' "$results/bench_msm_g1.log" |
         awk -v k="$copies" '{printf "  msm G1 2^%-3s %d copies c=%-3s min %9s  median %9s\n", $2, k, $5, $6, $7}'
-    [ -e "$out/bench_ntt.log" ] && grep -E '^(24|27) ' "$out/bench_ntt.log" |
+    [ -e "$results/bench_ntt.log" ] && grep -E '^(24|27) ' "$results/bench_ntt.log" |
         awk '{printf "  ntt 2^%-3s %-14s min %9s  median %9s\n", $1, $2, $4, $5}'
-    for f in "$out"/bench_prove_porep_*.log; do
+    for f in "$results"/bench_prove_porep_*.log; do
         [ -e "$f" ] && grep -E '^seconds per proof' "$f" | sed "s|^|  $(basename "$f" .log): |"
     done
 fi

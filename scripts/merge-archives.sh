@@ -4,9 +4,9 @@
 # members of the same name in different inputs all stay).
 set -eu
 ar=$1
-out=$2
+target=$2
 shift 2
-tmp="$out.tmp.$$"
+tmp="$target.tmp.$$"
 rm -f "$tmp"
 {
     echo "create $tmp"
@@ -14,4 +14,4 @@ rm -f "$tmp"
     echo "save"
     echo "end"
 } | "$ar" -M
-mv -f "$tmp" "$out"
+mv -f "$tmp" "$target"
