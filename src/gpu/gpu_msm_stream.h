@@ -57,28 +57,17 @@ cuzk__gpu_msm_bases *cuzk__gpu_msm_streamer_view(cuzk__gpu_msm_streamer *s,
 size_t cuzk__gpu_msm_streamer_chunk_points(const cuzk__gpu_msm_streamer *s,
                                            cuzk__gpu_msm_group group);
 
-/* result (host Jacobian words) = sum over i < n (mask bit i set, or all
- * with mask NULL) of scalars[i] * bases[i], the bases n host points of the
- * group. Errors as cuzk__gpu_msm's (a scalar >= 2^255 taking part:
- * CUZK_ERR_INVALID_ARG). */
-CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_msm_streamed(cuzk__gpu_msm_streamer *s,
-                                                           cuzk__gpu_msm_group group,
-                                                           const void *bases, uint64_t *result,
-                                                           const uint64_t *scalars, size_t n,
-                                                           const uint64_t *mask);
-/* result = sum of bases[i] over i < n with bit i of bitmap set (all when
- * bitmap is NULL), as cuzk__gpu_msm_batch_add. */
-CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_msm_streamed_batch_add(cuzk__gpu_msm_streamer *s,
-                                                                     cuzk__gpu_msm_group group,
-                                                                     const void *bases,
-                                                                     uint64_t *result, size_t n,
-                                                                     const uint64_t *bitmap);
-
-/* Both halves of a classified MSM in one pass: each chunk goes up once and
- * feeds the batch-add of the bases with bit i of bm_one set (into ones;
- * ones NULL: not computed) and the MSM of the scalars masked by bm_other
- * (into others; NULL: not computed). The same points as a batch-add and an
- * MSM called one after the other, for half the copies. */
+/*
+ * Over the n host points at bases (of the group), in one pass: each chunk
+ * goes up once and feeds
+ *   ones   = the sum of bases[i] with bit i of bm_one set (all when bm_one
+ *            is NULL), as cuzk__gpu_msm_batch_add; ones NULL: not computed;
+ *   others = the sum of scalars[i] * bases[i] with bit i of bm_other set
+ *            (all when NULL), as cuzk__gpu_msm; others NULL: not computed.
+ * Results in host Jacobian words. Both halves of a classified MSM for the
+ * copies of one. Errors as cuzk__gpu_msm's (a scalar >= 2^255 taking part:
+ * CUZK_ERR_INVALID_ARG).
+ */
 CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_msm_streamed_split(cuzk__gpu_msm_streamer *s,
                                                                  cuzk__gpu_msm_group group,
                                                                  const void *bases,

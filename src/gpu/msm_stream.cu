@@ -137,13 +137,12 @@ static cuzk_status upload_chunk(cuzk__gpu_msm_streamer *s, const char *bases, si
     return CUZK_OK;
 }
 
-/* What one call computes over its chunks: the batch-add of the bases whose
- * ones bit is set (do_ones; ones NULL: all), and the MSM of the scalars
- * masked by others (do_others; others NULL: all), each chunk uploaded once
- * for both. */
+/* What one call computes over its chunks: into ones_result (NULL: not
+ * computed) the batch-add of the bases whose ones bit is set (ones NULL:
+ * all), into others_result (NULL: not computed) the MSM of the scalars
+ * masked by others (others NULL: all), each chunk uploaded once for both. */
 typedef struct {
     int on_device; /* the bases are on the device already: pieces, no copies */
-    int do_ones, do_others;
     uint64_t *ones_result, *others_result;
     const uint64_t *ones, *others, *scalars;
 } pass;
@@ -176,12 +175,12 @@ static cuzk_status streamed_body(cuzk__gpu_msm_streamer *s, cuzk__gpu_msm_group 
         void *at = up ? s->buf[b] : const_cast<char *>(host) + first * pb;
         if ((st = cuzk__gpu_msm_bases_retarget(v, at, cnt)) != CUZK_OK) break;
         /* first % 64 == 0: a chunk's bitmap starts on a word */
-        if (p->do_ones) {
+        if (p->ones_result) {
             const uint64_t *m = p->ones ? p->ones + first / 64 : nullptr;
             if ((st = cuzk__gpu_msm_batch_add(v, part, cnt, m)) != CUZK_OK) break;
             add_into(group, p->ones_result, part);
         }
-        if (p->do_others) {
+        if (p->others_result) {
             const uint64_t *m = p->others ? p->others + first / 64 : nullptr;
             if ((st = cuzk__gpu_msm(v, part, p->scalars + 4 * first, cnt, m)) != CUZK_OK) break;
             add_into(group, p->others_result, part);
@@ -202,13 +201,12 @@ static cuzk_status streamed_body(cuzk__gpu_msm_streamer *s, cuzk__gpu_msm_group 
  * and no copy left in flight (the caller may free its host bases). */
 static cuzk_status streamed(cuzk__gpu_msm_streamer *s, cuzk__gpu_msm_group group,
                             const void *bases, size_t n, const pass *p) {
-    if (s == nullptr || (p->do_ones && p->ones_result == nullptr) ||
-        (p->do_others && (p->others_result == nullptr || (n != 0 && p->scalars == nullptr))) ||
+    if (s == nullptr || (p->others_result && n != 0 && p->scalars == nullptr) ||
         (n != 0 && bases == nullptr) || (group != CUZK__GPU_MSM_G1 && group != CUZK__GPU_MSM_G2))
         return CUZK_ERR_INVALID_ARG;
-    if (p->do_ones) memset(p->ones_result, 0, jac_words(group) * 8); /* infinity */
-    if (p->do_others) memset(p->others_result, 0, jac_words(group) * 8);
-    if (n == 0 || (!p->do_ones && !p->do_others)) return CUZK_OK;
+    if (p->ones_result) memset(p->ones_result, 0, jac_words(group) * 8); /* infinity */
+    if (p->others_result) memset(p->others_result, 0, jac_words(group) * 8);
+    if (n == 0 || (!p->ones_result && !p->others_result)) return CUZK_OK;
     cuzk_status st = streamed_body(s, group, bases, n, p);
     /* the view back on its chunk buffer: nothing later may take a kept
      * vector's memory for the buffer's (the deferred decode writes there) */
@@ -226,29 +224,12 @@ static cuzk_status streamed(cuzk__gpu_msm_streamer *s, cuzk__gpu_msm_group group
     return CUZK_OK;
 }
 
-extern "C" cuzk_status cuzk__gpu_msm_streamed(cuzk__gpu_msm_streamer *s,
-                                              cuzk__gpu_msm_group group, const void *bases,
-                                              uint64_t *result, const uint64_t *scalars,
-                                              size_t n, const uint64_t *mask) {
-    const pass p = {0, 0, 1, nullptr, result, nullptr, mask, scalars};
-    return streamed(s, group, bases, n, &p);
-}
-
-extern "C" cuzk_status cuzk__gpu_msm_streamed_batch_add(cuzk__gpu_msm_streamer *s,
-                                                        cuzk__gpu_msm_group group,
-                                                        const void *bases, uint64_t *result,
-                                                        size_t n, const uint64_t *bitmap) {
-    const pass p = {0, 1, 0, result, nullptr, bitmap, nullptr, nullptr};
-    return streamed(s, group, bases, n, &p);
-}
-
 /* Both halves in one pass, over host bases (streamed) or device ones (pieces). */
 static cuzk_status split_pass(cuzk__gpu_msm_streamer *s, cuzk__gpu_msm_group group,
                               const void *bases, int on_device, uint64_t *ones, uint64_t *others,
                               const uint64_t *scalars, size_t n, const uint64_t *bm_one,
                               const uint64_t *bm_other) {
-    const pass p = {on_device, ones != nullptr, others != nullptr, ones, others,
-                    bm_one,    bm_other,        scalars};
+    const pass p = {on_device, ones, others, bm_one, bm_other, scalars};
     return streamed(s, group, bases, n, &p);
 }
 

@@ -165,10 +165,10 @@ static const size_t chunk_sizes[] = {CUZK__GPU_MSM_STREAM_MIN_CHUNK, 1000 * 192,
                 memset(&got, 0x5a, sizeof got);                                               \
                 const cuzk_status st =                                                        \
                     calls[q].batch                                                            \
-                        ? cuzk__gpu_msm_streamed_batch_add(s, GG, hb, (uint64_t *)&got, n,    \
-                                                           calls[q].m)                        \
-                        : cuzk__gpu_msm_streamed(s, GG, hb, (uint64_t *)&got, calls[q].sc, n, \
-                                                 calls[q].m);                                 \
+                        ? cuzk__gpu_msm_streamed_split(s, GG, hb, (uint64_t *)&got, NULL,     \
+                                                       NULL, n, calls[q].m, NULL)             \
+                        : cuzk__gpu_msm_streamed_split(s, GG, hb, NULL, (uint64_t *)&got,     \
+                                                       calls[q].sc, n, NULL, calls[q].m);     \
                 if (st != CUZK_OK) printf("  %s: %s\n", calls[q].what, cuzk__gpu_last_error()); \
                 const int ok = st == CUZK_OK && g##_same(&got, calls[q].want);                \
                 if (!ok)                                                                      \
@@ -199,8 +199,8 @@ static const size_t chunk_sizes[] = {CUZK__GPU_MSM_STREAM_MIN_CHUNK, 1000 * 192,
         }                                                                                     \
         /* a participating scalar >= 2^255 is refused, in any chunk */                        \
         k[n - 1][3] |= (uint64_t)1 << 63;                                                     \
-        CHECK_EQ_INT(cuzk__gpu_msm_streamed(ss[0], GG, hb, (uint64_t *)&got,                  \
-                                            (const uint64_t *)k, n, NULL),                    \
+        CHECK_EQ_INT(cuzk__gpu_msm_streamed_split(ss[0], GG, hb, NULL, (uint64_t *)&got,      \
+                                                  (const uint64_t *)k, n, NULL, NULL),        \
                      CUZK_ERR_INVALID_ARG);                                                   \
         cuzk__gpu_free(dk);                                                                   \
         cuzk__gpu_free(dm);                                                                   \
@@ -234,7 +234,8 @@ static const size_t chunk_sizes[] = {CUZK__GPU_MSM_STREAM_MIN_CHUNK, 1000 * 192,
         }                                                                                     \
         /* refusals: no scalars, a chunk below one unit */                                    \
         uint64_t r[36];                                                                       \
-        CHECK_EQ_INT(cuzk__gpu_msm_streamed(ss[0], GG, hb, r, NULL, 10, NULL),                \
+        CHECK_EQ_INT(cuzk__gpu_msm_streamed_split(ss[0], GG, hb, NULL, r, NULL, 10, NULL,     \
+                                                  NULL),                                      \
                      CUZK_ERR_INVALID_ARG);                                                   \
         cuzk__gpu_msm_streamer *tiny = NULL;                                                  \
         CHECK_EQ_INT(cuzk__gpu_msm_streamer_new(&tiny, CUZK__GPU_MSM_STREAM_MIN_CHUNK - 1, NULL), \
