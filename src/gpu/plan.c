@@ -82,10 +82,11 @@ static layout layout_of(const cuzk__plan_key *k, uint64_t fixed, unsigned stream
     return l;
 }
 
+/* Layout l's device bytes with two chunks of chunk bytes (its work area
+ * is a chunk's whatever it keeps). */
 static uint64_t layout_need(const cuzk__plan_key *k, const cuzk__plan_device *d,
-                            const layout *l, uint64_t chunk, uint64_t *area) {
-    *area = area_of(k, d, chunk);
-    return add_sat(add_sat(l->base, *area), add_sat(chunk, chunk));
+                            const layout *l, uint64_t chunk) {
+    return add_sat(add_sat(l->base, area_of(k, d, chunk)), add_sat(chunk, chunk));
 }
 
 /* The chunks layout l may take: whole units from the least to the cap
@@ -109,13 +110,12 @@ static uint64_t layout_chunk(const cuzk__plan_key *k, const cuzk__plan_device *d
                              const layout *l, uint64_t avail) {
     const uint64_t u = CUZK__PLAN_CHUNK_UNIT;
     const uint64_t cap = layout_cap(d, l), least = layout_least(d, l);
-    uint64_t area;
-    if (cap == 0 || layout_need(k, d, l, least, &area) > avail) return 0;
-    if (layout_need(k, d, l, cap, &area) <= avail) return cap;
+    if (cap == 0 || layout_need(k, d, l, least) > avail) return 0;
+    if (layout_need(k, d, l, cap) <= avail) return cap;
     uint64_t lo = least / u, hi = cap / u; /* lo fits, hi does not */
     while (hi - lo > 1) {
         const uint64_t mid = lo + (hi - lo) / 2;
-        if (layout_need(k, d, l, mid * u, &area) <= avail)
+        if (layout_need(k, d, l, mid * u) <= avail)
             lo = mid;
         else
             hi = mid;
@@ -143,8 +143,7 @@ static void keep_classified(const cuzk__plan_key *k, const cuzk__plan_device *d,
         if (k->points[v] == 0) continue;
         const layout next = layout_of(k, fixed, l->streamed & ~(1u << v));
         const uint64_t nc = min_u64(*c, layout_cap(d, &next));
-        uint64_t area;
-        if (nc != 0 && layout_need(k, d, &next, nc, &area) <= avail) { /* 0: nothing streams */
+        if (nc != 0 && layout_need(k, d, &next, nc) <= avail) { /* 0: nothing streams */
             *l = next;
             *c = nc;
         }
@@ -226,24 +225,22 @@ void cuzk__plan_make(cuzk__plan *out, const cuzk__plan_key *k, const cuzk__plan_
         layout l = every;
         uint64_t c = chunk;
         if (d->floor <= CUZK__PLAN_PARTLY_RESIDENT) keep_classified(k, d, fixed, out->avail, &l, &c);
-        uint64_t area;
         out->mode = l.streamed == all ? CUZK__PLAN_STREAMING : CUZK__PLAN_PARTLY_RESIDENT;
         out->streamed = l.streamed;
         out->chunk_bytes = c;
-        out->device_bytes = layout_need(k, d, &l, c, &area);
-        out->area_bytes = area;
+        out->device_bytes = layout_need(k, d, &l, c);
+        out->area_bytes = area_of(k, d, c);
         out->spare_bytes = out->avail - out->device_bytes;
         char names[2][48]; /* the streamed vectors, the kept ones */
         const uint64_t streamed_bytes = vec_names(k, l.streamed, names);
         out->host_pinned = add_sat(k->host_bytes, streamed_bytes);
-        char what[64] = "every base";
-        if (out->mode == CUZK__PLAN_PARTLY_RESIDENT)
+        char what[64] = "every base", kept[96] = "";
+        if (out->mode == CUZK__PLAN_PARTLY_RESIDENT) {
             snprintf(what, sizeof what, "the %s bases", names[0]);
-        char kept[96] = "";
-        if (out->mode == CUZK__PLAN_PARTLY_RESIDENT)
             snprintf(kept, sizeof kept, ", the %s bases kept on the device (summed in pieces of "
                                         "a chunk)",
                      names[1]);
+        }
         snprintf(out->reason, sizeof out->reason,
                  "%s%s: the whole key needs %s (%" PRIu64 " bytes)%s %s available "
                  "(%" PRIu64 " bytes: %s); %s (%s) streamed from page-locked host "
@@ -258,9 +255,8 @@ void cuzk__plan_make(cuzk__plan *out, const cuzk__plan_key *k, const cuzk__plan_
     /* streaming's need with its smallest chunks (the CPU's reason) */
     uint64_t least_need = fixed, least_chunk = 0;
     if (every.max_vec != 0) {
-        uint64_t area;
         least_chunk = layout_least(d, &every);
-        least_need = layout_need(k, d, &every, least_chunk, &area);
+        least_need = layout_need(k, d, &every, least_chunk);
     }
     out->mode = CUZK__PLAN_CPU;
     out->device_bytes = 0;
