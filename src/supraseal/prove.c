@@ -146,17 +146,17 @@ static bool scalar_plain(uint64_t out[4], const cuzk_supraseal_fr *m) {
     return true;
 }
 
-/* Everything start does up to the handle; *out NULL on failure. */
-/* Every circuit's shape against the parameters, side by side (the density
- * popcounts are ~9 ms a circuit at 2^26): the lowest failing circuit's
- * index with its error in *err, n when all pass, SIZE_MAX without memory. */
-static size_t check_inputs(const cuzk_groth16_abc_input *ins, size_t n, const cuzk_params *p,
+/* each(ctx, i, err) for i < n side by side on the host's cores: the
+ * lowest i that failed, with its status and error in *st and *err (as if
+ * run in order); n when none did, SIZE_MAX without memory. */
+typedef cuzk_status (*each_fn)(void *ctx, size_t i, cuzk_error *err);
+static size_t side_by_side(size_t n, each_fn each, void *ctx, cuzk_status *st,
                            cuzk_error *err) {
     if (n == 0) return 0;
-    cuzk_status *st = calloc(n, sizeof(*st));
+    cuzk_status *sts = calloc(n, sizeof(*sts));
     cuzk_error *errs = calloc(n, sizeof(*errs));
-    if (st == NULL || errs == NULL) {
-        free(st);
+    if (sts == NULL || errs == NULL) {
+        free(sts);
         free(errs);
         return SIZE_MAX;
     }
@@ -164,15 +164,30 @@ static size_t check_inputs(const cuzk_groth16_abc_input *ins, size_t n, const cu
 #if defined(CUZK_HAVE_OPENMP)
 #pragma omp parallel for schedule(dynamic, 1) if (nl > 1)
 #endif
-    for (long long i = 0; i < nl; i++) st[i] = cuzk_groth16_check_abc_input(&ins[i], p, &errs[i]);
+    for (long long i = 0; i < nl; i++) sts[i] = each(ctx, (size_t)i, &errs[i]);
     size_t bad = 0;
-    while (bad < n && st[bad] == CUZK_OK) bad++;
-    if (bad < n) *err = errs[bad];
-    free(st);
+    while (bad < n && sts[bad] == CUZK_OK) bad++;
+    if (bad < n) {
+        *st = sts[bad];
+        *err = errs[bad];
+    }
+    free(sts);
     free(errs);
     return bad;
 }
 
+/* A circuit's shape against the parameters (the density popcounts are
+ * ~9 ms a circuit at 2^26). */
+typedef struct {
+    const cuzk_groth16_abc_input *ins;
+    const cuzk_params *p;
+} shape_check;
+static cuzk_status check_one(void *ctx, size_t i, cuzk_error *err) {
+    const shape_check *c = ctx;
+    return cuzk_groth16_check_abc_input(&c->ins[i], c->p, err);
+}
+
+/* Everything start does up to the handle; *out NULL on failure. */
 static cuzk_supraseal_error start(pending **out, const cuzk_supraseal_assignment provers[],
                                   size_t num_circuits, const cuzk_supraseal_fr r_s[],
                                   const cuzk_supraseal_fr s_s[], const cuzk_supraseal_srs *srs,
@@ -203,7 +218,9 @@ static cuzk_supraseal_error start(pending **out, const cuzk_supraseal_assignment
         abc_input_of(&ins[i], &provers[i], names[i]);
     }
     /* every circuit's shape against the SRS before any work */
-    size_t bad = check_inputs(ins, num_circuits, &sr->p, &err);
+    shape_check chk = {ins, &sr->p};
+    cuzk_status cst;
+    size_t bad = side_by_side(num_circuits, check_one, &chk, &cst, &err);
     if (bad < num_circuits) {
         free(ins);
         free(names);
@@ -268,6 +285,19 @@ static cuzk_supraseal_error start(pending **out, const cuzk_supraseal_assignment
     return cuzk__ss_ok();
 }
 
+/* Circuit i's proof assembled and checked against the verifying key. */
+typedef struct {
+    const pending *p;
+    cuzk_groth16_proof *out;
+} assembly;
+static cuzk_status assemble_one(void *ctx, size_t i, cuzk_error *err) {
+    const assembly *a = ctx;
+    const pending *p = a->p;
+    cuzk_groth16_prove_finish(&a->out[i], &p->parts[i], p->r[i], p->s[i]);
+    return cuzk_groth16_verify(&p->srs->vk, (const uint64_t(*)[4])(p->pub + i * p->n_public),
+                               p->n_public, &a->out[i], err);
+}
+
 /* Assembles and verifies p's proofs into proofs[] (all or none written),
  * then frees p. */
 static cuzk_supraseal_error finish(pending *p, cuzk_supraseal_proof proofs[], const char *who) {
@@ -285,25 +315,14 @@ static cuzk_supraseal_error finish(pending *p, cuzk_supraseal_proof proofs[], co
     /* the proofs side by side (each is a few ms of scalar multiplications
      * and pairings), then the lowest failing circuit named, as in order */
     const double t_begin = cuzk__now_ms();
-    cuzk_status *st = calloc(p->n ? p->n : 1, sizeof(*st));
-    cuzk_error *errs = calloc(p->n ? p->n : 1, sizeof(*errs));
-    if (st == NULL || errs == NULL) {
-        free(st);
-        free(errs);
+    assembly as = {p, out};
+    cuzk_status bst = CUZK_OK;
+    cuzk_error berr;
+    const size_t bad = side_by_side(p->n, assemble_one, &as, &bst, &berr);
+    if (bad == SIZE_MAX) {
         e = cuzk__ss_fail(ENOMEM, "%s: no memory for %zu proofs", who, p->n);
         goto done;
     }
-    const long long n = (long long)p->n;
-#if defined(CUZK_HAVE_OPENMP)
-#pragma omp parallel for schedule(dynamic, 1) if (n > 1)
-#endif
-    for (long long i = 0; i < n; i++) {
-        cuzk_groth16_prove_finish(&out[i], &p->parts[i], p->r[i], p->s[i]);
-        st[i] = cuzk_groth16_verify(&p->srs->vk, (const uint64_t(*)[4])(p->pub + i * p->n_public),
-                                    p->n_public, &out[i], &errs[i]);
-    }
-    size_t bad = 0;
-    while (bad < p->n && st[bad] == CUZK_OK) bad++;
     if (bad < p->n) {
         /* name a corrupt point of the parameters, if there is one */
         cuzk_params chk;
@@ -318,17 +337,13 @@ static cuzk_supraseal_error finish(pending *p, cuzk_supraseal_proof proofs[], co
                               "are corrupt: %s",
                               who, bad, cuzk__error_text(&perr));
         else
-            e = cuzk__ss_fail(cuzk__ss_code(st[bad]),
+            e = cuzk__ss_fail(cuzk__ss_code(bst),
                               "%s: circuit %zu: the proof does not verify against the SRS's "
                               "verifying key (%s): a, b, c and the densities are not those "
                               "of the circuit %s was made for",
-                              who, bad, cuzk__error_text(&errs[bad]), p->srs->path);
-        free(st);
-        free(errs);
+                              who, bad, cuzk__error_text(&berr), p->srs->path);
         goto done;
     }
-    free(st);
-    free(errs);
     if (p->n > 0) memcpy(proofs, out, p->n * sizeof(*out));
     if (cuzk__ss_timing())
         fprintf(stderr, "cuzk_supraseal: %s: %zu proofs assembled and self-checked in %.1f ms\n",
