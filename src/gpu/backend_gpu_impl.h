@@ -87,7 +87,8 @@ typedef struct {
     uint64_t max_query;
     /* work area, one proof at a time (lock) */
     pthread_mutex_t lock;
-    void *w_plain, *w_mont, *abc, *gath;
+    void *w_plain, *w_mont, *abc;
+    void *gath; /* a gathered query's scalars: w_mont's buffer (dead after the SpMV) */
     cuzk_fr *host_abc;           /* zkey: a, b, c made on the CPU */
     int host_abc_pinned;         /* host_abc from cuzk__gpu_host_alloc, else malloc */
     /* staging for uploads from pageable memory (NULL: plain copies) */

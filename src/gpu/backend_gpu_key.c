@@ -27,9 +27,8 @@ static void key_free(gpu_key *k) {
     cuzk__gpu_msm_bases_free(k->b1);
     cuzk__gpu_msm_bases_free(k->b2);
     cuzk__gpu_free(k->w_plain);
-    cuzk__gpu_free(k->w_mont);
+    cuzk__gpu_free(k->w_mont); /* and gath, which shares it */
     cuzk__gpu_free(k->abc);
-    cuzk__gpu_free(k->gath);
     cuzk__gpu_copy_queue_free(k->cq); /* first: it waits for copies reading the buffers */
     cuzk__gpu_host_free(k->stage[0]);
     cuzk__gpu_host_free(k->stage[1]);
@@ -127,13 +126,16 @@ static cuzk_status work_alloc(gpu_key *k, cuzk_error *err) {
      * batch-add and masked MSM read them there (no round trips through the
      * host) */
     const size_t bm_bytes = ((size_t)(k->max_query + 63) / 64 + 1) * 8;
+    /* the Montgomery witness is dead once the SpMV has made a, b, c; the
+     * gathered queries come after, in the same buffer (4 GB at 2^27) */
+    const size_t shared = k->n_vars > k->max_query ? k->n_vars : (k->max_query ? k->max_query : 1);
     if ((st = cuzk__gpu_alloc(&k->w_plain, k->n_vars * fr)) != CUZK_OK ||
-        (st = cuzk__gpu_alloc(&k->w_mont, k->n_vars * fr)) != CUZK_OK ||
+        (st = cuzk__gpu_alloc(&k->w_mont, shared * fr)) != CUZK_OK ||
         (st = cuzk__gpu_alloc(&k->abc, 3 * k->n_dom * fr)) != CUZK_OK ||
-        (st = cuzk__gpu_alloc(&k->gath, (k->max_query ? k->max_query : 1) * fr)) != CUZK_OK ||
         (st = cuzk__gpu_alloc((void **)&k->bm_one, bm_bytes)) != CUZK_OK ||
         (st = cuzk__gpu_alloc((void **)&k->bm_other, bm_bytes)) != CUZK_OK)
         return gpu_fail(err, st, "allocating the per-proof work area");
+    k->gath = k->w_mont;
     cuzk__gpu_stage_alloc(k);
     return CUZK_OK;
 }

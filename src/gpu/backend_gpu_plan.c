@@ -40,11 +40,13 @@ static uint64_t popcount_bits(const uint64_t *bm, uint64_t n) {
     return c;
 }
 
-/* The per-proof buffers (key.c's work_alloc): the witness plain and in
- * Montgomery form, a, b, c, one gathered query, two classification bitmaps. */
+/* The per-proof buffers (key.c's work_alloc): the witness plain, its
+ * Montgomery form sharing a buffer with the gathered queries, a, b, c, two
+ * classification bitmaps. */
 static uint64_t proof_bytes(uint64_t n_vars, uint64_t n_dom, uint64_t max_query) {
     const uint64_t bm = ((max_query + 63) / 64 + 1) * 8;
-    return 32 * (2 * n_vars + 3 * n_dom + (max_query ? max_query : 1)) + 2 * bm;
+    const uint64_t shared = n_vars > max_query ? n_vars : (max_query ? max_query : 1);
+    return 32 * (n_vars + shared + 3 * n_dom) + 2 * bm;
 }
 
 /* The NTT domain (gpu_ntt.h): the twiddles (16 per element), the later
