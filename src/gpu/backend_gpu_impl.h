@@ -227,6 +227,10 @@ cuzk_status cuzk__gpu_key_batch_add(gpu_key *k, cuzk_params_vec v, uint64_t *res
 cuzk_status cuzk__gpu_key_split(gpu_key *k, cuzk_params_vec v, uint64_t *ones, uint64_t *others,
                                 const uint64_t *scalars, uint64_t n, const uint64_t *bm_one,
                                 const uint64_t *bm_other);
+/* The first chunks of a coming call over streamed vector v (n points) sent
+ * ahead while the device does other work (nothing for a vector the plan
+ * keeps, or a key that streams nothing). */
+void cuzk__gpu_key_prefetch(gpu_key *k, cuzk_params_vec v, uint64_t n);
 
 /* backend_gpu_load.c: the deferred vectors (see there); count points of
  * vector v from first read from the file into dst (pb bytes a point), in

@@ -26,6 +26,26 @@ cuzk_status cuzk__gpu_witness_check(const gpu_key *k, const cuzk_witness *w, con
     return CUZK_OK;
 }
 
+/* The points a proof's MSM over vector v takes: H's n_h, L's (C's) aux,
+ * A's and B's listed variables (every variable for a zkey). */
+static uint64_t call_points(const gpu_key *k, cuzk_params_vec v) {
+    if (v == CUZK_PARAMS_VEC_H) return k->n_h;
+    if (v == CUZK_PARAMS_VEC_L) return k->n_vars - k->l_first;
+    if (k->c == NULL) return k->n_vars;
+    const cuzk__gpu_circuit_info *info = cuzk__gpu_circuit_info_of(k->gc);
+    return v == CUZK_PARAMS_VEC_A ? info->a_count : info->b_count;
+}
+
+/* Before vector v's pieces (a kept vector: the copy stream idle), the
+ * first chunks of the next streamed vector of the proof's order go up. */
+static void prefetch_after(gpu_key *k, cuzk_params_vec v) {
+    for (unsigned u = (unsigned)v + 1; u < 5; u++)
+        if (cuzk__gpu_streamed(k, (cuzk_params_vec)u)) {
+            cuzk__gpu_key_prefetch(k, (cuzk_params_vec)u, call_points(k, (cuzk_params_vec)u));
+            return;
+        }
+}
+
 /* The 0/1/other classification of n device scalars into the key's device
  * bitmaps, for classified_msm over one or more bases. */
 static cuzk_status classify(gpu_key *k, cuzk__gpu_msm_counts *cnt, const uint64_t *scalars,
@@ -65,6 +85,7 @@ static cuzk_status classified_msm(gpu_key *k, cuzk_params_vec v, uint64_t *resul
     if (k->streamer != NULL) {
         /* a plan that streams: one pass over the chunks (or pieces) for both
          * halves, timed as the tail */
+        if (!cuzk__gpu_streamed(k, v)) prefetch_after(k, v);
         if ((cnt->one || cnt->other) &&
             (st = cuzk__gpu_key_split(k, v, cnt->one ? ones : NULL, cnt->other ? others : NULL,
                                       scalars, n, k->bm_one, k->bm_other)) != CUZK_OK)
@@ -143,6 +164,7 @@ static cuzk_status stage_h_bellman(gpu_key *k, const cuzk_witness *w, int staged
                           c->path ? c->path : "(circuit)", w->path ? w->path : "(assignment)",
                           (ull)bad);
     if ((st = injected(k, "ntt", err)) != CUZK_OK) return st;
+    cuzk__gpu_key_prefetch(k, CUZK_PARAMS_VEC_H, k->n_h); /* up during the NTTs */
     t0 = cuzk__now_ms();
     if ((st = cuzk__gpu_h_bellman(k->dom, a, b, cc, NULL)) != CUZK_OK ||
         (st = cuzk__gpu_fr_from_mont(a, a, (size_t)k->n_h, NULL)) != CUZK_OK ||
@@ -170,6 +192,7 @@ static cuzk_status stage_h_zkey(gpu_key *k, const cuzk_witness *w, int staged,
         return gpu_fail(err, st, "uploading a, b, c and the witness");
     t->spmv_ms = cuzk__now_ms() - t0;
     if ((st = injected(k, "ntt", err)) != CUZK_OK) return st;
+    cuzk__gpu_key_prefetch(k, CUZK_PARAMS_VEC_H, k->n_h); /* up during the NTTs */
     t0 = cuzk__now_ms();
     if ((st = cuzk__gpu_h_snarkjs(k->dom, a, b, cc, NULL)) != CUZK_OK ||
         (st = cuzk__gpu_fr_from_mont(a, a, (size_t)n, NULL)) != CUZK_OK ||

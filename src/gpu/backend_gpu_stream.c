@@ -204,6 +204,16 @@ cuzk_status cuzk__gpu_key_split(gpu_key *k, cuzk_params_vec v, uint64_t *ones, u
     return st;
 }
 
+void cuzk__gpu_key_prefetch(gpu_key *k, cuzk_params_vec v, uint64_t n) {
+    if (k->streamer == NULL || !cuzk__gpu_streamed(k, v) || k->sv_host[v] == NULL) return;
+    cuzk__gpu_msm_stream_stats before;
+    cuzk__gpu_msm_streamer_stats(k->streamer, &before);
+    const cuzk_status st =
+        cuzk__gpu_msm_streamer_prefetch(k->streamer, group_of(v), k->sv_host[v], (size_t)n);
+    (void)st; /* a refusal only leaves the call to send its chunks itself */
+    count_stream(k, &before);
+}
+
 cuzk_status cuzk__gpu_key_msm(gpu_key *k, cuzk_params_vec v, uint64_t *result,
                               const uint64_t *scalars, uint64_t n, const uint64_t *mask) {
     return cuzk__gpu_key_split(k, v, NULL, result, scalars, n, NULL, mask);

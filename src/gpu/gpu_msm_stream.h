@@ -88,6 +88,16 @@ CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_msm_pieces_split(cuzk__gpu_msm_str
                                                                size_t n, const uint64_t *bm_one,
                                                                const uint64_t *bm_other);
 
+/* Sends the first chunks (two at most: one a buffer) of the next streamed
+ * call over the n host points at bases ahead, on the copy stream, while
+ * the device does other work (an NTT, a kept vector's pieces): that call
+ * (the same bases, n and group) then starts on chunks already up. Any
+ * other call first overwrites them in order; nothing is lost but the
+ * copies. Returns at once. */
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_msm_streamer_prefetch(cuzk__gpu_msm_streamer *s,
+                                                                    cuzk__gpu_msm_group group,
+                                                                    const void *bases, size_t n);
+
 /* What a streamer has moved: bytes, chunks, and the copy stream's time on
  * them (each chunk's copy timed by events), summed over its calls. */
 typedef struct {

@@ -27,6 +27,11 @@ struct cuzk__gpu_msm_streamer {
     cudaEvent_t copied[2], used[2]; /* buffer b's upload done; its last MSM's kernels done */
     cudaEvent_t t0[2], t1[2];  /* buffer b's upload timed */
     cuzk__gpu_msm_stream_stats stats;
+    /* what cuzk__gpu_msm_streamer_prefetch sent ahead: the first pf_have
+     * chunks of a call over pf_n points at pf_bases in group pf_g */
+    const void *pf_bases;
+    size_t pf_n, pf_have;
+    int pf_g;
 };
 
 static int gi(cuzk__gpu_msm_group g) { return g == CUZK__GPU_MSM_G2 ? 1 : 0; }
@@ -164,10 +169,17 @@ static cuzk_status streamed_body(cuzk__gpu_msm_streamer *s, cuzk__gpu_msm_group 
     uint64_t part[36];
     const size_t nch = (n + per - 1) / per;
     const int up = !p->on_device;
-    cuzk_status st = up ? upload_chunk(s, host, pb, per, n, 0) : CUZK_OK;
+    /* chunks a prefetch of this very call sent ahead are not sent again */
+    size_t have = 0;
+    if (up) {
+        if (s->pf_bases == bases && s->pf_n == n && s->pf_g == g) have = s->pf_have;
+        s->pf_bases = nullptr;
+    }
+    cuzk_status st = up && have == 0 ? upload_chunk(s, host, pb, per, n, 0) : CUZK_OK;
     for (size_t i = 0; i < nch && st == CUZK_OK; i++) {
         /* the next chunk goes up while this one's kernels run */
-        if (up && i + 1 < nch && (st = upload_chunk(s, host, pb, per, n, i + 1)) != CUZK_OK)
+        if (up && i + 1 < nch && i + 1 >= have &&
+            (st = upload_chunk(s, host, pb, per, n, i + 1)) != CUZK_OK)
             break;
         const int b = (int)(i & 1);
         const size_t first = i * per, cnt = n - first < per ? n - first : per;
@@ -221,6 +233,28 @@ static cuzk_status streamed(cuzk__gpu_msm_streamer *s, cuzk__gpu_msm_group group
         cuzk__gpu_record_error(e, "cudaStreamSynchronize(copy stream)", __FILE__, __LINE__);
         return CUZK_ERR_GPU;
     }
+    return CUZK_OK;
+}
+
+extern "C" cuzk_status cuzk__gpu_msm_streamer_prefetch(cuzk__gpu_msm_streamer *s,
+                                                       cuzk__gpu_msm_group group,
+                                                       const void *bases, size_t n) {
+    if (s == nullptr || (group != CUZK__GPU_MSM_G1 && group != CUZK__GPU_MSM_G2))
+        return CUZK_ERR_INVALID_ARG;
+    s->pf_bases = nullptr;
+    if (bases == nullptr || n == 0) return CUZK_OK;
+    const int g = gi(group);
+    const size_t pb = point_bytes(group), per = s->per[g];
+    const size_t nch = (n + per - 1) / per, ahead = nch < 2 ? nch : 2;
+    const char *host = static_cast<const char *>(bases);
+    for (size_t i = 0; i < ahead; i++) {
+        const cuzk_status st = upload_chunk(s, host, pb, per, n, i);
+        if (st != CUZK_OK) return st; /* nothing counts as sent ahead */
+    }
+    s->pf_bases = bases;
+    s->pf_n = n;
+    s->pf_g = g;
+    s->pf_have = ahead;
     return CUZK_OK;
 }
 

@@ -7,7 +7,8 @@
  *     G2 up to 2^14) in chunks of 128, 1984 and 10880 G1 points (64, 960,
  *     5440 G2), n from 1 to past many chunks, host and device scalars and
  *     masks, equal to the CPU's as points; a scalar >= 2^255 refused; the
- *     chunks counted;
+ *     chunks counted; the first chunks sent ahead (prefetch) used by the
+ *     call they were sent for, and ignored by another;
  *   - every mode of the GPU backend forced by a vram limit (the smallest
  *     limit that gives it, found by the plan op): resident, partly
  *     resident (H alone streamed, and the fewest vectors kept; the kept
@@ -196,6 +197,28 @@ static const size_t chunk_sizes[] = {CUZK__GPU_MSM_STREAM_MIN_CHUNK, 1000 * 192,
                                                       (const uint64_t *)k, n, NULL, mask),    \
                          CUZK_OK);                                                            \
             CHECK(g##_same(&got, &want_mask));                                                \
+            /* sent ahead, then the call: the same point, no chunk sent twice */              \
+            const size_t nch = (n + per - 1) / per;                                           \
+            cuzk__gpu_msm_stream_stats b3, b4;                                                \
+            cuzk__gpu_msm_streamer_stats(s, &b3);                                             \
+            CHECK_EQ_INT(cuzk__gpu_msm_streamer_prefetch(s, GG, hb, n), CUZK_OK);              \
+            memset(&got, 0x5a, sizeof got);                                                   \
+            CHECK_EQ_INT(cuzk__gpu_msm_streamed_split(s, GG, hb, NULL, (uint64_t *)&got, dk, n, \
+                                                      NULL, dm),                              \
+                         CUZK_OK);                                                            \
+            CHECK(g##_same(&got, &want_mask));                                                \
+            cuzk__gpu_msm_streamer_stats(s, &b4);                                             \
+            CHECK_EQ_INT(b4.chunks - b3.chunks, nch);                                         \
+            /* sent ahead for another call (half the points): this one sends its own */      \
+            const size_t half = (n + 1) / 2, hch = (half + per - 1) / per;                    \
+            CHECK_EQ_INT(cuzk__gpu_msm_streamer_prefetch(s, GG, hb, half), CUZK_OK);           \
+            memset(&got, 0x5a, sizeof got);                                                   \
+            CHECK_EQ_INT(cuzk__gpu_msm_streamed_split(s, GG, hb, (uint64_t *)&got, NULL, NULL, \
+                                                      n, db, NULL),                           \
+                         CUZK_OK);                                                            \
+            CHECK(g##_same(&got, &want_bits));                                                \
+            cuzk__gpu_msm_streamer_stats(s, &b3);                                             \
+            CHECK_EQ_INT(b3.chunks - b4.chunks, (hch < 2 ? hch : 2) + nch);                   \
         }                                                                                     \
         /* a participating scalar >= 2^255 is refused, in any chunk */                        \
         k[n - 1][3] |= (uint64_t)1 << 63;                                                     \
