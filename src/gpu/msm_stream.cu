@@ -241,9 +241,11 @@ extern "C" cuzk_status cuzk__gpu_msm_streamer_prefetch(cuzk__gpu_msm_streamer *s
                                                        const void *bases, size_t n) {
     if (s == nullptr || (group != CUZK__GPU_MSM_G1 && group != CUZK__GPU_MSM_G2))
         return CUZK_ERR_INVALID_ARG;
+    const int g = gi(group);
+    if (bases != nullptr && s->pf_bases == bases && s->pf_n == n && s->pf_g == g)
+        return CUZK_OK; /* sent ahead already (two kept vectors before it) */
     s->pf_bases = nullptr;
     if (bases == nullptr || n == 0) return CUZK_OK;
-    const int g = gi(group);
     const size_t pb = point_bytes(group), per = s->per[g];
     const size_t nch = (n + per - 1) / per, ahead = nch < 2 ? nch : 2;
     const char *host = static_cast<const char *>(bases);

@@ -202,6 +202,7 @@ static const size_t chunk_sizes[] = {CUZK__GPU_MSM_STREAM_MIN_CHUNK, 1000 * 192,
             cuzk__gpu_msm_stream_stats b3, b4;                                                \
             cuzk__gpu_msm_streamer_stats(s, &b3);                                             \
             CHECK_EQ_INT(cuzk__gpu_msm_streamer_prefetch(s, GG, hb, n), CUZK_OK);              \
+            CHECK_EQ_INT(cuzk__gpu_msm_streamer_prefetch(s, GG, hb, n), CUZK_OK); /* no-op */  \
             memset(&got, 0x5a, sizeof got);                                                   \
             CHECK_EQ_INT(cuzk__gpu_msm_streamed_split(s, GG, hb, NULL, (uint64_t *)&got, dk, n, \
                                                       NULL, dm),                              \
