@@ -168,7 +168,7 @@ static cuzk_status stage_h_bellman(gpu_key *k, const cuzk_witness *w, int staged
     t0 = cuzk__now_ms();
     if ((st = cuzk__gpu_h_bellman(k->dom, a, b, cc, NULL)) != CUZK_OK ||
         (st = cuzk__gpu_fr_from_mont(a, a, (size_t)k->n_h, NULL)) != CUZK_OK ||
-        (st = cuzk__gpu_sync()) != CUZK_OK)
+        (st = cuzk__gpu_sync_kernels()) != CUZK_OK) /* not the chunks sent ahead */
         return gpu_fail(err, st, "H");
     t->ntt_ms = cuzk__now_ms() - t0;
     return CUZK_OK;
@@ -196,7 +196,7 @@ static cuzk_status stage_h_zkey(gpu_key *k, const cuzk_witness *w, int staged,
     t0 = cuzk__now_ms();
     if ((st = cuzk__gpu_h_snarkjs(k->dom, a, b, cc, NULL)) != CUZK_OK ||
         (st = cuzk__gpu_fr_from_mont(a, a, (size_t)n, NULL)) != CUZK_OK ||
-        (st = cuzk__gpu_sync()) != CUZK_OK)
+        (st = cuzk__gpu_sync_kernels()) != CUZK_OK) /* not the chunks sent ahead */
         return gpu_fail(err, st, "H");
     t->ntt_ms = cuzk__now_ms() - t0;
     return CUZK_OK;

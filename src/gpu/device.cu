@@ -77,6 +77,11 @@ extern "C" cuzk_status cuzk__gpu_sync(void) {
     return CUZK_OK;
 }
 
+extern "C" cuzk_status cuzk__gpu_sync_kernels(void) {
+    CUZK__CUDA_TRY(cudaStreamSynchronize(0));
+    return CUZK_OK;
+}
+
 extern "C" cuzk_status cuzk__gpu_mem_info(size_t *free_bytes, size_t *total_bytes) {
     CUZK__CUDA_TRY(cudaMemGetInfo(free_bytes, total_bytes));
     return CUZK_OK;

@@ -49,6 +49,10 @@ CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_set_device(int device);
 CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_get_device(int *device);
 /* Waits for all work on the current device; reports an error a kernel raised. */
 CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_sync(void);
+/* Waits for the legacy default stream's work (the kernels) only, not for
+ * copies in flight on the non-blocking copy streams (a chunk sent ahead,
+ * the next witness's staging). */
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_sync_kernels(void);
 /* Free and total memory of the current device. */
 CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_mem_info(size_t *free_bytes, size_t *total_bytes);
 
