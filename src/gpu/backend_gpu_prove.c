@@ -26,24 +26,26 @@ cuzk_status cuzk__gpu_witness_check(const gpu_key *k, const cuzk_witness *w, con
     return CUZK_OK;
 }
 
-/* The points a proof's MSM over vector v takes: H's n_h, L's (C's) aux,
- * A's and B's listed variables (every variable for a zkey). */
-static uint64_t call_points(const gpu_key *k, cuzk_params_vec v) {
-    if (v == CUZK_PARAMS_VEC_H) return k->n_h;
-    if (v == CUZK_PARAMS_VEC_L) return k->n_vars - k->l_first;
+/* The points a proof's MSM over A, B_G1 or B_G2 takes: the variables
+ * listed for A or B (every variable for a zkey). */
+static uint64_t ab_points(const gpu_key *k, cuzk_params_vec v) {
     if (k->c == NULL) return k->n_vars;
     const cuzk__gpu_circuit_info *info = cuzk__gpu_circuit_info_of(k->gc);
     return v == CUZK_PARAMS_VEC_A ? info->a_count : info->b_count;
 }
 
-/* Before vector v's pieces (a kept vector: the copy stream idle), the
- * first chunks of the next streamed vector of the proof's order go up. */
+/* Before a kept vector's pieces (L, A or B_G1: the copy stream idle), the
+ * first chunks of the next streamed vector with points in the proof's
+ * order (A, B_G1, B_G2) go up. */
 static void prefetch_after(gpu_key *k, cuzk_params_vec v) {
-    for (unsigned u = (unsigned)v + 1; u < 5; u++)
-        if (cuzk__gpu_streamed(k, (cuzk_params_vec)u)) {
-            cuzk__gpu_key_prefetch(k, (cuzk_params_vec)u, call_points(k, (cuzk_params_vec)u));
-            return;
-        }
+    for (unsigned u = (unsigned)v + 1; u < 5; u++) {
+        const cuzk_params_vec w = (cuzk_params_vec)u;
+        if (!cuzk__gpu_streamed(k, w) || !cuzk__gpu_key_has(k, w)) continue;
+        const uint64_t n = ab_points(k, w);
+        if (n == 0) continue;
+        cuzk__gpu_key_prefetch(k, w, n);
+        return;
+    }
 }
 
 /* The 0/1/other classification of n device scalars into the key's device

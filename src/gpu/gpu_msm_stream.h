@@ -91,9 +91,13 @@ CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_msm_pieces_split(cuzk__gpu_msm_str
 /* Sends the first chunks (two at most: one a buffer) of the next streamed
  * call over the n host points at bases ahead, on the copy stream, while
  * the device does other work (an NTT, a kept vector's pieces): that call
- * (the same bases, n and group) then starts on chunks already up. Any
- * other call first overwrites them in order; nothing is lost but the
- * copies. Returns at once. */
+ * (the same bases, n and group) then starts on chunks already up; asked
+ * again for them, it sends nothing. Any other call first overwrites them
+ * in order; nothing is lost but the copies (counted in bytes and chunks;
+ * copy_ms counts the copies a call used). From page-locked memory it
+ * returns once the copies are queued (pageable memory may be copied
+ * before it returns); the host points must stay until the call, or the
+ * streamer's end. */
 CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_msm_streamer_prefetch(cuzk__gpu_msm_streamer *s,
                                                                     cuzk__gpu_msm_group group,
                                                                     const void *bases, size_t n);

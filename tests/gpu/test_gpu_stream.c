@@ -123,7 +123,7 @@ static const size_t chunk_sizes[] = {CUZK__GPU_MSM_STREAM_MIN_CHUNK, 1000 * 192,
  * chunk size; scalars and masks on the host and on the device. */
 #define STREAM_CHECKS(g, GG)                                                                  \
     static void g##_stream_case(cuzk__gpu_msm_streamer *const *ss, const void *hb,             \
-                                const cuzk_##g##_aff *bases, size_t n) {                      \
+                                const cuzk_##g##_aff *bases, size_t n, size_t avail) {        \
         uint64_t(*k)[4] = malloc(n * 32);                                                     \
         const size_t words = cuzk_msm_bitmap_words(n);                                        \
         uint64_t *mask = calloc(words, 8), *bits = calloc(words, 8);                          \
@@ -197,29 +197,35 @@ static const size_t chunk_sizes[] = {CUZK__GPU_MSM_STREAM_MIN_CHUNK, 1000 * 192,
                                                       (const uint64_t *)k, n, NULL, mask),    \
                          CUZK_OK);                                                            \
             CHECK(g##_same(&got, &want_mask));                                                \
-            /* sent ahead, then the call: the same point, no chunk sent twice */              \
-            const size_t nch = (n + per - 1) / per;                                           \
-            cuzk__gpu_msm_stream_stats b3, b4;                                                \
-            cuzk__gpu_msm_streamer_stats(s, &b3);                                             \
-            CHECK_EQ_INT(cuzk__gpu_msm_streamer_prefetch(s, GG, hb, n), CUZK_OK);              \
-            CHECK_EQ_INT(cuzk__gpu_msm_streamer_prefetch(s, GG, hb, n), CUZK_OK); /* no-op */  \
-            memset(&got, 0x5a, sizeof got);                                                   \
-            CHECK_EQ_INT(cuzk__gpu_msm_streamed_split(s, GG, hb, NULL, (uint64_t *)&got, dk, n, \
-                                                      NULL, dm),                              \
-                         CUZK_OK);                                                            \
-            CHECK(g##_same(&got, &want_mask));                                                \
-            cuzk__gpu_msm_streamer_stats(s, &b4);                                             \
-            CHECK_EQ_INT(b4.chunks - b3.chunks, nch);                                         \
-            /* sent ahead for another call (half the points): this one sends its own */      \
-            const size_t half = (n + 1) / 2, hch = (half + per - 1) / per;                    \
-            CHECK_EQ_INT(cuzk__gpu_msm_streamer_prefetch(s, GG, hb, half), CUZK_OK);           \
-            memset(&got, 0x5a, sizeof got);                                                   \
-            CHECK_EQ_INT(cuzk__gpu_msm_streamed_split(s, GG, hb, (uint64_t *)&got, NULL, NULL, \
-                                                      n, db, NULL),                           \
-                         CUZK_OK);                                                            \
-            CHECK(g##_same(&got, &want_bits));                                                \
-            cuzk__gpu_msm_streamer_stats(s, &b3);                                             \
-            CHECK_EQ_INT(b3.chunks - b4.chunks, (hch < 2 ? hch : 2) + nch);                   \
+            /* sent ahead, then the call (the buffers first filled with other    \
+             * points, 64 on): the same point, no chunk sent twice */                        \
+            const size_t nch = (n + per - 1) / per, pre = nch < 2 ? nch : 2;                  \
+            const char *other = (const char *)hb + 64 * sizeof(cuzk_##g##_aff);               \
+            if (n + 64 <= avail) {                                                            \
+                cuzk__gpu_msm_stream_stats b3, b4;                                            \
+                CHECK_EQ_INT(cuzk__gpu_msm_streamed_split(s, GG, other, (uint64_t *)&got,      \
+                                                          NULL, NULL, n, NULL, NULL),         \
+                             CUZK_OK);                                                        \
+                cuzk__gpu_msm_streamer_stats(s, &b3);                                         \
+                CHECK_EQ_INT(cuzk__gpu_msm_streamer_prefetch(s, GG, hb, n), CUZK_OK);          \
+                CHECK_EQ_INT(cuzk__gpu_msm_streamer_prefetch(s, GG, hb, n), CUZK_OK); /* none */ \
+                memset(&got, 0x5a, sizeof got);                                               \
+                CHECK_EQ_INT(cuzk__gpu_msm_streamed_split(s, GG, hb, NULL, (uint64_t *)&got,   \
+                                                          dk, n, NULL, dm),                   \
+                             CUZK_OK);                                                        \
+                CHECK(g##_same(&got, &want_mask));                                            \
+                cuzk__gpu_msm_streamer_stats(s, &b4);                                         \
+                CHECK_EQ_INT(b4.chunks - b3.chunks, nch);                                     \
+                /* sent ahead for another call (other points): this one sends its own */     \
+                CHECK_EQ_INT(cuzk__gpu_msm_streamer_prefetch(s, GG, other, n), CUZK_OK);       \
+                memset(&got, 0x5a, sizeof got);                                               \
+                CHECK_EQ_INT(cuzk__gpu_msm_streamed_split(s, GG, hb, (uint64_t *)&got, NULL,   \
+                                                          NULL, n, db, NULL),                 \
+                             CUZK_OK);                                                        \
+                CHECK(g##_same(&got, &want_bits));                                            \
+                cuzk__gpu_msm_streamer_stats(s, &b3);                                         \
+                CHECK_EQ_INT(b3.chunks - b4.chunks, pre + nch);                               \
+            }                                                                                 \
         }                                                                                     \
         /* a participating scalar >= 2^255 is refused, in any chunk */                        \
         k[n - 1][3] |= (uint64_t)1 << 63;                                                     \
@@ -251,10 +257,10 @@ static const size_t chunk_sizes[] = {CUZK__GPU_MSM_STREAM_MIN_CHUNK, 1000 * 192,
             static const size_t ns[] = {1, 63, 64, 65, 1000, 20000, 65536};                   \
             for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++) {                           \
                 if (ns[i] > nmax || (quick && i % 2 == 1)) continue;                          \
-                g##_stream_case(ss, hb, bases, ns[i]);                                        \
+                g##_stream_case(ss, hb, bases, ns[i], nmax);                                  \
             }                                                                                 \
             /* pageable host bases: the same results at the driver's rate */                  \
-            g##_stream_case(ss, bases, bases, nmax < 5000 ? nmax : 5000);                     \
+            g##_stream_case(ss, bases, bases, nmax < 5000 ? nmax : 5000, nmax);               \
         }                                                                                     \
         /* refusals: no scalars, a chunk below one unit */                                    \
         uint64_t r[36];                                                                       \
