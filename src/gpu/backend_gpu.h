@@ -95,8 +95,8 @@ int cuzk__backend_gpu_devices(void);
  *                 planned)
  */
 #define CUZK__GPU_PIN_FAIL_STAGE 1u  /* the staging buffers */
-#define CUZK__GPU_PIN_FAIL_ABC 2u    /* the host a, b, c of snarkjs keys */
-#define CUZK__GPU_PIN_FAIL_STREAM 4u /* the streamed vectors' host copies */
+#define CUZK__GPU_PIN_FAIL_ABC 2u    /* host a, b, c: snarkjs keys, a plan's abc_on_cpu */
+#define CUZK__GPU_PIN_FAIL_STREAM 4u /* the streamed points: locked in place or a copy */
 typedef struct {
     size_t stage_bytes;
     unsigned pin_fail;

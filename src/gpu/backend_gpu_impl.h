@@ -67,11 +67,13 @@ typedef struct {
     size_t hidden;
     /* the vectors the plan streams (plan.streamed): their points in host
      * memory (sv_host: the key's own copy sv_own, page-locked when
-     * sv_pinned, or the caller's points when the host refused a copy), and
+     * sv_pinned, or the caller's points: page-locked in place when
+     * sv_registered, as they are when the host refused both), and
      * the streamer that sums them chunk by chunk (backend_gpu_stream.c) */
     const void *sv_host[5];
     void *sv_own[5];
     int sv_pinned[5];
+    int sv_registered[5];
     cuzk__gpu_msm_streamer *streamer;
     unsigned threads; /* CPU threads for the staging copies (0 = all) */
     /* borrowed */
@@ -89,6 +91,17 @@ typedef struct {
     pthread_mutex_t lock;
     void *w_plain, *w_mont, *abc;
     void *gath; /* a gathered query's scalars: w_mont's buffer (dead after the SpMV) */
+    /* a plan with a, b, c made on the CPU (plan.abc_on_cpu): no w_mont; the
+     * witness (w_plain) and the gathered queries (gath) take abc's second
+     * and third thirds, which the NTTs have finished with; two host buffers
+     * of a, b, c, so that one proof makes its own on the CPU while another
+     * proof's go up (cab_mu and cab_cv guard cab_busy, a bit a buffer) */
+    int w_in_abc;
+    cuzk_fr *cab_host[2];
+    int cab_pinned[2];
+    unsigned cab_busy;
+    pthread_mutex_t cab_mu;
+    pthread_cond_t cab_cv;
     cuzk_fr *host_abc;           /* zkey: a, b, c made on the CPU */
     int host_abc_pinned;         /* host_abc from cuzk__gpu_host_alloc, else malloc */
     /* staging for uploads from pageable memory (NULL: plain copies) */

@@ -26,7 +26,7 @@ static void key_free(gpu_key *k) {
     cuzk__gpu_msm_bases_free(k->a);
     cuzk__gpu_msm_bases_free(k->b1);
     cuzk__gpu_msm_bases_free(k->b2);
-    cuzk__gpu_free(k->w_plain);
+    if (!k->w_in_abc) cuzk__gpu_free(k->w_plain);
     cuzk__gpu_free(k->w_mont); /* and gath, which shares it */
     cuzk__gpu_free(k->abc);
     cuzk__gpu_copy_queue_free(k->cq); /* first: it waits for copies reading the buffers */
@@ -40,9 +40,17 @@ static void key_free(gpu_key *k) {
         cuzk__gpu_host_free(k->host_abc);
     else
         free(k->host_abc);
+    for (int i = 0; i < 2; i++) {
+        if (k->cab_pinned[i])
+            cuzk__gpu_host_free(k->cab_host[i]);
+        else
+            free(k->cab_host[i]);
+    }
     cuzk__gpu_free(k->bm_one);
     cuzk__gpu_free(k->bm_other);
     cuzk__gpu_free(k->ld_bad);
+    pthread_cond_destroy(&k->cab_cv);
+    pthread_mutex_destroy(&k->cab_mu);
     pthread_cond_destroy(&k->ld_cv);
     pthread_mutex_destroy(&k->ld_mu);
     pthread_cond_destroy(&k->st_cv);
@@ -54,13 +62,17 @@ static void key_free(gpu_key *k) {
 static gpu_key *key_new(cuzk_backend *be) {
     gpu_key *k = calloc(1, sizeof(*k));
     if (k == NULL) return NULL;
-    int made = 0; /* how many of the five below exist */
+    int made = 0; /* how many of the seven below exist */
     if (pthread_mutex_init(&k->lock, NULL) == 0) made = 1;
     if (made == 1 && pthread_mutex_init(&k->st_mu, NULL) == 0) made = 2;
     if (made == 2 && pthread_cond_init(&k->st_cv, NULL) == 0) made = 3;
     if (made == 3 && pthread_mutex_init(&k->ld_mu, NULL) == 0) made = 4;
     if (made == 4 && pthread_cond_init(&k->ld_cv, NULL) == 0) made = 5;
-    if (made < 5) {
+    if (made == 5 && pthread_mutex_init(&k->cab_mu, NULL) == 0) made = 6;
+    if (made == 6 && pthread_cond_init(&k->cab_cv, NULL) == 0) made = 7;
+    if (made < 7) {
+        if (made > 5) pthread_mutex_destroy(&k->cab_mu);
+        if (made > 4) pthread_cond_destroy(&k->ld_cv);
         if (made > 3) pthread_mutex_destroy(&k->ld_mu);
         if (made > 2) pthread_cond_destroy(&k->st_cv);
         if (made > 1) pthread_mutex_destroy(&k->st_mu);
@@ -128,6 +140,19 @@ static cuzk_status work_alloc(gpu_key *k, cuzk_error *err) {
     const size_t bm_bytes = ((size_t)(k->max_query + 63) / 64 + 1) * 8;
     /* the Montgomery witness is dead once the SpMV has made a, b, c; the
      * gathered queries come after, in the same buffer (4 GB at 2^27) */
+    if (k->plan.abc_on_cpu) {
+        /* the witness and the gathered queries in a, b, c's later thirds
+         * (backend_gpu_plan.c offers this plan only where they fit) */
+        if ((st = cuzk__gpu_alloc(&k->abc, 3 * k->n_dom * fr)) != CUZK_OK ||
+            (st = cuzk__gpu_alloc((void **)&k->bm_one, bm_bytes)) != CUZK_OK ||
+            (st = cuzk__gpu_alloc((void **)&k->bm_other, bm_bytes)) != CUZK_OK)
+            return gpu_fail(err, st, "allocating the per-proof work area");
+        k->w_plain = (uint8_t *)k->abc + k->n_dom * fr;
+        k->gath = (uint8_t *)k->abc + 2 * k->n_dom * fr;
+        k->w_in_abc = 1;
+        k->st_off = 1; /* no slot to swap with a witness that lives in abc */
+        return CUZK_OK;
+    }
     const size_t shared = k->n_vars > k->max_query ? k->n_vars : (k->max_query ? k->max_query : 1);
     if ((st = cuzk__gpu_alloc(&k->w_plain, k->n_vars * fr)) != CUZK_OK ||
         (st = cuzk__gpu_alloc(&k->w_mont, shared * fr)) != CUZK_OK ||
@@ -137,6 +162,23 @@ static cuzk_status work_alloc(gpu_key *k, cuzk_error *err) {
         return gpu_fail(err, st, "allocating the per-proof work area");
     k->gath = k->w_mont;
     cuzk__gpu_stage_alloc(k);
+    return CUZK_OK;
+}
+
+/* The host buffers of a, b, c made on the CPU: page-locked, so that each
+ * goes up in one DMA, else plain memory through the staging buffers. */
+static cuzk_status cab_alloc(gpu_key *k, cuzk_error *err) {
+    const size_t bytes = 3 * (size_t)k->n_dom * sizeof(cuzk_fr);
+    for (int i = 0; i < 2; i++) {
+        if ((k->inst->hooks.pin_fail & CUZK__GPU_PIN_FAIL_ABC) == 0 &&
+            cuzk__gpu_host_alloc((void **)&k->cab_host[i], bytes) == CUZK_OK)
+            k->cab_pinned[i] = 1;
+        else
+            k->cab_host[i] = cuzk__alloc_large(bytes);
+        if (k->cab_host[i] == NULL)
+            return cuzk__fail(err, CUZK_ERR_NOMEM, "no host memory for a, b, c (2 x %llu bytes)",
+                              (ull)bytes);
+    }
     return CUZK_OK;
 }
 
@@ -169,7 +211,15 @@ static cuzk_status prepare_with(cuzk_backend *be, cuzk_backend_key **out, const 
     cuzk__gpu_stage_alloc(k);
     cuzk__gpu_circuit_src src;
     cuzk__gpu_circuit_src_of(&src, c);
-    if ((st = cuzk__gpu_circuit_upload(&k->gc, &src, cuzk__gpu_staged_copy, k)) != CUZK_OK) {
+    if (k->plan.abc_on_cpu) { /* the CPU makes a, b, c: only the query lists go up */
+        if ((st = cuzk__gpu_circuit_upload_lists(&k->gc, &src, cuzk__gpu_staged_copy, k)) !=
+            CUZK_OK) {
+            gpu_fail(err, st, "uploading the circuit's variable lists");
+            goto fail;
+        }
+        if ((st = cab_alloc(k, err)) != CUZK_OK) goto fail;
+    } else if ((st = cuzk__gpu_circuit_upload(&k->gc, &src, cuzk__gpu_staged_copy, k)) !=
+               CUZK_OK) {
         gpu_fail(err, st, "uploading the circuit");
         goto fail;
     }

@@ -95,6 +95,15 @@ static void key_sizes(cuzk__plan_key *key, const gpu_backend *inst, const cuzk_c
     key->ntt_bytes = ntt_bytes(n_dom);
     key->proof_bytes = proof_bytes(n_vars, n_dom, max_query);
     key->host_bytes = host_fixed(inst, 0);
+    /* a, b, c made on the CPU (key.c's work_alloc): a, b, c, the bitmaps and
+     * the lists on the device, the witness and a gathered query (at most
+     * n_vars) in the thirds after a's, so only where n_vars fits a third;
+     * two host buffers of a, b, c */
+    if (n_vars <= n_dom) {
+        const uint64_t bm = ((max_query + 63) / 64 + 1) * 8;
+        key->cpu_abc_bytes = 3 * 32 * n_dom + 2 * bm + 4 * lists + 8;
+        key->cpu_abc_host_bytes = 2 * 3 * 32 * n_dom;
+    }
 }
 
 /* The MSM's own sizing on this device: handles of one point (G1, G2) with

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "circuit/witness.h"
 #include "gpu/backend_gpu_impl.h"
 
 /* CUZK_OK when w has values and the key's variables (for a circuit, also
@@ -204,6 +205,72 @@ static cuzk_status stage_h_zkey(gpu_key *k, const cuzk_witness *w, int staged,
     return CUZK_OK;
 }
 
+/* A plan with a, b, c made on the CPU: before the key's lock, a free host
+ * buffer (waiting for one) filled with w's a, b, c, the satisfaction
+ * checked there too; its index into *slot. The lock's holder meanwhile
+ * proves another witness on the device. */
+static cuzk_status cpu_abc_make(gpu_key *k, const cuzk_witness *w, int *slot,
+                                cuzk_groth16_stage_times *t, cuzk_error *err) {
+    cuzk_status st;
+    pthread_mutex_lock(&k->cab_mu);
+    while (k->cab_busy == 3u) pthread_cond_wait(&k->cab_cv, &k->cab_mu);
+    *slot = (k->cab_busy & 1u) ? 1 : 0;
+    k->cab_busy |= 1u << *slot;
+    pthread_mutex_unlock(&k->cab_mu);
+    const uint64_t n = k->n_dom;
+    cuzk_fr *abc = k->cab_host[*slot];
+    const double t0 = cuzk__now_ms();
+    uint64_t bad = UINT64_MAX;
+    st = cuzk_witness_abc_var(k->c, w, abc, abc + n, abc + 2 * n, CUZK_SPMV_DEFAULT, k->threads,
+                              &bad, err);
+    t->spmv_ms = cuzk__now_ms() - t0;
+    return st;
+}
+
+/* The host buffer back for the next proof's a, b, c (slot -1: none). */
+static void cpu_abc_release(gpu_key *k, int slot) {
+    if (slot < 0) return;
+    pthread_mutex_lock(&k->cab_mu);
+    k->cab_busy &= ~(1u << slot);
+    pthread_cond_broadcast(&k->cab_cv);
+    pthread_mutex_unlock(&k->cab_mu);
+}
+
+/* a, b, c made on the CPU (cpu_abc_make) go up, H on the device, then the
+ * witness into b's third, which the NTTs have finished with. The host
+ * buffer is released once its copy is done (*slot = -1). */
+static cuzk_status stage_h_cpu_abc(gpu_key *k, const cuzk_witness *w, int *slot,
+                                   cuzk_groth16_stage_times *t, cuzk_error *err) {
+    const uint64_t n = k->n_dom;
+    uint8_t *abc = k->abc;
+    void *a = abc, *b = abc + 32 * n, *cc = abc + 64 * n;
+    cuzk_status st;
+    if ((st = injected(k, "spmv", err)) != CUZK_OK) return st;
+    double t0 = cuzk__now_ms();
+    if (k->ld_thread_on) cuzk__gpu_loader_yield(k, 1);
+    st = cuzk__gpu_upload_input(k, abc, k->cab_host[*slot], 3 * n * 32);
+    if (k->ld_thread_on) cuzk__gpu_loader_yield(k, 0);
+    cpu_abc_release(k, *slot);
+    *slot = -1;
+    if (st != CUZK_OK) return gpu_fail(err, st, "uploading a, b, c");
+    t->spmv_ms += cuzk__now_ms() - t0;
+    if ((st = injected(k, "ntt", err)) != CUZK_OK) return st;
+    cuzk__gpu_key_prefetch(k, CUZK_PARAMS_VEC_H, k->n_h); /* up during the NTTs */
+    t0 = cuzk__now_ms();
+    if ((st = cuzk__gpu_h_bellman(k->dom, a, b, cc, NULL)) != CUZK_OK ||
+        (st = cuzk__gpu_fr_from_mont(a, a, (size_t)k->n_h, NULL)) != CUZK_OK ||
+        (st = cuzk__gpu_sync_kernels()) != CUZK_OK) /* not the chunks sent ahead */
+        return gpu_fail(err, st, "H");
+    t->ntt_ms = cuzk__now_ms() - t0;
+    t0 = cuzk__now_ms();
+    if (k->ld_thread_on) cuzk__gpu_loader_yield(k, 1);
+    st = cuzk__gpu_upload_input(k, k->w_plain, w->values, k->n_vars * 32);
+    if (k->ld_thread_on) cuzk__gpu_loader_yield(k, 0);
+    if (st != CUZK_OK) return gpu_fail(err, st, "uploading the witness");
+    t->spmv_ms += cuzk__now_ms() - t0;
+    return CUZK_OK;
+}
+
 /* Vector v (and those before it) on the device: a key from prepare_early
  * may still be loading it, or have it to decode (key_wait counts both). */
 static cuzk_status vector_need(gpu_key *k, cuzk_params_vec v, cuzk_groth16_stage_times *t,
@@ -215,7 +282,8 @@ static cuzk_status vector_need(gpu_key *k, cuzk_params_vec v, cuzk_groth16_stage
     return st;
 }
 
-static cuzk_status prove_locked(gpu_key *k, gpu_job *j, const cuzk_witness *w, cuzk_error *err) {
+static cuzk_status prove_locked(gpu_key *k, gpu_job *j, const cuzk_witness *w, int *cab,
+                                cuzk_error *err) {
     cuzk_groth16_stage_times *t = &j->base.t;
     cuzk_groth16_partial *out = &j->part;
     cuzk_status st;
@@ -229,7 +297,9 @@ static cuzk_status prove_locked(gpu_key *k, gpu_job *j, const cuzk_witness *w, c
     if ((st = cuzk__gpu_load_status(k, err)) != CUZK_OK) return st; /* a vector failed to load */
     if ((st = cuzk__gpu_set_device(k->device)) != CUZK_OK)
         return gpu_fail(err, st, "selecting the device");
-    st = k->zk ? stage_h_zkey(k, w, staged, t, err) : stage_h_bellman(k, w, staged, t, err);
+    st = *cab >= 0 ? stage_h_cpu_abc(k, w, cab, t, err)
+         : k->zk   ? stage_h_zkey(k, w, staged, t, err)
+                   : stage_h_bellman(k, w, staged, t, err);
     if (st != CUZK_OK) return st;
     t->spmv_ms += take_ms;
 
@@ -297,11 +367,23 @@ cuzk_status cuzk__gpu_op_prove_start(cuzk_backend *be, cuzk_backend_job **out,
     gpu_job *j = calloc(1, sizeof(*j));
     if (j == NULL) return cuzk__fail(err, CUZK_ERR_NOMEM, "no memory for a proof job");
     j->base.ops = &cuzk_backend_gpu;
+    const double t_begin = cuzk__now_ms();
+    int cab = -1; /* the host buffer of a, b, c made on the CPU */
+    cuzk_status st;
+    if (k->plan.abc_on_cpu) {
+        if ((st = cuzk__gpu_witness_check(k, w, "prove_start", err)) != CUZK_OK ||
+            (st = cpu_abc_make(k, w, &cab, &j->base.t, err)) != CUZK_OK) {
+            cpu_abc_release(k, cab);
+            cuzk__backend_partial_release(be, &j->base);
+            return st;
+        }
+    }
     const double t0 = cuzk__now_ms();
     pthread_mutex_lock(&k->lock);
     j->base.t.lock_wait_ms = cuzk__now_ms() - t0;
     k->fault = be->fault;
-    cuzk_status st = prove_locked(k, j, w, err);
+    st = prove_locked(k, j, w, &cab, err);
+    cpu_abc_release(k, cab); /* a proof that failed before its upload */
     cuzk__gpu_loader_reap(k, 0); /* its buffers go once it is done, before the staging's look */
     int staging_open = 0; /* the slot wanted, neither made nor given up yet */
     if (st == CUZK_OK && !k->st_thread_on && !k->st_off) {
@@ -320,7 +402,7 @@ cuzk_status cuzk__gpu_op_prove_start(cuzk_backend *be, cuzk_backend_job **out,
         cuzk__gpu_key_copies(k);
     }
     pthread_mutex_unlock(&k->lock);
-    j->base.t.total_ms = t1 - t0;
+    j->base.t.total_ms = t1 - t_begin;
     j->part.t.total_ms = j->base.t.total_ms;
     if (st != CUZK_OK) {
         cuzk__backend_partial_release(be, &j->base);

@@ -57,6 +57,20 @@ static int own_pinned(gpu_key *k, cuzk_params_vec v, size_t bytes) {
     return 1;
 }
 
+/* The caller's points of vector v (bytes) page-locked where they are, for
+ * the key's life (no second copy: 47 GB at porep 2^27); 0 when the host
+ * refuses (or the test hooks make it: CUZK__GPU_PIN_FAIL_STREAM). Points
+ * another key locked already serve as they are. */
+static int given_pinned(gpu_key *k, cuzk_params_vec v, size_t bytes) {
+    if ((k->inst->hooks.pin_fail & CUZK__GPU_PIN_FAIL_STREAM) != 0) return 0;
+    const void *given = given_points(k, v);
+    if (cuzk__gpu_host_register(given, bytes) == CUZK_OK) {
+        k->sv_registered[v] = 1;
+        return 1;
+    }
+    return cuzk__gpu_host_is_pinned(given);
+}
+
 /* The key's own host memory for vector v (bytes): page-locked, or
  * pageable when the host refuses (the stream then copies at the driver's
  * staged rate: slower proofs, not failed ones). */
@@ -132,9 +146,9 @@ cuzk_status cuzk__gpu_stream_setup(gpu_key *k, cuzk_error *err) {
         if (k->p != NULL && k->p->deferred) {
             if ((st = own_host(k, v, bytes, err)) == CUZK_OK)
                 st = fill_deferred(k, v, n, d_bad, err);
-        } else if (own_pinned(k, v, bytes)) {
+        } else if (!given_pinned(k, v, bytes) && own_pinned(k, v, bytes)) {
             memcpy(k->sv_own[v], given_points(k, v), bytes); /* page-locked: the full rate */
-        } /* else the caller's points as they are (pageable): no second copy */
+        } /* else the caller's points, locked in place or as they are (pageable) */
         k->sv_host[v] = k->sv_own[v] != NULL ? k->sv_own[v] : given_points(k, v);
     }
     cuzk__gpu_free(d_bad);
@@ -145,6 +159,8 @@ void cuzk__gpu_stream_free(gpu_key *k) {
     cuzk__gpu_msm_streamer_free(k->streamer); /* first: it waits for its copies */
     k->streamer = NULL;
     for (unsigned v = 0; v < 5; v++) {
+        if (k->sv_registered[v]) cuzk__gpu_host_unregister(k->sv_host[v]);
+        k->sv_registered[v] = 0;
         if (k->sv_pinned[v])
             cuzk__gpu_host_free(k->sv_own[v]);
         else

@@ -105,6 +105,22 @@ extern "C" void cuzk__gpu_host_free(void *p) {
     if (p) (void)cudaFreeHost(p);
 }
 
+extern "C" cuzk_status cuzk__gpu_host_register(const void *p, size_t bytes) {
+    if (!p || bytes == 0) return CUZK_ERR_INVALID_ARG;
+    const cudaError_t err = cudaHostRegister(const_cast<void *>(p), bytes, cudaHostRegisterPortable);
+    if (err != cudaSuccess) {
+        cuzk__gpu_record_error(err, "cudaHostRegister(p, bytes, cudaHostRegisterPortable)",
+                               __FILE__, __LINE__);
+        (void)cudaGetLastError(); /* a refusal, not a sticky error */
+        return CUZK_ERR_GPU;
+    }
+    return CUZK_OK;
+}
+
+extern "C" void cuzk__gpu_host_unregister(const void *p) {
+    if (p) (void)cudaHostUnregister(const_cast<void *>(p));
+}
+
 extern "C" int cuzk__gpu_host_is_pinned(const void *p) {
     if (p == NULL) return 0;
     cudaPointerAttributes attr;

@@ -72,6 +72,12 @@ CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_download(void *dst, const void *sr
  */
 CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_host_alloc(void **p, size_t bytes);
 void cuzk__gpu_host_free(void *p);
+/* The caller's bytes at p page-locked in place (cudaHostRegister, portable):
+ * the device reads them by DMA without a page-locked copy of them.
+ * CUZK_ERR_GPU when the host refuses (a read-only mapping, memory already
+ * registered, more than it may lock); cuzk__gpu_host_unregister(p) undoes it. */
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_host_register(const void *p, size_t bytes);
+void cuzk__gpu_host_unregister(const void *p);
 /* 1 when p lies in page-locked host memory known to CUDA (cuzk__gpu_host_alloc
  * or cudaHostRegister), else 0, also when the query fails: the answer only
  * picks the faster copy, any host memory can be copied. */

@@ -63,6 +63,10 @@ typedef cuzk_status (*cuzk__gpu_copy_fn)(void *ctx, void *dst, const void *src, 
 CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_circuit_upload(cuzk__gpu_circuit **out,
                                                              const cuzk__gpu_circuit_src *src,
                                                              cuzk__gpu_copy_fn copy, void *ctx);
+/* Only the variable lists of A and B (a key whose a, b, c are made on the
+ * CPU gathers its queries on the device): abc and check refuse it. */
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_circuit_upload_lists(
+    cuzk__gpu_circuit **out, const cuzk__gpu_circuit_src *src, cuzk__gpu_copy_fn copy, void *ctx);
 void cuzk__gpu_circuit_free(cuzk__gpu_circuit *g);
 const cuzk__gpu_circuit_info *cuzk__gpu_circuit_info_of(const cuzk__gpu_circuit *g);
 

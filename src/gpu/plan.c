@@ -218,13 +218,26 @@ void cuzk__plan_make(cuzk__plan *out, const cuzk__plan_key *k, const cuzk__plan_
                  cuzk__plan_bytes_str(s3, sizeof s3, out->spare_bytes));
         return;
     }
-    /* streaming: every base from host memory, the largest chunk that fits */
-    const layout every = layout_of(k, fixed, all);
-    const uint64_t chunk = layout_chunk(k, d, &every, out->avail);
+    /* streaming: every base from host memory, the largest chunk that fits;
+     * failing that, with a, b, c made on the CPU where the key offers it */
+    uint64_t fx = fixed;
+    layout every = layout_of(k, fx, all);
+    uint64_t chunk = layout_chunk(k, d, &every, out->avail);
+    if (chunk == 0 && every.max_vec != 0 && k->cpu_abc_bytes != 0) {
+        const uint64_t lean_fx = add_sat(k->ntt_bytes, k->cpu_abc_bytes);
+        const layout lean = layout_of(k, lean_fx, all);
+        const uint64_t lean_chunk = layout_chunk(k, d, &lean, out->avail);
+        if (lean_chunk != 0) {
+            fx = lean_fx;
+            every = lean;
+            chunk = lean_chunk;
+            out->abc_on_cpu = 1;
+        }
+    }
     if (d->floor <= CUZK__PLAN_STREAMING && chunk != 0 && every.max_vec != 0) {
         layout l = every;
         uint64_t c = chunk;
-        if (d->floor <= CUZK__PLAN_PARTLY_RESIDENT) keep_classified(k, d, fixed, out->avail, &l, &c);
+        if (d->floor <= CUZK__PLAN_PARTLY_RESIDENT) keep_classified(k, d, fx, out->avail, &l, &c);
         out->mode = l.streamed == all ? CUZK__PLAN_STREAMING : CUZK__PLAN_PARTLY_RESIDENT;
         out->streamed = l.streamed;
         out->chunk_bytes = c;
@@ -234,6 +247,13 @@ void cuzk__plan_make(cuzk__plan *out, const cuzk__plan_key *k, const cuzk__plan_
         char names[2][48]; /* the streamed vectors, the kept ones */
         const uint64_t streamed_bytes = vec_names(k, l.streamed, names);
         out->host_pinned = add_sat(k->host_bytes, streamed_bytes);
+        char cpu_abc[128] = "";
+        if (out->abc_on_cpu) {
+            out->host_pinned = add_sat(out->host_pinned, k->cpu_abc_host_bytes);
+            snprintf(cpu_abc, sizeof cpu_abc,
+                     "; a, b, c made on the CPU, the circuit (%s) not on the device",
+                     cuzk__plan_bytes_str(s6, sizeof s6, k->circuit_bytes));
+        }
         char what[64] = "every base", kept[96] = "";
         if (out->mode == CUZK__PLAN_PARTLY_RESIDENT) {
             snprintf(what, sizeof what, "the %s bases", names[0]);
@@ -243,22 +263,28 @@ void cuzk__plan_make(cuzk__plan *out, const cuzk__plan_key *k, const cuzk__plan_
         }
         snprintf(out->reason, sizeof out->reason,
                  "%s%s: the whole key needs %s (%" PRIu64 " bytes)%s %s available "
-                 "(%" PRIu64 " bytes: %s); %s (%s) streamed from page-locked host "
+                 "(%" PRIu64 " bytes: %s)%s; %s (%s) streamed from page-locked host "
                  "memory in chunks of 2 x %s%s, %s on the device (%" PRIu64 " bytes)",
                  cuzk__plan_mode_name(out->mode), fl, s1, need_res,
                  need_res > out->avail ? ", more than the" : " of the", s2, out->avail, dev,
-                 what, cuzk__plan_bytes_str(s3, sizeof s3, streamed_bytes),
+                 cpu_abc, what, cuzk__plan_bytes_str(s3, sizeof s3, streamed_bytes),
                  cuzk__plan_bytes_str(s4, sizeof s4, c), kept,
                  cuzk__plan_bytes_str(s5, sizeof s5, out->device_bytes), out->device_bytes);
         return;
     }
-    /* streaming's need with its smallest chunks (the CPU's reason) */
-    uint64_t least_need = fixed, least_chunk = 0;
+    /* streaming's need with its smallest chunks (the CPU's reason), a, b, c
+     * made on the CPU where the key offers it */
+    uint64_t least_need = fx, least_chunk = 0;
     if (every.max_vec != 0) {
         least_chunk = layout_least(d, &every);
         least_need = layout_need(k, d, &every, least_chunk);
+        if (k->cpu_abc_bytes != 0) {
+            const layout lean = layout_of(k, add_sat(k->ntt_bytes, k->cpu_abc_bytes), all);
+            least_need = min_u64(least_need, layout_need(k, d, &lean, least_chunk));
+        }
     }
     out->mode = CUZK__PLAN_CPU;
+    out->abc_on_cpu = 0;
     out->device_bytes = 0;
     out->spare_bytes = 0;
     if (d->floor == CUZK__PLAN_CPU) {
@@ -267,8 +293,8 @@ void cuzk__plan_make(cuzk__plan *out, const cuzk__plan_key *k, const cuzk__plan_
         return;
     }
     snprintf(out->reason, sizeof out->reason,
-             "cpu%s: not even streaming fits: the circuit, NTT tables, per-proof buffers, MSM "
-             "work area and two chunks of %s need %s (%" PRIu64 " bytes), %s available "
+             "cpu%s: not even streaming fits: the circuit (or a, b, c from the CPU), NTT "
+             "tables, per-proof buffers, MSM work area and two chunks of %s need %s (%" PRIu64 " bytes), %s available "
              "(%" PRIu64 " bytes: %s)",
              fl, cuzk__plan_bytes_str(s3, sizeof s3, least_chunk),
              cuzk__plan_bytes_str(s4, sizeof s4, least_need), least_need, s2, out->avail, dev);

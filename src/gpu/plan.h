@@ -24,9 +24,15 @@
  * pieces of a chunk's points on the device, so that its MSM work area is
  * a chunk's: a whole vector's (~30 GB at 2^27) would take the room of the
  * vectors it could keep.
- *   CPU               not even STREAMING fits (its circuit, tables,
- *                     per-proof buffers, work area and two smallest chunks):
- *                     the key proves on the CPU, or is refused on the GPU
+ * When not even STREAMING fits with the circuit on the device, a key that
+ * offers it (cpu_abc_bytes) streams with a, b, c made on the CPU: the
+ * circuit stays in host memory, the device holds a, b, c and the density
+ * lists, and the witness and the gathered queries take a, b, c's thirds
+ * that the NTTs have finished with (abc_on_cpu; PARTLY_RESIDENT or
+ * STREAMING by the same rule).
+ *   CPU               not even that fits (tables, per-proof buffers, work
+ *                     area and two smallest chunks): the key proves on the
+ *                     CPU, or is refused on the GPU
  * The first that fits, and is not above the device's floor, is chosen: a
  * key that ran out of device memory in one mode (memory another process
  * took, an estimate short) is planned again with the floor one step
@@ -82,6 +88,11 @@ typedef struct {
     uint64_t ntt_bytes;     /* the NTT domain's tables */
     uint64_t proof_bytes;   /* per-proof buffers: witness twice, a, b, c, a query, bitmaps */
     uint64_t host_bytes;    /* page-locked host memory in every mode (staging, zkey a, b, c) */
+    /* a, b, c made on the CPU: the device's per-proof buffers and density
+     * lists in place of circuit_bytes + proof_bytes (0: not offered), and
+     * the page-locked host memory the CPU's a, b, c add */
+    uint64_t cpu_abc_bytes;
+    uint64_t cpu_abc_host_bytes;
 } cuzk__plan_key;
 
 /* The device the key goes to. */
@@ -100,6 +111,7 @@ typedef struct {
 typedef struct cuzk__plan {
     cuzk__plan_mode mode;
     unsigned streamed;     /* bit v: vector v streamed from page-locked host memory */
+    int abc_on_cpu;        /* a, b, c made on the CPU, the circuit not on the device */
     uint64_t avail;        /* min(free, limit) - reserve: what the plan fills */
     uint64_t device_bytes; /* what the plan places on the device */
     uint64_t srs_bytes;    /* the SRS vectors' bytes, all five */
@@ -107,7 +119,7 @@ typedef struct cuzk__plan {
     uint64_t chunk_bytes;  /* each of the two device chunk buffers (0: nothing streamed) */
     uint64_t host_pinned;  /* page-locked host memory: streamed vectors + host_bytes */
     uint64_t spare_bytes;  /* avail - device_bytes: for copies and the witness slot */
-    char reason[480];      /* one sentence: the mode and the numbers that chose it */
+    char reason[640];      /* one sentence: the mode and the numbers that chose it */
 } cuzk__plan;
 
 /* The plan of key on dev. out->reason names the mode, what it needs against

@@ -193,18 +193,20 @@ static cuzk_status upload(T **dst, const T *src, uint64_t n, uint64_t *bytes, co
     return CUZK_OK;
 }
 
+/* The matrices and values (matrices 0: only the variable lists). */
 static cuzk_status upload_body(cuzk__gpu_circuit *g, const cuzk__gpu_circuit_src *s,
-                               uint32_t *av, uint32_t *bv, const copier &c) {
+                               uint32_t *av, uint32_t *bv, int matrices, const copier &c) {
     uint64_t bytes = 0;
     cuzk_status st;
-    for (int m = 0; m < 3; m++) {
+    for (int m = 0; m < 3 && matrices; m++) {
         if ((st = upload(&g->row_ptr[m], s->row_ptr[m], s->n_constraints + 1, &bytes, c)) !=
             CUZK_OK)
             return st;
         if ((st = upload(&g->col[m], s->col[m], s->nnz[m], &bytes, c)) != CUZK_OK) return st;
         if ((st = upload(&g->val[m], s->val[m], s->nnz[m], &bytes, c)) != CUZK_OK) return st;
     }
-    if ((st = upload(&g->values, (const fr_t *)s->values, s->n_values, &bytes, c)) != CUZK_OK)
+    if (matrices &&
+        (st = upload(&g->values, (const fr_t *)s->values, s->n_values, &bytes, c)) != CUZK_OK)
         return st;
     if ((st = upload(&g->a_vars, av, g->info.a_count, &bytes, c)) != CUZK_OK) return st;
     if ((st = upload(&g->b_vars, bv, g->info.b_count, &bytes, c)) != CUZK_OK) return st;
@@ -229,9 +231,8 @@ extern "C" void cuzk__gpu_circuit_free(cuzk__gpu_circuit *g) {
     free(g);
 }
 
-extern "C" cuzk_status cuzk__gpu_circuit_upload(cuzk__gpu_circuit **out,
-                                                const cuzk__gpu_circuit_src *s,
-                                                cuzk__gpu_copy_fn copy, void *ctx) {
+static cuzk_status circuit_upload(cuzk__gpu_circuit **out, const cuzk__gpu_circuit_src *s,
+                                  int matrices, cuzk__gpu_copy_fn copy, void *ctx) {
     if (!out || !s) return CUZK_ERR_INVALID_ARG;
     *out = NULL;
     /* Columns and variable lists are u32 on the device as on the host. */
@@ -244,7 +245,7 @@ extern "C" cuzk_status cuzk__gpu_circuit_upload(cuzk__gpu_circuit **out,
     g->info.domain_size = s->domain_size;
     uint32_t *av = NULL, *bv = NULL;
     cuzk_status st = make_var_lists(s, &av, &g->info.a_count, &bv, &g->info.b_count);
-    if (st == CUZK_OK) st = upload_body(g, s, av, bv, copier{copy, ctx});
+    if (st == CUZK_OK) st = upload_body(g, s, av, bv, matrices, copier{copy, ctx});
     free(av);
     free(bv);
     if (st != CUZK_OK) {
@@ -255,6 +256,18 @@ extern "C" cuzk_status cuzk__gpu_circuit_upload(cuzk__gpu_circuit **out,
     return CUZK_OK;
 }
 
+extern "C" cuzk_status cuzk__gpu_circuit_upload(cuzk__gpu_circuit **out,
+                                                const cuzk__gpu_circuit_src *s,
+                                                cuzk__gpu_copy_fn copy, void *ctx) {
+    return circuit_upload(out, s, 1, copy, ctx);
+}
+
+extern "C" cuzk_status cuzk__gpu_circuit_upload_lists(cuzk__gpu_circuit **out,
+                                                      const cuzk__gpu_circuit_src *s,
+                                                      cuzk__gpu_copy_fn copy, void *ctx) {
+    return circuit_upload(out, s, 0, copy, ctx);
+}
+
 extern "C" const cuzk__gpu_circuit_info *cuzk__gpu_circuit_info_of(const cuzk__gpu_circuit *g) {
     return g ? &g->info : NULL;
 }
@@ -263,7 +276,7 @@ extern "C" const cuzk__gpu_circuit_info *cuzk__gpu_circuit_info_of(const cuzk__g
 
 extern "C" cuzk_status cuzk__gpu_circuit_abc(const cuzk__gpu_circuit *g, void *a, void *b,
                                              void *c, const void *w, void *stream) {
-    if (!g || !a || !b || !c || !w) return CUZK_ERR_INVALID_ARG;
+    if (!g || !a || !b || !c || !w || !g->row_ptr[0]) return CUZK_ERR_INVALID_ARG;
     abc_args x;
     for (int m = 0; m < 3; m++) {
         x.row_ptr[m] = g->row_ptr[m];
@@ -283,7 +296,7 @@ extern "C" cuzk_status cuzk__gpu_circuit_abc(const cuzk__gpu_circuit *g, void *a
 extern "C" cuzk_status cuzk__gpu_circuit_check(const cuzk__gpu_circuit *g, const void *a,
                                                const void *b, const void *c,
                                                uint64_t *first_bad, void *stream) {
-    if (!g || !a || !b || !c || !first_bad) return CUZK_ERR_INVALID_ARG;
+    if (!g || !a || !b || !c || !first_bad || !g->row_ptr[0]) return CUZK_ERR_INVALID_ARG;
     cudaStream_t s = (cudaStream_t)stream;
     unsigned long long none = ~0ull, got = 0;
     CUZK__CUDA_TRY(cudaMemcpyAsync(g->first_bad, &none, sizeof none, cudaMemcpyHostToDevice, s));

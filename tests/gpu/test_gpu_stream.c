@@ -12,8 +12,10 @@
  *   - every mode of the GPU backend forced by a vram limit (the smallest
  *     limit that gives it, found by the plan op): resident, partly
  *     resident (H alone streamed, and the fewest vectors kept; the kept
- *     ones summed in pieces) and streaming proofs bit for bit equal to the CPU backend's
- *     with the same r, s for porep, dense and sha circuits, parameters in
+ *     ones summed in pieces), streaming, and streaming with a, b, c made on
+ *     the CPU (the circuit's lists alone on the device, the witness and
+ *     gathered queries in a, b, c's later thirds): proofs bit for bit equal
+ *     to the CPU backend's with the same r, s for porep, dense and sha circuits, parameters in
  *     memory and deferred from a file (prepare and prepare_early), chunks
  *     of 12 KiB (many a vector) and the planner's own, page-locked and
  *     pageable host copies, a snarkjs zkey; a limit below the streaming
@@ -294,18 +296,23 @@ static cuzk__plan plan_at(cuzk_backend *gpu, uint64_t limit, const cuzk_circuit 
     return plan;
 }
 
-/* The smallest limit (bytes) under which the key plans `want` or a more
- * resident mode (modes only grow more resident with the limit). */
-/* The smallest limit (to 4 KiB) whose plan is mode want or more resident;
+/* A plan's place in the order the limit walks as it grows: the CPU, a, b,
+ * c made on the CPU (streaming or partly resident), streaming, partly
+ * resident, resident. */
+enum { TIER_RESIDENT = 0, TIER_PARTLY = 2, TIER_STREAMING = 4, TIER_CPU_ABC = 5, TIER_CPU = 6 };
+static int tier_of(const cuzk__plan *p) { return p->abc_on_cpu ? TIER_CPU_ABC : 2 * (int)p->mode; }
+
+/* The smallest limit (to 4 KiB) whose plan is tier want or one before it;
  * with h_only, partly resident that streams H alone (every classified
  * vector kept) or more resident. */
-static uint64_t limit_for(cuzk_backend *gpu, cuzk__plan_mode want, int h_only,
-                          const cuzk_circuit *c, const cuzk_params *p, const cuzk_zkey *zk) {
+static uint64_t limit_for(cuzk_backend *gpu, int want, int h_only, const cuzk_circuit *c,
+                          const cuzk_params *p, const cuzk_zkey *zk) {
     uint64_t lo = (uint64_t)1 << 20, hi = (uint64_t)1 << 44; /* lo: no mode fits; hi: resident */
     while (hi - lo > 4096) {
         const uint64_t mid = lo + (hi - lo) / 2;
         const cuzk__plan pl = plan_at(gpu, mid, c, p, zk);
-        if (pl.mode < want || (pl.mode == want && (!h_only || (pl.streamed & 0x1eu) == 0)))
+        const int t = tier_of(&pl);
+        if (t < want || (t == want && (!h_only || (pl.streamed & 0x1eu) == 0)))
             hi = mid;
         else
             lo = mid;
@@ -390,20 +397,22 @@ static void modes_case(cuzk_gen_profile profile, unsigned log_k, params_src src)
     CHECK_EQ_INT(cuzk_backend_open(&gpu, &cuzk_backend_gpu, 0, cuzk_gpu_test_dev, &err), CUZK_OK);
     cuzk__gpu_backend_set_test_hooks(&gpu, &hooks);
     CHECK_EQ_INT(cuzk_backend_prepare(&cpu, &kc, c, &p, &err), CUZK_OK);
-    /* partly resident twice: H alone streamed, and the fewest kept */
-    static const cuzk__plan_mode modes[] = {CUZK__PLAN_RESIDENT, CUZK__PLAN_PARTLY_RESIDENT,
-                                            CUZK__PLAN_PARTLY_RESIDENT, CUZK__PLAN_STREAMING};
-    static const int h_only[] = {0, 1, 0, 0};
-    for (size_t mi = 0; mi < 4 && kc; mi++) {
-        const uint64_t limit = limit_for(&gpu, modes[mi], h_only[mi], c, gp_params, NULL);
+    /* partly resident twice: H alone streamed, and the fewest kept; last, a,
+     * b, c made on the CPU, where the witness fits a third of them */
+    static const int tiers[] = {TIER_RESIDENT, TIER_PARTLY, TIER_PARTLY, TIER_STREAMING,
+                                TIER_CPU_ABC};
+    static const int h_only[] = {0, 1, 0, 0, 0};
+    const size_t n_tiers = cuzk_circuit_n_vars(c) <= c->domain_size ? 5 : 4;
+    for (size_t mi = 0; mi < n_tiers && kc; mi++) {
+        const uint64_t limit = limit_for(&gpu, tiers[mi], h_only[mi], c, gp_params, NULL);
         const cuzk__plan plan = plan_at(&gpu, limit, c, gp_params, NULL);
         printf("  %s 2^%u, parameters %s, chunks of at most %zu bytes, limit %llu: %s\n",
                cuzk_gen_profile_name(profile), log_k, src_names[src], hooks.chunk_bytes,
                (unsigned long long)limit, plan.reason);
         /* with chunks of a few units every mode is reachable for these keys */
-        if (hooks.chunk_bytes != 0) CHECK_EQ_INT(plan.mode, modes[mi]);
+        if (hooks.chunk_bytes != 0) CHECK_EQ_INT(tier_of(&plan), tiers[mi]);
         if (hooks.chunk_bytes != 0 && h_only[mi]) CHECK_EQ_INT(plan.streamed & 0x1eu, 0);
-        if (plan.mode != modes[mi]) continue;
+        if (tier_of(&plan) != tiers[mi]) continue;
         gpu.vram_limit = limit;
         cuzk_backend_key *kg = NULL;
         const uint64_t at_prepare = streamed_chunks(&gpu);
@@ -425,9 +434,10 @@ static void modes_case(cuzk_gen_profile profile, unsigned log_k, params_src src)
             prove_both(&cpu, kc, &gpu, kg, &w, &vk, &tg);
             const uint64_t chunks = streamed_chunks(&gpu) - before;
             CHECK((chunks > 0) == (plan.mode != CUZK__PLAN_RESIDENT));
-            printf("    partition %u: %s, %llu chunks streamed; gpu %.1f ms (msm_h %.2f batch "
+            printf("    partition %u: %s%s, %llu chunks streamed; gpu %.1f ms (msm_h %.2f batch "
                    "%.2f tail %.2f g2 %.2f)\n",
-                   part, cuzk__plan_mode_name(plan.mode), (unsigned long long)chunks,
+                   part, cuzk__plan_mode_name(plan.mode),
+                   plan.abc_on_cpu ? " (a, b, c on the CPU)" : "", (unsigned long long)chunks,
                    tg.total_ms, tg.msm_h_ms, tg.batch_add_ms, tg.tail_msm_ms, tg.b_g2_msm_ms);
             cuzk_witness_close(&w);
         }
@@ -507,7 +517,7 @@ static void test_modes_zkey(void) {
     static const cuzk__plan_mode modes[] = {CUZK__PLAN_RESIDENT, CUZK__PLAN_PARTLY_RESIDENT,
                                             CUZK__PLAN_STREAMING};
     for (size_t mi = 0; mi < 3 && kc; mi++) {
-        const uint64_t limit = limit_for(&gpu, modes[mi], 0, NULL, NULL, &sm.zk);
+        const uint64_t limit = limit_for(&gpu, 2 * (int)modes[mi], 0, NULL, NULL, &sm.zk);
         const cuzk__plan plan = plan_at(&gpu, limit, NULL, NULL, &sm.zk);
         printf("  zkey sample, limit %llu: %s\n", (unsigned long long)limit, plan.reason);
         /* the sample's vectors are a few points: partly resident may cost as
@@ -566,14 +576,14 @@ static void test_api_limits(void) {
     CHECK_EQ_INT(cuzk_gen_witness(g, 0, &w, &err), CUZK_OK);
     CHECK_EQ_INT(cuzk_witness_write(&w, wp, &err), CUZK_OK);
     cuzk_witness_close(&w);
-    /* the streaming limit of this key with the backend's own chunks */
+    /* the least limit of this key on the GPU with the backend's own chunks */
     cuzk_params pd;
     memset(&pd, 0, sizeof pd);
     CHECK_EQ_INT(cuzk_params_open(&pd, pp, CUZK_PARAMS_DEFER_POINTS, &err), CUZK_OK);
     cuzk_backend gpu;
     CHECK_EQ_INT(cuzk_backend_open(&gpu, &cuzk_backend_gpu, 0, cuzk_gpu_test_dev, &err), CUZK_OK);
     const uint64_t stream_limit =
-        limit_for(&gpu, CUZK__PLAN_STREAMING, 0, cuzk_gen_circuit(g), &pd, NULL);
+        limit_for(&gpu, TIER_CPU_ABC, 0, cuzk_gen_circuit(g), &pd, NULL);
     const cuzk__plan_mode stream_mode =
         plan_at(&gpu, stream_limit, cuzk_gen_circuit(g), &pd, NULL).mode;
     cuzk_backend_close(&gpu);

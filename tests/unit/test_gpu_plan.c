@@ -171,7 +171,8 @@ static bool plan_consistent(const cuzk__plan_key *k, const cuzk__plan *p) {
               : p->mode == CUZK__PLAN_PARTLY_RESIDENT
                   ? (p->streamed & 1u) && p->streamed != ALL_VECS && p->streamed <= ALL_VECS
                   : p->streamed == 0;
-    ok = ok && p->host_pinned == k->host_bytes + streamed;
+    ok = ok && p->host_pinned == k->host_bytes + streamed + (p->abc_on_cpu ? k->cpu_abc_host_bytes : 0);
+    ok = ok && (!p->abc_on_cpu || (p->mode != CUZK__PLAN_RESIDENT && p->mode != CUZK__PLAN_CPU));
     if (p->mode == CUZK__PLAN_CPU) {
         ok = ok && p->device_bytes == 0 && p->chunk_bytes == 0;
     } else {
@@ -353,11 +354,14 @@ static void test_porep_cards(void) {
     k.ntt_bytes = 16 * n;
     k.proof_bytes = 32 * 6 * n;
     k.host_bytes = (uint64_t)64 << 20;
+    k.cpu_abc_bytes = 32 * 3 * n + 4 * n;
+    k.cpu_abc_host_bytes = 2 * 32 * 3 * n;
     area_model keep = the_model;
     the_model.per_point = 250; /* ~31 GiB for an unmasked 2^27 call */
     the_model.fixed = (uint64_t)1 << 30;
     /* 141 GB: all but H kept; 80 GB: B_G2 (the largest) kept, the rest
-     * streamed; 24 GB: the circuit and buffers alone pass it */
+     * streamed; 24 GB: the circuit and buffers alone pass it, a, b, c from
+     * the CPU stream every base */
     static const struct {
         uint64_t limit;
         cuzk__plan_mode mode;
@@ -366,12 +370,14 @@ static void test_porep_cards(void) {
         {(uint64_t)200 << 30, CUZK__PLAN_RESIDENT, 0},
         {(uint64_t)141000000000ull, CUZK__PLAN_PARTLY_RESIDENT, 0x1u},
         {(uint64_t)80 << 30, CUZK__PLAN_PARTLY_RESIDENT, 0xfu},
-        {(uint64_t)24 << 30, CUZK__PLAN_CPU, 0},
+        {(uint64_t)24 << 30, CUZK__PLAN_STREAMING, ALL_VECS},
+        {(uint64_t)16 << 30, CUZK__PLAN_CPU, 0},
     };
     for (size_t i = 0; i < sizeof cards / sizeof cards[0]; i++) {
         const cuzk__plan p = plan_at(&k, (uint64_t)1 << 41, cards[i].limit, (uint64_t)1 << 30);
         printf("  limit %" PRIu64 ": %s\n", cards[i].limit, p.reason);
         CHECK(p.mode == cards[i].mode && p.streamed == cards[i].streamed);
+        CHECK(p.abc_on_cpu == (cards[i].limit == (uint64_t)24 << 30));
         CHECK(plan_consistent(&k, &p));
     }
     the_model = keep;
@@ -424,6 +430,54 @@ static void test_no_h_points(void) {
     CHECK(plan_consistent(&k, &p));
 }
 
+/* a, b, c from the CPU: only when streaming with the circuit on the device
+ * does not fit, to the byte; the need is then the NTT tables, the offered
+ * buffers, the work area and the chunks; below that the CPU, and a key
+ * that does not offer it goes to the CPU at once. */
+static void test_cpu_abc(void) {
+    cuzk__plan_key k = key_of(20, 60);
+    const uint64_t n = (uint64_t)1 << 20, reserve = (uint64_t)1 << 28;
+    k.cpu_abc_bytes = 32 * 3 * n + 4 * n;
+    k.cpu_abc_host_bytes = 2 * 32 * 3 * n;
+    const uint64_t least = least_of(&k, ALL_VECS);
+    const uint64_t with_circuit = need_stream(&k, ALL_VECS, least);
+    const uint64_t lean = with_circuit - fixed_of(&k) + k.ntt_bytes + k.cpu_abc_bytes;
+    CHECK(lean < with_circuit);
+    cuzk__plan_device d = device_of(reserve + with_circuit, 0, reserve);
+    cuzk__plan p;
+    cuzk__plan_make(&p, &k, &d);
+    CHECK(p.mode == CUZK__PLAN_STREAMING && !p.abc_on_cpu && p.chunk_bytes == least);
+    CHECK(!contains(p.reason, "made on the CPU"));
+    d.free_bytes = reserve + with_circuit - 1;
+    cuzk__plan_make(&p, &k, &d);
+    printf("  %s\n", p.reason);
+    CHECK(p.abc_on_cpu && p.mode != CUZK__PLAN_CPU && p.chunk_bytes >= least);
+    CHECK(contains(p.reason, "a, b, c made on the CPU"));
+    CHECK(plan_consistent(&k, &p));
+    d.free_bytes = reserve + lean;
+    cuzk__plan_make(&p, &k, &d);
+    CHECK(p.abc_on_cpu && p.mode == CUZK__PLAN_STREAMING && p.chunk_bytes == least);
+    CHECK(p.device_bytes == lean);
+    CHECK(plan_consistent(&k, &p));
+    d.free_bytes = reserve + lean - 1;
+    cuzk__plan_make(&p, &k, &d);
+    CHECK(p.mode == CUZK__PLAN_CPU && !p.abc_on_cpu);
+    CHECK(plan_consistent(&k, &p));
+    char num[32];
+    snprintf(num, sizeof num, "%" PRIu64 " bytes", lean); /* the least it would need */
+    CHECK(contains(p.reason, num));
+    /* not offered: the CPU below streaming with the circuit */
+    k.cpu_abc_bytes = 0;
+    d.free_bytes = reserve + with_circuit - 1;
+    cuzk__plan_make(&p, &k, &d);
+    CHECK(p.mode == CUZK__PLAN_CPU && !p.abc_on_cpu);
+    /* a floor of CPU (a key that ran out streaming) stays the CPU */
+    k.cpu_abc_bytes = 32 * 3 * n + 4 * n;
+    d.floor = CUZK__PLAN_CPU;
+    cuzk__plan_make(&p, &k, &d);
+    CHECK(p.mode == CUZK__PLAN_CPU && !p.abc_on_cpu);
+}
+
 /* The byte form the reasons use. */
 static void test_bytes_str(void) {
     char b[24];
@@ -444,5 +498,6 @@ int main(int argc, char **argv) {
     RUN(test_porep_cards);
     RUN(test_floor);
     RUN(test_no_h_points);
+    RUN(test_cpu_abc);
     return cuzk_test_finish();
 }
