@@ -366,6 +366,9 @@ typedef struct {
     double self_check_ms;
     double total_ms;
     int witness_staged;  /* 1: the witness was copied to the device beside the proof before */
+    double cpu_abc_ms;   /* of abc_ms, a, b, c made on the CPU before the device was waited
+                            for (a GPU key whose memory plan keeps the circuit on the host),
+                            a wait for a free host buffer included */
 } cuzk_proof_times;
 
 /*
@@ -801,7 +804,8 @@ CUZK_API CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_engine_key_get_info(cuzk_engin
 /* The stages of a partition, as the engine's timeline names them. */
 typedef enum {
     CUZK_STAGE_QUEUED = 0,  /* submitted, waiting for a worker */
-    CUZK_STAGE_LOAD = 1,    /* the witness read and announced to the lane */
+    CUZK_STAGE_LOAD = 1,    /* the witness read and announced to the lane (and made into
+                               a, b, c on the CPU where the key's plan does that) */
     CUZK_STAGE_LOCK_WAIT = 2, /* waiting for the lane's device (another worker's kernels) */
     CUZK_STAGE_SPMV = 3,    /* kernels, by name (the backend's stage times): a, b, c */
     CUZK_STAGE_NTT = 4,     /* the H step */

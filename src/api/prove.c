@@ -25,6 +25,7 @@ void cuzk__times_from_stage(cuzk_proof_times *out, const cuzk_groth16_stage_time
     out->finish_ms = t->finish_ms;
     out->total_ms = t->total_ms;
     out->witness_staged = witness_staged;
+    out->cpu_abc_ms = t->cpu_abc_ms;
 }
 
 /* The pending proof's witness: kept only when the self-check may need it

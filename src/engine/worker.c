@@ -116,7 +116,8 @@ static void kernel_events(cuzk_engine *e, const job *j, size_t part, uint32_t w,
     const struct {
         cuzk_stage stage;
         double ms;
-    } k[] = {{CUZK_STAGE_SPMV, tm->abc_ms + tm->check_ms}, {CUZK_STAGE_NTT, tm->ntt_ms},
+    } k[] = {{CUZK_STAGE_SPMV, tm->abc_ms - tm->cpu_abc_ms + tm->check_ms},
+             {CUZK_STAGE_NTT, tm->ntt_ms},
              {CUZK_STAGE_MSM_H, tm->msm_h_ms},             {CUZK_STAGE_PREP, tm->prep_ms},
              {CUZK_STAGE_BATCH_ADD, tm->batch_add_ms},     {CUZK_STAGE_TAIL_MSM, tm->tail_msm_ms},
              {CUZK_STAGE_B_G2_MSM, tm->b_g2_msm_ms}};
@@ -176,8 +177,11 @@ static cuzk_status prove_one(cuzk_engine *e, size_t s, uint32_t w, job *j, size_
         st = cuzk__fail(err, CUZK_ERR_CANCELLED, "job cancelled");
     cuzk_pending_proof_release(p);
     if (st != CUZK_OK) return st;
-    event(e, j, part, w, dev, CUZK_STAGE_LOCK_WAIT, t_start, t_start + t->lock_wait_ms);
-    kernel_events(e, j, part, w, dev, t_start + t->lock_wait_ms, t);
+    /* a, b, c made on the CPU come before the lock: the witness's load, not kernels */
+    const double t_cpu = t_start + t->cpu_abc_ms;
+    if (t->cpu_abc_ms > 0) event(e, j, part, w, dev, CUZK_STAGE_LOAD, t_start, t_cpu);
+    event(e, j, part, w, dev, CUZK_STAGE_LOCK_WAIT, t_cpu, t_cpu + t->lock_wait_ms);
+    kernel_events(e, j, part, w, dev, t_cpu + t->lock_wait_ms, t);
     event(e, j, part, w, dev, CUZK_STAGE_FINISH, t_fin, t_fin + t->finish_ms);
     event(e, j, part, w, dev, CUZK_STAGE_VERIFY, t_fin + t->finish_ms,
           t_fin + t->finish_ms + t->self_check_ms);

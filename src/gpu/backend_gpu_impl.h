@@ -95,8 +95,11 @@ typedef struct {
      * witness (w_plain) and the gathered queries (gath) take abc's second
      * and third thirds, which the NTTs have finished with; two host buffers
      * of a, b, c, so that one proof makes its own on the CPU while another
-     * proof's go up (cab_mu and cab_cv guard cab_busy, a bit a buffer) */
+     * proof's go up (cab_mu and cab_cv guard cab_busy, a bit a buffer);
+     * cab_cq, a queue beside the kernels: b's and c's copies run beside the
+     * transforms of a and b, the witness's beside the H MSM (NULL: in line) */
     int w_in_abc;
+    cuzk__gpu_copy_queue *cab_cq;
     cuzk_fr *cab_host[2];
     int cab_pinned[2];
     unsigned cab_busy;
@@ -262,6 +265,7 @@ cuzk_status cuzk__gpu_vectors_wait(gpu_key *k, unsigned upto, cuzk_error *err);
  * circuit's copy callback, and pre-staging (see there). */
 void cuzk__gpu_stage_alloc(gpu_key *k);
 cuzk_status cuzk__gpu_upload_input(gpu_key *k, void *dst, const void *src, size_t bytes);
+cuzk_status cuzk__gpu_upload_beside(gpu_key *k, void *dst, const void *src, size_t bytes);
 cuzk_status cuzk__gpu_staged_copy(void *ctx, void *dst, const void *src, size_t bytes);
 cuzk_status cuzk__gpu_op_stage(cuzk_backend *be, cuzk_backend_key *key, const cuzk_witness *w,
                                cuzk_error *err);

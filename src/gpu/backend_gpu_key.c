@@ -29,7 +29,8 @@ static void key_free(gpu_key *k) {
     if (!k->w_in_abc) cuzk__gpu_free(k->w_plain);
     cuzk__gpu_free(k->w_mont); /* and gath, which shares it */
     cuzk__gpu_free(k->abc);
-    cuzk__gpu_copy_queue_free(k->cq); /* first: it waits for copies reading the buffers */
+    cuzk__gpu_copy_queue_free(k->cab_cq); /* first: they wait for copies reading the buffers */
+    cuzk__gpu_copy_queue_free(k->cq);
     cuzk__gpu_host_free(k->stage[0]);
     cuzk__gpu_host_free(k->stage[1]);
     cuzk__gpu_copy_queue_free(k->st_cq);
@@ -179,6 +180,7 @@ static cuzk_status cab_alloc(gpu_key *k, cuzk_error *err) {
             return cuzk__fail(err, CUZK_ERR_NOMEM, "no host memory for a, b, c (2 x %llu bytes)",
                               (ull)bytes);
     }
+    if (cuzk__gpu_copy_queue_create_beside(&k->cab_cq, 3) != CUZK_OK) k->cab_cq = NULL;
     return CUZK_OK;
 }
 

@@ -212,6 +212,7 @@ static cuzk_status stage_h_zkey(gpu_key *k, const cuzk_witness *w, int staged,
 static cuzk_status cpu_abc_make(gpu_key *k, const cuzk_witness *w, int *slot,
                                 cuzk_groth16_stage_times *t, cuzk_error *err) {
     cuzk_status st;
+    const double t0 = cuzk__now_ms();
     pthread_mutex_lock(&k->cab_mu);
     while (k->cab_busy == 3u) pthread_cond_wait(&k->cab_cv, &k->cab_mu);
     *slot = (k->cab_busy & 1u) ? 1 : 0;
@@ -219,11 +220,10 @@ static cuzk_status cpu_abc_make(gpu_key *k, const cuzk_witness *w, int *slot,
     pthread_mutex_unlock(&k->cab_mu);
     const uint64_t n = k->n_dom;
     cuzk_fr *abc = k->cab_host[*slot];
-    const double t0 = cuzk__now_ms();
     uint64_t bad = UINT64_MAX;
     st = cuzk_witness_abc_var(k->c, w, abc, abc + n, abc + 2 * n, CUZK_SPMV_DEFAULT, k->threads,
                               &bad, err);
-    t->spmv_ms = cuzk__now_ms() - t0;
+    t->cpu_abc_ms = t->spmv_ms = cuzk__now_ms() - t0; /* the buffer's wait included */
     return st;
 }
 
@@ -236,38 +236,88 @@ static void cpu_abc_release(gpu_key *k, int slot) {
     pthread_mutex_unlock(&k->cab_mu);
 }
 
-/* a, b, c made on the CPU (cpu_abc_make) go up, H on the device, then the
- * witness into b's third, which the NTTs have finished with. The host
- * buffer is released once its copy is done (*slot = -1). */
-static cuzk_status stage_h_cpu_abc(gpu_key *k, const cuzk_witness *w, int *slot,
-                                   cuzk_groth16_stage_times *t, cuzk_error *err) {
+/* Before the transforms of a, b or c (vec): the legacy stream waits for
+ * that third's copy on the key's queue beside the kernels. */
+static cuzk_status abc_arrived(void *ctx, unsigned vec, cuzk__gpu_stream s) {
+    return cuzk__gpu_copy_queue_order(((gpu_key *)ctx)->cab_cq, vec, (void *)s);
+}
+
+/* a, b, c made on the CPU (cpu_abc_make) go up and H is made from them on
+ * the device: from page-locked memory each third on the queue beside the
+ * kernels, so that b's and c's copies run beside the transforms of a and b;
+ * else in line, before them. The host buffer is released once its copies
+ * are done (*slot = -1). The witness goes up after (witness_beside). */
+static cuzk_status stage_h_cpu_abc(gpu_key *k, int *slot, cuzk_groth16_stage_times *t,
+                                   cuzk_error *err) {
     const uint64_t n = k->n_dom;
     uint8_t *abc = k->abc;
     void *a = abc, *b = abc + 32 * n, *cc = abc + 64 * n;
+    const cuzk_fr *host = k->cab_host[*slot];
     cuzk_status st;
-    if ((st = injected(k, "spmv", err)) != CUZK_OK) return st;
-    double t0 = cuzk__now_ms();
+    if ((st = injected(k, "spmv", err)) != CUZK_OK || (st = injected(k, "ntt", err)) != CUZK_OK)
+        return st;
+    const int beside = k->cab_cq != NULL && k->cab_pinned[*slot];
+    const double t0 = cuzk__now_ms();
     if (k->ld_thread_on) cuzk__gpu_loader_yield(k, 1);
-    st = cuzk__gpu_upload_input(k, abc, k->cab_host[*slot], 3 * n * 32);
+    if (beside) {
+        for (unsigned v = 0; v < 3 && st == CUZK_OK; v++)
+            st = cuzk__gpu_copy_queue_upload(k->cab_cq, v, abc + v * 32 * n, host + v * n, 32 * n);
+    } else {
+        st = cuzk__gpu_upload_input(k, abc, host, 3 * n * 32);
+    }
+    cuzk__gpu_key_prefetch(k, CUZK_PARAMS_VEC_H, k->n_h); /* up during the NTTs */
+    if (st == CUZK_OK)
+        st = beside ? cuzk__gpu_h_bellman_arriving(k->dom, a, b, cc, abc_arrived, k, NULL)
+                    : cuzk__gpu_h_bellman(k->dom, a, b, cc, NULL);
+    if (st == CUZK_OK) st = cuzk__gpu_fr_from_mont(a, a, (size_t)k->n_h, NULL);
+    if (st == CUZK_OK) st = cuzk__gpu_sync_kernels(); /* not the chunks sent ahead */
+    if (beside) { /* every copy of the host buffer done, also after a failure */
+        const cuzk_status cs = cuzk__gpu_copy_queue_sync(k->cab_cq);
+        if (st == CUZK_OK) st = cs;
+    }
     if (k->ld_thread_on) cuzk__gpu_loader_yield(k, 0);
     cpu_abc_release(k, *slot);
     *slot = -1;
-    if (st != CUZK_OK) return gpu_fail(err, st, "uploading a, b, c");
-    t->spmv_ms += cuzk__now_ms() - t0;
-    if ((st = injected(k, "ntt", err)) != CUZK_OK) return st;
-    cuzk__gpu_key_prefetch(k, CUZK_PARAMS_VEC_H, k->n_h); /* up during the NTTs */
-    t0 = cuzk__now_ms();
-    if ((st = cuzk__gpu_h_bellman(k->dom, a, b, cc, NULL)) != CUZK_OK ||
-        (st = cuzk__gpu_fr_from_mont(a, a, (size_t)k->n_h, NULL)) != CUZK_OK ||
-        (st = cuzk__gpu_sync_kernels()) != CUZK_OK) /* not the chunks sent ahead */
-        return gpu_fail(err, st, "H");
+    if (st != CUZK_OK) return gpu_fail(err, st, "a, b, c up and H");
     t->ntt_ms = cuzk__now_ms() - t0;
-    t0 = cuzk__now_ms();
-    if (k->ld_thread_on) cuzk__gpu_loader_yield(k, 1);
-    st = cuzk__gpu_upload_input(k, k->w_plain, w->values, k->n_vars * 32);
-    if (k->ld_thread_on) cuzk__gpu_loader_yield(k, 0);
-    if (st != CUZK_OK) return gpu_fail(err, st, "uploading the witness");
+    return CUZK_OK;
+}
+
+/* The witness of a key whose a, b, c the CPU makes goes up into b's third
+ * on a thread of its own, beside the H MSM (which reads only a's). */
+typedef struct {
+    gpu_key *k;
+    const cuzk_witness *w;
+    cuzk_status st;
+    pthread_t thread;
+    int running;
+} witness_upload;
+
+static void *witness_upload_run(void *arg) {
+    witness_upload *u = arg;
+    u->st = cuzk__gpu_set_device(u->k->device);
+    if (u->st == CUZK_OK)
+        u->st = cuzk__gpu_upload_beside(u->k, u->k->w_plain, u->w->values, u->k->n_vars * 32);
+    return NULL;
+}
+
+/* Starts it (in line when no thread can be made: u->st says how that went). */
+static void witness_beside(witness_upload *u, gpu_key *k, const cuzk_witness *w) {
+    u->k = k;
+    u->w = w;
+    u->st = CUZK_OK;
+    u->running = pthread_create(&u->thread, NULL, witness_upload_run, u) == 0;
+    if (!u->running) witness_upload_run(u);
+}
+
+/* Its end: the wait counted as spmv (the part the H MSM did not hide). */
+static cuzk_status witness_beside_end(witness_upload *u, cuzk_groth16_stage_times *t,
+                                      cuzk_error *err) {
+    const double t0 = cuzk__now_ms();
+    if (u->running) (void)pthread_join(u->thread, NULL);
+    u->running = 0;
     t->spmv_ms += cuzk__now_ms() - t0;
+    if (u->st != CUZK_OK) return gpu_fail(err, u->st, "uploading the witness");
     return CUZK_OK;
 }
 
@@ -297,7 +347,7 @@ static cuzk_status prove_locked(gpu_key *k, gpu_job *j, const cuzk_witness *w, i
     if ((st = cuzk__gpu_load_status(k, err)) != CUZK_OK) return st; /* a vector failed to load */
     if ((st = cuzk__gpu_set_device(k->device)) != CUZK_OK)
         return gpu_fail(err, st, "selecting the device");
-    st = *cab >= 0 ? stage_h_cpu_abc(k, w, cab, t, err)
+    st = *cab >= 0 ? stage_h_cpu_abc(k, cab, t, err)
          : k->zk   ? stage_h_zkey(k, w, staged, t, err)
                    : stage_h_bellman(k, w, staged, t, err);
     if (st != CUZK_OK) return st;
@@ -309,11 +359,19 @@ static cuzk_status prove_locked(gpu_key *k, gpu_job *j, const cuzk_witness *w, i
     if ((st = vector_need(k, CUZK_PARAMS_VEC_H, t, err)) != CUZK_OK ||
         (st = injected(k, "msm_h", err)) != CUZK_OK)
         return st;
+    witness_upload wu;
+    memset(&wu, 0, sizeof wu);
+    if (k->w_in_abc) witness_beside(&wu, k, w); /* b's third, free since the NTTs */
     double t0 = cuzk__now_ms();
     if (k->n_h != 0 && (st = cuzk__gpu_key_msm(k, CUZK_PARAMS_VEC_H, (uint64_t *)&msm_h, k->abc,
                                                k->n_h, NULL)) != CUZK_OK)
-        return gpu_fail(err, st, "H MSM");
+        st = gpu_fail(err, st, "H MSM");
     t->msm_h_ms = cuzk__now_ms() - t0;
+    if (k->w_in_abc) { /* joined also after a failed H MSM */
+        const cuzk_status ws = witness_beside_end(&wu, t, st == CUZK_OK ? err : NULL);
+        if (st == CUZK_OK) st = ws;
+    }
+    if (st != CUZK_OK) return st;
 
     const uint64_t *wp = k->w_plain;
     /* L (bellman) or C (snarkjs): the aux / private variables in place */

@@ -95,6 +95,30 @@ cuzk_status cuzk__gpu_upload_input(gpu_key *k, void *dst, const void *src, size_
                           &k->inst->stats.staged_chunks);
 }
 
+/* upload_input on the key's queue beside the kernels (cab_cq), through the
+ * same staging buffers (the caller holds the key's lock: no other upload
+ * uses them meanwhile): the copy runs beside kernels queued on the legacy
+ * stream; returns once it is done. In line without that queue. */
+cuzk_status cuzk__gpu_upload_beside(gpu_key *k, void *dst, const void *src, size_t bytes) {
+    if (k->cab_cq == NULL) return cuzk__gpu_upload_input(k, dst, src, bytes);
+    if (bytes == 0) return CUZK_OK;
+    cuzk_status st;
+    if (cuzk__gpu_host_is_pinned(src)) {
+        count_uploads(&k->inst->stats.pinned, 1);
+        st = cuzk__gpu_copy_queue_upload(k->cab_cq, 0, dst, src, bytes);
+        const cuzk_status done = cuzk__gpu_copy_queue_sync(k->cab_cq); /* also after a failure */
+        return st != CUZK_OK ? st : done;
+    }
+    if (k->stage_bytes == 0) return cuzk__gpu_upload_input(k, dst, src, bytes);
+    st = upload_chunked(k->cab_cq, k->stage, k->stage_bytes, k->threads, dst, src, bytes,
+                        &k->inst->stats.staged_chunks);
+    if (st != CUZK_OK) { /* the staging buffers' readers done before anything reuses them */
+        const cuzk_status done = cuzk__gpu_copy_queue_sync(k->cab_cq);
+        (void)done;
+    }
+    return st;
+}
+
 /* ---- pre-staging (cuzk_backend_stage) --------------------------------------------- */
 
 /* Removes entry i of the announcement queue (st_mu held). */

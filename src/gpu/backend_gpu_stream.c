@@ -58,17 +58,15 @@ static int own_pinned(gpu_key *k, cuzk_params_vec v, size_t bytes) {
 }
 
 /* The caller's points of vector v (bytes) page-locked where they are, for
- * the key's life (no second copy: 47 GB at porep 2^27); 0 when the host
- * refuses (or the test hooks make it: CUZK__GPU_PIN_FAIL_STREAM). Points
- * another key locked already serve as they are. */
+ * the key's life (no second copy: 47 GB at porep 2^27; the other keys of
+ * the same points count as users of the one registration); 0 when the host
+ * refuses (or the test hooks make it: CUZK__GPU_PIN_FAIL_STREAM). */
 static int given_pinned(gpu_key *k, cuzk_params_vec v, size_t bytes) {
-    if ((k->inst->hooks.pin_fail & CUZK__GPU_PIN_FAIL_STREAM) != 0) return 0;
-    const void *given = given_points(k, v);
-    if (cuzk__gpu_host_register(given, bytes) == CUZK_OK) {
-        k->sv_registered[v] = 1;
-        return 1;
-    }
-    return cuzk__gpu_host_is_pinned(given);
+    if ((k->inst->hooks.pin_fail & CUZK__GPU_PIN_FAIL_STREAM) != 0 ||
+        cuzk__gpu_host_register(given_points(k, v), bytes) != CUZK_OK)
+        return 0;
+    k->sv_registered[v] = 1;
+    return 1;
 }
 
 /* The key's own host memory for vector v (bytes): page-locked, or

@@ -1,4 +1,5 @@
 /* device.cu — device queries and the GPU error record (gpu.h, check.cuh). */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,20 +106,62 @@ extern "C" void cuzk__gpu_host_free(void *p) {
     if (p) (void)cudaFreeHost(p);
 }
 
+/* The ranges this process registered through cuzk__gpu_host_register,
+ * counted: CUDA's registration is per process, so keys (lanes) sharing one
+ * set of points share it, and the last one's unregister ends it. */
+struct host_reg {
+    const void *p;
+    size_t bytes;
+    unsigned users;
+    host_reg *next;
+};
+static pthread_mutex_t host_regs_mu = PTHREAD_MUTEX_INITIALIZER;
+static host_reg *host_regs;
+
 extern "C" cuzk_status cuzk__gpu_host_register(const void *p, size_t bytes) {
     if (!p || bytes == 0) return CUZK_ERR_INVALID_ARG;
-    const cudaError_t err = cudaHostRegister(const_cast<void *>(p), bytes, cudaHostRegisterPortable);
-    if (err != cudaSuccess) {
+    pthread_mutex_lock(&host_regs_mu);
+    for (host_reg *r = host_regs; r != NULL; r = r->next)
+        if (r->p == p && r->bytes == bytes) {
+            r->users++;
+            pthread_mutex_unlock(&host_regs_mu);
+            return CUZK_OK;
+        }
+    cuzk_status st = CUZK_OK;
+    host_reg *r = (host_reg *)calloc(1, sizeof(*r));
+    const cudaError_t err = r == NULL ? cudaSuccess
+                                      : cudaHostRegister(const_cast<void *>(p), bytes,
+                                                         cudaHostRegisterPortable);
+    if (r == NULL) {
+        st = CUZK_ERR_NOMEM;
+    } else if (err != cudaSuccess) {
         cuzk__gpu_record_error(err, "cudaHostRegister(p, bytes, cudaHostRegisterPortable)",
                                __FILE__, __LINE__);
         (void)cudaGetLastError(); /* a refusal, not a sticky error */
-        return CUZK_ERR_GPU;
+        free(r);
+        st = CUZK_ERR_GPU;
+    } else {
+        *r = host_reg{p, bytes, 1, host_regs};
+        host_regs = r;
     }
-    return CUZK_OK;
+    pthread_mutex_unlock(&host_regs_mu);
+    return st;
 }
 
 extern "C" void cuzk__gpu_host_unregister(const void *p) {
-    if (p) (void)cudaHostUnregister(const_cast<void *>(p));
+    if (p == NULL) return;
+    pthread_mutex_lock(&host_regs_mu);
+    for (host_reg **at = &host_regs; *at != NULL; at = &(*at)->next) {
+        host_reg *r = *at;
+        if (r->p != p) continue;
+        if (--r->users == 0) {
+            (void)cudaHostUnregister(const_cast<void *>(p));
+            *at = r->next;
+            free(r);
+        }
+        break;
+    }
+    pthread_mutex_unlock(&host_regs_mu);
 }
 
 extern "C" int cuzk__gpu_host_is_pinned(const void *p) {
@@ -200,6 +243,13 @@ extern "C" cuzk_status cuzk__gpu_copy_queue_upload(cuzk__gpu_copy_queue *q, unsi
 extern "C" cuzk_status cuzk__gpu_copy_queue_wait(cuzk__gpu_copy_queue *q, unsigned slot) {
     if (q == NULL || slot >= q->slots) return CUZK_ERR_INVALID_ARG;
     CUZK__CUDA_TRY(cudaEventSynchronize(q->done[slot])); /* never recorded: returns at once */
+    return CUZK_OK;
+}
+
+extern "C" cuzk_status cuzk__gpu_copy_queue_order(cuzk__gpu_copy_queue *q, unsigned slot,
+                                                  void *stream) {
+    if (q == NULL || slot >= q->slots) return CUZK_ERR_INVALID_ARG;
+    CUZK__CUDA_TRY(cudaStreamWaitEvent((cudaStream_t)stream, q->done[slot], 0));
     return CUZK_OK;
 }
 

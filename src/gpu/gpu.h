@@ -74,8 +74,10 @@ CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_host_alloc(void **p, size_t bytes)
 void cuzk__gpu_host_free(void *p);
 /* The caller's bytes at p page-locked in place (cudaHostRegister, portable):
  * the device reads them by DMA without a page-locked copy of them.
- * CUZK_ERR_GPU when the host refuses (a read-only mapping, memory already
- * registered, more than it may lock); cuzk__gpu_host_unregister(p) undoes it. */
+ * CUZK_ERR_GPU when the host refuses (a read-only mapping, memory that
+ * overlaps a range registered otherwise, more than it may lock). The same
+ * (p, bytes) again only counts a user; cuzk__gpu_host_unregister(p) drops
+ * one, and the last unlocks the range. */
 CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_host_register(const void *p, size_t bytes);
 void cuzk__gpu_host_unregister(const void *p);
 /* 1 when p lies in page-locked host memory known to CUDA (cuzk__gpu_host_alloc
@@ -109,6 +111,11 @@ CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_copy_queue_upload(cuzk__gpu_copy_q
 /* Waits until the copies marked with slot are done (at once if none). */
 CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_copy_queue_wait(cuzk__gpu_copy_queue *q,
                                                               unsigned slot);
+/* The work queued on stream (a cudaStream_t; NULL: the legacy default
+ * stream) after this call waits for the copies marked with slot so far,
+ * without the host waiting. */
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_copy_queue_order(cuzk__gpu_copy_queue *q,
+                                                               unsigned slot, void *stream);
 /* Waits for every queued copy; reports a failed one. */
 CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_copy_queue_sync(cuzk__gpu_copy_queue *q);
 

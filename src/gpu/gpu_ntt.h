@@ -96,6 +96,14 @@ CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_h_snarkjs(const cuzk__gpu_ntt_doma
 CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_h_bellman(const cuzk__gpu_ntt_domain *d,
                                                         uint64_t *a, uint64_t *b, uint64_t *c,
                                                         cuzk__gpu_stream s);
+/* cuzk__gpu_h_bellman over a, b, c still arriving (c not NULL): before the
+ * transforms of each (vec 0: a, 1: b, 2: c) are queued on s, before(ctx,
+ * vec, s) orders on s what they need (cuzk__gpu_copy_queue_order), so that
+ * one vector's copy runs beside the transforms of the one before. */
+typedef cuzk_status (*cuzk__gpu_h_before_fn)(void *ctx, unsigned vec, cuzk__gpu_stream s);
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_h_bellman_arriving(
+    const cuzk__gpu_ntt_domain *d, uint64_t *a, uint64_t *b, uint64_t *c,
+    cuzk__gpu_h_before_fn before, void *ctx, cuzk__gpu_stream s);
 
 /* ---- host-buffer conveniences (tests): copy in, run, copy out, sync ------ */
 

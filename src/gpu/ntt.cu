@@ -1032,9 +1032,19 @@ static cuzk_status coset_shift(const cuzk__gpu_ntt_domain *d, fr_t *v, const pow
     return run_passes(d, v, true, false, f2, s);
 }
 
+/* before(ctx, vec, s) ahead of vector vec's first kernel (NULL: nothing). */
+struct h_feed {
+    cuzk__gpu_h_before_fn before;
+    void *ctx;
+};
+static cuzk_status feed(const h_feed &f, unsigned vec, cudaStream_t s) {
+    return f.before ? f.before(f.ctx, vec, (cuzk__gpu_stream)s) : CUZK_OK;
+}
+
 static cuzk_status h_body(const cuzk__gpu_ntt_domain *d, fr_t *a, fr_t *b, fr_t *c,
-                          bool bellman, fr_t **scratch, cudaStream_t s) {
+                          bool bellman, const h_feed &fd, fr_t **scratch, cudaStream_t s) {
     const uint32_t n = d->n;
+    cuzk_status st;
     if (!c) {
         CUZK__CUDA_TRY(cudaMallocAsync(scratch, (size_t)n * sizeof(fr_t), s));
         c = *scratch;
@@ -1044,16 +1054,20 @@ static cuzk_status h_body(const cuzk__gpu_ntt_domain *d, fr_t *a, fr_t *b, fr_t 
     if (d->L == 0) {
         /* n = 1: every transform is the identity; snarkjs a*b - c, bellman
          * (a*b - c) * (g - 1)^-1 (1/n = 1) */
+        for (unsigned v = 0; v < 3; v++)
+            if ((st = feed(fd, v, s)) != CUZK_OK) return st;
         const fr_t k = to_dev(bellman ? d->bell_k : h_one());
         abc_kernel<<<1, 32, 0, s>>>(a, b, c, k, 1);
         CUZK__CUDA_TRY(cudaGetLastError());
         return CUZK_OK;
     }
     const pow_tab &z = bellman ? d->bfwd : d->snark;
-    cuzk_status st;
-    if ((st = coset_shift(d, a, z, NULL, NULL, s)) != CUZK_OK) return st;
-    if ((st = coset_shift(d, b, z, NULL, NULL, s)) != CUZK_OK) return st;
-    if ((st = coset_shift(d, c, z, a, b, s)) != CUZK_OK) return st;
+    if ((st = feed(fd, 0, s)) != CUZK_OK || (st = coset_shift(d, a, z, NULL, NULL, s)) != CUZK_OK)
+        return st;
+    if ((st = feed(fd, 1, s)) != CUZK_OK || (st = coset_shift(d, b, z, NULL, NULL, s)) != CUZK_OK)
+        return st;
+    if ((st = feed(fd, 2, s)) != CUZK_OK || (st = coset_shift(d, c, z, a, b, s)) != CUZK_OK)
+        return st;
     if (!bellman) return CUZK_OK;
     /* coset inverse with (g^n - 1)^-1 folded into 1/n, then natural order */
     fuse f;
@@ -1065,22 +1079,30 @@ static cuzk_status h_body(const cuzk__gpu_ntt_domain *d, fr_t *a, fr_t *b, fr_t 
 }
 
 static cuzk_status h_run(const cuzk__gpu_ntt_domain *d, uint64_t *a, uint64_t *b, uint64_t *c,
-                         bool bellman, cudaStream_t s) {
+                         bool bellman, const h_feed &fd, cudaStream_t s) {
     if (!d || !a || !b) return CUZK_ERR_INVALID_ARG;
     fr_t *scratch = NULL;
     cuzk_status st = h_body(d, reinterpret_cast<fr_t *>(a), reinterpret_cast<fr_t *>(b),
-                            reinterpret_cast<fr_t *>(c), bellman, &scratch, s);
+                            reinterpret_cast<fr_t *>(c), bellman, fd, &scratch, s);
     return free_scratch(scratch, st, s);
 }
 
 extern "C" cuzk_status cuzk__gpu_h_snarkjs(const cuzk__gpu_ntt_domain *d, uint64_t *a,
                                            uint64_t *b, uint64_t *c, cuzk__gpu_stream s) {
-    return h_run(d, a, b, c, false, s);
+    return h_run(d, a, b, c, false, h_feed{NULL, NULL}, s);
 }
 
 extern "C" cuzk_status cuzk__gpu_h_bellman(const cuzk__gpu_ntt_domain *d, uint64_t *a,
                                            uint64_t *b, uint64_t *c, cuzk__gpu_stream s) {
-    return h_run(d, a, b, c, true, s);
+    return h_run(d, a, b, c, true, h_feed{NULL, NULL}, s);
+}
+
+extern "C" cuzk_status cuzk__gpu_h_bellman_arriving(const cuzk__gpu_ntt_domain *d, uint64_t *a,
+                                                    uint64_t *b, uint64_t *c,
+                                                    cuzk__gpu_h_before_fn before, void *ctx,
+                                                    cuzk__gpu_stream s) {
+    if (!c || !before) return CUZK_ERR_INVALID_ARG;
+    return h_run(d, a, b, c, true, h_feed{before, ctx}, s);
 }
 
 /* ---- host-buffer conveniences ------------------------------------------------------- */

@@ -293,9 +293,10 @@ void cuzk__plan_make(cuzk__plan *out, const cuzk__plan_key *k, const cuzk__plan_
         return;
     }
     snprintf(out->reason, sizeof out->reason,
-             "cpu%s: not even streaming fits: the circuit (or a, b, c from the CPU), NTT "
-             "tables, per-proof buffers, MSM work area and two chunks of %s need %s (%" PRIu64 " bytes), %s available "
+             "cpu%s: not even streaming fits: the circuit%s, NTT tables, per-proof buffers, "
+             "MSM work area and two chunks of %s need %s (%" PRIu64 " bytes), %s available "
              "(%" PRIu64 " bytes: %s)",
-             fl, cuzk__plan_bytes_str(s3, sizeof s3, least_chunk),
+             fl, k->cpu_abc_bytes != 0 ? " (or a, b, c from the CPU)" : "",
+             cuzk__plan_bytes_str(s3, sizeof s3, least_chunk),
              cuzk__plan_bytes_str(s4, sizeof s4, least_need), least_need, s2, out->avail, dev);
 }

@@ -139,6 +139,8 @@ typedef struct {
                             loading; 0 once it is whole) */
     double finish_ms;    /* assembly with r, s (filled by whoever runs prove_finish) */
     double total_ms;     /* prove_start plus finish */
+    double cpu_abc_ms;   /* of spmv_ms, a, b, c made on the CPU before the device was waited
+                            for (a GPU key that keeps its circuit on the host) */
 } cuzk_groth16_stage_times;
 
 /*
