@@ -26,7 +26,7 @@
 #include "gpu/gpu_circuit.h"
 #include "util/clock.h"
 
-/* A failed device call, in words. */
+/* A failed GPU operation as an error naming the GPU, the input and the step. */
 static cuzk_status dev_fail(cuzk_error *err, const cuzk__gpu_abc_key *k,
                             const cuzk_groth16_abc_input *in, cuzk_status st, const char *what) {
     return cuzk__fail(err, st, "GPU %d: %s: %s: %s", k->device, in->name ? in->name : "(input)",

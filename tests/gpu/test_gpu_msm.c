@@ -44,7 +44,7 @@
  * 2^16..2^26 (--bench-max LOG lowers the top; --bench-g2-max LOG, anywhere, sets G2's
  * alone, below 16 none), plus the batch-add; --copies K: G1's handle keeps K
  * shifted copies of its bases; --force-c C: every MSM's window; --profile:
- * one more MSM per row with its per-phase device times on stderr.
+ * one more MSM per row with its per-phase kernel times on stderr.
  */
 #include <stdbool.h>
 #include <time.h>
@@ -988,7 +988,7 @@ int main(int argc, char **argv) {
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--bench") == 0) do_bench = 1;
         if (strcmp(argv[i], "--bench-only") == 0) do_bench = only_bench = 1;
-        /* --quick: only the sort and batch-affine edge cases (a short device call) */
+        /* --quick: only the sort and batch-affine edge cases (a short run) */
         if (strcmp(argv[i], "--quick") == 0) quick = 1;
         if (strcmp(argv[i], "--only") == 0 && i + 1 < argc) only_tests = argv[i + 1];
         if (strcmp(argv[i], "--bench-max") == 0 && i + 1 < argc) max1 = atoi(argv[i + 1]);

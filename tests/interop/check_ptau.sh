@@ -14,29 +14,29 @@ here=$(cd "$(dirname "$0")" && pwd)
 snarkjs=$here/../js/node_modules/.bin/snarkjs
 [ $# -ge 2 ] || { echo "usage: check_ptau.sh CUZK_BINARY OUTDIR [POWER...]" >&2; exit 2; }
 cuzk=$1
-out=$2
+work_dir=$2
 shift 2
 [ $# -gt 0 ] || set -- 1 4 8
 [ -x "$cuzk" ] || { echo "check_ptau.sh: $cuzk is not an executable" >&2; exit 2; }
 [ -x "$snarkjs" ] || { echo "check_ptau.sh: $snarkjs missing: run npm ci --prefix tests/js" >&2; exit 2; }
-mkdir -p "$out" || exit 2
+mkdir -p "$work_dir" || exit 2
 
 pass=0
 fail=0
 for p in "$@"; do
-    ours=$out/cuzk_pot$p.ptau
-    theirs=$out/cuzk_pot${p}_snarkjs_prepared.ptau
+    ours=$work_dir/cuzk_pot$p.ptau
+    theirs=$work_dir/cuzk_pot${p}_snarkjs_prepared.ptau
     rm -f "$ours" "$theirs"
-    if ! "$cuzk" ptau new --power "$p" --seed "check_ptau $p" -o "$ours" >"$out/log$p.txt" 2>&1; then
-        fail=$((fail + 1)); echo "FAIL - power $p: cuzk ptau new failed"; tail -n 5 "$out/log$p.txt"; continue
+    if ! "$cuzk" ptau new --power "$p" --seed "check_ptau $p" -o "$ours" >"$work_dir/log$p.txt" 2>&1; then
+        fail=$((fail + 1)); echo "FAIL - power $p: cuzk ptau new failed"; tail -n 5 "$work_dir/log$p.txt"; continue
     fi
-    if ! "$snarkjs" powersoftau prepare phase2 "$ours" "$theirs" >>"$out/log$p.txt" 2>&1 || [ ! -s "$theirs" ]; then
-        fail=$((fail + 1)); echo "FAIL - power $p: snarkjs prepare phase2 failed"; tail -n 5 "$out/log$p.txt"; continue
+    if ! "$snarkjs" powersoftau prepare phase2 "$ours" "$theirs" >>"$work_dir/log$p.txt" 2>&1 || [ ! -s "$theirs" ]; then
+        fail=$((fail + 1)); echo "FAIL - power $p: snarkjs prepare phase2 failed"; tail -n 5 "$work_dir/log$p.txt"; continue
     fi
-    if cmp "$ours" "$theirs" >>"$out/log$p.txt" 2>&1; then
+    if cmp "$ours" "$theirs" >>"$work_dir/log$p.txt" 2>&1; then
         pass=$((pass + 1)); echo "ok   - power $p: snarkjs prepare phase2 reproduces cuzk's file ($(stat -c %s "$ours") bytes)"
     else
-        fail=$((fail + 1)); echo "FAIL - power $p: snarkjs prepare phase2 gives a different file: $(tail -n 1 "$out/log$p.txt")"
+        fail=$((fail + 1)); echo "FAIL - power $p: snarkjs prepare phase2 gives a different file: $(tail -n 1 "$work_dir/log$p.txt")"
     fi
 done
 echo "$pass passed, $fail failed"
