@@ -44,6 +44,11 @@ static inline void count_uploads(uint64_t *counter, uint64_t n) {
     __atomic_fetch_add(counter, n, __ATOMIC_RELAXED);
 }
 
+/* Bytes of a classification bitmap of bits bits on the device (a spare
+ * word: the kernels may read one past the last); work_alloc's size and the
+ * planner's. */
+static inline uint64_t cuzk__gpu_bitmap_bytes(uint64_t bits) { return ((bits + 63) / 64 + 1) * 8; }
+
 /* A failed call's error: the device's words for CUZK_ERR_GPU. */
 static inline cuzk_status gpu_fail(cuzk_error *err, cuzk_status st, const char *what) {
     if (st == CUZK_ERR_GPU)

@@ -11,6 +11,23 @@
 #include "gpu/backend_gpu_impl.h"
 #include "util/mem.h"
 
+/* Host memory for a, b, c made on the CPU (bytes): page-locked, so that
+ * it goes up in one DMA, else plain memory through the staging buffers
+ * (*pinned says which; the test hooks' CUZK__GPU_PIN_FAIL_ABC forces
+ * plain); NULL without memory. host_abc_free releases it. */
+static cuzk_fr *host_abc_alloc(const gpu_key *k, size_t bytes, int *pinned) {
+    void *p = NULL;
+    *pinned = (k->inst->hooks.pin_fail & CUZK__GPU_PIN_FAIL_ABC) == 0 &&
+              cuzk__gpu_host_alloc(&p, bytes) == CUZK_OK;
+    return *pinned ? p : cuzk__alloc_large(bytes);
+}
+static void host_abc_free(cuzk_fr *p, int pinned) {
+    if (pinned)
+        cuzk__gpu_host_free(p);
+    else
+        free(p);
+}
+
 static void key_free(gpu_key *k) {
     if (k == NULL) return;
     /* best effort: on failure the frees below still release what they can */
@@ -37,16 +54,8 @@ static void key_free(gpu_key *k) {
     cuzk__gpu_host_free(k->st_stage[0]);
     cuzk__gpu_host_free(k->st_stage[1]);
     cuzk__gpu_free(k->w_slot);
-    if (k->host_abc_pinned)
-        cuzk__gpu_host_free(k->host_abc);
-    else
-        free(k->host_abc);
-    for (int i = 0; i < 2; i++) {
-        if (k->cab_pinned[i])
-            cuzk__gpu_host_free(k->cab_host[i]);
-        else
-            free(k->cab_host[i]);
-    }
+    host_abc_free(k->host_abc, k->host_abc_pinned);
+    for (int i = 0; i < 2; i++) host_abc_free(k->cab_host[i], k->cab_pinned[i]);
     cuzk__gpu_free(k->bm_one);
     cuzk__gpu_free(k->bm_other);
     cuzk__gpu_free(k->ld_bad);
@@ -138,7 +147,7 @@ static cuzk_status work_alloc(gpu_key *k, cuzk_error *err) {
     /* the bitmaps stay on the device: the classification writes them and the
      * batch-add and masked MSM read them there (no round trips through the
      * host) */
-    const size_t bm_bytes = ((size_t)(k->max_query + 63) / 64 + 1) * 8;
+    const size_t bm_bytes = (size_t)cuzk__gpu_bitmap_bytes(k->max_query);
     /* the Montgomery witness is dead once the SpMV has made a, b, c; the
      * gathered queries come after, in the same buffer (4 GB at 2^27) */
     if (k->plan.abc_on_cpu) {
@@ -166,16 +175,12 @@ static cuzk_status work_alloc(gpu_key *k, cuzk_error *err) {
     return CUZK_OK;
 }
 
-/* The host buffers of a, b, c made on the CPU: page-locked, so that each
- * goes up in one DMA, else plain memory through the staging buffers. */
+/* The two host buffers of a, b, c made on the CPU, and the queue their
+ * copies take beside the kernels (none: in line). */
 static cuzk_status cab_alloc(gpu_key *k, cuzk_error *err) {
     const size_t bytes = 3 * (size_t)k->n_dom * sizeof(cuzk_fr);
     for (int i = 0; i < 2; i++) {
-        if ((k->inst->hooks.pin_fail & CUZK__GPU_PIN_FAIL_ABC) == 0 &&
-            cuzk__gpu_host_alloc((void **)&k->cab_host[i], bytes) == CUZK_OK)
-            k->cab_pinned[i] = 1;
-        else
-            k->cab_host[i] = cuzk__alloc_large(bytes);
+        k->cab_host[i] = host_abc_alloc(k, bytes, &k->cab_pinned[i]);
         if (k->cab_host[i] == NULL)
             return cuzk__fail(err, CUZK_ERR_NOMEM, "no host memory for a, b, c (2 x %llu bytes)",
                               (ull)bytes);
@@ -310,13 +315,8 @@ cuzk_status cuzk__gpu_op_prepare_zkey(cuzk_backend *be, cuzk_backend_key **out,
     k->l_first = (uint64_t)zk->n_public + 1;
     k->max_query = k->n_vars > k->n_dom ? k->n_vars : k->n_dom;
     if ((st = cuzk__gpu_key_plan(k, be, err)) != CUZK_OK) goto fail;
-    /* page-locked, so its upload is one DMA; else through the staging buffers */
     const size_t abc_bytes = 3 * (size_t)k->n_dom * sizeof(cuzk_fr);
-    if ((k->inst->hooks.pin_fail & CUZK__GPU_PIN_FAIL_ABC) == 0 &&
-        cuzk__gpu_host_alloc((void **)&k->host_abc, abc_bytes) == CUZK_OK)
-        k->host_abc_pinned = 1;
-    else
-        k->host_abc = cuzk__alloc_large(abc_bytes);
+    k->host_abc = host_abc_alloc(k, abc_bytes, &k->host_abc_pinned);
     if (k->host_abc == NULL) {
         st = cuzk__fail(err, CUZK_ERR_NOMEM, "no memory for a, b, c");
         goto fail;

@@ -44,7 +44,7 @@ static uint64_t popcount_bits(const uint64_t *bm, uint64_t n) {
  * Montgomery form sharing a buffer with the gathered queries, a, b, c, two
  * classification bitmaps. */
 static uint64_t proof_bytes(uint64_t n_vars, uint64_t n_dom, uint64_t max_query) {
-    const uint64_t bm = ((max_query + 63) / 64 + 1) * 8;
+    const uint64_t bm = cuzk__gpu_bitmap_bytes(max_query);
     const uint64_t shared = n_vars > max_query ? n_vars : (max_query ? max_query : 1);
     return 32 * (n_vars + shared + 3 * n_dom) + 2 * bm;
 }
@@ -100,8 +100,7 @@ static void key_sizes(cuzk__plan_key *key, const gpu_backend *inst, const cuzk_c
      * n_vars) in the thirds after a's, so only where n_vars fits a third;
      * two host buffers of a, b, c */
     if (n_vars <= n_dom) {
-        const uint64_t bm = ((max_query + 63) / 64 + 1) * 8;
-        key->cpu_abc_bytes = 3 * 32 * n_dom + 2 * bm + 4 * lists + 8;
+        key->cpu_abc_bytes = 3 * 32 * n_dom + 2 * cuzk__gpu_bitmap_bytes(max_query) + 4 * lists + 8;
         key->cpu_abc_host_bytes = 2 * 3 * 32 * n_dom;
     }
 }

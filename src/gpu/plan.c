@@ -223,9 +223,9 @@ void cuzk__plan_make(cuzk__plan *out, const cuzk__plan_key *k, const cuzk__plan_
     uint64_t fx = fixed;
     layout every = layout_of(k, fx, all);
     uint64_t chunk = layout_chunk(k, d, &every, out->avail);
+    const uint64_t lean_fx = add_sat(k->ntt_bytes, k->cpu_abc_bytes);
+    const layout lean = layout_of(k, lean_fx, all);
     if (chunk == 0 && every.max_vec != 0 && k->cpu_abc_bytes != 0) {
-        const uint64_t lean_fx = add_sat(k->ntt_bytes, k->cpu_abc_bytes);
-        const layout lean = layout_of(k, lean_fx, all);
         const uint64_t lean_chunk = layout_chunk(k, d, &lean, out->avail);
         if (lean_chunk != 0) {
             fx = lean_fx;
@@ -278,10 +278,8 @@ void cuzk__plan_make(cuzk__plan *out, const cuzk__plan_key *k, const cuzk__plan_
     if (every.max_vec != 0) {
         least_chunk = layout_least(d, &every);
         least_need = layout_need(k, d, &every, least_chunk);
-        if (k->cpu_abc_bytes != 0) {
-            const layout lean = layout_of(k, add_sat(k->ntt_bytes, k->cpu_abc_bytes), all);
+        if (k->cpu_abc_bytes != 0)
             least_need = min_u64(least_need, layout_need(k, d, &lean, least_chunk));
-        }
     }
     out->mode = CUZK__PLAN_CPU;
     out->abc_on_cpu = 0;
