@@ -187,54 +187,27 @@ static cuzk_status check_one(void *ctx, size_t i, cuzk_error *err) {
     return cuzk_groth16_check_abc_input(&c->ins[i], c->p, err);
 }
 
-/* Everything start does up to the handle; *out NULL on failure. */
-static cuzk_supraseal_error start(pending **out, const cuzk_supraseal_assignment provers[],
-                                  size_t num_circuits, const cuzk_supraseal_fr r_s[],
-                                  const cuzk_supraseal_fr s_s[], const cuzk_supraseal_srs *srs,
-                                  void *gpu_mtx, int gpu_index, const char *who) {
-    *out = NULL;
-    const char *why;
-    const cuzk__ss_srs *sr = cuzk__ss_srs_of(srs, &why);
-    if (sr == NULL) return cuzk__ss_fail(EINVAL, "%s: %s", who, why);
-    if (num_circuits > 0 && (provers == NULL || r_s == NULL || s_s == NULL))
-        return cuzk__ss_fail(EINVAL, "%s: provers, r_s or s_s is NULL (%zu circuits)", who,
-                             num_circuits);
-
-    /* the circuits in the prover's terms, named for its messages */
-    const double t_begin = cuzk__now_ms();
+/* start over the circuits in the prover's terms (ins): their shapes
+ * checked, the pending proof made, proved; *out NULL on failure. */
+static cuzk_supraseal_error start_inputs(pending **out, const cuzk_groth16_abc_input *ins,
+                                         size_t num_circuits, const cuzk_supraseal_fr r_s[],
+                                         const cuzk_supraseal_fr s_s[], const cuzk__ss_srs *sr,
+                                         void *gpu_mtx, int gpu_index, const char *who,
+                                         double t_begin) {
     cuzk_error err;
     char prefix[64];
     snprintf(prefix, sizeof(prefix), "%s: ", who);
-    size_t nn = num_circuits ? num_circuits : 1;
-    cuzk_groth16_abc_input *ins = calloc(nn, sizeof(*ins));
-    char(*names)[32] = calloc(nn, sizeof(*names));
-    if (ins == NULL || names == NULL) {
-        free(ins);
-        free(names);
-        return cuzk__ss_fail(ENOMEM, "%s: no memory for %zu circuits", who, num_circuits);
-    }
-    for (size_t i = 0; i < num_circuits; i++) {
-        snprintf(names[i], sizeof(names[i]), "circuit %zu", i);
-        abc_input_of(&ins[i], &provers[i], names[i]);
-    }
     /* every circuit's shape against the SRS before any work */
     shape_check chk = {ins, &sr->p};
     cuzk_status cst;
     size_t bad = side_by_side(num_circuits, check_one, &chk, &cst, &err);
-    if (bad < num_circuits) {
-        free(ins);
-        free(names);
-        return bad == SIZE_MAX ? cuzk__ss_fail(ENOMEM, "%s: no memory to check %zu circuits",
-                                               who, num_circuits)
-                               : cuzk__ss_from(&err, prefix);
-    }
+    if (bad == SIZE_MAX)
+        return cuzk__ss_fail(ENOMEM, "%s: no memory to check %zu circuits", who, num_circuits);
+    if (bad < num_circuits) return cuzk__ss_from(&err, prefix);
 
     pending *p = calloc(1, sizeof(*p));
-    if (p == NULL) {
-        free(ins);
-        free(names);
-        return cuzk__ss_fail(ENOMEM, "%s: no memory for a pending proof", who);
-    }
+    if (p == NULL) return cuzk__ss_fail(ENOMEM, "%s: no memory for a pending proof", who);
+    const size_t nn = num_circuits ? num_circuits : 1;
     p->n = num_circuits;
     p->n_public = (size_t)sr->p.n_inputs - 1;
     p->parts = calloc(nn, sizeof(p->parts[0]));
@@ -245,16 +218,12 @@ static cuzk_supraseal_error start(pending **out, const cuzk_supraseal_assignment
     p->srs = sr;
     if (p->parts == NULL || p->r == NULL || p->s == NULL || p->pub == NULL) {
         pending_free(p);
-        free(ins);
-        free(names);
         return cuzk__ss_fail(ENOMEM, "%s: no memory for a pending proof of %zu circuits", who,
                              num_circuits);
     }
     for (size_t i = 0; i < num_circuits; i++)
         if (!scalar_plain(p->r[i], &r_s[i]) || !scalar_plain(p->s[i], &s_s[i])) {
             pending_free(p);
-            free(ins);
-            free(names);
             return cuzk__ss_fail(EINVAL, "%s: r_s[%zu] or s_s[%zu] is not a Montgomery scalar "
                                          "below r",
                                  who, i, i);
@@ -271,18 +240,48 @@ static cuzk_supraseal_error start(pending **out, const cuzk_supraseal_assignment
                 "cuzk_supraseal: %s: %zu circuits: checks %.1f ms, gpu_mtx wait %.1f ms, "
                 "proving %.1f ms\n",
                 who, num_circuits, t_wait - t_begin, t_prove - t_wait, cuzk__now_ms() - t_prove);
-    if (st == CUZK_OK)
-        for (size_t i = 0; i < num_circuits; i++) /* the public inputs, canonical (checked) */
-            for (size_t j = 0; j < p->n_public; j++)
-                cuzk_fr_to_limbs(p->pub[i * p->n_public + j], &ins[i].inputs[1 + j]);
-    free(ins);
-    free(names);
     if (st != CUZK_OK) {
         pending_free(p);
         return cuzk__ss_from(&err, prefix);
     }
+    for (size_t i = 0; i < num_circuits; i++) /* the public inputs, canonical (checked) */
+        for (size_t j = 0; j < p->n_public; j++)
+            cuzk_fr_to_limbs(p->pub[i * p->n_public + j], &ins[i].inputs[1 + j]);
     *out = p;
     return cuzk__ss_ok();
+}
+
+/* Everything start does up to the handle; *out NULL on failure. */
+static cuzk_supraseal_error start(pending **out, const cuzk_supraseal_assignment provers[],
+                                  size_t num_circuits, const cuzk_supraseal_fr r_s[],
+                                  const cuzk_supraseal_fr s_s[], const cuzk_supraseal_srs *srs,
+                                  void *gpu_mtx, int gpu_index, const char *who) {
+    *out = NULL;
+    const char *why;
+    const cuzk__ss_srs *sr = cuzk__ss_srs_of(srs, &why);
+    if (sr == NULL) return cuzk__ss_fail(EINVAL, "%s: %s", who, why);
+    if (num_circuits > 0 && (provers == NULL || r_s == NULL || s_s == NULL))
+        return cuzk__ss_fail(EINVAL, "%s: provers, r_s or s_s is NULL (%zu circuits)", who,
+                             num_circuits);
+
+    /* the circuits in the prover's terms, named for its messages */
+    const double t_begin = cuzk__now_ms();
+    const size_t nn = num_circuits ? num_circuits : 1;
+    cuzk_groth16_abc_input *ins = calloc(nn, sizeof(*ins));
+    char(*names)[32] = calloc(nn, sizeof(*names));
+    cuzk_supraseal_error e;
+    if (ins == NULL || names == NULL) {
+        e = cuzk__ss_fail(ENOMEM, "%s: no memory for %zu circuits", who, num_circuits);
+    } else {
+        for (size_t i = 0; i < num_circuits; i++) {
+            snprintf(names[i], sizeof(names[i]), "circuit %zu", i);
+            abc_input_of(&ins[i], &provers[i], names[i]);
+        }
+        e = start_inputs(out, ins, num_circuits, r_s, s_s, sr, gpu_mtx, gpu_index, who, t_begin);
+    }
+    free(ins);
+    free(names);
+    return e;
 }
 
 /* Circuit i's proof assembled and checked against the verifying key. */
