@@ -108,13 +108,6 @@ extern "C" cuzk_status cuzk__gpu_abc_gather(void *out, const void *in, const uin
     return CUZK_OK;
 }
 
-extern "C" cuzk_status cuzk__gpu_abc_copy(void *dst, const void *src, size_t bytes) {
-    if (bytes == 0) return CUZK_OK;
-    if (!dst || !src) return CUZK_ERR_INVALID_ARG;
-    CUZK__CUDA_TRY(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, 0));
-    return CUZK_OK;
-}
-
 extern "C" cuzk_status cuzk__gpu_abc_sync(void) {
     CUZK__CUDA_TRY(cudaStreamSynchronize(0));
     return CUZK_OK;

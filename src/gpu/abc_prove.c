@@ -169,7 +169,7 @@ static cuzk_status assignment_msms(cuzk__gpu_abc_key *k, const cuzk_groth16_abc_
     const uint64_t n_a = n_inp + in->a_aux.count;
     t0 = cuzk__now_ms();
     if (in->a_aux.count != n_aux) {
-        if ((st = cuzk__gpu_abc_copy(k->gath, w, (size_t)n_inp * 32)) != CUZK_OK ||
+        if ((st = cuzk__gpu_copy_on_device(k->gath, w, (size_t)n_inp * 32)) != CUZK_OK ||
             (st = gather(k, 0, (uint8_t *)k->gath + n_inp * 32, w + 4 * n_inp, &in->a_aux)) !=
                 CUZK_OK)
             return dev_fail(err, k, in, st, "gathering A's scalars");

@@ -93,10 +93,16 @@ int cuzk__backend_gpu_devices(void);
  *                 (plan.h max_chunk; 0: the planner's 1 GiB; at least
  *                 12 KiB): many chunks on a small key (read when a key is
  *                 planned)
+ *   stage_slot    where pre-staging copies a witness (CUZK__GPU_STAGE_SLOT_*;
+ *                 0: a buffer of its own where the device has room beside
+ *                 the MSMs, else b's third of a, b, c where the key can,
+ *                 else a level fit)
  */
 #define CUZK__GPU_PIN_FAIL_STAGE 1u  /* the staging buffers */
 #define CUZK__GPU_PIN_FAIL_ABC 2u    /* host a, b, c: snarkjs keys, a plan's abc_on_cpu */
 #define CUZK__GPU_PIN_FAIL_STREAM 4u /* the streamed points: locked in place or a copy */
+#define CUZK__GPU_STAGE_SLOT_OWN 1 /* a buffer of its own or a level fit, never b's third */
+#define CUZK__GPU_STAGE_SLOT_ABC 2 /* b's third wherever the key can, room or not */
 typedef struct {
     size_t stage_bytes;
     unsigned pin_fail;
@@ -105,11 +111,12 @@ typedef struct {
     unsigned copies_after;
     unsigned copies_max;
     size_t chunk_bytes;
+    int stage_slot;
 } cuzk__gpu_backend_hooks;
 /* 64 proofs: making the copies costs ~0.9 s a handle at 2^24, which a key
  * earns back after 64-140 proofs; 8 copies at most a handle (the cost model
  * and the room decide below that). */
-#define CUZK__GPU_BACKEND_HOOKS_DEFAULT {0, 0, 0, 0, 64u, 8u, 0}
+#define CUZK__GPU_BACKEND_HOOKS_DEFAULT {0, 0, 0, 0, 64u, 8u, 0, 0}
 
 /* Sets be's hooks (be opened on cuzk_backend_gpu; NULL: the defaults). */
 void cuzk__gpu_backend_set_test_hooks(cuzk_backend *be, const cuzk__gpu_backend_hooks *hooks);

@@ -122,7 +122,13 @@ typedef struct {
      * computing; the next prove_start of that witness swaps w_slot and
      * w_plain instead of uploading. st_mu guards the st_ fields and the
      * slot's state; w_slot and the copy resources are made at the end of a
-     * proof (the proof's own work areas come first). */
+     * proof (the proof's own work areas come first).
+     * Where the device has no room for w_slot, it may be b's third of abc
+     * (st_in_abc), which a proof writes from its start (the SpMV) to the
+     * end of its NTTs and never reads after: a proof holds it that long
+     * (st_abc_busy), the worker copies only while no proof does, its copy
+     * queued after the last holder's NTTs (st_cq's mark), and a hit copies
+     * the witness to w_plain on the device before the SpMV. */
     pthread_mutex_t st_mu;
     pthread_cond_t st_cv;
     pthread_t st_thread;
@@ -138,6 +144,8 @@ typedef struct {
     const void *st_have_values;   /* its values when announced (a reopened witness differs) */
     int st_state;                 /* SLOT_* */
     void *w_slot;
+    int st_in_abc;                /* w_slot is b's third of abc (not its own buffer) */
+    int st_abc_busy;              /* a proof holds b's third (st_in_abc) */
     cuzk__gpu_copy_queue *st_cq;  /* non-blocking stream: beside the kernels */
     void *st_stage[2];
     size_t st_stage_bytes;
@@ -277,6 +285,11 @@ cuzk_status cuzk__gpu_op_stage(cuzk_backend *be, cuzk_backend_key *key, const cu
 void cuzk__gpu_stage_setup(gpu_key *k);
 void cuzk__gpu_stage_stop(gpu_key *k);
 int cuzk__gpu_stage_take(gpu_key *k, const cuzk_witness *w);
+/* A slot in b's third (st_in_abc): the witness a hit found there copied to
+ * w_plain (before the SpMV); and b's third let go by the proof once its NTTs
+ * are queued, or at its end (nothing held: nothing done). */
+cuzk_status cuzk__gpu_stage_abc_taken(gpu_key *k);
+void cuzk__gpu_stage_abc_free(gpu_key *k);
 
 /* backend_gpu_prove.c: the proof op, and the check that a witness fits the
  * key (naming the call op). */

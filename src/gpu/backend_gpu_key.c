@@ -53,7 +53,7 @@ static void key_free(gpu_key *k) {
     cuzk__gpu_copy_queue_free(k->st_cq);
     cuzk__gpu_host_free(k->st_stage[0]);
     cuzk__gpu_host_free(k->st_stage[1]);
-    cuzk__gpu_free(k->w_slot);
+    if (!k->st_in_abc) cuzk__gpu_free(k->w_slot); /* else abc's */
     host_abc_free(k->host_abc, k->host_abc_pinned);
     for (int i = 0; i < 2; i++) host_abc_free(k->cab_host[i], k->cab_pinned[i]);
     cuzk__gpu_free(k->bm_one);

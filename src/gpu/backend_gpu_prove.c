@@ -347,10 +347,13 @@ static cuzk_status prove_locked(gpu_key *k, gpu_job *j, const cuzk_witness *w, i
     if ((st = cuzk__gpu_load_status(k, err)) != CUZK_OK) return st; /* a vector failed to load */
     if ((st = cuzk__gpu_set_device(k->device)) != CUZK_OK)
         return gpu_fail(err, st, "selecting the device");
+    if (staged && k->st_in_abc && (st = cuzk__gpu_stage_abc_taken(k)) != CUZK_OK)
+        return gpu_fail(err, st, "the staged witness to its buffer");
     st = *cab >= 0 ? stage_h_cpu_abc(k, cab, t, err)
          : k->zk   ? stage_h_zkey(k, w, staged, t, err)
                    : stage_h_bellman(k, w, staged, t, err);
     if (st != CUZK_OK) return st;
+    cuzk__gpu_stage_abc_free(k); /* b's third: the next witness may go up beside the MSMs */
     t->spmv_ms += take_ms;
 
     /* H: N - 1 (bellman) or N (snarkjs) random scalars, no split */
@@ -442,6 +445,7 @@ cuzk_status cuzk__gpu_op_prove_start(cuzk_backend *be, cuzk_backend_job **out,
     k->fault = be->fault;
     st = prove_locked(k, j, w, &cab, err);
     cpu_abc_release(k, cab); /* a proof that failed before its upload */
+    cuzk__gpu_stage_abc_free(k); /* one that failed before its NTTs were done */
     cuzk__gpu_loader_reap(k, 0); /* its buffers go once it is done, before the staging's look */
     int staging_open = 0; /* the slot wanted, neither made nor given up yet */
     if (st == CUZK_OK && !k->st_thread_on && !k->st_off) {

@@ -133,7 +133,7 @@ static void *stage_worker(void *arg) {
     const cuzk_status dev = cuzk__gpu_set_device(k->device);
     pthread_mutex_lock(&k->st_mu);
     for (;;) {
-        while (!k->st_quit && (k->st_nq == 0 || k->st_state != SLOT_EMPTY))
+        while (!k->st_quit && (k->st_nq == 0 || k->st_state != SLOT_EMPTY || k->st_abc_busy))
             pthread_cond_wait(&k->st_cv, &k->st_mu);
         if (k->st_quit) break;
         const cuzk_witness *w = k->st_q[0];
@@ -144,6 +144,8 @@ static void *stage_worker(void *arg) {
         pthread_mutex_unlock(&k->st_mu);
         const size_t bytes = (size_t)k->n_vars * 32;
         cuzk_status st = dev;
+        /* b's third: after the NTTs of the proof that held it last */
+        if (st == CUZK_OK && k->st_in_abc) st = cuzk__gpu_copy_queue_follow(k->st_cq);
         if (st == CUZK_OK && cuzk__gpu_host_is_pinned(w->values)) {
             /* DMA straight from it, a chunk at a time: the proof's device-wide
              * synchronizations then wait for one chunk, not the whole witness */
@@ -180,9 +182,10 @@ static void stage_off(gpu_key *k) {
     cuzk__gpu_copy_queue_free(k->st_cq);
     cuzk__gpu_host_free(k->st_stage[0]);
     cuzk__gpu_host_free(k->st_stage[1]);
-    cuzk__gpu_free(k->w_slot);
+    if (!k->st_in_abc) cuzk__gpu_free(k->w_slot);
     k->st_cq = NULL;
     k->st_stage[0] = k->st_stage[1] = k->w_slot = NULL;
+    k->st_in_abc = 0;
     pthread_mutex_lock(&k->st_mu);
     k->st_off = 1;
     k->st_nq = 0;
@@ -208,6 +211,24 @@ static void stage_give_up(gpu_key *k) {
         }
     }
     stage_off(k);
+}
+
+/* The worker started on slot (b's third of abc: in_abc); without a thread
+ * staging goes off. */
+static void stage_start(gpu_key *k, void *slot, int in_abc) {
+    k->w_slot = slot;
+    k->st_in_abc = in_abc;
+    if (pthread_create(&k->st_thread, NULL, stage_worker, k) != 0) {
+        if (!in_abc) cuzk__gpu_free(slot); /* before stage_give_up looks at free memory */
+        k->w_slot = NULL;
+        k->st_in_abc = 0;
+        stage_give_up(k);
+        return;
+    }
+    pthread_mutex_lock(&k->st_mu);
+    k->st_thread_on = 1;
+    pthread_cond_broadcast(&k->st_cv);
+    pthread_mutex_unlock(&k->st_mu);
 }
 
 /*
@@ -244,6 +265,13 @@ void cuzk__gpu_stage_setup(gpu_key *k) {
     /* the look after a fit: the room may still not be there (another
      * allocation took it, or the estimate was short) */
     if (k->st_fitted && k->inst->hooks.room_fail) free_b = 0;
+    const int slot_hook = k->inst->hooks.stage_slot;
+    const int abc_can = k->abc != NULL && !k->w_in_abc && k->n_vars <= k->n_dom &&
+                        slot_hook != CUZK__GPU_STAGE_SLOT_OWN;
+    if (abc_can && (free_b < 3 * bytes || slot_hook == CUZK__GPU_STAGE_SLOT_ABC)) {
+        stage_start(k, (uint8_t *)k->abc + 32 * k->n_dom, 1);
+        return;
+    }
     if (free_b < 3 * bytes) {
         cuzk__gpu_msm_bases *hs[5];
         const unsigned nh = k->h != NULL ? cuzk__gpu_key_msms(k, hs) : 0;
@@ -267,17 +295,12 @@ void cuzk__gpu_stage_setup(gpu_key *k) {
         stage_give_up(k);
         return;
     }
-    if (cuzk__gpu_alloc(&k->w_slot, bytes) != CUZK_OK ||
-        pthread_create(&k->st_thread, NULL, stage_worker, k) != 0) {
-        cuzk__gpu_free(k->w_slot); /* before stage_give_up looks at free memory */
-        k->w_slot = NULL;
+    void *slot = NULL;
+    if (cuzk__gpu_alloc(&slot, bytes) != CUZK_OK) {
         stage_give_up(k);
         return;
     }
-    pthread_mutex_lock(&k->st_mu);
-    k->st_thread_on = 1;
-    pthread_cond_broadcast(&k->st_cv);
-    pthread_mutex_unlock(&k->st_mu);
+    stage_start(k, slot, 0);
 }
 
 /* The slot holds nothing any more (st_mu held; wakes the worker and any
@@ -299,7 +322,8 @@ static int stage_find(const gpu_key *k, const cuzk_witness *w) {
 /*
  * At the start of a proof of w (under the key's lock, before anything that
  * can fail): 1 when the slot holds w, copied (w_plain and w_slot swapped;
- * the slot is free for the next announcement), 0 when the proof uploads w
+ * the slot is free for the next announcement; a slot in b's third is
+ * copied to w_plain by stage_abc_taken), 0 when the proof uploads w
  * itself. The rule that keeps every proof's witness its own: once a proof
  * of w has begun, nothing copies w for it any more. So a miss removes w's
  * announcement and the older ones it overtook from the queue (their copies
@@ -313,21 +337,46 @@ int cuzk__gpu_stage_take(gpu_key *k, const cuzk_witness *w) {
     int hit = 0;
     pthread_mutex_lock(&k->st_mu);
     while (k->st_state == SLOT_COPYING ||
-           (k->st_thread_on && k->st_state == SLOT_EMPTY && k->st_nq > 0 && k->st_q[0] == w))
+           (k->st_thread_on && k->st_state == SLOT_EMPTY && !k->st_abc_busy && k->st_nq > 0 &&
+            k->st_q[0] == w))
         pthread_cond_wait(&k->st_cv, &k->st_mu);
     if (k->st_state == SLOT_READY && k->st_have == w && k->st_have_values == w->values) {
-        void *t = k->w_plain;
-        k->w_plain = k->w_slot;
-        k->w_slot = t;
+        if (!k->st_in_abc) { /* b's third: the caller copies it (stage_abc_taken) */
+            void *t = k->w_plain;
+            k->w_plain = k->w_slot;
+            k->w_slot = t;
+        }
         hit = 1;
     } else {
         const int i = stage_find(k, w);
         for (int d = 0; d <= i; d++) stage_unqueue(k, 0);
     }
     slot_clear(k);
+    if (k->st_in_abc) k->st_abc_busy = 1; /* the proof's SpMV writes b's third */
     pthread_mutex_unlock(&k->st_mu);
     count_uploads(hit ? &k->inst->stats.staged_witness : &k->inst->stats.unstaged_witness, 1);
     return hit;
+}
+
+cuzk_status cuzk__gpu_stage_abc_taken(gpu_key *k) {
+    return cuzk__gpu_copy_on_device(k->w_plain, k->w_slot, (size_t)k->n_vars * 32);
+}
+
+void cuzk__gpu_stage_abc_free(gpu_key *k) {
+    if (!k->st_in_abc) return;
+    pthread_mutex_lock(&k->st_mu);
+    if (k->st_abc_busy) {
+        /* the worker's copy goes after the kernels queued so far; unable to
+         * order it, staging stops here (b's third stays the proofs') */
+        if (cuzk__gpu_copy_queue_mark(k->st_cq) == CUZK_OK) {
+            k->st_abc_busy = 0;
+        } else {
+            k->st_off = 1;
+            k->st_nq = 0;
+        }
+        pthread_cond_broadcast(&k->st_cv);
+    }
+    pthread_mutex_unlock(&k->st_mu);
 }
 
 cuzk_status cuzk__gpu_op_stage(cuzk_backend *be, cuzk_backend_key *key, const cuzk_witness *w,

@@ -178,6 +178,7 @@ struct cuzk__gpu_copy_queue {
     cudaStream_t stream; /* a created stream is never 0 (0 is the legacy stream) */
     unsigned slots;
     cudaEvent_t *done; /* slots events, 0 until created */
+    cudaEvent_t mark;  /* copy_queue_mark's point of the legacy stream */
 };
 
 static cuzk_status copy_queue_init(cuzk__gpu_copy_queue *q, bool beside) {
@@ -187,6 +188,7 @@ static cuzk_status copy_queue_init(cuzk__gpu_copy_queue *q, bool beside) {
                                                                 : cudaStreamDefault));
     for (unsigned i = 0; i < q->slots; i++)
         CUZK__CUDA_TRY(cudaEventCreateWithFlags(&q->done[i], cudaEventDisableTiming));
+    CUZK__CUDA_TRY(cudaEventCreateWithFlags(&q->mark, cudaEventDisableTiming));
     return CUZK_OK;
 }
 
@@ -227,6 +229,7 @@ extern "C" void cuzk__gpu_copy_queue_free(cuzk__gpu_copy_queue *q) {
     }
     for (unsigned i = 0; i < q->slots; i++)
         if (q->done[i]) (void)cudaEventDestroy(q->done[i]);
+    if (q->mark) (void)cudaEventDestroy(q->mark);
     free(q->done);
     free(q);
 }
@@ -256,5 +259,24 @@ extern "C" cuzk_status cuzk__gpu_copy_queue_order(cuzk__gpu_copy_queue *q, unsig
 extern "C" cuzk_status cuzk__gpu_copy_queue_sync(cuzk__gpu_copy_queue *q) {
     if (q == NULL) return CUZK_ERR_INVALID_ARG;
     CUZK__CUDA_TRY(cudaStreamSynchronize(q->stream));
+    return CUZK_OK;
+}
+
+extern "C" cuzk_status cuzk__gpu_copy_queue_mark(cuzk__gpu_copy_queue *q) {
+    if (q == NULL) return CUZK_ERR_INVALID_ARG;
+    CUZK__CUDA_TRY(cudaEventRecord(q->mark, 0));
+    return CUZK_OK;
+}
+
+extern "C" cuzk_status cuzk__gpu_copy_queue_follow(cuzk__gpu_copy_queue *q) {
+    if (q == NULL) return CUZK_ERR_INVALID_ARG;
+    CUZK__CUDA_TRY(cudaStreamWaitEvent(q->stream, q->mark, 0)); /* never recorded: no wait */
+    return CUZK_OK;
+}
+
+extern "C" cuzk_status cuzk__gpu_copy_on_device(void *dst, const void *src, size_t bytes) {
+    if (bytes == 0) return CUZK_OK;
+    if (!dst || !src) return CUZK_ERR_INVALID_ARG;
+    CUZK__CUDA_TRY(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, 0));
     return CUZK_OK;
 }

@@ -118,6 +118,16 @@ CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_copy_queue_order(cuzk__gpu_copy_qu
                                                                unsigned slot, void *stream);
 /* Waits for every queued copy; reports a failed one. */
 CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_copy_queue_sync(cuzk__gpu_copy_queue *q);
+/* A mark of the work queued on the legacy default stream so far, one a
+ * queue (each call moves it): the copies queued after copy_queue_follow
+ * wait for the work before the last mark, without the host waiting (a
+ * beside queue's copy into memory that kernels read until that point). A
+ * queue never marked holds nothing up. */
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_copy_queue_mark(cuzk__gpu_copy_queue *q);
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_copy_queue_follow(cuzk__gpu_copy_queue *q);
+/* dst <- src, both device memory, queued on the legacy default stream. */
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_copy_on_device(void *dst, const void *src,
+                                                             size_t bytes);
 
 /*
  * Elementwise test operations on the current device: out[i] = a[i] op b[i]

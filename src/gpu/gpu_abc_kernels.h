@@ -42,9 +42,6 @@ CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_abc_gather(void *out, const void *
                                                          const uint64_t *words,
                                                          const uint32_t *rank, uint64_t nbits);
 
-/* dst <- src, bytes, both on the device. */
-CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_abc_copy(void *dst, const void *src, size_t bytes);
-
 /* Waits for the legacy default stream's work (not for copies on streams
  * beside it, unlike cuzk__gpu_sync). */
 CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_abc_sync(void);

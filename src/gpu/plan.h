@@ -38,7 +38,8 @@
  * took, an estimate short) is planned again with the floor one step
  * lower. Shifted copies of the bases and the
  * witness slot of pre-staging are not planned: they take what the plan
- * leaves (spare_bytes) when the key makes them.
+ * leaves (spare_bytes) when the key makes them, and a slot that does not
+ * fit there takes b's third of a, b, c (backend_gpu_stage.c).
  *
  * The memory the plan fills is avail = min(free, limit) - reserve, with
  * limit the caller's vram limit (0: none): a card with a limit acts as a

@@ -535,12 +535,16 @@ static void test_bellman_early_release(void) {
  * the slot (a miss that empties it), a withdrawal, an announcement
  * overtaken, a witness reopened at the same address with other values (its
  * old values must never be used), a witness of the wrong size, and a key
- * released while a copy may be running.
+ * released while a copy may be running. With the slot a buffer of its own
+ * (slot CUZK__GPU_STAGE_SLOT_OWN) and in b's third of a, b, c (_ABC: each
+ * copy after the NTTs of the proof before, the same hits).
  */
-static void test_bellman_prestaged(void) {
+static void prestaged_case(int slot) {
     cuzk_error err;
     keys_fixture f;
+    test_hooks.stage_slot = slot;
     keys_open(&f, CUZK_GEN_POREP, 12);
+    test_hooks.stage_slot = 0;
     cuzk_gen *g = f.g;
     cuzk_backend_key *kg = f.kg;
     cuzk_backend *gpu = &f.gpu;
@@ -604,6 +608,8 @@ static void test_bellman_prestaged(void) {
     for (unsigned i = 0; i < NW; i++) cuzk_witness_close(&w[i]);
     keys_close(&f);
 }
+static void test_bellman_prestaged(void) { prestaged_case(CUZK__GPU_STAGE_SLOT_OWN); }
+static void test_bellman_prestaged_in_abc(void) { prestaged_case(CUZK__GPU_STAGE_SLOT_ABC); }
 
 static size_t device_free(void) {
     size_t fr = 0, tot = 0;
@@ -639,10 +645,13 @@ typedef struct {
     unsigned nheld;
     size_t slot;
 } fit_fixture;
-static void fit_open(fit_fixture *x) {
+/* slot: the hooks' stage_slot for the key */
+static void fit_open(fit_fixture *x, int slot) {
     cuzk_error err;
     memset(x, 0, sizeof *x); /* fit_close after a failed check closes only what was made */
+    test_hooks.stage_slot = slot;
     keys_open(&x->f, CUZK_GEN_POREP, 18);
+    test_hooks.stage_slot = 0;
     for (unsigned i = 0; i < FIT_NW; i++)
         CHECK_EQ_INT(cuzk_gen_witness(x->f.g, 0, &x->w[i], &err), CUZK_OK);
     x->nheld = 0;
@@ -671,7 +680,7 @@ static void fit_close(fit_fixture *x) {
  */
 static void test_bellman_staging_fits(void) {
     fit_fixture x;
-    fit_open(&x);
+    fit_open(&x, CUZK__GPU_STAGE_SLOT_OWN);
     cuzk_error err;
     size_t after_slot = 0;
     /* w0 unannounced (the work area at its full size); w2 with w1 announced
@@ -713,7 +722,7 @@ static void test_bellman_staging_fits(void) {
  */
 static void test_bellman_staging_fit_undone(void) {
     fit_fixture x;
-    fit_open(&x);
+    fit_open(&x, CUZK__GPU_STAGE_SLOT_OWN);
     cuzk_error err;
     size_t free_fitted = 0, free_small = 0;
     /* w0 unannounced; w2 with w1 announced, squeezed to 2.5 slots (the fit);
@@ -750,6 +759,39 @@ static void test_bellman_staging_fit_undone(void) {
             CHECK(fr + x.slot / 2 <= free_small);
         }
     }
+    fit_close(&x);
+}
+
+/*
+ * Too little room for a slot of its own, with the hooks' default: the slot
+ * is b's third of a, b, c (no level fit, no device memory taken), the
+ * witness announced is found staged by the proof after the one that made
+ * it, and every proof equals the CPU's.
+ */
+static void test_bellman_staging_in_abc(void) {
+    fit_fixture x;
+    fit_open(&x, 0);
+    cuzk_error err;
+    static const struct {
+        int announce, squeeze, hit;
+        unsigned prove;
+    } steps[] = {{-1, 0, 0, 0}, {1, 1, 0, 2}, {2, 0, 1, 1}, {0, 0, 1, 2}, {-1, 0, 1, 0}};
+    size_t fr_before = 0;
+    for (size_t si = 0; si < sizeof steps / sizeof steps[0] && x.f.kg; si++) {
+        const uint64_t fits = stats_of(&x.f.gpu).level_fits;
+        if (steps[si].squeeze) fit_squeeze(&x);
+        if (si == 1) fr_before = device_free();
+        if (steps[si].announce >= 0)
+            CHECK_EQ_INT(cuzk_backend_stage(&x.f.gpu, x.f.kg, &x.w[steps[si].announce], &err),
+                         CUZK_OK);
+        prove_both(&x.f, &x.w[steps[si].prove]);
+        CHECK_EQ_INT(last_witness_staged, steps[si].hit);
+        CHECK_EQ_INT(stats_of(&x.f.gpu).level_fits - fits, 0);
+    }
+    /* the slot took no device memory (within two pages: a module loaded lazily) */
+    const size_t fr = device_free();
+    printf("  free: %zu before the slot, %zu after (slot %zu)\n", fr_before, fr, x.slot);
+    CHECK(fr + ((size_t)4 << 20) >= fr_before);
     fit_close(&x);
 }
 
@@ -854,8 +896,10 @@ int main(int argc, char **argv) {
     RUN(test_bellman_deferred_bad_points);
     RUN(test_bellman_early_release);
     RUN(test_bellman_prestaged);
+    RUN(test_bellman_prestaged_in_abc);
     RUN(test_bellman_staging_fits);
     RUN(test_bellman_staging_fit_undone);
+    RUN(test_bellman_staging_in_abc);
     RUN(test_copies);
     return cuzk_test_finish();
 }

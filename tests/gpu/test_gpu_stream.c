@@ -329,6 +329,11 @@ static uint64_t streamed_chunks(const cuzk_backend *be) {
     cuzk__gpu_backend_stats(be, &c);
     return c.streamed_chunks;
 }
+static uint64_t staged_witnesses(const cuzk_backend *be) {
+    cuzk__gpu_backend_upload_counts c;
+    cuzk__gpu_backend_stats(be, &c);
+    return c.staged_witness;
+}
 
 /* One proof of w on both backends with the same r, s: the bytes equal. */
 static void prove_both(cuzk_backend *cpu, cuzk_backend_key *kc, cuzk_backend *gpu,
@@ -365,8 +370,12 @@ static void prove_both(cuzk_backend *cpu, cuzk_backend_key *kc, cuzk_backend *gp
 
 /*
  * A generated circuit proved in every mode its key can take on this card,
- * each forced by the smallest vram limit that gives it, two partitions a
- * mode, against the CPU backend; then a limit below streaming's least.
+ * each forced by the smallest vram limit that gives it, three partitions a
+ * mode, against the CPU backend, each announced for pre-staging before the
+ * proof ahead of it (where the witness fits b's third of a, b, c, found
+ * staged from the second on: in a slot of its own or, short of room, in
+ * that third; a plan whose witness lives there stages nothing); then a
+ * limit below streaming's least.
  */
 static void modes_case(cuzk_gen_profile profile, unsigned log_k, params_src src) {
     cuzk_error err;
@@ -425,23 +434,31 @@ static void modes_case(cuzk_gen_profile profile, unsigned log_k, params_src src)
         /* deferred streamed vectors are decoded through the chunks at prepare */
         if (src != SRC_MEMORY && plan.mode != CUZK__PLAN_RESIDENT)
             CHECK(streamed_chunks(&gpu) > at_prepare);
-        for (unsigned part = 0; part < 2; part++) {
-            cuzk_witness w;
-            CHECK_EQ_INT(cuzk_gen_witness(g, part, &w, &err), CUZK_OK);
-            const uint64_t before = streamed_chunks(&gpu);
+        enum { PARTS = 3 };
+        cuzk_witness w[PARTS];
+        for (unsigned part = 0; part < PARTS; part++)
+            CHECK_EQ_INT(cuzk_gen_witness(g, part, &w[part], &err), CUZK_OK);
+        for (unsigned part = 0; part < PARTS; part++) {
+            if (part + 1 < PARTS)
+                CHECK_EQ_INT(cuzk_backend_stage(&gpu, kg, &w[part + 1], &err), CUZK_OK);
+            const uint64_t before = streamed_chunks(&gpu), staged0 = staged_witnesses(&gpu);
             cuzk_groth16_stage_times tg;
             memset(&tg, 0, sizeof tg);
-            prove_both(&cpu, kc, &gpu, kg, &w, &vk, &tg);
+            prove_both(&cpu, kc, &gpu, kg, &w[part], &vk, &tg);
             const uint64_t chunks = streamed_chunks(&gpu) - before;
+            const uint64_t staged = staged_witnesses(&gpu) - staged0;
             CHECK((chunks > 0) == (plan.mode != CUZK__PLAN_RESIDENT));
-            printf("    partition %u: %s%s, %llu chunks streamed; gpu %.1f ms (msm_h %.2f batch "
-                   "%.2f tail %.2f g2 %.2f)\n",
+            if (n_tiers == 5) /* b's third can hold a witness: a slot in every plan */
+                CHECK_EQ_INT(staged, (uint64_t)(part > 0 && !plan.abc_on_cpu));
+            printf("    partition %u: %s%s, %llu chunks streamed, witness %s; gpu %.1f ms "
+                   "(msm_h %.2f batch %.2f tail %.2f g2 %.2f)\n",
                    part, cuzk__plan_mode_name(plan.mode),
                    plan.abc_on_cpu ? " (a, b, c on the CPU)" : "", (unsigned long long)chunks,
-                   tg.total_ms, tg.msm_h_ms, tg.batch_add_ms, tg.tail_msm_ms, tg.b_g2_msm_ms);
-            cuzk_witness_close(&w);
+                   staged ? "staged" : "uploaded", tg.total_ms, tg.msm_h_ms, tg.batch_add_ms,
+                   tg.tail_msm_ms, tg.b_g2_msm_ms);
         }
         cuzk_backend_release_key(&gpu, kg);
+        for (unsigned part = 0; part < PARTS; part++) cuzk_witness_close(&w[part]);
     }
     /* below streaming's least: refused, naming the plan */
     gpu.vram_limit = (uint64_t)1 << 20;
