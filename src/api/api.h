@@ -53,12 +53,13 @@ typedef struct cuzk__lane {
     cuzk_backend be;
     cuzk_backend_key *bkey;
     char where[32]; /* " on GPU d" when a key has several GPU lanes, else "" */
-    /* The memory plan (src/gpu/plan.h cuzk__plan_mode) of the lane's GPU key
-     * as last prepared (-1: none, a CPU lane); the most resident plan it may
-     * take (raised for good each time its device memory runs out; the CPU
-     * at the bottom, proving with own_p where the key's points stay in the
-     * file). floor and own_p under prepare_mu. */
-    atomic_int mode;
+    /* The rung of the memory plan (src/gpu/plan.h cuzk__plan_rung) of the
+     * lane's GPU key as last prepared, and the floor a step down takes it
+     * to (cuzk__plan_floor_after; both -1: none, a CPU lane); the most
+     * resident rung it may take (raised for good each time its device
+     * memory runs out; the CPU at the bottom, proving with own_p where the
+     * key's points stay in the file). floor and own_p under prepare_mu. */
+    atomic_int rung, below;
     int floor;
     cuzk_params own_p;
     int have_own_p;
@@ -142,7 +143,8 @@ void cuzk__lane_reset(cuzk__lane *lane);
 int cuzk__lane_can_step_down(cuzk__lane *lane);
 
 /* cuzk__lane_reset after the lane's device memory ran out: its next
- * preparation plans one step lower (resident, partly resident, streaming,
+ * preparation plans a rung lower (resident, partly resident, streaming,
+ * the same two with a, b, c made on the CPU where the key offers them,
  * then the CPU). Returns the new floor's name ("partly resident"...), or
  * NULL when the lane has none below (then it is only reset). */
 const char *cuzk__lane_step_down(cuzk__lane *lane);

@@ -60,7 +60,8 @@ static cuzk_status make_lanes(cuzk_key *k, cuzk_error *err) {
         L->key = k;
         L->device = gpu ? (o->n_devices ? o->devices[i] : 0) : -1;
         L->threads = threads;
-        atomic_init(&L->mode, -1);
+        atomic_init(&L->rung, -1);
+        atomic_init(&L->below, -1);
         if (gpu && n > 1) snprintf(L->where, sizeof(L->where), " on GPU %d", L->device);
         for (size_t j = 0; j < i && L->prepare_mu == NULL; j++)
             if (k->lanes[j].device == L->device) L->prepare_mu = k->lanes[j].prepare_mu;
@@ -370,21 +371,23 @@ static cuzk_status cpu_params(cuzk__lane *L, const cuzk_params **out, cuzk_error
 static cuzk_status lane_open(cuzk__lane *L, cuzk_error *err) {
     cuzk_key *k = L->key;
     const int zk = k->kind == CUZK_KEY_ZKEY;
-    const int on_cpu = k->backend == CUZK_BACKEND_GPU && L->floor >= (int)CUZK__PLAN_CPU;
+    const int on_cpu = k->backend == CUZK_BACKEND_GPU && L->floor >= (int)CUZK__PLAN_RUNG_CPU;
     const cuzk_backend_ops *ops = on_cpu ? &cuzk_backend_cpu : k->ops;
     cuzk_status st = cuzk_backend_open(&L->be, ops, L->threads, on_cpu ? -1 : L->device, err);
     if (st != CUZK_OK) return st;
     L->be.fault = &k->ctx->fault;
     L->be.vram_limit = k->ctx->opt.device_memory_limit;
     L->be.plan_floor = L->floor;
-    atomic_store(&L->mode, on_cpu ? (int)CUZK__PLAN_CPU : -1);
+    atomic_store(&L->rung, on_cpu ? (int)CUZK__PLAN_RUNG_CPU : -1);
+    atomic_store(&L->below, on_cpu ? (int)CUZK__PLAN_RUNG_CPU : -1);
     if (ops->plan != NULL) {
         /* the plan the preparation follows, as the device stands now */
         cuzk__plan plan;
         cuzk_error pe;
         if (cuzk_backend_plan(&L->be, &plan, zk ? NULL : &k->c, zk ? NULL : &k->p,
                               zk ? &k->zk : NULL, &pe) == CUZK_OK) {
-            atomic_store(&L->mode, (int)plan.mode);
+            atomic_store(&L->rung, (int)cuzk__plan_rung_of(&plan));
+            atomic_store(&L->below, (int)cuzk__plan_floor_after(&plan));
             cuzk__api_log(k->ctx, "%s: GPU %d: %s", k->path, L->device, plan.reason);
         }
     }
@@ -412,19 +415,19 @@ cuzk_status cuzk__lane_prepare(cuzk__lane *L, cuzk_error *err) {
             L->ready = 1;
             break;
         }
-        /* out of device memory in its plan: one plan lower, down to the CPU;
+        /* out of device memory in its plan: a rung lower, down to the CPU;
          * any other failure keeps nothing, and a later call tries again (it
          * may have been passing, such as memory another process held) */
-        const int mode = atomic_load(&L->mode);
-        if (st != CUZK_ERR_NOMEM || mode < 0 || L->floor >= (int)CUZK__PLAN_CPU) break;
-        L->floor = mode >= (int)CUZK__PLAN_CPU ? (int)CUZK__PLAN_CPU : mode + 1;
+        const int rung = atomic_load(&L->rung);
+        if (st != CUZK_ERR_NOMEM || rung < 0 || L->floor >= (int)CUZK__PLAN_RUNG_CPU) break;
+        L->floor = atomic_load(&L->below); /* below the plan's rung, so below the floor */
         cuzk__api_log(k->ctx, "%s: GPU %d: preparing the key (plan: %s) ran out of device "
                               "memory: %s; prepared again %s",
-                      k->path, L->device, cuzk__plan_mode_name((cuzk__plan_mode)mode),
+                      k->path, L->device, cuzk__plan_rung_name((cuzk__plan_rung)rung),
                       err != NULL ? cuzk__error_text(err) : cuzk_strerror(st),
-                      L->floor >= (int)CUZK__PLAN_CPU
+                      L->floor >= (int)CUZK__PLAN_RUNG_CPU
                           ? "on the CPU"
-                          : cuzk__plan_mode_name((cuzk__plan_mode)L->floor));
+                          : cuzk__plan_rung_name((cuzk__plan_rung)L->floor));
     }
     pthread_mutex_unlock(L->prepare_mu);
     return st;
@@ -446,18 +449,19 @@ void cuzk__lane_reset(cuzk__lane *L) {
 }
 
 int cuzk__lane_can_step_down(cuzk__lane *L) {
-    const int mode = atomic_load(&L->mode);
-    return mode >= 0 && mode < (int)CUZK__PLAN_CPU;
+    const int rung = atomic_load(&L->rung);
+    return rung >= 0 && rung < (int)CUZK__PLAN_RUNG_CPU;
 }
 
 const char *cuzk__lane_step_down(cuzk__lane *L) {
     pthread_mutex_lock(L->prepare_mu);
-    const int mode = atomic_load(&L->mode);
+    const int rung = atomic_load(&L->rung), below = atomic_load(&L->below);
     const char *to = NULL;
-    if (mode >= 0 && mode < (int)CUZK__PLAN_CPU) {
-        if (L->floor <= mode) L->floor = mode + 1;
-        to = L->floor >= (int)CUZK__PLAN_CPU ? "the CPU"
-                                             : cuzk__plan_mode_name((cuzk__plan_mode)L->floor);
+    if (rung >= 0 && rung < (int)CUZK__PLAN_RUNG_CPU) {
+        if (L->floor < below) L->floor = below;
+        to = L->floor >= (int)CUZK__PLAN_RUNG_CPU
+                 ? "the CPU"
+                 : cuzk__plan_rung_name((cuzk__plan_rung)L->floor);
     }
     lane_release(L);
     pthread_mutex_unlock(L->prepare_mu);

@@ -145,9 +145,9 @@ static cuzk_status plan_on_device(cuzk_backend *be, cuzk__plan *out, size_t *hid
         dev.vram_limit = be->vram_limit;
         dev.reserve = plan_reserve(total_b, be->vram_limit);
         dev.max_chunk = inst->hooks.chunk_bytes; /* tests: many chunks (0: the planner's) */
-        dev.floor = be->plan_floor > CUZK__PLAN_CPU ? CUZK__PLAN_CPU
-                    : be->plan_floor < 0           ? CUZK__PLAN_RESIDENT
-                                                   : (cuzk__plan_mode)be->plan_floor;
+        dev.floor = be->plan_floor > CUZK__PLAN_RUNG_CPU ? CUZK__PLAN_RUNG_CPU
+                    : be->plan_floor < 0                ? CUZK__PLAN_RUNG_RESIDENT
+                                                        : (cuzk__plan_rung)be->plan_floor;
         dev.area = area_of;
         dev.area_ctx = &sizer;
         cuzk__plan_make(out, &key, &dev);

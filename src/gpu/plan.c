@@ -35,6 +35,37 @@ const char *cuzk__plan_mode_name(cuzk__plan_mode m) {
     return "?";
 }
 
+const char *cuzk__plan_rung_name(cuzk__plan_rung r) {
+    switch (r) {
+    case CUZK__PLAN_RUNG_RESIDENT: return "resident";
+    case CUZK__PLAN_RUNG_PARTLY: return "partly resident";
+    case CUZK__PLAN_RUNG_STREAMING: return "streaming";
+    case CUZK__PLAN_RUNG_CPU_ABC: return "partly resident with a, b, c on the CPU";
+    case CUZK__PLAN_RUNG_CPU_ABC_STREAMING: return "streaming with a, b, c on the CPU";
+    case CUZK__PLAN_RUNG_CPU: return "cpu";
+    }
+    return "?";
+}
+
+cuzk__plan_rung cuzk__plan_rung_of(const cuzk__plan *p) {
+    switch (p->mode) {
+    case CUZK__PLAN_RESIDENT: return CUZK__PLAN_RUNG_RESIDENT;
+    case CUZK__PLAN_PARTLY_RESIDENT:
+        return p->abc_on_cpu ? CUZK__PLAN_RUNG_CPU_ABC : CUZK__PLAN_RUNG_PARTLY;
+    case CUZK__PLAN_STREAMING:
+        return p->abc_on_cpu ? CUZK__PLAN_RUNG_CPU_ABC_STREAMING : CUZK__PLAN_RUNG_STREAMING;
+    case CUZK__PLAN_CPU: break;
+    }
+    return CUZK__PLAN_RUNG_CPU;
+}
+
+cuzk__plan_rung cuzk__plan_floor_after(const cuzk__plan *p) {
+    const cuzk__plan_rung r = cuzk__plan_rung_of(p);
+    if (r >= CUZK__PLAN_RUNG_CPU) return CUZK__PLAN_RUNG_CPU;
+    if (r == CUZK__PLAN_RUNG_STREAMING && !p->abc_offered) return CUZK__PLAN_RUNG_CPU;
+    return (cuzk__plan_rung)(r + 1);
+}
+
 const char *cuzk__plan_bytes_str(char *buf, size_t len, uint64_t bytes) {
     const double b = (double)bytes;
     if (bytes >= ((uint64_t)1 << 30))
@@ -197,11 +228,12 @@ void cuzk__plan_make(cuzk__plan *out, const cuzk__plan_key *k, const cuzk__plan_
     cuzk__plan_bytes_str(s1, sizeof s1, need_res);
     cuzk__plan_bytes_str(s2, sizeof s2, out->avail);
     out->host_pinned = k->host_bytes;
+    out->abc_offered = k->cpu_abc_bytes != 0;
     char fl[96] = "";
-    if (d->floor != CUZK__PLAN_RESIDENT)
-        snprintf(fl, sizeof fl, " (stepped down: no mode above %s)",
-                 cuzk__plan_mode_name(d->floor));
-    if (d->floor == CUZK__PLAN_RESIDENT && need_res <= out->avail) {
+    if (d->floor != CUZK__PLAN_RUNG_RESIDENT)
+        snprintf(fl, sizeof fl, " (stepped down: no plan above %s)",
+                 cuzk__plan_rung_name(d->floor));
+    if (d->floor == CUZK__PLAN_RUNG_RESIDENT && need_res <= out->avail) {
         out->mode = CUZK__PLAN_RESIDENT;
         out->device_bytes = need_res;
         out->area_bytes = area_res;
@@ -219,13 +251,16 @@ void cuzk__plan_make(cuzk__plan *out, const cuzk__plan_key *k, const cuzk__plan_
         return;
     }
     /* streaming: every base from host memory, the largest chunk that fits;
-     * failing that, with a, b, c made on the CPU where the key offers it */
+     * failing that (or below streaming's rung), with a, b, c made on the
+     * CPU where the key offers it */
     uint64_t fx = fixed;
     layout every = layout_of(k, fx, all);
-    uint64_t chunk = layout_chunk(k, d, &every, out->avail);
+    uint64_t chunk =
+        d->floor <= CUZK__PLAN_RUNG_STREAMING ? layout_chunk(k, d, &every, out->avail) : 0;
     const uint64_t lean_fx = add_sat(k->ntt_bytes, k->cpu_abc_bytes);
     const layout lean = layout_of(k, lean_fx, all);
-    if (chunk == 0 && every.max_vec != 0 && k->cpu_abc_bytes != 0) {
+    if (chunk == 0 && every.max_vec != 0 && k->cpu_abc_bytes != 0 &&
+        d->floor < CUZK__PLAN_RUNG_CPU) {
         const uint64_t lean_chunk = layout_chunk(k, d, &lean, out->avail);
         if (lean_chunk != 0) {
             fx = lean_fx;
@@ -234,10 +269,12 @@ void cuzk__plan_make(cuzk__plan *out, const cuzk__plan_key *k, const cuzk__plan_
             out->abc_on_cpu = 1;
         }
     }
-    if (d->floor <= CUZK__PLAN_STREAMING && chunk != 0 && every.max_vec != 0) {
+    if (chunk != 0 && every.max_vec != 0) {
         layout l = every;
         uint64_t c = chunk;
-        if (d->floor <= CUZK__PLAN_PARTLY_RESIDENT) keep_classified(k, d, fx, out->avail, &l, &c);
+        const cuzk__plan_rung keep_rung =
+            out->abc_on_cpu ? CUZK__PLAN_RUNG_CPU_ABC : CUZK__PLAN_RUNG_PARTLY;
+        if (d->floor <= keep_rung) keep_classified(k, d, fx, out->avail, &l, &c);
         out->mode = l.streamed == all ? CUZK__PLAN_STREAMING : CUZK__PLAN_PARTLY_RESIDENT;
         out->streamed = l.streamed;
         out->chunk_bytes = c;
@@ -285,9 +322,14 @@ void cuzk__plan_make(cuzk__plan *out, const cuzk__plan_key *k, const cuzk__plan_
     out->abc_on_cpu = 0;
     out->device_bytes = 0;
     out->spare_bytes = 0;
-    if (d->floor == CUZK__PLAN_CPU) {
+    if (d->floor == CUZK__PLAN_RUNG_CPU) {
         snprintf(out->reason, sizeof out->reason,
                  "cpu%s: the GPU ran out of device memory even streaming every base", fl);
+        return;
+    }
+    if (d->floor > CUZK__PLAN_RUNG_STREAMING && k->cpu_abc_bytes == 0) {
+        snprintf(out->reason, sizeof out->reason,
+                 "cpu%s: the key does not offer a, b, c made on the CPU", fl);
         return;
     }
     snprintf(out->reason, sizeof out->reason,

@@ -34,9 +34,10 @@
  *                     area and two smallest chunks): the key proves on the
  *                     CPU, or is refused on the GPU
  * The first that fits, and is not above the device's floor, is chosen: a
- * key that ran out of device memory in one mode (memory another process
- * took, an estimate short) is planned again with the floor one step
- * lower. Shifted copies of the bases and the
+ * key that ran out of device memory in one plan (memory another process
+ * took, an estimate short) is planned again with the floor one rung
+ * below it (cuzk__plan_rung: the modes with the circuit on the device,
+ * then those with a, b, c made on the CPU, then the CPU). Shifted copies of the bases and the
  * witness slot of pre-staging are not planned: they take what the plan
  * leaves (spare_bytes) when the key makes them, and a slot that does not
  * fit there takes b's third of a, b, c (backend_gpu_stage.c).
@@ -57,6 +58,18 @@ typedef enum {
     CUZK__PLAN_STREAMING = 2,
     CUZK__PLAN_CPU = 3
 } cuzk__plan_mode;
+
+/* The step-down ladder, from the most device memory to none: a floor
+ * (cuzk__plan_device.floor, a backend's plan_floor) allows its rung and
+ * those below it. */
+typedef enum {
+    CUZK__PLAN_RUNG_RESIDENT = 0,          /* resident (any plan) */
+    CUZK__PLAN_RUNG_PARTLY = 1,            /* partly resident */
+    CUZK__PLAN_RUNG_STREAMING = 2,         /* streaming */
+    CUZK__PLAN_RUNG_CPU_ABC = 3,           /* partly resident, a, b, c made on the CPU */
+    CUZK__PLAN_RUNG_CPU_ABC_STREAMING = 4, /* streaming, a, b, c made on the CPU */
+    CUZK__PLAN_RUNG_CPU = 5                /* none: the key is refused on the GPU */
+} cuzk__plan_rung;
 
 /* The SRS vectors in cuzk_params_vec's order (h, l, a, b_g1, b_g2; a zkey's
  * H, C, A, B1, B2); the last is G2. */
@@ -103,8 +116,8 @@ typedef struct {
     uint64_t reserve;    /* kept free of the plan (runtime, allocator rounding, estimates) */
     uint64_t max_chunk;  /* chunks at most this (whole units, one at least; 0:
                           * CUZK__PLAN_MAX_CHUNK): tests stream small keys in many */
-    cuzk__plan_mode floor; /* no mode more resident than this (RESIDENT: any):
-                            * a key whose device allocation failed steps down */
+    cuzk__plan_rung floor; /* no plan above this rung (RESIDENT: any): a key
+                            * whose device allocation failed steps down */
     cuzk__plan_area_fn area;
     void *area_ctx;
 } cuzk__plan_device;
@@ -113,6 +126,7 @@ typedef struct cuzk__plan {
     cuzk__plan_mode mode;
     unsigned streamed;     /* bit v: vector v streamed from page-locked host memory */
     int abc_on_cpu;        /* a, b, c made on the CPU, the circuit not on the device */
+    int abc_offered;       /* the key offers abc_on_cpu (cpu_abc_bytes) */
     uint64_t avail;        /* min(free, limit) - reserve: what the plan fills */
     uint64_t device_bytes; /* what the plan places on the device */
     uint64_t srs_bytes;    /* the SRS vectors' bytes, all five */
@@ -130,6 +144,15 @@ void cuzk__plan_make(cuzk__plan *out, const cuzk__plan_key *key, const cuzk__pla
 
 /* "resident", "partly resident", "streaming", "cpu" */
 const char *cuzk__plan_mode_name(cuzk__plan_mode m);
+
+/* The rung plan p stands on, and the floor a key whose plan p ran out of
+ * device memory is planned on next: the rung below, skipping those with
+ * a, b, c made on the CPU where the key does not offer them (CPU at the
+ * bottom). */
+cuzk__plan_rung cuzk__plan_rung_of(const cuzk__plan *p);
+cuzk__plan_rung cuzk__plan_floor_after(const cuzk__plan *p);
+/* "resident", ..., "streaming with a, b, c on the CPU", "cpu" */
+const char *cuzk__plan_rung_name(cuzk__plan_rung r);
 
 /* bytes as "12.00 GiB" / "512.0 MiB" / "640 KiB" / "100 B" into buf
  * (len >= 16), the form the reasons use; returns buf. */

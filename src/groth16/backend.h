@@ -74,10 +74,11 @@ typedef struct {
      * card proves as a small one would. */
     uint64_t vram_limit;
     /* The most resident memory plan a GPU key of this instance may take
-     * (src/gpu/plan.h cuzk__plan_mode: 0 resident, any; 1 partly resident;
-     * 2 streaming; 3 none, the key is refused), set after open (which
-     * clears it), before prepare: a lane whose key ran out of device memory
-     * is prepared again one step lower. */
+     * (src/gpu/plan.h cuzk__plan_rung: 0 resident, any; 1 partly resident;
+     * 2 streaming; 3 and 4 the same two with a, b, c made on the CPU; 5
+     * none, the key is refused), set after open (which clears it), before
+     * prepare: a lane whose key ran out of device memory is prepared again
+     * a rung lower. */
     int plan_floor;
 } cuzk_backend;
 

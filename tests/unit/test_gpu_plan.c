@@ -42,7 +42,7 @@ static cuzk__plan_device device_of(uint64_t free_b, uint64_t limit, uint64_t res
     d.vram_limit = limit;
     d.reserve = reserve;
     d.max_chunk = 0;
-    d.floor = CUZK__PLAN_RESIDENT;
+    d.floor = CUZK__PLAN_RUNG_RESIDENT;
     d.area = model_area;
     d.area_ctx = &the_model;
     return d;
@@ -383,32 +383,54 @@ static void test_porep_cards(void) {
     the_model = keep;
 }
 
-/* A floor takes the first fitting mode at or below it, and says it stepped
- * down: on a card that holds the key whole, each floor gives its own mode
- * (CPU: refused); on one that holds only streaming, a floor above it
- * changes nothing but the words. */
+/* A floor takes the first fitting plan at or below its rung, and says it
+ * stepped down: on a card that holds the key whole, each floor gives its
+ * own rung (a key that offers a, b, c on the CPU: those rungs too; one
+ * that does not: the CPU below streaming), and floor_after names the rung
+ * below; on a card that holds only streaming, a floor above it changes
+ * nothing but the words. */
 static void test_floor(void) {
-    const cuzk__plan_key k = key_of(20, 60);
+    cuzk__plan_key k = key_of(20, 60);
     const uint64_t res = need_resident(&k), reserve = (uint64_t)1 << 28;
     cuzk__plan_device d = device_of(res + reserve + ((uint64_t)1 << 30), 0, reserve);
     cuzk__plan p;
-    for (int f = CUZK__PLAN_RESIDENT; f <= CUZK__PLAN_CPU; f++) {
-        d.floor = (cuzk__plan_mode)f;
-        cuzk__plan_make(&p, &k, &d);
-        CHECK(p.mode == (cuzk__plan_mode)f);
-        CHECK(plan_consistent(&k, &p));
-        CHECK(contains(p.reason, "stepped down") == (f != CUZK__PLAN_RESIDENT));
-        if (f != CUZK__PLAN_RESIDENT && f != CUZK__PLAN_CPU) CHECK(reason_names(&p, res, 0));
-        if (f == CUZK__PLAN_CPU) CHECK(contains(p.reason, "ran out of device memory"));
+    for (int offered = 0; offered < 2; offered++) {
+        k.cpu_abc_bytes = offered ? 32 * 3 * ((uint64_t)1 << 20) : 0;
+        k.cpu_abc_host_bytes = 2 * k.cpu_abc_bytes;
+        for (int f = CUZK__PLAN_RUNG_RESIDENT; f <= CUZK__PLAN_RUNG_CPU; f++) {
+            d.floor = (cuzk__plan_rung)f;
+            cuzk__plan_make(&p, &k, &d);
+            const int lean_rung = f == CUZK__PLAN_RUNG_CPU_ABC || f == CUZK__PLAN_RUNG_CPU_ABC_STREAMING;
+            const cuzk__plan_rung want =
+                lean_rung && !offered ? CUZK__PLAN_RUNG_CPU : (cuzk__plan_rung)f;
+            CHECK_EQ_INT(cuzk__plan_rung_of(&p), want);
+            CHECK(p.abc_on_cpu == (lean_rung && offered));
+            CHECK(p.abc_offered == offered);
+            CHECK(plan_consistent(&k, &p));
+            CHECK(contains(p.reason, "stepped down") == (f != CUZK__PLAN_RUNG_RESIDENT));
+            if (p.mode != CUZK__PLAN_RESIDENT && p.mode != CUZK__PLAN_CPU)
+                CHECK(reason_names(&p, res, 0));
+            if (f == CUZK__PLAN_RUNG_CPU) CHECK(contains(p.reason, "ran out of device memory"));
+            if ((int)want != f) CHECK(contains(p.reason, "does not offer a, b, c"));
+            /* the next floor: the rung below, streaming to the CPU when not offered */
+            const cuzk__plan_rung next = cuzk__plan_floor_after(&p);
+            if (want == CUZK__PLAN_RUNG_CPU)
+                CHECK_EQ_INT(next, CUZK__PLAN_RUNG_CPU);
+            else if (want == CUZK__PLAN_RUNG_STREAMING && !offered)
+                CHECK_EQ_INT(next, CUZK__PLAN_RUNG_CPU);
+            else
+                CHECK_EQ_INT(next, want + 1);
+        }
     }
+    k.cpu_abc_bytes = k.cpu_abc_host_bytes = 0;
     /* no classified vector fits beside streaming's least: floors 0..2 give streaming */
-    d.floor = CUZK__PLAN_RESIDENT;
+    d.floor = CUZK__PLAN_RUNG_RESIDENT;
     d.free_bytes = reserve + need_stream(&k, ALL_VECS, least_of(&k, ALL_VECS));
     cuzk__plan_make(&p, &k, &d);
     CHECK(p.mode == CUZK__PLAN_STREAMING && p.chunk_bytes == least_of(&k, ALL_VECS));
     CHECK(!contains(p.reason, "stepped down"));
-    for (int f = CUZK__PLAN_PARTLY_RESIDENT; f <= CUZK__PLAN_STREAMING; f++) {
-        d.floor = (cuzk__plan_mode)f;
+    for (int f = CUZK__PLAN_RUNG_PARTLY; f <= CUZK__PLAN_RUNG_STREAMING; f++) {
+        d.floor = (cuzk__plan_rung)f;
         cuzk__plan make;
         cuzk__plan_make(&make, &k, &d);
         CHECK(make.mode == CUZK__PLAN_STREAMING && make.chunk_bytes == p.chunk_bytes);
@@ -422,7 +444,7 @@ static void test_no_h_points(void) {
     cuzk__plan_key k = key_of(16, 50);
     k.points[0] = 0;
     cuzk__plan_device d = device_of((uint64_t)1 << 40, 0, (uint64_t)1 << 28);
-    d.floor = CUZK__PLAN_PARTLY_RESIDENT;
+    d.floor = CUZK__PLAN_RUNG_PARTLY;
     cuzk__plan p;
     cuzk__plan_make(&p, &k, &d);
     CHECK(p.mode == CUZK__PLAN_PARTLY_RESIDENT && p.chunk_bytes != 0);
@@ -471,11 +493,31 @@ static void test_cpu_abc(void) {
     d.free_bytes = reserve + with_circuit - 1;
     cuzk__plan_make(&p, &k, &d);
     CHECK(p.mode == CUZK__PLAN_CPU && !p.abc_on_cpu);
-    /* a floor of CPU (a key that ran out streaming) stays the CPU */
+    /* a floor of CPU (a key that ran out at the bottom) stays the CPU */
     k.cpu_abc_bytes = 32 * 3 * n + 4 * n;
-    d.floor = CUZK__PLAN_CPU;
+    d.floor = CUZK__PLAN_RUNG_CPU;
     cuzk__plan_make(&p, &k, &d);
     CHECK(p.mode == CUZK__PLAN_CPU && !p.abc_on_cpu);
+    /* a key that ran out streaming with the circuit on a card that holds it:
+     * the floor below takes a, b, c to the CPU, the room it frees kept */
+    d.free_bytes = reserve + with_circuit;
+    d.floor = CUZK__PLAN_RUNG_STREAMING;
+    cuzk__plan_make(&p, &k, &d);
+    CHECK(p.mode == CUZK__PLAN_STREAMING && !p.abc_on_cpu);
+    d.floor = cuzk__plan_floor_after(&p);
+    CHECK_EQ_INT(d.floor, CUZK__PLAN_RUNG_CPU_ABC);
+    cuzk__plan_make(&p, &k, &d);
+    printf("  %s\n", p.reason);
+    CHECK(p.abc_on_cpu && p.mode != CUZK__PLAN_CPU && p.chunk_bytes >= least);
+    CHECK(contains(p.reason, "stepped down: no plan above partly resident with a, b, c"));
+    CHECK(plan_consistent(&k, &p));
+    if (p.mode == CUZK__PLAN_PARTLY_RESIDENT) { /* then every base streamed */
+        d.floor = cuzk__plan_floor_after(&p);
+        CHECK_EQ_INT(d.floor, CUZK__PLAN_RUNG_CPU_ABC_STREAMING);
+        cuzk__plan_make(&p, &k, &d);
+        CHECK(p.abc_on_cpu && p.mode == CUZK__PLAN_STREAMING);
+    }
+    CHECK_EQ_INT(cuzk__plan_floor_after(&p), CUZK__PLAN_RUNG_CPU);
 }
 
 /* The byte form the reasons use. */

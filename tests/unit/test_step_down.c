@@ -18,26 +18,33 @@
 
 static char zkey[1100], wtns[1100];
 static cuzk_backend_ops standin;
-static int fits; /* the most resident mode (cuzk__plan_mode) the pretend card holds */
+static int fits; /* the most resident rung (cuzk__plan_rung) the pretend card holds */
+static int offers; /* the stand-in's keys offer a, b, c made on the CPU */
 static unsigned standin_prepares; /* preparations that got past the memory check */
 
-static cuzk__plan_mode floor_of(const cuzk_backend *be) {
-    return be->plan_floor > CUZK__PLAN_CPU ? CUZK__PLAN_CPU
-           : be->plan_floor < 0            ? CUZK__PLAN_RESIDENT
-                                           : (cuzk__plan_mode)be->plan_floor;
+static cuzk__plan_rung floor_of(const cuzk_backend *be) {
+    return be->plan_floor > CUZK__PLAN_RUNG_CPU ? CUZK__PLAN_RUNG_CPU
+           : be->plan_floor < 0                 ? CUZK__PLAN_RUNG_RESIDENT
+                                                : (cuzk__plan_rung)be->plan_floor;
 }
 
-/* The plan believes the most resident mode the floor allows fits. */
+/* The plan believes the most resident rung the floor allows fits. */
 static cuzk_status standin_plan(cuzk_backend *be, cuzk__plan *out, const cuzk_circuit *c,
                                 const cuzk_params *p, const cuzk_zkey *zk, cuzk_error *err) {
     (void)c;
     (void)p;
     (void)zk;
     (void)err;
+    static const cuzk__plan_mode mode_of[] = {CUZK__PLAN_RESIDENT,       CUZK__PLAN_PARTLY_RESIDENT,
+                                              CUZK__PLAN_STREAMING,      CUZK__PLAN_PARTLY_RESIDENT,
+                                              CUZK__PLAN_STREAMING,      CUZK__PLAN_CPU};
     memset(out, 0, sizeof(*out));
-    out->mode = floor_of(be);
+    const cuzk__plan_rung r = floor_of(be);
+    out->mode = mode_of[r];
+    out->abc_on_cpu = r == CUZK__PLAN_RUNG_CPU_ABC || r == CUZK__PLAN_RUNG_CPU_ABC_STREAMING;
+    out->abc_offered = offers;
     snprintf(out->reason, sizeof(out->reason), "%s: the stand-in's plan (floor %d)",
-             cuzk__plan_mode_name(out->mode), be->plan_floor);
+             cuzk__plan_rung_name(r), be->plan_floor);
     return CUZK_OK;
 }
 
@@ -45,7 +52,7 @@ static cuzk_status standin_prepare_zkey(cuzk_backend *be, cuzk_backend_key **out
                                         const cuzk_zkey *zk, cuzk_error *err) {
     if ((int)floor_of(be) < fits)
         return cuzk__fail(err, CUZK_ERR_NOMEM, "stand-in GPU %d: out of device memory %s",
-                          be->device, cuzk__plan_mode_name(floor_of(be)));
+                          be->device, cuzk__plan_rung_name(floor_of(be)));
     standin_prepares++;
     return cuzk_backend_cpu.prepare_zkey(be, out, zk, err);
 }
@@ -77,10 +84,12 @@ static void book_clear(void) {
 }
 
 /* A GPU context over the stand-in on a pretend card that holds at most
- * mode `holds`, the log cleared, and the sample key opened on it; 0 (both
- * NULL) after a failed check. */
-static int standin_key(int holds, cuzk_context **ctx, cuzk_key **key) {
+ * rung `holds`, its keys offering a, b, c on the CPU or not (offered), the
+ * log cleared, and the sample key opened on it; 0 (both NULL) after a
+ * failed check. */
+static int standin_key(int holds, int offered, cuzk_context **ctx, cuzk_key **key) {
     fits = holds;
+    offers = offered;
     standin_prepares = 0;
     book_clear();
     *ctx = NULL;
@@ -135,15 +144,16 @@ static cuzk_status run_job(cuzk_context *ctx, cuzk_key *key, size_t n, const cha
     return st;
 }
 
-/* A card that holds only streaming: the lane's preparation steps down twice
- * within the one call; a proof that runs out of memory then sends the lane
- * to the CPU and the job completes there; the CPU lane has no step left, so
- * the next out of memory fails its job. */
+/* A card that holds only streaming, a key without a, b, c on the CPU: the
+ * lane's preparation steps down twice within the one call; a proof that
+ * runs out of memory then sends the lane to the CPU and the job completes
+ * there; the CPU lane has no step left, so the next out of memory fails
+ * its job. */
 static void test_prepare_then_proof(void) {
     cuzk_context *ctx;
     cuzk_key *key;
     cuzk_error err;
-    if (!standin_key(CUZK__PLAN_STREAMING, &ctx, &key)) return;
+    if (!standin_key(CUZK__PLAN_RUNG_STREAMING, 0, &ctx, &key)) return;
     cuzk_key_info info;
     cuzk_key_get_info(key, &info);
     CHECK(info.backend == CUZK_BACKEND_GPU);
@@ -169,34 +179,51 @@ static void test_prepare_then_proof(void) {
     cuzk_context_destroy(ctx);
 }
 
-/* A card that holds nothing: the preparation walks every mode down to the
+/* A card that holds nothing: the preparation walks every rung down to the
  * CPU, and the key proves there; a key with room from the start never
- * steps, and one step at a time takes it down through each mode. */
+ * steps, and one step at a time takes it down through each rung: those
+ * with a, b, c on the CPU where the key offers them, else from streaming
+ * to the CPU. */
 static void test_walks(void) {
-    for (int start = CUZK__PLAN_RESIDENT; start <= CUZK__PLAN_CPU + 1; start++) {
-        cuzk_context *ctx;
-        cuzk_key *key;
-        cuzk_error err;
-        if (!standin_key(start, &ctx, &key)) return;
-        CHECK(cuzk_key_prepare(key, &err) == CUZK_OK);
-        const int steps = start > CUZK__PLAN_CPU ? CUZK__PLAN_CPU : start;
-        CHECK_EQ_INT(count_in_book("ran out of device memory"), steps);
-        CHECK_EQ_INT(standin_prepares, start < CUZK__PLAN_CPU ? 1 : 0);
-        CHECK_EQ_INT(count_in_book("prepared again on the CPU"), start >= CUZK__PLAN_CPU);
-        /* then one out of memory a job, down to the CPU and no further */
-        for (int mode = steps; mode <= CUZK__PLAN_CPU; mode++) {
-            cuzk_engine_stats s;
-            const cuzk_status st = run_job(ctx, key, 4, "tail_msm", 1, &s, &err);
-            if (mode < CUZK__PLAN_CPU) {
-                CHECK(st == CUZK_OK);
-                CHECK(s.lane_step_downs == 1 && s.proofs == 4);
-            } else {
-                CHECK(st == CUZK_ERR_NOMEM);
-                CHECK(s.lane_step_downs == 0 && s.failed_partitions == 1);
+    static const int full[] = {CUZK__PLAN_RUNG_RESIDENT,  CUZK__PLAN_RUNG_PARTLY,
+                               CUZK__PLAN_RUNG_STREAMING, CUZK__PLAN_RUNG_CPU_ABC,
+                               CUZK__PLAN_RUNG_CPU_ABC_STREAMING, CUZK__PLAN_RUNG_CPU};
+    static const int bare[] = {CUZK__PLAN_RUNG_RESIDENT, CUZK__PLAN_RUNG_PARTLY,
+                               CUZK__PLAN_RUNG_STREAMING, CUZK__PLAN_RUNG_CPU};
+    for (int offered = 0; offered < 2; offered++) {
+        const int *ladder = offered ? full : bare;
+        const int n = offered ? 6 : 4;
+        for (int i = 0; i <= n; i++) { /* i = n: a card that holds not even the CPU's rung */
+            const int holds = i < n ? ladder[i] : CUZK__PLAN_RUNG_CPU + 1;
+            cuzk_context *ctx;
+            cuzk_key *key;
+            cuzk_error err;
+            if (!standin_key(holds, offered, &ctx, &key)) return;
+            CHECK(cuzk_key_prepare(key, &err) == CUZK_OK);
+            const int steps = i < n ? i : n - 1;
+            CHECK_EQ_INT(count_in_book("ran out of device memory"), steps);
+            CHECK_EQ_INT(standin_prepares, holds < CUZK__PLAN_RUNG_CPU ? 1 : 0);
+            CHECK_EQ_INT(count_in_book("prepared again on the CPU"), holds >= CUZK__PLAN_RUNG_CPU);
+            CHECK_EQ_INT(count_in_book("prepared again partly resident with a, b, c on the CPU"),
+                         offered && steps >= 3);
+            CHECK_EQ_INT(count_in_book("prepared again streaming with a, b, c on the CPU"),
+                         offered && steps >= 4);
+            if (!offered) CHECK_EQ_INT(count_in_book("with a, b, c"), 0);
+            /* then one out of memory a job, down to the CPU and no further */
+            for (int at = steps; at < n; at++) {
+                cuzk_engine_stats s;
+                const cuzk_status st = run_job(ctx, key, 4, "tail_msm", 1, &s, &err);
+                if (ladder[at] < CUZK__PLAN_RUNG_CPU) {
+                    CHECK(st == CUZK_OK);
+                    CHECK(s.lane_step_downs == 1 && s.proofs == 4);
+                } else {
+                    CHECK(st == CUZK_ERR_NOMEM);
+                    CHECK(s.lane_step_downs == 0 && s.failed_partitions == 1);
+                }
             }
+            cuzk_key_release(key);
+            cuzk_context_destroy(ctx);
         }
-        cuzk_key_release(key);
-        cuzk_context_destroy(ctx);
     }
 }
 
