@@ -135,6 +135,27 @@ static cuzk_status b_msms(gpu_key *k, cuzk_groth16_partial *out, const uint64_t 
                           err);
 }
 
+/* The H step over a, b, c on the device (snarkjs' form or bellman's), the
+ * first chunks of streamed H bases sent meanwhile: H, plain, in a's third
+ * (N - 1 scalars for bellman, N for snarkjs). */
+static cuzk_status h_step(gpu_key *k, int snarkjs, cuzk_groth16_stage_times *t,
+                          cuzk_error *err) {
+    const uint64_t n = k->n_dom;
+    uint8_t *abc = k->abc;
+    void *a = abc, *b = abc + 32 * n, *cc = abc + 64 * n;
+    cuzk_status st;
+    if ((st = injected(k, "ntt", err)) != CUZK_OK) return st;
+    cuzk__gpu_key_prefetch(k, CUZK_PARAMS_VEC_H, k->n_h); /* up during the NTTs */
+    const double t0 = cuzk__now_ms();
+    if ((st = snarkjs ? cuzk__gpu_h_snarkjs(k->dom, a, b, cc, NULL)
+                      : cuzk__gpu_h_bellman(k->dom, a, b, cc, NULL)) != CUZK_OK ||
+        (st = cuzk__gpu_fr_from_mont(a, a, (size_t)(snarkjs ? n : k->n_h), NULL)) != CUZK_OK ||
+        (st = cuzk__gpu_sync_kernels()) != CUZK_OK) /* not the chunks sent ahead */
+        return gpu_fail(err, st, "H");
+    t->ntt_ms = cuzk__now_ms() - t0;
+    return CUZK_OK;
+}
+
 /* Bellman: witness -> a, b, c -> check -> H (plain, in abc's first third). */
 static cuzk_status stage_h_bellman(gpu_key *k, const cuzk_witness *w, int staged,
                                    cuzk_groth16_stage_times *t, cuzk_error *err) {
@@ -166,43 +187,24 @@ static cuzk_status stage_h_bellman(gpu_key *k, const cuzk_witness *w, int staged
                           "%s: witness %s does not satisfy constraint %llu (A*B != C)",
                           c->path ? c->path : "(circuit)", w->path ? w->path : "(assignment)",
                           (ull)bad);
-    if ((st = injected(k, "ntt", err)) != CUZK_OK) return st;
-    cuzk__gpu_key_prefetch(k, CUZK_PARAMS_VEC_H, k->n_h); /* up during the NTTs */
-    t0 = cuzk__now_ms();
-    if ((st = cuzk__gpu_h_bellman(k->dom, a, b, cc, NULL)) != CUZK_OK ||
-        (st = cuzk__gpu_fr_from_mont(a, a, (size_t)k->n_h, NULL)) != CUZK_OK ||
-        (st = cuzk__gpu_sync_kernels()) != CUZK_OK) /* not the chunks sent ahead */
-        return gpu_fail(err, st, "H");
-    t->ntt_ms = cuzk__now_ms() - t0;
-    return CUZK_OK;
+    return h_step(k, 0, t, err);
 }
 
 /* snarkjs: a, b, c from the coefficients on the CPU, H on the device. */
 static cuzk_status stage_h_zkey(gpu_key *k, const cuzk_witness *w, int staged,
                                 cuzk_groth16_stage_times *t, cuzk_error *err) {
-    const uint64_t n = k->n_dom;
-    uint8_t *abc = k->abc;
-    void *a = abc, *b = abc + 32 * n, *cc = abc + 64 * n;
     cuzk_status st;
     if ((st = injected(k, "spmv", err)) != CUZK_OK) return st;
-    double t0 = cuzk__now_ms();
+    const double t0 = cuzk__now_ms();
     st = cuzk__groth16_zkey_abc(k->zk, (const uint64_t(*)[4])w->values,
-                                            (size_t)cuzk_witness_n_vars(w), k->host_abc, err);
+                                (size_t)cuzk_witness_n_vars(w), k->host_abc, err);
     if (st != CUZK_OK) return st;
-    if ((st = cuzk__gpu_upload_input(k, abc, k->host_abc, 3 * n * 32)) != CUZK_OK ||
+    if ((st = cuzk__gpu_upload_input(k, k->abc, k->host_abc, 3 * k->n_dom * 32)) != CUZK_OK ||
         (!staged &&
          (st = cuzk__gpu_upload_input(k, k->w_plain, w->values, k->n_vars * 32)) != CUZK_OK))
         return gpu_fail(err, st, "uploading a, b, c and the witness");
     t->spmv_ms = cuzk__now_ms() - t0;
-    if ((st = injected(k, "ntt", err)) != CUZK_OK) return st;
-    cuzk__gpu_key_prefetch(k, CUZK_PARAMS_VEC_H, k->n_h); /* up during the NTTs */
-    t0 = cuzk__now_ms();
-    if ((st = cuzk__gpu_h_snarkjs(k->dom, a, b, cc, NULL)) != CUZK_OK ||
-        (st = cuzk__gpu_fr_from_mont(a, a, (size_t)n, NULL)) != CUZK_OK ||
-        (st = cuzk__gpu_sync_kernels()) != CUZK_OK) /* not the chunks sent ahead */
-        return gpu_fail(err, st, "H");
-    t->ntt_ms = cuzk__now_ms() - t0;
-    return CUZK_OK;
+    return h_step(k, 1, t, err);
 }
 
 /* A plan with a, b, c made on the CPU: before the key's lock, a free host
