@@ -160,6 +160,12 @@ static void *stage_worker(void *arg) {
             st = upload_chunked(k->st_cq, k->st_stage, k->st_stage_bytes, k->threads, k->w_slot,
                                 w->values, bytes, &k->inst->stats.staged_chunks);
         }
+        /* a failed copy may leave earlier chunks in flight: done before the
+         * slot is given up (in b's third, the next SpMV writes there) */
+        if (st != CUZK_OK && dev == CUZK_OK) {
+            const cuzk_status done = cuzk__gpu_copy_queue_sync(k->st_cq);
+            (void)done;
+        }
         pthread_mutex_lock(&k->st_mu);
         k->st_state = st == CUZK_OK ? SLOT_READY : SLOT_FAILED;
         pthread_cond_broadcast(&k->st_cv);
@@ -368,7 +374,8 @@ void cuzk__gpu_stage_abc_free(gpu_key *k) {
     if (k->st_abc_busy) {
         /* the worker's copy goes after the kernels queued so far; unable to
          * order it, staging stops here (b's third stays the proofs') */
-        if (cuzk__gpu_copy_queue_mark(k->st_cq) == CUZK_OK) {
+        if (cuzk__gpu_set_device(k->device) == CUZK_OK &&
+            cuzk__gpu_copy_queue_mark(k->st_cq) == CUZK_OK) {
             k->st_abc_busy = 0;
         } else {
             k->st_off = 1;
