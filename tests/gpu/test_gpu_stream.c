@@ -664,6 +664,86 @@ static void test_api_limits(void) {
     cuzk_gen_free(g);
 }
 
+/*
+ * A circuit key (whose witness fits a third of a, b, c: the key offers a,
+ * b, c made on the CPU) whose lane runs out of device memory in one proof
+ * of each job (injected): the engine steps it down a rung a job, resident
+ * to partly resident, streaming, the same two with a, b, c on the CPU,
+ * then the CPU, and every job completes with proofs the self-check passed.
+ */
+static void test_api_ladder(void) {
+    cuzk_error err;
+    cuzk_gen *g = NULL;
+    cuzk_gen_params gp = {CUZK_GEN_POREP, 12, -1.0, cuzk_test_rand64(), 0};
+    CHECK_EQ_INT(cuzk_gen_new(&g, &gp, &err), CUZK_OK);
+    if (g == NULL) return;
+    CHECK(cuzk_circuit_n_vars(cuzk_gen_circuit(g)) <= cuzk_gen_circuit(g)->domain_size);
+    char cp[64], pp[64], wp[64];
+    snprintf(cp, sizeof cp, "/tmp/cuzk_gpu_ladder_%d.cuzk", (int)getpid());
+    snprintf(pp, sizeof pp, "/tmp/cuzk_gpu_ladder_%d.params", (int)getpid());
+    snprintf(wp, sizeof wp, "/tmp/cuzk_gpu_ladder_%d.wit", (int)getpid());
+    cuzk_params p;
+    memset(&p, 0, sizeof p);
+    cuzk_witness w;
+    CHECK_EQ_INT(cuzk_circuit_write(cuzk_gen_circuit(g), cp, &err), CUZK_OK);
+    CHECK_EQ_INT(cuzk_groth16_setup_dev(&p, cuzk_gen_circuit(g), NULL, 0, &err), CUZK_OK);
+    CHECK_EQ_INT(cuzk_params_write(pp, &p, CUZK_PARAMS_PARALLEL, &err), CUZK_OK);
+    CHECK_EQ_INT(cuzk_gen_witness(g, 0, &w, &err), CUZK_OK);
+    CHECK_EQ_INT(cuzk_witness_write(&w, wp, &err), CUZK_OK);
+    cuzk_witness_close(&w);
+    cuzk_options opt;
+    cuzk_options_init(&opt);
+    opt.backend = CUZK_BACKEND_GPU;
+    opt.devices[0] = cuzk_gpu_test_dev;
+    opt.n_devices = 1;
+    opt.log = log_keep;
+    log_seen[0] = '\0';
+    cuzk_context *ctx = NULL;
+    cuzk_key *key = NULL;
+    CHECK_EQ_INT(cuzk_context_create(&ctx, &opt, &err), CUZK_OK);
+    if (ctx != NULL) CHECK_EQ_INT(cuzk_key_open_params(ctx, &key, cp, pp, &err), CUZK_OK);
+    static const char *const then[] = {
+        "it proves partly resident from now on", "it proves streaming from now on",
+        "it proves partly resident with a, b, c on the CPU from now on",
+        "it proves streaming with a, b, c on the CPU from now on",
+        "it proves on the CPU from now on"};
+    static const char *const stages[] = {"ntt", "msm_h", "batch_add", "tail_msm", "b_g2_msm"};
+    for (int step = 0; step < 5 && key != NULL; step++) {
+        cuzk_engine_options o;
+        cuzk_engine_options_init(&o);
+        o.fault_stage = stages[cuzk_test_rand64() % 5];
+        o.fault_nth = 1 + (unsigned)(cuzk_test_rand64() % 2);
+        o.fault_status = CUZK_ERR_NOMEM;
+        cuzk_engine *e = NULL;
+        CHECK_EQ_INT(cuzk_engine_create(&e, ctx, &o, &err), CUZK_OK);
+        if (e == NULL) break;
+        cuzk_witness_input in[4];
+        for (int i = 0; i < 4; i++) in[i] = (cuzk_witness_input){.path = wp};
+        uint64_t id = 0;
+        cuzk_proof proofs[4];
+        cuzk_status st = cuzk_engine_submit(e, &id, key, in, 4, CUZK_PRIORITY_NORMAL, NULL, -1,
+                                            &err);
+        if (st == CUZK_OK) st = cuzk_engine_await(e, id, -1, proofs, NULL, NULL, &err);
+        if (st != CUZK_OK) printf("  step %d (%s): %s\n", step, o.fault_stage, err.msg);
+        CHECK_EQ_INT(st, CUZK_OK);
+        cuzk_engine_stats es;
+        cuzk_engine_get_stats(e, &es);
+        CHECK(es.lane_step_downs == 1 && es.proofs == 4 && es.verified == 4);
+        cuzk_engine_destroy(e);
+        const int said = strstr(log_seen, then[step]) != NULL;
+        CHECK(said);
+        if (!said) printf("  step %d: no \"%s\" in the log:\n%s", step, then[step], log_seen);
+    }
+    printf("  %s", log_seen);
+    cuzk_key_release(key);
+    cuzk_context_destroy(ctx);
+    unlink(cp);
+    unlink(pp);
+    unlink(wp);
+    cuzk_params_close(&p);
+    cuzk_gen_free(g);
+}
+
 int main(int argc, char **argv) {
     cuzk_test_init(argc, argv);
     for (int i = 1; i < argc; i++)
@@ -678,6 +758,7 @@ int main(int argc, char **argv) {
     RUN(test_modes_pageable);
     if (!quick) RUN(test_modes_own_chunks);
     RUN(test_modes_zkey);
+    RUN(test_api_ladder);
     RUN(test_api_limits);
     return cuzk_test_finish();
 }
