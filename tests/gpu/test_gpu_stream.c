@@ -568,6 +568,38 @@ static void log_keep(void *user, const char *line) {
     }
 }
 
+/* A generated porep 2^12 circuit's files for the API (paths named by tag
+ * and the process: the circuit, its parameters from a development setup, a
+ * witness of partition 0), the parameters kept in *p; 0 after a failed
+ * check. api_files_remove unlinks them. */
+typedef struct {
+    char circuit[64], params[64], witness[64];
+} api_paths;
+static int api_files(cuzk_gen **g, api_paths *ap, const char *tag, cuzk_params *p) {
+    cuzk_error err;
+    cuzk_gen_params gp = {CUZK_GEN_POREP, 12, -1.0, cuzk_test_rand64(), 0};
+    memset(p, 0, sizeof *p);
+    *g = NULL;
+    CHECK_EQ_INT(cuzk_gen_new(g, &gp, &err), CUZK_OK);
+    if (*g == NULL) return 0;
+    snprintf(ap->circuit, sizeof ap->circuit, "/tmp/cuzk_gpu_%s_%d.cuzk", tag, (int)getpid());
+    snprintf(ap->params, sizeof ap->params, "/tmp/cuzk_gpu_%s_%d.params", tag, (int)getpid());
+    snprintf(ap->witness, sizeof ap->witness, "/tmp/cuzk_gpu_%s_%d.wit", tag, (int)getpid());
+    cuzk_witness w;
+    CHECK_EQ_INT(cuzk_circuit_write(cuzk_gen_circuit(*g), ap->circuit, &err), CUZK_OK);
+    CHECK_EQ_INT(cuzk_groth16_setup_dev(p, cuzk_gen_circuit(*g), NULL, 0, &err), CUZK_OK);
+    CHECK_EQ_INT(cuzk_params_write(ap->params, p, CUZK_PARAMS_PARALLEL, &err), CUZK_OK);
+    CHECK_EQ_INT(cuzk_gen_witness(*g, 0, &w, &err), CUZK_OK);
+    CHECK_EQ_INT(cuzk_witness_write(&w, ap->witness, &err), CUZK_OK);
+    cuzk_witness_close(&w);
+    return 1;
+}
+static void api_files_remove(const api_paths *ap) {
+    unlink(ap->circuit);
+    unlink(ap->params);
+    unlink(ap->witness);
+}
+
 /*
  * Keys opened through the API (src/api/key.c) under device_memory_limit: a
  * limit below streaming's least sends an AUTO key to the CPU and refuses a
@@ -576,23 +608,11 @@ static void log_keep(void *user, const char *line) {
  */
 static void test_api_limits(void) {
     cuzk_error err;
-    cuzk_gen *g = NULL;
-    cuzk_gen_params gp = {CUZK_GEN_POREP, 12, -1.0, cuzk_test_rand64(), 0};
-    CHECK_EQ_INT(cuzk_gen_new(&g, &gp, &err), CUZK_OK);
-    if (g == NULL) return;
-    char cp[64], pp[64], wp[64];
-    snprintf(cp, sizeof cp, "/tmp/cuzk_gpu_stream_%d.cuzk", (int)getpid());
-    snprintf(pp, sizeof pp, "/tmp/cuzk_gpu_stream_%d_api.params", (int)getpid());
-    snprintf(wp, sizeof wp, "/tmp/cuzk_gpu_stream_%d.wit", (int)getpid());
+    cuzk_gen *g;
+    api_paths ap;
     cuzk_params p;
-    memset(&p, 0, sizeof p);
-    cuzk_witness w;
-    CHECK_EQ_INT(cuzk_circuit_write(cuzk_gen_circuit(g), cp, &err), CUZK_OK);
-    CHECK_EQ_INT(cuzk_groth16_setup_dev(&p, cuzk_gen_circuit(g), NULL, 0, &err), CUZK_OK);
-    CHECK_EQ_INT(cuzk_params_write(pp, &p, CUZK_PARAMS_PARALLEL, &err), CUZK_OK);
-    CHECK_EQ_INT(cuzk_gen_witness(g, 0, &w, &err), CUZK_OK);
-    CHECK_EQ_INT(cuzk_witness_write(&w, wp, &err), CUZK_OK);
-    cuzk_witness_close(&w);
+    if (!api_files(&g, &ap, "limits", &p)) return;
+    const char *cp = ap.circuit, *pp = ap.params, *wp = ap.witness;
     /* the least limit of this key on the GPU with the backend's own chunks */
     cuzk_params pd;
     memset(&pd, 0, sizeof pd);
@@ -657,9 +677,7 @@ static void test_api_limits(void) {
         cuzk_context_destroy(ctx);
     }
     CHECK_EQ_INT(stream_mode, CUZK__PLAN_STREAMING);
-    unlink(cp);
-    unlink(pp);
-    unlink(wp);
+    api_files_remove(&ap);
     cuzk_params_close(&p);
     cuzk_gen_free(g);
 }
@@ -673,24 +691,12 @@ static void test_api_limits(void) {
  */
 static void test_api_ladder(void) {
     cuzk_error err;
-    cuzk_gen *g = NULL;
-    cuzk_gen_params gp = {CUZK_GEN_POREP, 12, -1.0, cuzk_test_rand64(), 0};
-    CHECK_EQ_INT(cuzk_gen_new(&g, &gp, &err), CUZK_OK);
-    if (g == NULL) return;
-    CHECK(cuzk_circuit_n_vars(cuzk_gen_circuit(g)) <= cuzk_gen_circuit(g)->domain_size);
-    char cp[64], pp[64], wp[64];
-    snprintf(cp, sizeof cp, "/tmp/cuzk_gpu_ladder_%d.cuzk", (int)getpid());
-    snprintf(pp, sizeof pp, "/tmp/cuzk_gpu_ladder_%d.params", (int)getpid());
-    snprintf(wp, sizeof wp, "/tmp/cuzk_gpu_ladder_%d.wit", (int)getpid());
+    cuzk_gen *g;
+    api_paths ap;
     cuzk_params p;
-    memset(&p, 0, sizeof p);
-    cuzk_witness w;
-    CHECK_EQ_INT(cuzk_circuit_write(cuzk_gen_circuit(g), cp, &err), CUZK_OK);
-    CHECK_EQ_INT(cuzk_groth16_setup_dev(&p, cuzk_gen_circuit(g), NULL, 0, &err), CUZK_OK);
-    CHECK_EQ_INT(cuzk_params_write(pp, &p, CUZK_PARAMS_PARALLEL, &err), CUZK_OK);
-    CHECK_EQ_INT(cuzk_gen_witness(g, 0, &w, &err), CUZK_OK);
-    CHECK_EQ_INT(cuzk_witness_write(&w, wp, &err), CUZK_OK);
-    cuzk_witness_close(&w);
+    if (!api_files(&g, &ap, "ladder", &p)) return;
+    CHECK(cuzk_circuit_n_vars(cuzk_gen_circuit(g)) <= cuzk_gen_circuit(g)->domain_size);
+    const char *cp = ap.circuit, *pp = ap.params, *wp = ap.witness;
     cuzk_options opt;
     cuzk_options_init(&opt);
     opt.backend = CUZK_BACKEND_GPU;
@@ -737,9 +743,7 @@ static void test_api_ladder(void) {
     printf("  %s", log_seen);
     cuzk_key_release(key);
     cuzk_context_destroy(ctx);
-    unlink(cp);
-    unlink(pp);
-    unlink(wp);
+    api_files_remove(&ap);
     cuzk_params_close(&p);
     cuzk_gen_free(g);
 }
