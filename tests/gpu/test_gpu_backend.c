@@ -741,10 +741,12 @@ static void test_bellman_staging_fit_undone(void) {
             CHECK_EQ_INT(cuzk_backend_stage(&x.f.gpu, x.f.kg, &x.w[steps[si].announce], &err),
                          CUZK_OK);
         test_hooks.room_fail = steps[si].room_fail;
+        test_hooks.stage_slot = CUZK__GPU_STAGE_SLOT_OWN; /* as the key was opened */
         cuzk__gpu_backend_set_test_hooks(&x.f.gpu, &test_hooks);
         prove_both(&x.f, &x.w[steps[si].prove]);
         test_hooks.room_fail = 0;
         cuzk__gpu_backend_set_test_hooks(&x.f.gpu, &test_hooks);
+        test_hooks.stage_slot = 0;
         CHECK_EQ_INT(last_witness_staged, 0);
         CHECK_EQ_INT(stats_of(&x.f.gpu).level_fits - fits, (uint64_t)steps[si].fit);
         CHECK_EQ_INT(stats_of(&x.f.gpu).level_restores - restores,
