@@ -54,8 +54,11 @@ typedef struct cuzk__lane {
     cuzk_backend_key *bkey;
     char where[32]; /* " on GPU d" when a key has several GPU lanes, else "" */
     /* The rung of the memory plan (src/gpu/plan.h cuzk__plan_rung) of the
-     * lane's GPU key as last prepared, and the floor a step down takes it
-     * to (cuzk__plan_floor_after; both -1: none, a CPU lane); the most
+     * lane's GPU key as last prepared (the plan the backend's key follows,
+     * or the one asked for before a preparation that failed), and the floor
+     * a step down takes it to (cuzk__plan_floor_after; both -1: not known,
+     * a lane of a CPU key; a GPU key's lane that went to the CPU: the CPU's
+     * rung); the most
      * resident rung it may take (raised for good each time its device
      * memory runs out; the CPU at the bottom, proving with own_p where the
      * key's points stay in the file). floor and own_p under prepare_mu. */

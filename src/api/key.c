@@ -398,6 +398,14 @@ static cuzk_status lane_open(cuzk__lane *L, cuzk_error *err) {
         st = cuzk_backend_prepare_early(&L->be, &L->bkey, &k->c, p, err);
     if (st == CUZK_OK && L->bkey == NULL)
         st = cuzk__fail(err, CUZK_ERR_UNSUPPORTED, "the %s backend prepared no key", ops->name);
+    if (st == CUZK_OK && ops->key_plan != NULL) {
+        /* the plan the key took, which may differ from the one above when
+         * another key's preparation changed the device's free memory */
+        cuzk__plan plan;
+        ops->key_plan(L->bkey, &plan);
+        atomic_store(&L->rung, (int)cuzk__plan_rung_of(&plan));
+        atomic_store(&L->below, (int)cuzk__plan_floor_after(&plan));
+    }
     if (st != CUZK_OK) {
         cuzk_backend_release_key(&L->be, L->bkey);
         L->bkey = NULL;
@@ -420,7 +428,8 @@ cuzk_status cuzk__lane_prepare(cuzk__lane *L, cuzk_error *err) {
          * may have been passing, such as memory another process held) */
         const int rung = atomic_load(&L->rung);
         if (st != CUZK_ERR_NOMEM || rung < 0 || L->floor >= (int)CUZK__PLAN_RUNG_CPU) break;
-        L->floor = atomic_load(&L->below); /* below the plan's rung, so below the floor */
+        const int below = atomic_load(&L->below); /* below the plan's rung, so the floor's */
+        L->floor = below > L->floor ? below : L->floor + 1;
         cuzk__api_log(k->ctx, "%s: GPU %d: preparing the key (plan: %s) ran out of device "
                               "memory: %s; prepared again %s",
                       k->path, L->device, cuzk__plan_rung_name((cuzk__plan_rung)rung),

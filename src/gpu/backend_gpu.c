@@ -83,6 +83,7 @@ const cuzk_backend_ops cuzk_backend_gpu = {
     .key_wait = cuzk__gpu_op_key_wait,
     .prepare_zkey = cuzk__gpu_op_prepare_zkey,
     .plan = cuzk__gpu_op_plan,
+    .key_plan = cuzk__gpu_op_key_plan,
     .prove_start = cuzk__gpu_op_prove_start,
     .stage = cuzk__gpu_op_stage,
     .prove_finish = cuzk__backend_partial_finish,

@@ -230,6 +230,8 @@ void cuzk__gpu_key_copies(gpu_key *k);
  * level budget for a card of total bytes under limit (0: none). */
 cuzk_status cuzk__gpu_op_plan(cuzk_backend *be, cuzk__plan *out, const cuzk_circuit *c,
                               const cuzk_params *p, const cuzk_zkey *zk, cuzk_error *err);
+/* The plan a prepared key follows (the op key_plan). */
+void cuzk__gpu_op_key_plan(const cuzk_backend_key *key, cuzk__plan *out);
 cuzk_status cuzk__gpu_key_plan(gpu_key *k, cuzk_backend *be, cuzk_error *err);
 cuzk_status cuzk__gpu_key_mem(const gpu_key *k, size_t *free_b, size_t *total_b);
 size_t cuzk__gpu_key_level_budget(size_t total, uint64_t limit);

@@ -176,6 +176,10 @@ cuzk_status cuzk__gpu_op_plan(cuzk_backend *be, cuzk__plan *out, const cuzk_circ
     return plan_on_device(be, out, NULL, c, p, zk, err);
 }
 
+void cuzk__gpu_op_key_plan(const cuzk_backend_key *key, cuzk__plan *out) {
+    *out = ((const gpu_key *)key)->plan;
+}
+
 cuzk_status cuzk__gpu_key_plan(gpu_key *k, cuzk_backend *be, cuzk_error *err) {
     cuzk_status st = plan_on_device(be, &k->plan, &k->hidden, k->c, k->p, k->zk, err);
     if (st != CUZK_OK) return st;

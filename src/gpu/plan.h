@@ -24,8 +24,9 @@
  * pieces of a chunk's points on the device, so that its MSM work area is
  * a chunk's: a whole vector's (~30 GB at 2^27) would take the room of the
  * vectors it could keep.
- * When not even STREAMING fits with the circuit on the device, a key that
- * offers it (cpu_abc_bytes) streams with a, b, c made on the CPU: the
+ * When not even STREAMING fits with the circuit on the device, or the
+ * floor is below its rung, a key that offers it (cpu_abc_bytes) streams
+ * with a, b, c made on the CPU: the
  * circuit stays in host memory, the device holds a, b, c and the density
  * lists, and the witness and the gathered queries take a, b, c's thirds
  * that the NTTs have finished with (abc_on_cpu; PARTLY_RESIDENT or

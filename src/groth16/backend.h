@@ -125,6 +125,8 @@ struct cuzk_backend_ops {
     /* Optional (NULL: everything in host memory; see cuzk_backend_plan). */
     cuzk_status (*plan)(cuzk_backend *be, struct cuzk__plan *out, const cuzk_circuit *c,
                         const cuzk_params *p, const cuzk_zkey *zk, cuzk_error *err);
+    /* Optional (NULL: no plan kept): the plan a prepared key follows. */
+    void (*key_plan)(const cuzk_backend_key *key, struct cuzk__plan *out);
     cuzk_status (*prove_start)(cuzk_backend *be, cuzk_backend_job **out, cuzk_backend_key *key,
                                const cuzk_witness *w, cuzk_error *err);
     /* Optional (NULL: nothing to do; see cuzk_backend_stage). */
