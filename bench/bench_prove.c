@@ -236,7 +236,7 @@ static int bench_circuit(int argc, char **argv) {
     const char *plan_mode = "none"; /* the CPU: no device memory */
     if (be.ops->plan != NULL) {
         if (cuzk_backend_plan(&be, &plan, &c, &p, NULL, &err) != CUZK_OK) goto fail;
-        plan_mode = cuzk__plan_mode_name(plan.mode);
+        plan_mode = cuzk__plan_rung_name(cuzk__plan_rung_of(&plan)); /* with where a, b, c are made */
         fprintf(stderr, "cuzk bench prove: memory plan: %s\n", plan.reason);
     }
 #if CUZK_HAVE_CUDA
