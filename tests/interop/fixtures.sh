@@ -69,7 +69,7 @@ while [ $# -gt 0 ]; do
 done
 case $maker in auto | cuzk | snarkjs) ;; *) die "--ptau must be auto, cuzk or snarkjs" ;; esac
 [ $# -ge 1 ] || die "$usage"
-out=$1
+fixtures=$1
 shift
 [ $# -gt 0 ] || set -- multiplier multi_public
 if [ -n "$cuzk" ]; then
@@ -86,9 +86,9 @@ for c in "$@"; do
     [ -f "$circuits_dir/$c.circom" ] || die "no circuit $circuits_dir/$c.circom"
     [ -f "$circuits_dir/$c.input.json" ] || die "no input $circuits_dir/$c.input.json"
 done
-mkdir -p "$out"
-out=$(cd "$out" && pwd)
-ptaudir=${CUZK_PTAU_DIR:-$out/ptau}
+mkdir -p "$fixtures"
+fixtures=$(cd "$fixtures" && pwd)
+ptaudir=${CUZK_PTAU_DIR:-$fixtures/ptau}
 mkdir -p "$ptaudir"
 
 now() { date +%s.%N; }
@@ -124,7 +124,7 @@ stamp_of() {
 # ---- 1. compile every circuit that is not current -----------------------------
 todo=()
 for c in "$@"; do
-    d=$out/$c
+    d=$fixtures/$c
     if [ -f "$d/.stamp" ] && [ "$(cat "$d/.stamp")" = "$(stamp_of "$c")" ]; then
         echo "fixtures: $c is current ($d)"
         continue
@@ -159,8 +159,8 @@ maker_for() {
 need_snarkjs=0
 need_cuzk=0
 for c in "${todo[@]}"; do
-    k=$(node "$tools" power "$out/$c/circuit.r1cs")
-    echo "$k" >"$out/$c/.power"
+    k=$(node "$tools" power "$fixtures/$c/circuit.r1cs")
+    echo "$k" >"$fixtures/$c/.power"
     if [ "$(maker_for "$k")" = cuzk ]; then
         [ "$k" -le "$need_cuzk" ] || need_cuzk=$k
     else
@@ -214,7 +214,7 @@ fi
 
 # ---- 3. keys, witnesses, proofs, invalid variants -----------------------------
 for c in "${todo[@]}"; do
-    d=$out/$c
+    d=$fixtures/$c
     log=$d/log.txt
     t=$(now)
     k=$(cat "$d/.power")

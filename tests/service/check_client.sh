@@ -129,11 +129,11 @@ check "await a cancelled job: exit 1" 1 "job $long cancelled" "$cuzk" await "$lo
 # ---- jobs -----------------------------------------------------------------------------
 check "jobs: a table" 0 "^$id +done +normal +sample +1/1 " "$cuzk" jobs
 check "jobs --state cancelled" 0 "^$long +cancelled" "$cuzk" jobs --state cancelled
-out=$("$cuzk" jobs --state done --json)
-if printf '%s' "$out" | grep -q '"state": "done"' && ! printf '%s' "$out" | grep -q '"cancelled"'; then
+reply=$("$cuzk" jobs --state done --json)
+if printf '%s' "$reply" | grep -q '"state": "done"' && ! printf '%s' "$reply" | grep -q '"cancelled"'; then
   echo "ok   jobs --state done --json"
 else
-  say_fail "jobs --state done --json" "$out"
+  say_fail "jobs --state done --json" "$reply"
 fi
 check "jobs --limit 1 --json pages" 0 '"next_after": [0-9]+' "$cuzk" jobs --limit 1 --json
 check "jobs --after the last: none" 0 '^no jobs$' "$cuzk" jobs --after "$long"

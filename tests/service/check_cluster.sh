@@ -57,15 +57,15 @@ if [ -z "$psql" ]; then
   exit 77
 fi
 pg_script=$src/scripts/pg-test-server.sh
-out=$(bash "$pg_script" start)
+reply=$(bash "$pg_script" start)
 rc=$?
 if [ "$rc" -eq 77 ]; then
   echo "check_cluster: skipped: PostgreSQL's server (initdb, pg_ctl, psql) is not installed"
   exit 77
 fi
 [ "$rc" -eq 0 ] || { echo "check_cluster: the test server did not start"; exit 1; }
-url=$(printf '%s\n' "$out" | sed -n 1p)
-pgdir=$(printf '%s\n' "$out" | sed -n 2p)
+url=$(printf '%s\n' "$reply" | sed -n 1p)
+pgdir=$(printf '%s\n' "$reply" | sed -n 2p)
 dir=$(mktemp -d /tmp/cluster-XXXXXX)
 
 . "$src/tests/service/lib.sh" # fail, say_fail, ok, check; the cleanup below is this test's

@@ -399,11 +399,11 @@ else
     if verify "$dir/p$id.json" "$dir/q$id.json"; then ok "its proof verifies"; else
       say_fail "job $id's proof does not verify" ""; fi
   done
-  if out=$(py order "$sock" "$low" "$c_id" "$h_id" "$n_id" 2>&1); then
+  if reply=$(py order "$sock" "$low" "$c_id" "$h_id" "$n_id" 2>&1); then
     ok "they end critical, high, normal, before the low job:"
-    printf '%s\n' "$out" | tr ';' '\n' | sed 's/^ */       /'
+    printf '%s\n' "$reply" | tr ';' '\n' | sed 's/^ */       /'
   else
-    say_fail "they end critical, high, normal, before the low job" "$out"
+    say_fail "they end critical, high, normal, before the low job" "$reply"
   fi
 fi
 
@@ -419,11 +419,11 @@ check "the low job is unaffected: running, no error" 0 '' \
   py jq "$dir/l.json" 'j["state"] in ("queued", "running") and j["error"] is None'
 
 # ---- slow clients -----------------------------------------------------------------------
-if out=$(py loris "$sock" "$port" "$token" 2 10 "$dir/spool" 2>&1); then
+if reply=$(py loris "$sock" "$port" "$token" 2 10 "$dir/spool" 2>&1); then
   ok "10 stalled connections (request_timeout_s 2):"
-  printf '%s\n' "$out" | sed 's/^/       /'
+  printf '%s\n' "$reply" | sed 's/^/       /'
 else
-  say_fail "10 stalled connections (request_timeout_s 2)" "$out"
+  say_fail "10 stalled connections (request_timeout_s 2)" "$reply"
 fi
 sleep 0.2
 left=$(cd "$dir/spool" && ls -A | grep '^\.wit-')
@@ -489,13 +489,13 @@ wrong_size() {
       else say_fail "$what: $code, the error does not match '$pat'" "$msg"; fi ;;
     201)
       id=$(py jq "$dir/body" 'j["id"]')
-      out=$("$cuzk" await "$id" --timeout 30 --json 2>&1)
-      if printf '%s\n' "$out" | grep -q '"state": "failed"' &&
-        printf '%s\n' "$out" | grep -q -E -- "\"message\": \".*($pat)"; then
+      reply=$("$cuzk" await "$id" --timeout 30 --json 2>&1)
+      if printf '%s\n' "$reply" | grep -q '"state": "failed"' &&
+        printf '%s\n' "$reply" | grep -q -E -- "\"message\": \".*($pat)"; then
         ok "$what: NOTE accepted (201, job $id), then failed naming the file, not a 4xx:"
-        printf '%s\n' "$out" | sed -n 's/^ *"message": /       /p'
+        printf '%s\n' "$reply" | sed -n 's/^ *"message": /       /p'
       else
-        say_fail "$what: accepted (201, job $id) and not failed naming the file" "$out"
+        say_fail "$what: accepted (201, job $id) and not failed naming the file" "$reply"
       fi ;;
     *) say_fail "$what: HTTP $code" "$(cat "$dir/body")" ;;
   esac
@@ -518,12 +518,12 @@ wrong_size "another circuit's .wit, a server path" "$dir/slow/w0.wit" \
 head -c 300000 /dev/zero | tr '\0' ' ' >"$dir/big"
 http "a body over max_body_bytes (Content-Length)" 413 'max_body_bytes' \
   -H "$J" -H 'Expect:' --data-binary "@$dir/big" http://x/v1/jobs
-out=$(py chunked "$sock" 300000)
-if printf '%s\n' "$out" | head -n 1 | grep -q '^HTTP/1.1 413' &&
-  printf '%s\n' "$out" | grep -q 'max_body_bytes'; then
-  ok "a chunked body over max_body_bytes: $(printf '%s\n' "$out" | head -n 1)"
+reply=$(py chunked "$sock" 300000)
+if printf '%s\n' "$reply" | head -n 1 | grep -q '^HTTP/1.1 413' &&
+  printf '%s\n' "$reply" | grep -q 'max_body_bytes'; then
+  ok "a chunked body over max_body_bytes: $(printf '%s\n' "$reply" | head -n 1)"
 else
-  say_fail "a chunked body over max_body_bytes: not a 413 naming max_body_bytes" "$out"
+  say_fail "a chunked body over max_body_bytes: not a 413 naming max_body_bytes" "$reply"
 fi
 check "the daemon serves on" 0 'cpu backend' "$cuzk" status
 
@@ -629,12 +629,12 @@ else
 fi
 curl -s --unix-socket "$sock" 'http://x/v1/jobs?limit=1000' >"$dir/jobs.json"
 want=$(py counts "$dir/jobs.json")
-if out=$(python3 "$prom_check" "$dir/metrics" --get 'cuzk_jobs{state="done"}' \
+if reply=$(python3 "$prom_check" "$dir/metrics" --get 'cuzk_jobs{state="done"}' \
   --get 'cuzk_jobs{state="failed"}' --get 'cuzk_jobs{state="cancelled"}' \
   --get cuzk_partitions_proved_total --get 'cuzk_stage_seconds_count{stage="msm_h"}' 2>&1); then
-  ok "$(printf '%s\n' "$out" | head -n 1)"
+  ok "$(printf '%s\n' "$reply" | head -n 1)"
   # shellcheck disable=SC2046,SC2086
-  set -- $want $(printf '%s\n' "$out" | sed 1d)
+  set -- $want $(printf '%s\n' "$reply" | sed 1d)
   # done, failed, cancelled, partitions of done jobs; then the metrics' values
   if [ "$5" = "$1" ] && [ "$6" = "$2" ] && [ "$7" = "$3" ] && [ "$8" -ge "$4" ] &&
     [ "$9" -ge "$4" ]; then
@@ -644,7 +644,7 @@ if out=$(python3 "$prom_check" "$dir/metrics" --get 'cuzk_jobs{state="done"}' \
       "jobs: done failed cancelled partitions = $1 $2 $3 $4; metrics: $5 $6 $7 $8 $9"
   fi
 else
-  say_fail "GET /metrics is not well-formed" "$out"
+  say_fail "GET /metrics is not well-formed" "$reply"
 fi
 
 if ! kill -0 "$pid" 2>/dev/null; then

@@ -15,7 +15,7 @@ SRC=${2:?usage: check_store_pg.sh TEST SOURCE_DIR [ARG...]}
 shift 2
 SCRIPT=$(cd "$SRC" && pwd)/scripts/pg-test-server.sh
 
-out=$(bash "$SCRIPT" start)
+reply=$(bash "$SCRIPT" start)
 rc=$?
 if [ "$rc" -eq 77 ]; then
     echo "check_store_pg: skipped: PostgreSQL's server (initdb, pg_ctl) is not installed"
@@ -25,8 +25,8 @@ if [ "$rc" -ne 0 ]; then
     echo "check_store_pg: the test server did not start"
     exit 1
 fi
-URL=$(printf '%s\n' "$out" | sed -n 1p)
-DIR=$(printf '%s\n' "$out" | sed -n 2p)
+URL=$(printf '%s\n' "$reply" | sed -n 1p)
+DIR=$(printf '%s\n' "$reply" | sed -n 2p)
 trap 'bash "$SCRIPT" stop "$DIR"' EXIT
 echo "check_store_pg: server $URL in $DIR"
 

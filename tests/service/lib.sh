@@ -19,11 +19,11 @@ ok() { echo "ok   $1"; }
 check() {
   what=$1 want=$2 pat=$3
   shift 3
-  out=$("$@" 2>&1)
+  reply=$("$@" 2>&1)
   rc=$?
-  if [ "$rc" -ne "$want" ]; then say_fail "$what: exit $rc, not $want" "$out"; return 1; fi
-  if [ -n "$pat" ] && ! printf '%s\n' "$out" | grep -q -E -- "$pat"; then
-    say_fail "$what: no line matches '$pat'" "$out"
+  if [ "$rc" -ne "$want" ]; then say_fail "$what: exit $rc, not $want" "$reply"; return 1; fi
+  if [ -n "$pat" ] && ! printf '%s\n' "$reply" | grep -q -E -- "$pat"; then
+    say_fail "$what: no line matches '$pat'" "$reply"
     return 1
   fi
   ok "$what"
