@@ -365,6 +365,12 @@ static cuzk_status cpu_params(cuzk__lane *L, const cuzk_params **out, cuzk_error
     return CUZK_OK;
 }
 
+/* The lane's rung and the floor below it, from plan. */
+static void lane_keep_rung(cuzk__lane *L, const cuzk__plan *plan) {
+    atomic_store(&L->rung, (int)cuzk__plan_rung_of(plan));
+    atomic_store(&L->below, (int)cuzk__plan_floor_after(plan));
+}
+
 /* Opens the lane's backend and prepares the key there once: on its GPU
  * within its floor, logging the plan, or on the CPU below streaming. On
  * failure nothing is kept. */
@@ -386,8 +392,7 @@ static cuzk_status lane_open(cuzk__lane *L, cuzk_error *err) {
         cuzk_error pe;
         if (cuzk_backend_plan(&L->be, &plan, zk ? NULL : &k->c, zk ? NULL : &k->p,
                               zk ? &k->zk : NULL, &pe) == CUZK_OK) {
-            atomic_store(&L->rung, (int)cuzk__plan_rung_of(&plan));
-            atomic_store(&L->below, (int)cuzk__plan_floor_after(&plan));
+            lane_keep_rung(L, &plan);
             cuzk__api_log(k->ctx, "%s: GPU %d: %s", k->path, L->device, plan.reason);
         }
     }
@@ -403,8 +408,7 @@ static cuzk_status lane_open(cuzk__lane *L, cuzk_error *err) {
          * another key's preparation changed the device's free memory */
         cuzk__plan plan;
         ops->key_plan(L->bkey, &plan);
-        atomic_store(&L->rung, (int)cuzk__plan_rung_of(&plan));
-        atomic_store(&L->below, (int)cuzk__plan_floor_after(&plan));
+        lane_keep_rung(L, &plan);
     }
     if (st != CUZK_OK) {
         cuzk_backend_release_key(&L->be, L->bkey);
