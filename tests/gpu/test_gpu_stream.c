@@ -594,6 +594,28 @@ static int api_files(cuzk_gen **g, api_paths *ap, const char *tag, cuzk_params *
     cuzk_witness_close(&w);
     return 1;
 }
+/* A context on the test device (the backend, a device memory limit, 0:
+ * none) logging into log_seen (cleared), and the key of ap's files opened
+ * in it: cuzk_key_open_params's status (*ctx NULL: the context's). */
+static cuzk_status api_open(cuzk_backend_kind backend, uint64_t limit, const api_paths *ap,
+                            cuzk_context **ctx, cuzk_key **key, cuzk_error *err) {
+    cuzk_options opt;
+    cuzk_options_init(&opt);
+    opt.backend = backend;
+    opt.auto_gpu_min_log = 0;
+    opt.device_memory_limit = limit;
+    opt.devices[0] = cuzk_gpu_test_dev;
+    opt.n_devices = 1;
+    opt.log = log_keep;
+    log_seen[0] = '\0';
+    *ctx = NULL;
+    *key = NULL;
+    const cuzk_status st = cuzk_context_create(ctx, &opt, err);
+    CHECK_EQ_INT(st, CUZK_OK);
+    if (st != CUZK_OK) return st;
+    return cuzk_key_open_params(*ctx, key, ap->circuit, ap->params, err);
+}
+
 static void api_files_remove(const api_paths *ap) {
     unlink(ap->circuit);
     unlink(ap->params);
@@ -612,11 +634,11 @@ static void test_api_limits(void) {
     api_paths ap;
     cuzk_params p;
     if (!api_files(&g, &ap, "limits", &p)) return;
-    const char *cp = ap.circuit, *pp = ap.params, *wp = ap.witness;
+    const char *wp = ap.witness;
     /* the least limit of this key on the GPU with the backend's own chunks */
     cuzk_params pd;
     memset(&pd, 0, sizeof pd);
-    CHECK_EQ_INT(cuzk_params_open(&pd, pp, CUZK_PARAMS_DEFER_POINTS, &err), CUZK_OK);
+    CHECK_EQ_INT(cuzk_params_open(&pd, ap.params, CUZK_PARAMS_DEFER_POINTS, &err), CUZK_OK);
     cuzk_backend gpu;
     CHECK_EQ_INT(cuzk_backend_open(&gpu, &cuzk_backend_gpu, 0, cuzk_gpu_test_dev, &err), CUZK_OK);
     const uint64_t stream_limit =
@@ -637,19 +659,11 @@ static void test_api_limits(void) {
         {CUZK_BACKEND_AUTO, 1, CUZK_OK, CUZK_BACKEND_GPU},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        cuzk_options opt;
-        cuzk_options_init(&opt);
-        opt.backend = cases[i].backend;
-        opt.auto_gpu_min_log = 0;
-        opt.device_memory_limit = cases[i].streaming ? stream_limit : (uint64_t)1 << 20;
-        opt.devices[0] = cuzk_gpu_test_dev;
-        opt.n_devices = 1;
-        opt.log = log_keep;
-        log_seen[0] = '\0';
-        cuzk_context *ctx = NULL;
-        cuzk_key *key = NULL;
-        CHECK_EQ_INT(cuzk_context_create(&ctx, &opt, &err), CUZK_OK);
-        const cuzk_status st = cuzk_key_open_params(ctx, &key, cp, pp, &err);
+        cuzk_context *ctx;
+        cuzk_key *key;
+        const cuzk_status st =
+            api_open(cases[i].backend, cases[i].streaming ? stream_limit : (uint64_t)1 << 20, &ap,
+                     &ctx, &key, &err);
         if (st != cases[i].want) printf("  case %zu: %s\n", i, err.msg);
         CHECK_EQ_INT(st, cases[i].want);
         if (st != CUZK_OK) {
@@ -696,18 +710,10 @@ static void test_api_ladder(void) {
     cuzk_params p;
     if (!api_files(&g, &ap, "ladder", &p)) return;
     CHECK(cuzk_circuit_n_vars(cuzk_gen_circuit(g)) <= cuzk_gen_circuit(g)->domain_size);
-    const char *cp = ap.circuit, *pp = ap.params, *wp = ap.witness;
-    cuzk_options opt;
-    cuzk_options_init(&opt);
-    opt.backend = CUZK_BACKEND_GPU;
-    opt.devices[0] = cuzk_gpu_test_dev;
-    opt.n_devices = 1;
-    opt.log = log_keep;
-    log_seen[0] = '\0';
-    cuzk_context *ctx = NULL;
-    cuzk_key *key = NULL;
-    CHECK_EQ_INT(cuzk_context_create(&ctx, &opt, &err), CUZK_OK);
-    if (ctx != NULL) CHECK_EQ_INT(cuzk_key_open_params(ctx, &key, cp, pp, &err), CUZK_OK);
+    const char *wp = ap.witness;
+    cuzk_context *ctx;
+    cuzk_key *key;
+    CHECK_EQ_INT(api_open(CUZK_BACKEND_GPU, 0, &ap, &ctx, &key, &err), CUZK_OK);
     static const char *const then[] = {
         "it proves partly resident from now on", "it proves streaming from now on",
         "it proves partly resident with a, b, c on the CPU from now on",
