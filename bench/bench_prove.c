@@ -6,7 +6,8 @@
  *     R repetitions (default 3) after one warm-up proof.
  *   --circuit C (--params P | --setup-seed HEX) --witness W0 [W1 ...]
  *     [--partitions N] [--backend cpu|gpu|auto] [--threads T] [--reps R] [--no-stage]
- *     [--copies-after K] [--vram-limit SIZE] [--json]
+ *     [--copies-after K] [--vram-limit SIZE] [--chunk-bytes SIZE]
+ *     [--level-budget SIZE] [--json]
  *     bellman parameters over our circuit files, through the backend
  *     interface: each repetition proves N partitions (default 1, witness
  *     i mod the number given), after one warm-up proof. Each proof's witness
@@ -28,6 +29,9 @@
  *     the key takes at most SIZE of the card, planned within it (resident,
  *     partly resident or streaming: src/gpu/plan.h), so that a large card
  *     times what a small one would; the plan's sentence is printed first.
+ *     --chunk-bytes SIZE and --level-budget SIZE (GPU) replace the
+ *     planner's largest chunk and the key's affine level budget
+ *     (backend_gpu.h's hooks), to time the trade between the two.
  * Wall clock: the MSMs and NTTs run on all cores. Opening the files and
  * preparing the key are not timed (a daemon keeps them open).
  */
@@ -87,7 +91,8 @@ static int value_missing(const char *a, int i, int argc) {
     static const char *const with_value[] = {"--circuit", "--params",  "--setup-seed",
                                              "--partitions", "--backend", "--threads",
                                              "--reps",    "--zkey",    "--wtns",
-                                             "--copies-after", "--vram-limit"};
+                                             "--copies-after", "--vram-limit",
+                                             "--chunk-bytes", "--level-budget"};
     for (size_t k = 0; k < sizeof(with_value) / sizeof(with_value[0]); k++)
         if (strcmp(a, with_value[k]) == 0 && i + 1 >= argc) {
             fprintf(stderr, "%s: %s: needs a value\n", CMD, a);
@@ -105,6 +110,7 @@ static int bench_circuit(int argc, char **argv) {
     unsigned copies_after = 0;
     int copies_after_set = 0; /* else the backend's own */
     uint64_t vram_limit = 0;  /* 0: the card's */
+    uint64_t chunk_bytes = 0, level_budget = 0; /* 0: the backend's own */
     if (wpaths == NULL) return 2;
     for (int i = 0; i < argc; i++) {
         if (value_missing(argv[i], i, argc)) {
@@ -157,13 +163,24 @@ static int bench_circuit(int argc, char **argv) {
                 return 2;
             }
             i++;
+        } else if ((strcmp(argv[i], "--chunk-bytes") == 0 ||
+                    strcmp(argv[i], "--level-budget") == 0) &&
+                   i + 1 < argc) {
+            uint64_t *to = argv[i][2] == 'c' ? &chunk_bytes : &level_budget;
+            if (!cuzk__opt_size(CMD, argv[i], argv[i + 1], (uint64_t)1 << 20, (uint64_t)1 << 40,
+                                to)) {
+                free(wpaths);
+                return 2;
+            }
+            i++;
         } else {
             if (strcmp(argv[i], "-h") != 0 && strcmp(argv[i], "--help") != 0)
                 cuzk__opt_unknown(CMD, argv[i]);
             fprintf(stderr, "usage: cuzk bench prove --circuit C (--params P | --setup-seed HEX) "
                             "--witness W0 [W1 ...] [--partitions N] [--backend cpu|gpu|auto] "
                             "[--threads T] [--reps R] [--no-stage] [--copies-after K] "
-                            "[--vram-limit SIZE] [--json]\n");
+                            "[--vram-limit SIZE] [--chunk-bytes SIZE] [--level-budget SIZE] "
+                            "[--json]\n");
             free(wpaths);
             return 2;
         }
@@ -232,6 +249,18 @@ static int bench_circuit(int argc, char **argv) {
     }
     if (cuzk_backend_open(&be, ops, threads, -1, &err) != CUZK_OK) goto fail;
     be.vram_limit = vram_limit;
+#if CUZK_HAVE_CUDA
+    if ((copies_after_set || chunk_bytes || level_budget) && ops == &cuzk_backend_gpu) {
+        cuzk__gpu_backend_hooks hooks = CUZK__GPU_BACKEND_HOOKS_DEFAULT;
+        if (copies_after_set) hooks.copies_after = copies_after;
+        hooks.chunk_bytes = (size_t)chunk_bytes;
+        hooks.level_budget = (size_t)level_budget;
+        cuzk__gpu_backend_set_test_hooks(&be, &hooks);
+    }
+#else
+    (void)copies_after;
+    (void)copies_after_set;
+#endif
     cuzk__plan plan;
     const char *plan_mode = "none"; /* the CPU: no device memory */
     if (be.ops->plan != NULL) {
@@ -239,16 +268,6 @@ static int bench_circuit(int argc, char **argv) {
         plan_mode = cuzk__plan_rung_name(cuzk__plan_rung_of(&plan)); /* with where a, b, c are made */
         fprintf(stderr, "cuzk bench prove: memory plan: %s\n", plan.reason);
     }
-#if CUZK_HAVE_CUDA
-    if (copies_after_set && ops == &cuzk_backend_gpu) {
-        cuzk__gpu_backend_hooks hooks = CUZK__GPU_BACKEND_HOOKS_DEFAULT;
-        hooks.copies_after = copies_after;
-        cuzk__gpu_backend_set_test_hooks(&be, &hooks);
-    }
-#else
-    (void)copies_after;
-    (void)copies_after_set;
-#endif
     if (cuzk_backend_prepare(&be, &key, &c, &p, &err) != CUZK_OK) goto fail;
     for (size_t i = 0; i < n_w; i++)
         if (cuzk_witness_open(&w[i], wpaths[i], &err) != CUZK_OK) goto fail;

@@ -97,6 +97,9 @@ int cuzk__backend_gpu_devices(void);
  *                 0: a buffer of its own where the device has room beside
  *                 the MSMs, else b's third of a, b, c where the key can,
  *                 else a level fit)
+ *   level_budget  the most bytes a key's MSMs give their affine levels
+ *                 (0: cuzk__gpu_key_level_budget's share of the card; read
+ *                 when a key is planned and prepared)
  */
 #define CUZK__GPU_PIN_FAIL_STAGE 1u  /* the staging buffers */
 #define CUZK__GPU_PIN_FAIL_ABC 2u    /* host a, b, c: snarkjs keys, a plan's abc_on_cpu */
@@ -112,11 +115,12 @@ typedef struct {
     unsigned copies_max;
     size_t chunk_bytes;
     int stage_slot;
+    size_t level_budget;
 } cuzk__gpu_backend_hooks;
 /* 64 proofs: making the copies costs ~0.9 s a handle at 2^24, which a key
  * earns back after 64-140 proofs; 8 copies at most a handle (the cost model
  * and the room decide below that). */
-#define CUZK__GPU_BACKEND_HOOKS_DEFAULT {0, 0, 0, 0, 64u, 8u, 0, 0}
+#define CUZK__GPU_BACKEND_HOOKS_DEFAULT {0, 0, 0, 0, 64u, 8u, 0, 0, 0}
 
 /* Sets be's hooks (be opened on cuzk_backend_gpu; NULL: the defaults). */
 void cuzk__gpu_backend_set_test_hooks(cuzk_backend *be, const cuzk__gpu_backend_hooks *hooks);

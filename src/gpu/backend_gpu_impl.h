@@ -225,16 +225,17 @@ unsigned cuzk__gpu_key_msms(const gpu_key *k, cuzk__gpu_msm_bases *hs[5]);
 void cuzk__gpu_key_copies(gpu_key *k);
 
 /* backend_gpu_plan.c: the plan op; a key's plan under be's limit (k->plan,
- * k->hidden; CUZK_ERR_NOMEM naming the plan when not even streaming fits);
+ * k->hidden; CUZK_ERR_DEVICE_NOMEM naming the plan when not even streaming fits);
  * free memory as the key may use it (the card's less k->hidden); a key's
- * level budget for a card of total bytes under limit (0: none). */
+ * level budget for a card of total bytes under limit (0: none), or the
+ * instance's hook. */
 cuzk_status cuzk__gpu_op_plan(cuzk_backend *be, cuzk__plan *out, const cuzk_circuit *c,
                               const cuzk_params *p, const cuzk_zkey *zk, cuzk_error *err);
 /* The plan a prepared key follows (the op key_plan). */
 void cuzk__gpu_op_key_plan(const cuzk_backend_key *key, cuzk__plan *out);
 cuzk_status cuzk__gpu_key_plan(gpu_key *k, cuzk_backend *be, cuzk_error *err);
 cuzk_status cuzk__gpu_key_mem(const gpu_key *k, size_t *free_b, size_t *total_b);
-size_t cuzk__gpu_key_level_budget(size_t total, uint64_t limit);
+size_t cuzk__gpu_key_level_budget(const gpu_backend *inst, size_t total, uint64_t limit);
 
 /* Whether the key's plan streams vector v from host memory. */
 static inline int cuzk__gpu_streamed(const gpu_key *k, cuzk_params_vec v) {

@@ -133,7 +133,7 @@ static cuzk_status work_alloc(gpu_key *k, cuzk_error *err) {
         return gpu_fail(err, st, "reading the device's memory");
     cuzk__gpu_msm_bases *hs[5];
     const unsigned nh = cuzk__gpu_key_msms(k, hs);
-    const size_t budget = cuzk__gpu_key_level_budget(total_b, k->vram_limit);
+    const size_t budget = cuzk__gpu_key_level_budget(k->inst, total_b, k->vram_limit);
     for (unsigned i = 0; i < nh; i++) {
         if (k->h != NULL) cuzk__gpu_msm_bases_share_work(hs[i], k->h); /* H's own: no-op */
         cuzk__gpu_msm_bases_cap_level_budget(hs[i], budget);

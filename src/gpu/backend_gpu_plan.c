@@ -18,8 +18,10 @@
  * uploads its own witness; with a seventh two windows per group fit beside
  * the slot, the faster proof. A share, not a size, so that a smaller card
  * (or limit) keeps the same proportions. Where even this leaves too little
- * room (other sizes), stage_setup lowers it further. */
-size_t cuzk__gpu_key_level_budget(size_t total, uint64_t limit) {
+ * room (other sizes), stage_setup lowers it further. The instance's hook,
+ * where set, takes its place. */
+size_t cuzk__gpu_key_level_budget(const gpu_backend *inst, size_t total, uint64_t limit) {
+    if (inst->hooks.level_budget != 0) return inst->hooks.level_budget;
     const size_t m = limit != 0 && limit < total ? (size_t)limit : total;
     return (m / 7 >> 20) << 20;
 }
@@ -137,7 +139,7 @@ static cuzk_status plan_on_device(cuzk_backend *be, cuzk__plan *out, size_t *hid
         st = cuzk__gpu_msm_bases_alloc(&sizer.proto[g], groups[g], 1);
         if (st == CUZK_OK)
             cuzk__gpu_msm_bases_cap_level_budget(
-                sizer.proto[g], cuzk__gpu_key_level_budget(total_b, be->vram_limit));
+                sizer.proto[g], cuzk__gpu_key_level_budget(inst, total_b, be->vram_limit));
     }
     if (st == CUZK_OK) {
         cuzk__plan_device dev;
