@@ -278,7 +278,7 @@ int cuzk__bench_batch(int argc, char **argv) {
     if (fault[0] != '\0') {
         eo.fault_stage = fault;
         eo.fault_nth = fault_nth;
-        eo.fault_status = fault_nomem ? CUZK_ERR_NOMEM : CUZK_ERR_GPU;
+        eo.fault_status = fault_nomem ? CUZK_ERR_DEVICE_NOMEM : CUZK_ERR_GPU;
     }
     if (cuzk_context_create(&ctx, &o, &err) != CUZK_OK ||
         (zkey        ? cuzk_key_open_zkey(ctx, &key, zkey, &err)

@@ -96,7 +96,8 @@ extern "C" {
     XX(ERR_TIMEOUT, "timed out")                                               \
     XX(ERR_CANCELLED, "cancelled")                                             \
     XX(ERR_BUSY, "the queue is full")                                          \
-    XX(ERR_NOT_FOUND, "no such job")
+    XX(ERR_NOT_FOUND, "no such job")                                           \
+    XX(ERR_DEVICE_NOMEM, "out of device memory")
 
 typedef enum {
 #define CUZK__STATUS_ENUM(name, msg) CUZK_##name,
@@ -210,7 +211,7 @@ typedef struct {
      * points (all but H, or all) in page-locked host memory, streamed to
      * the card as each proof needs them. A key that does not fit even so
      * (its circuit, tables and work areas alone are too large) is refused
-     * (CUZK_ERR_NOMEM, naming the plan's numbers) on the GPU backend, or
+     * (CUZK_ERR_DEVICE_NOMEM, naming the plan's numbers) on the GPU backend, or
      * proved on the CPU with AUTO. */
     uint64_t device_memory_limit;
     /* 1 (default): every proof is verified against the key's verifying key
@@ -584,7 +585,7 @@ typedef struct {
     uint64_t host_memory_budget;
     /* Times a partition is proved again after a device fault (CUZK_ERR_GPU),
      * on another lane of its key where it has one (default 1). A GPU lane
-     * whose device memory ran out (CUZK_ERR_NOMEM) is instead prepared
+     * whose device memory ran out (CUZK_ERR_DEVICE_NOMEM) is instead prepared
      * again one memory plan lower (resident, partly resident, streaming,
      * then the CPU: doc/gpu.md, "The memory planner") and the partition
      * proved again, as often as the lane can step down. */
@@ -605,8 +606,8 @@ typedef struct {
      * "tail_msm", "b_g2_msm") fails as a device error, in the lanes this
      * engine's context opens from now on (a CPU lane counts each stage of a
      * proof as one launch). NULL (default): none. fault_status: how it
-     * fails, CUZK_ERR_GPU (default: a device error) or CUZK_ERR_NOMEM (the
-     * device's memory ran out). */
+     * fails, CUZK_ERR_GPU (default: a device error) or CUZK_ERR_DEVICE_NOMEM
+     * (the device's memory ran out). */
     const char *fault_stage;
     unsigned fault_nth;
     /* Same-key batching: when the next partition's named key is closed

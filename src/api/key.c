@@ -110,7 +110,7 @@ static int gpu_takes(cuzk__plan_mode mode) { return mode != CUZK__PLAN_CPU; }
  * opened for the GPU, or zkey zk) on each distinct listed device, under
  * the context's device_memory_limit (cuzk_backend_plan, doc/gpu.md "The
  * memory planner"). A device where the key cannot go sends an AUTO key to
- * the CPU (*to_cpu = 1) and refuses a GPU key (CUZK_ERR_NOMEM naming the
+ * the CPU (*to_cpu = 1) and refuses a GPU key (CUZK_ERR_DEVICE_NOMEM naming the
  * device and the plan). *host: the most page-locked host memory one lane's
  * plan takes. A device that cannot be opened or planned decides nothing
  * here (its lane's prepare reports it).
@@ -147,7 +147,8 @@ static cuzk_status plan_devices(cuzk_key *k, const cuzk_circuit *c, const cuzk_p
         if (o->backend == CUZK_BACKEND_AUTO)
             *to_cpu = 1;
         else
-            st = cuzk__fail(err, CUZK_ERR_NOMEM, "%s: GPU %d: %s", k->path, d, plan.reason);
+            st = cuzk__fail(err, CUZK_ERR_DEVICE_NOMEM, "%s: GPU %d: %s", k->path, d,
+                            plan.reason);
     }
 #if defined(CUZK_HAVE_CUDA)
     if (restore && cuzk__gpu_set_device(current) != CUZK_OK) {
@@ -431,7 +432,8 @@ cuzk_status cuzk__lane_prepare(cuzk__lane *L, cuzk_error *err) {
          * any other failure keeps nothing, and a later call tries again (it
          * may have been passing, such as memory another process held) */
         const int rung = atomic_load(&L->rung);
-        if (st != CUZK_ERR_NOMEM || rung < 0 || L->floor >= (int)CUZK__PLAN_RUNG_CPU) break;
+        if (st != CUZK_ERR_DEVICE_NOMEM || rung < 0 || L->floor >= (int)CUZK__PLAN_RUNG_CPU)
+            break;
         const int below = atomic_load(&L->below); /* below the plan's rung, so the floor's */
         L->floor = below > L->floor ? below : L->floor + 1;
         cuzk__api_log(k->ctx, "%s: GPU %d: preparing the key (plan: %s) ran out of device "

@@ -37,7 +37,7 @@ static cuzk_status params_points_check(const cuzk_key *k, cuzk_error *err) {
 /* A point found bad, as opposed to a check that could not run. */
 static int is_point_verdict(cuzk_status st) {
     return st != CUZK_OK && st != CUZK_ERR_IO && st != CUZK_ERR_NOMEM &&
-           st != CUZK_ERR_INVALID_ARG;
+           st != CUZK_ERR_DEVICE_NOMEM && st != CUZK_ERR_INVALID_ARG;
 }
 
 cuzk_status cuzk__self_check(const cuzk_key *k, const cuzk_groth16_vk *vk,

@@ -163,9 +163,9 @@ static cuzk_status check_options(cuzk_engine_options *o, const cuzk_engine_optio
     if (o->fault_stage != NULL && strlen(o->fault_stage) >= CUZK__FAULT_STAGE_MAX)
         return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "engine options: fault_stage \"%s\": too long",
                           o->fault_stage);
-    if (o->fault_status != CUZK_ERR_GPU && o->fault_status != CUZK_ERR_NOMEM)
+    if (o->fault_status != CUZK_ERR_GPU && o->fault_status != CUZK_ERR_DEVICE_NOMEM)
         return cuzk__fail(err, CUZK_ERR_INVALID_ARG,
-                          "engine options: fault_status %d: CUZK_ERR_GPU or CUZK_ERR_NOMEM",
+                          "engine options: fault_status %d: CUZK_ERR_GPU or CUZK_ERR_DEVICE_NOMEM",
                           (int)o->fault_status);
     if (o->workers_per_device == 0) {
         const int gpu = ctx->opt.backend == CUZK_BACKEND_GPU ||
@@ -223,7 +223,7 @@ cuzk_status cuzk_engine_create(cuzk_engine **out, cuzk_context *ctx,
     if (o.fault_stage != NULL && o.fault_nth != 0) { /* armed last: nth publishes the rest */
         atomic_store(&ctx->fault.nth, 0);
         strcpy(ctx->fault.stage, o.fault_stage);
-        ctx->fault.nomem = o.fault_status == CUZK_ERR_NOMEM;
+        ctx->fault.nomem = o.fault_status == CUZK_ERR_DEVICE_NOMEM;
         atomic_store(&ctx->fault.launches, 0);
         atomic_store(&ctx->fault.nth, o.fault_nth);
         e->armed_fault = 1;

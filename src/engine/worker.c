@@ -13,7 +13,7 @@
  * the lane: the slots sharing it take nothing until their partitions in
  * flight end, then the key's lane is reset (backend closed, key released)
  * and prepared again by the next proof. A GPU lane whose device memory ran
- * out (CUZK_ERR_NOMEM) is retired the same way but steps down: the next
+ * out (CUZK_ERR_DEVICE_NOMEM) is retired the same way but steps down: the next
  * proof prepares it one memory plan lower (down to the CPU), and the
  * partition goes back as often as its lanes can step down. Any other
  * failure fails the job.
@@ -219,7 +219,7 @@ static int settle(cuzk_engine *e, size_t s, entry en, cuzk_key *key, cuzk_status
      * good). The retry list holds one partition a worker; a lane that keeps
      * faulting while the others are busy fails its partitions instead. */
     const size_t lane = key != NULL ? s % key->n_lanes : 0;
-    const int step = st == CUZK_ERR_NOMEM && key != NULL &&
+    const int step = st == CUZK_ERR_DEVICE_NOMEM && key != NULL &&
                      cuzk__lane_can_step_down(&key->lanes[lane]);
     const int fault = st == CUZK_ERR_GPU && key != NULL && en.attempt < e->opt.max_retries;
     if ((step || fault) && e->retry_n < e->n_workers) {

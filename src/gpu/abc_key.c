@@ -100,7 +100,7 @@ static uint64_t msm_area(cuzk__gpu_msm_bases *const proto[2], const cuzk_params 
 }
 
 /* The level budget under which everything fits free_b into *budget, the
- * MSMs' work area then into *area; CUZK_ERR_NOMEM when none does. */
+ * MSMs' work area then into *area; CUZK_ERR_DEVICE_NOMEM when none does. */
 static cuzk_status fit_budget(const cuzk__gpu_abc_key *k, size_t free_b, size_t total_b,
                               uint64_t fixed, size_t *budget, uint64_t *area, cuzk_error *err) {
     cuzk__gpu_msm_bases *proto[2] = {NULL, NULL};
@@ -123,10 +123,11 @@ static cuzk_status fit_budget(const cuzk__gpu_abc_key *k, size_t free_b, size_t 
         }
         const char *pn = k->p->path ? k->p->path : "(params)";
         if (*budget == 0 && *area == UINT64_MAX)
-            st = cuzk__fail(err, CUZK_ERR_NOMEM, "GPU %d: an MSM of %s (2^%u) cannot be planned",
+            st = cuzk__fail(err, CUZK_ERR_DEVICE_NOMEM,
+                            "GPU %d: an MSM of %s (2^%u) cannot be planned",
                             k->device, pn, k->p->log_domain_size);
         else if (*budget == 0)
-            st = cuzk__fail(err, CUZK_ERR_NOMEM,
+            st = cuzk__fail(err, CUZK_ERR_DEVICE_NOMEM,
                             "GPU %d: the parameters of %s (2^%u) need about %llu MiB of device "
                             "memory (%llu resident, %llu for the MSMs' work area at its "
                             "smallest, %llu kept free), %llu MiB are free",
@@ -177,7 +178,7 @@ static cuzk_status key_make(cuzk__gpu_abc_key *k, const cuzk__gpu_abc_opts *o, c
     if (o->mem_limit != 0 && o->mem_limit < free_b) free_b = o->mem_limit;
     const uint64_t fixed = fixed_bytes(p, k->max_query);
     if (fixed + reserve_of(total_b) > free_b)
-        return cuzk__fail(err, CUZK_ERR_NOMEM,
+        return cuzk__fail(err, CUZK_ERR_DEVICE_NOMEM,
                           "GPU %d: the parameters of %s (2^%u) need more than %llu MiB of device "
                           "memory, %llu MiB are free",
                           k->device, pn, p->log_domain_size, MIB(fixed + reserve_of(total_b)),

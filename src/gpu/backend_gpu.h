@@ -22,7 +22,7 @@
  * not fit (partly resident) or all five vectors (streaming) in page-locked
  * host memory, and each MSM over them streams its bases through two device
  * chunk buffers (backend_gpu_stream.c, gpu_msm_stream.h); a key that cannot even stream
- * is refused (CUZK_ERR_NOMEM, naming the plan).
+ * is refused (CUZK_ERR_DEVICE_NOMEM, naming the plan).
  *
  * prove_start, bellman: witness upload, to Montgomery, SpMV, satisfaction
  * check (the first failing constraint is named, as on the CPU), H by the

@@ -51,7 +51,7 @@ static inline uint64_t cuzk__gpu_bitmap_bytes(uint64_t bits) { return ((bits + 6
 
 /* A failed call's error: the device's words for CUZK_ERR_GPU. */
 static inline cuzk_status gpu_fail(cuzk_error *err, cuzk_status st, const char *what) {
-    if (st == CUZK_ERR_GPU)
+    if (st == CUZK_ERR_GPU || st == CUZK_ERR_DEVICE_NOMEM)
         return cuzk__fail(err, st, "GPU: %s: %s", what, cuzk__gpu_last_error());
     return cuzk__fail(err, st, "GPU: %s: %s", what, cuzk_strerror(st));
 }
@@ -174,14 +174,14 @@ typedef struct {
     cuzk_g2_aff beta2, delta2;
 } gpu_key;
 
-/* CUZK_ERR_GPU (CUZK_ERR_NOMEM for a fault plan of exhausted memory) when
+/* CUZK_ERR_GPU (CUZK_ERR_DEVICE_NOMEM for a fault plan of exhausted memory) when
  * the key's fault plan makes this launch of stage fail, worded as the
  * device's own error would be. */
 static inline cuzk_status injected(gpu_key *k, const char *stage, cuzk_error *err) {
     const unsigned launch = cuzk__fault_hit(k->fault, stage);
     if (launch == 0) return CUZK_OK;
     if (k->fault->nomem)
-        return cuzk__fail(err, CUZK_ERR_NOMEM,
+        return cuzk__fail(err, CUZK_ERR_DEVICE_NOMEM,
                           "GPU %d: %s: out of device memory (injected at launch %u)", k->device,
                           stage, launch);
     return cuzk__fail(err, CUZK_ERR_GPU, "GPU %d: %s: injected fault at launch %u", k->device,

@@ -187,7 +187,8 @@ cuzk_status cuzk__gpu_key_plan(gpu_key *k, cuzk_backend *be, cuzk_error *err) {
     if (st != CUZK_OK) return st;
     k->vram_limit = be->vram_limit;
     if (k->plan.mode == CUZK__PLAN_CPU)
-        return cuzk__fail(err, CUZK_ERR_NOMEM, "GPU %d: %s: the key does not fit: %s", k->device,
+        return cuzk__fail(err, CUZK_ERR_DEVICE_NOMEM, "GPU %d: %s: the key does not fit: %s",
+                          k->device,
                           k->zk ? k->zk->file.path : (k->p->path ? k->p->path : "(parameters)"),
                           k->plan.reason);
     return CUZK_OK;

@@ -3,7 +3,9 @@
  *
  * CUZK__CUDA_TRY(expr) evaluates a CUDA runtime call; on failure it records
  * "expr@file:line: name: description" as this thread's last GPU error and
- * returns CUZK_ERR_GPU from the enclosing function. Functions that hold
+ * returns from the enclosing function CUZK_ERR_DEVICE_NOMEM when the device
+ * had not the memory (cudaErrorMemoryAllocation: the context stays usable,
+ * the caller may step down to a leaner plan), else CUZK_ERR_GPU. Functions that hold
  * resources split into a body that returns early and a caller that frees
  * (no C++ destructors: they would export weak symbols and need the C++
  * exception personality, and every symbol of the library is cuzk_-prefixed).
@@ -26,7 +28,8 @@ extern "C" void cuzk__gpu_record_error(cudaError_t err, const char *expr, const 
         cudaError_t cuzk__err = (expr);                                       \
         if (cuzk__err != cudaSuccess) {                                       \
             cuzk__gpu_record_error(cuzk__err, #expr, __FILE__, __LINE__);     \
-            return CUZK_ERR_GPU;                                              \
+            return cuzk__err == cudaErrorMemoryAllocation ? CUZK_ERR_DEVICE_NOMEM \
+                                                          : CUZK_ERR_GPU;     \
         }                                                                     \
     } while (0)
 

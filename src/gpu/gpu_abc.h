@@ -36,7 +36,7 @@
  * call, with the level buffers' budget a seventh of the card, halved down
  * to 1 GiB where the room is short; 256 MiB and a 64th of the card are kept
  * free beside it. A key is made only when all of that fits the device's
- * free memory; else CUZK_ERR_NOMEM says what was needed, and nothing stays
+ * free memory; else CUZK_ERR_DEVICE_NOMEM says what was needed, and nothing stays
  * allocated.
  */
 #ifndef CUZK_GPU_ABC_H
@@ -68,7 +68,7 @@ typedef struct {
  * uploads the five vectors and makes the NTT tables and the work area.
  * Borrows p until the free (it reads the verifying key's points at each
  * proof). Leaves the caller's current device as it was. Errors:
- * CUZK_ERR_NOMEM when the device has not the room (the message gives the
+ * CUZK_ERR_DEVICE_NOMEM when the device has not the room (the message gives the
  * bytes needed and free), CUZK_ERR_GPU for a device failure,
  * CUZK_ERR_INVALID_ARG for parameters that are not bellman's or are
  * deferred.
@@ -93,7 +93,7 @@ int cuzk__gpu_abc_key_overlaps_assignment(const cuzk__gpu_abc_key *k);
  * one key are serialized (its lock). On failure *failed (may be NULL) is the
  * index of the input that failed (out[0..*failed) are done) and err holds
  * the reason: the CPU prover's refusal for an input it would refuse, or
- * CUZK_ERR_GPU / CUZK_ERR_NOMEM for a device failure (the key should then
+ * CUZK_ERR_GPU / CUZK_ERR_DEVICE_NOMEM for a device failure (the key should then
  * be freed: its state is unknown). Reads ins' memory during the call only.
  * Leaves the caller's current device as it was.
  */

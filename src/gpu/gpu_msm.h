@@ -178,7 +178,7 @@ CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_msm_bases_random(cuzk__gpu_msm_bas
  * model says that they pay for its point count, with c; otherwise (and
  * under a configured window) it runs on copy 0 alone. copies = 1
  * drops them. More copies than windows are not made (the count is lowered).
- * Fails with CUZK_ERR_NOMEM when the device has no room (the handle stays as
+ * Fails with CUZK_ERR_DEVICE_NOMEM when the device has no room (the handle stays as
  * it was), CUZK_ERR_INVALID_ARG for copies = 0 or copies x n >= 2^31.
  * Decoding bases into the handle drops the copies (their memory stays with
  * the handle until the next precompute or the free).

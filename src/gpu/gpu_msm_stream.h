@@ -41,7 +41,7 @@ typedef struct cuzk__gpu_msm_streamer cuzk__gpu_msm_streamer;
  * G1 or / 192 G2 points, rounded down to a multiple of 64, so that every
  * chunk starts on a word of a bitmap. Its MSMs share the work area of
  * `work` (a handle on the same device: the key's others; NULL: one of
- * their own). CUZK_ERR_NOMEM (message in cuzk__gpu_last_error) when the
+ * their own). CUZK_ERR_DEVICE_NOMEM (message in cuzk__gpu_last_error) when the
  * device's free memory cannot hold the buffers, checked before allocating.
  */
 CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_msm_streamer_new(cuzk__gpu_msm_streamer **out,

@@ -396,7 +396,7 @@ extern "C" cuzk_status cuzk__gpu_msm_bases_precompute(cuzk__gpu_msm_bases *b, un
         snprintf(what, sizeof what, "cudaMalloc(%zu bytes) for %u copies of the bases", bytes,
                  copies);
         cuzk__gpu_record_error(err, what, __FILE__, __LINE__);
-        return CUZK_ERR_NOMEM;
+        return err == cudaErrorMemoryAllocation ? CUZK_ERR_DEVICE_NOMEM : CUZK_ERR_GPU;
     }
     const cuzk_status st =
         b->group == CUZK__GPU_MSM_G1

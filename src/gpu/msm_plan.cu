@@ -378,7 +378,7 @@ extern "C" cuzk_status cuzk__gpu_msm_bases_precompute_fit(cuzk__gpu_msm_bases *b
         const size_t grow = area > reserved ? area - reserved : 0;
         if (free_b < keep || free_b - keep < bytes || free_b - keep - bytes < grow) continue;
         const cuzk_status st = cuzk__gpu_msm_bases_precompute(b, k);
-        if (st == CUZK_ERR_NOMEM) { /* taken meanwhile: fewer may still fit */
+        if (st == CUZK_ERR_DEVICE_NOMEM) { /* taken meanwhile: fewer may still fit */
             CUZK__CUDA_TRY(cudaMemGetInfo(&free_b, &total_b));
             continue;
         }

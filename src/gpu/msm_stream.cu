@@ -64,7 +64,7 @@ static cuzk_status streamer_make(cuzk__gpu_msm_streamer *s, cuzk__gpu_msm_bases 
         snprintf(what, sizeof what, "two chunk buffers of %zu bytes, %zu bytes free",
                  s->chunk_bytes, free_b);
         cuzk__gpu_record_error(cudaErrorMemoryAllocation, what, __FILE__, __LINE__);
-        return CUZK_ERR_NOMEM;
+        return CUZK_ERR_DEVICE_NOMEM;
     }
     for (int b = 0; b < 2; b++) CUZK__CUDA_TRY(cudaMalloc(&s->buf[b], s->chunk_bytes));
     CUZK__CUDA_TRY(cudaStreamCreateWithFlags(&s->cs, cudaStreamNonBlocking));

@@ -87,9 +87,9 @@ static cuzk_status cpu_prove_start(cuzk_backend *be, cuzk_backend_job **out,
     for (size_t i = 0; i < sizeof(stages) / sizeof(stages[0]); i++) {
         const unsigned launch = cuzk__fault_hit(be->fault, stages[i]);
         if (launch != 0 && be->fault->nomem)
-            return cuzk__fail(err, CUZK_ERR_NOMEM,
-                              "CPU lane: %s: out of memory (injected at launch %u)", stages[i],
-                              launch);
+            return cuzk__fail(err, CUZK_ERR_DEVICE_NOMEM,
+                              "CPU lane: %s: out of device memory (injected at launch %u)",
+                              stages[i], launch);
         if (launch != 0)
             return cuzk__fail(err, CUZK_ERR_GPU, "CPU lane: %s: injected fault at launch %u",
                               stages[i], launch);

@@ -35,6 +35,7 @@ unsigned cuzk__http_code(cuzk_status st) {
     case CUZK_ERR_BUSY:
         return 503;
     case CUZK_ERR_NOMEM:
+    case CUZK_ERR_DEVICE_NOMEM:
     case CUZK_ERR_IO:
     case CUZK_ERR_GPU:
     case CUZK_ERR_KEY_CORRUPT:

@@ -36,6 +36,7 @@ int cuzk__ss_code(cuzk_status st) {
     case CUZK_OK:
         return 0;
     case CUZK_ERR_NOMEM:
+    case CUZK_ERR_DEVICE_NOMEM:
         return ENOMEM;
     case CUZK_ERR_IO:
         return EIO;

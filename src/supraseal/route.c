@@ -44,7 +44,9 @@ typedef struct {
 
 #if defined(CUZK_HAVE_CUDA)
 /* A failure of the device, not of the input: its circuits go to the CPU. */
-static int device_failure(cuzk_status st) { return st == CUZK_ERR_GPU || st == CUZK_ERR_NOMEM; }
+static int device_failure(cuzk_status st) {
+    return st == CUZK_ERR_GPU || st == CUZK_ERR_DEVICE_NOMEM;
+}
 
 /* The stage times of circuits [lo, lo + done) on stderr, one line each. */
 static void log_times(const block *b, const cuzk_groth16_stage_times *t) {

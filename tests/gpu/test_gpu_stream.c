@@ -463,7 +463,7 @@ static void modes_case(cuzk_gen_profile profile, unsigned log_k, params_src src)
     /* below streaming's least: refused, naming the plan */
     gpu.vram_limit = (uint64_t)1 << 20;
     cuzk_backend_key *kg = NULL;
-    CHECK_EQ_INT(cuzk_backend_prepare(&gpu, &kg, c, gp_params, &err), CUZK_ERR_NOMEM);
+    CHECK_EQ_INT(cuzk_backend_prepare(&gpu, &kg, c, gp_params, &err), CUZK_ERR_DEVICE_NOMEM);
     CHECK(strstr(err.msg, "cpu: not even streaming fits") != NULL);
     CHECK(kg == NULL);
     cuzk_backend_release_key(&cpu, kc);
@@ -654,7 +654,7 @@ static void test_api_limits(void) {
         cuzk_backend_kind chosen;
     } cases[] = {
         {CUZK_BACKEND_AUTO, 0, CUZK_OK, CUZK_BACKEND_CPU},
-        {CUZK_BACKEND_GPU, 0, CUZK_ERR_NOMEM, CUZK_BACKEND_GPU},
+        {CUZK_BACKEND_GPU, 0, CUZK_ERR_DEVICE_NOMEM, CUZK_BACKEND_GPU},
         {CUZK_BACKEND_GPU, 1, CUZK_OK, CUZK_BACKEND_GPU},
         {CUZK_BACKEND_AUTO, 1, CUZK_OK, CUZK_BACKEND_GPU},
     };
@@ -725,7 +725,7 @@ static void test_api_ladder(void) {
         cuzk_engine_options_init(&o);
         o.fault_stage = stages[cuzk_test_rand64() % 5];
         o.fault_nth = 1 + (unsigned)(cuzk_test_rand64() % 2);
-        o.fault_status = CUZK_ERR_NOMEM;
+        o.fault_status = CUZK_ERR_DEVICE_NOMEM;
         cuzk_engine *e = NULL;
         CHECK_EQ_INT(cuzk_engine_create(&e, ctx, &o, &err), CUZK_OK);
         if (e == NULL) break;

@@ -316,7 +316,7 @@ static void test_nomem_cpu(void) {
     o.workers_per_device = 1;
     o.fault_stage = "ntt";
     o.fault_nth = 2;
-    o.fault_status = CUZK_ERR_NOMEM;
+    o.fault_status = CUZK_ERR_DEVICE_NOMEM;
     cuzk_engine *e = NULL;
     cuzk_error err;
     CHECK(cuzk_engine_create(&e, ctx, &o, &err) == CUZK_OK);
@@ -324,8 +324,9 @@ static void test_nomem_cpu(void) {
     uint64_t id;
     CHECK(submit(e, &id, 3, CUZK_PRIORITY_NORMAL, NULL, 0) == CUZK_OK);
     const cuzk_status st = cuzk_engine_await(e, id, -1, NULL, NULL, NULL, &err);
-    CHECK(st == CUZK_ERR_NOMEM);
-    CHECK(strncmp(err.msg, "partition 1 ", 12) == 0 && strstr(err.msg, "out of memory") != NULL);
+    CHECK(st == CUZK_ERR_DEVICE_NOMEM);
+    CHECK(strncmp(err.msg, "partition 1 ", 12) == 0 &&
+          strstr(err.msg, "out of device memory") != NULL);
     cuzk_engine_stats s;
     cuzk_engine_get_stats(e, &s);
     CHECK(s.retries == 0 && s.lane_step_downs == 0 && s.failed_partitions == 1);
@@ -383,7 +384,7 @@ static void test_gpu_step_down(void) {
         cuzk_engine_options_init(&o);
         o.fault_stage = stages[cuzk_test_rand64() % 5];
         o.fault_nth = 1 + (unsigned)(cuzk_test_rand64() % 3);
-        o.fault_status = CUZK_ERR_NOMEM;
+        o.fault_status = CUZK_ERR_DEVICE_NOMEM;
         cuzk_engine *e = NULL;
         CHECK(cuzk_engine_create(&e, cg, &o, &err) == CUZK_OK);
         if (e == NULL) break;

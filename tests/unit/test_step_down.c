@@ -6,7 +6,8 @@
  * with a plan that follows the lane's floor and a preparation that runs
  * out of memory above the most resident mode its pretend card holds.
  * Below streaming the lane proves on the real CPU backend. test_engine
- * walks the same steps on a card.
+ * walks the same steps on a card. Host memory running out is no reason to
+ * step down (CUZK_ERR_NOMEM, not CUZK_ERR_DEVICE_NOMEM).
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -21,6 +22,8 @@ static cuzk_backend_ops standin;
 static int fits; /* the most resident rung (cuzk__plan_rung) the pretend card holds */
 static int offers; /* the stand-in's keys offer a, b, c made on the CPU */
 static unsigned standin_prepares; /* preparations that got past the memory check */
+/* the host's memory runs out: 1 in the stand-in's preparation, 2 in its proofs */
+static int host_short;
 
 static cuzk__plan_rung floor_of(const cuzk_backend *be) {
     return be->plan_floor > CUZK__PLAN_RUNG_CPU ? CUZK__PLAN_RUNG_CPU
@@ -50,11 +53,23 @@ static cuzk_status standin_plan(cuzk_backend *be, cuzk__plan *out, const cuzk_ci
 
 static cuzk_status standin_prepare_zkey(cuzk_backend *be, cuzk_backend_key **out,
                                         const cuzk_zkey *zk, cuzk_error *err) {
+    if (host_short == 1)
+        return cuzk__fail(err, CUZK_ERR_NOMEM, "stand-in GPU %d: no host memory for a, b, c",
+                          be->device);
     if ((int)floor_of(be) < fits)
-        return cuzk__fail(err, CUZK_ERR_NOMEM, "stand-in GPU %d: out of device memory %s",
+        return cuzk__fail(err, CUZK_ERR_DEVICE_NOMEM, "stand-in GPU %d: out of device memory %s",
                           be->device, cuzk__plan_rung_name(floor_of(be)));
     standin_prepares++;
     return cuzk_backend_cpu.prepare_zkey(be, out, zk, err);
+}
+
+static cuzk_status standin_prove_start(cuzk_backend *be, cuzk_backend_job **out,
+                                       cuzk_backend_key *key, const cuzk_witness *w,
+                                       cuzk_error *err) {
+    if (host_short == 2)
+        return cuzk__fail(err, CUZK_ERR_NOMEM, "stand-in GPU %d: no host memory for a witness",
+                          be->device);
+    return cuzk_backend_cpu.prove_start(be, out, key, w, err);
 }
 
 /* The log lines of the context. */
@@ -119,7 +134,7 @@ static cuzk_status run_job(cuzk_context *ctx, cuzk_key *key, size_t n, const cha
     o.workers_per_device = 2;
     o.fault_stage = fault_stage;
     o.fault_nth = nth;
-    o.fault_status = CUZK_ERR_NOMEM;
+    o.fault_status = CUZK_ERR_DEVICE_NOMEM;
     cuzk_engine *e = NULL;
     cuzk_status st = cuzk_engine_create(&e, ctx, &o, err);
     if (st != CUZK_OK) return st;
@@ -172,8 +187,8 @@ static void test_prepare_then_proof(void) {
     CHECK_EQ_INT(standin_prepares, 1); /* the CPU backend, not the stand-in, since */
 
     const cuzk_status st = run_job(ctx, key, 3, "msm_h", 1, &s, &err);
-    CHECK(st == CUZK_ERR_NOMEM);
-    CHECK(strstr(err.msg, "out of memory (injected") != NULL);
+    CHECK(st == CUZK_ERR_DEVICE_NOMEM);
+    CHECK(strstr(err.msg, "out of device memory (injected") != NULL);
     CHECK(s.lane_step_downs == 0 && s.retries == 0 && s.failed_partitions == 1);
     cuzk_key_release(key);
     cuzk_context_destroy(ctx);
@@ -217,7 +232,7 @@ static void test_walks(void) {
                     CHECK(st == CUZK_OK);
                     CHECK(s.lane_step_downs == 1 && s.proofs == 4);
                 } else {
-                    CHECK(st == CUZK_ERR_NOMEM);
+                    CHECK(st == CUZK_ERR_DEVICE_NOMEM);
                     CHECK(s.lane_step_downs == 0 && s.failed_partitions == 1);
                 }
             }
@@ -225,6 +240,31 @@ static void test_walks(void) {
             cuzk_context_destroy(ctx);
         }
     }
+}
+
+/* The host out of memory, in the preparation or in a proof: the status
+ * says so, the lane stays on its plan and the job fails, naming it. */
+static void test_host_memory(void) {
+    cuzk_context *ctx;
+    cuzk_key *key;
+    cuzk_error err;
+    if (!standin_key(CUZK__PLAN_RUNG_RESIDENT, 1, &ctx, &key)) return;
+    host_short = 1;
+    CHECK_EQ_INT(cuzk_key_prepare(key, &err), CUZK_ERR_NOMEM);
+    CHECK(strstr(err.msg, "no host memory for a, b, c") != NULL);
+    CHECK_EQ_INT(count_in_book("ran out of device memory"), 0);
+    CHECK_EQ_INT(standin_prepares, 0);
+    host_short = 2;
+    cuzk_engine_stats s;
+    const cuzk_status st = run_job(ctx, key, 3, NULL, 0, &s, &err);
+    CHECK_EQ_INT(st, CUZK_ERR_NOMEM);
+    CHECK(strstr(err.msg, "no host memory for a witness") != NULL);
+    CHECK(s.lane_step_downs == 0 && s.retries == 0 && s.failed_partitions >= 1);
+    CHECK_EQ_INT(count_in_book("ran out of device memory"), 0);
+    CHECK_EQ_INT(standin_prepares, 1); /* the resident plan, once */
+    host_short = 0;
+    cuzk_key_release(key);
+    cuzk_context_destroy(ctx);
 }
 
 int main(int argc, char **argv) {
@@ -236,7 +276,9 @@ int main(int argc, char **argv) {
     standin.name = "stand-in";
     standin.plan = standin_plan;
     standin.prepare_zkey = standin_prepare_zkey;
+    standin.prove_start = standin_prove_start;
     RUN(test_prepare_then_proof);
     RUN(test_walks);
+    RUN(test_host_memory);
     return cuzk_test_finish();
 }
