@@ -78,9 +78,15 @@ static void run_resets(cuzk_engine *e) {
         pthread_mutex_unlock(&e->mu);
         const char *to = NULL;
         if (step && (to = cuzk__lane_step_down(&key->lanes[lane])) != NULL) {
-            cuzk__api_log(e->ctx, "engine: lane %zu of a key ran out of device memory: it proves "
-                                  "%s%s from now on",
-                          lane, strcmp(to, "the CPU") == 0 ? "on " : "", to);
+            /* the floor: the plan itself comes with the next preparation's log */
+            if (strcmp(to, "the CPU") == 0)
+                cuzk__api_log(e->ctx, "engine: lane %zu of a key ran out of device memory: it "
+                                      "proves on the CPU from now on",
+                              lane);
+            else
+                cuzk__api_log(e->ctx, "engine: lane %zu of a key ran out of device memory: it "
+                                      "proves with no plan above %s from now on",
+                              lane, to);
         } else {
             cuzk__api_log(e->ctx, "engine: lane %zu of a key reset after a device fault", lane);
             cuzk__lane_reset(&key->lanes[lane]);

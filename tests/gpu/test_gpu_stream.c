@@ -715,9 +715,10 @@ static void test_api_ladder(void) {
     cuzk_key *key;
     CHECK_EQ_INT(api_open(CUZK_BACKEND_GPU, 0, &ap, &ctx, &key, &err), CUZK_OK);
     static const char *const then[] = {
-        "it proves partly resident from now on", "it proves streaming from now on",
-        "it proves partly resident with a, b, c on the CPU from now on",
-        "it proves streaming with a, b, c on the CPU from now on",
+        "it proves with no plan above partly resident from now on",
+        "it proves with no plan above streaming from now on",
+        "it proves with no plan above partly resident with a, b, c on the CPU from now on",
+        "it proves with no plan above streaming with a, b, c on the CPU from now on",
         "it proves on the CPU from now on"};
     static const char *const stages[] = {"ntt", "msm_h", "batch_add", "tail_msm", "b_g2_msm"};
     for (int step = 0; step < 5 && key != NULL; step++) {

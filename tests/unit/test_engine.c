@@ -376,8 +376,8 @@ static void test_gpu_step_down(void) {
         return;
     }
     static const char *stages[] = {"ntt", "msm_h", "batch_add", "tail_msm", "b_g2_msm"};
-    static const char *const then[] = {"it proves partly resident from now on",
-                                       "it proves streaming from now on",
+    static const char *const then[] = {"it proves with no plan above partly resident from now on",
+                                       "it proves with no plan above streaming from now on",
                                        "it proves on the CPU from now on"};
     for (int step = 0; step < 3; step++) {
         cuzk_engine_options o;
