@@ -49,7 +49,8 @@ static inline void count_uploads(uint64_t *counter, uint64_t n) {
  * planner's. */
 static inline uint64_t cuzk__gpu_bitmap_bytes(uint64_t bits) { return ((bits + 63) / 64 + 1) * 8; }
 
-/* A failed call's error: the device's words for CUZK_ERR_GPU. */
+/* A failed call's error: the device's words for CUZK_ERR_GPU and
+ * CUZK_ERR_DEVICE_NOMEM. */
 static inline cuzk_status gpu_fail(cuzk_error *err, cuzk_status st, const char *what) {
     if (st == CUZK_ERR_GPU || st == CUZK_ERR_DEVICE_NOMEM)
         return cuzk__fail(err, st, "GPU: %s: %s", what, cuzk__gpu_last_error());
@@ -248,7 +249,8 @@ static inline int cuzk__gpu_streamed(const gpu_key *k, cuzk_params_vec v) {
  * proof's MSM and batch-add over vector v, and both at once (ones or
  * others NULL: that half not computed). In a plan that streams, every
  * vector's MSMs go through the streamer: a streamed one's chunks go up
- * once for both halves, a resident one is summed in pieces of a chunk. */
+ * once for both halves, a resident one is summed whole where its calls fit
+ * the work area, else in pieces of a chunk. */
 cuzk_status cuzk__gpu_stream_setup(gpu_key *k, cuzk_error *err);
 void cuzk__gpu_stream_free(gpu_key *k);
 int cuzk__gpu_key_has(const gpu_key *k, cuzk_params_vec v);

@@ -33,6 +33,18 @@ extern "C" void cuzk__gpu_record_error(cudaError_t err, const char *expr, const 
         }                                                                     \
     } while (0)
 
+/* The same for a call that allocates page-locked host memory: the host's
+ * memory running out is CUZK_ERR_NOMEM, not the device's. */
+#define CUZK__CUDA_HOST_TRY(expr)                                             \
+    do {                                                                      \
+        cudaError_t cuzk__err = (expr);                                       \
+        if (cuzk__err != cudaSuccess) {                                       \
+            cuzk__gpu_record_error(cuzk__err, #expr, __FILE__, __LINE__);     \
+            return cuzk__err == cudaErrorMemoryAllocation ? CUZK_ERR_NOMEM    \
+                                                          : CUZK_ERR_GPU;     \
+        }                                                                     \
+    } while (0)
+
 /* A synchronous copy between the host and the legacy stream's work: waits for
  * the stream's kernels first, then copies. A cudaMemcpy to or from pageable
  * memory that has to wait for kernels stalls the CUDA calls of the

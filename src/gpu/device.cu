@@ -97,7 +97,7 @@ extern "C" cuzk_status cuzk__gpu_host_alloc(void **p, size_t bytes) {
         *p = NULL; /* callers free what they hold on the way out */
         cuzk__gpu_record_error(err, "cudaHostAlloc(p, bytes, cudaHostAllocPortable)", __FILE__,
                                __LINE__);
-        return CUZK_ERR_GPU;
+        return err == cudaErrorMemoryAllocation ? CUZK_ERR_NOMEM : CUZK_ERR_GPU;
     }
     return CUZK_OK;
 }

@@ -297,8 +297,9 @@ static cuzk_status ensure_cap(cuzk__gpu_fixed_base *h, size_t want) {
     free_buffers(h);
     for (int b = 0; b < 2; b++) {
         CUZK__CUDA_TRY(cudaMalloc(&h->dev[b], want * dev_bytes_per_point(h)));
-        CUZK__CUDA_TRY(cudaHostAlloc(&h->pin_k[b], want * sizeof(scalar_t), cudaHostAllocDefault));
-        CUZK__CUDA_TRY(cudaHostAlloc(&h->pin_o[b], want * h->aff_bytes, cudaHostAllocDefault));
+        CUZK__CUDA_HOST_TRY(
+            cudaHostAlloc(&h->pin_k[b], want * sizeof(scalar_t), cudaHostAllocDefault));
+        CUZK__CUDA_HOST_TRY(cudaHostAlloc(&h->pin_o[b], want * h->aff_bytes, cudaHostAllocDefault));
     }
     h->cap = want;
     return CUZK_OK;

@@ -11,7 +11,9 @@
  * pointers to n such elements, passed as uint64_t words so this header needs
  * none of the field headers.
  *
- * Errors: every CUDA call is checked. A failure returns CUZK_ERR_GPU and
+ * Errors: every CUDA call is checked. A failure returns CUZK_ERR_GPU
+ * (CUZK_ERR_DEVICE_NOMEM when the device had not the memory, CUZK_ERR_NOMEM
+ * when page-locked host memory ran out) and
  * records "call@file:line: cudaErrorName: description" in a thread-local
  * buffer read by cuzk__gpu_last_error(). Nothing here aborts.
  */

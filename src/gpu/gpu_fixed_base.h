@@ -24,7 +24,8 @@
  * pinned host buffers for two chunks (grown to the largest call, at most
  * one chunk each); calls on one handle must not run concurrently. Errors:
  * CUZK_ERR_INVALID_ARG for bad arguments, CUZK_ERR_NOMEM when host memory
- * runs out, CUZK_ERR_GPU for a failed CUDA call (message in
+ * runs out, CUZK_ERR_DEVICE_NOMEM when device memory does, CUZK_ERR_GPU for
+ * another failed CUDA call (message in
  * cuzk__gpu_last_error()). Nothing aborts.
  *
  * Method (fixed_base.cu): one device thread per scalar of a grid-stride

@@ -52,7 +52,8 @@ typedef struct cuzk__gpu_ntt_domain cuzk__gpu_ntt_domain; /* opaque */
  * values) on the current device: twiddles omega_n^j for j < n/2 and the
  * constants of both H conventions. Synchronizes. CUZK_ERR_INVALID_ARG for
  * log_n > CUZK__GPU_NTT_MAX_LOG or another root, CUZK_ERR_NOMEM when the host
- * struct cannot be allocated, CUZK_ERR_GPU when device memory runs out.
+ * struct cannot be allocated, CUZK_ERR_DEVICE_NOMEM when device memory runs
+ * out.
  */
 CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_ntt_domain_create(cuzk__gpu_ntt_domain **out,
                                                                 unsigned log_n, int root);
