@@ -190,8 +190,9 @@ static void count_stream(gpu_key *k, const cuzk__gpu_msm_stream_stats *before) {
  * computed; a NULL bitmap: every point): a resident key's in one call
  * each on the vector's handle; a streamed plan's on the streamer, each
  * chunk of a streamed vector sent once for both, a resident vector summed
- * in pieces of a chunk (its MSMs then need no more work area than a
- * chunk's: the plan counted no more).
+ * whole where its calls fit the work area as it stands, else in pieces of
+ * a chunk (whose MSMs need no more work area than a chunk's: the plan
+ * counted no more).
  */
 cuzk_status cuzk__gpu_key_split(gpu_key *k, cuzk_params_vec v, uint64_t *ones, uint64_t *others,
                                 const uint64_t *scalars, uint64_t n, const uint64_t *bm_one,

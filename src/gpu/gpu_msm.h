@@ -26,7 +26,8 @@
  * is reused (or shares another handle's: cuzk__gpu_msm_bases_share_work);
  * calls on one handle must not run concurrently. Errors:
  * CUZK_ERR_INVALID_ARG for bad arguments (also a participating scalar
- * >= 2^255, as on the CPU), CUZK_ERR_GPU for a failed CUDA call (message in
+ * >= 2^255, as on the CPU), CUZK_ERR_DEVICE_NOMEM when the device has not
+ * the memory, CUZK_ERR_GPU for another failed CUDA call (message in
  * cuzk__gpu_last_error()). Nothing aborts.
  *
  * Algorithm (msm_impl.cuh has the steps): signed Booth digits of c bits (c
@@ -286,6 +287,18 @@ void cuzk__gpu_msm_scalars_free(uint64_t *dev);
 CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_msm(cuzk__gpu_msm_bases *b, uint64_t *result,
                                                   const uint64_t *scalars, size_t n,
                                                   const uint64_t *mask);
+
+/* Whether the calls of a classified MSM over the handle's first n points,
+ * the batch-add over bm_one (with_ones) and the MSM of scalars over
+ * bm_other (with_others; either bitmap NULL: all points), run in the work
+ * area as it stands, none growing it: *fits 1 or 0. The MSM's room is
+ * reckoned from bm_other's count (one device popcount where the bitmap is
+ * on the device). */
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_msm_split_fits(cuzk__gpu_msm_bases *b, size_t n,
+                                                             int with_ones, const uint64_t *bm_one,
+                                                             int with_others,
+                                                             const uint64_t *scalars,
+                                                             const uint64_t *bm_other, int *fits);
 
 /* result = sum of bases[i] over i < n with bit i of bitmap set (all when
  * bitmap is NULL). */

@@ -77,9 +77,11 @@ CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_msm_streamed_split(cuzk__gpu_msm_s
                                                                  const uint64_t *bm_other);
 
 /* The same pass over n points already on the device (a vector a streamed
- * plan keeps resident): each piece of one chunk's points summed on the
- * streamer's view of it, nothing copied, so that its MSMs need no more work
- * area than a chunk's. */
+ * plan keeps resident), nothing copied, on the streamer's view of them: in
+ * one piece where both halves fit the work area as it stands (a classified
+ * tail's room follows its points taking part, cuzk__gpu_msm_split_fits),
+ * else in pieces of one chunk's points, whose calls need no more work area
+ * than a chunk's. */
 CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_msm_pieces_split(cuzk__gpu_msm_streamer *s,
                                                                cuzk__gpu_msm_group group,
                                                                const void *bases,
@@ -103,10 +105,12 @@ CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__gpu_msm_streamer_prefetch(cuzk__gpu_ms
                                                                     const void *bases, size_t n);
 
 /* What a streamer has moved: bytes, chunks, and the copy stream's time on
- * them (each chunk's copy timed by events), summed over its calls. */
+ * them (each chunk's copy timed by events), summed over its calls; and the
+ * passes over device points that ran in one piece. */
 typedef struct {
     uint64_t bytes, chunks;
     double copy_ms;
+    uint64_t whole;
 } cuzk__gpu_msm_stream_stats;
 void cuzk__gpu_msm_streamer_stats(const cuzk__gpu_msm_streamer *s, cuzk__gpu_msm_stream_stats *out);
 

@@ -121,16 +121,22 @@ static cuzk_status msm_dev(cuzk__gpu_msm_bases *b, uint64_t *result, const uint6
  * pointers are used in place. The work area is first grown to what the
  * whole call needs (msm_dev/batch_add_dev recompute and check it).
  */
+/* The bytes stage_inputs places before the rest: host inputs only. */
+static size_t staged_bytes(const uint64_t *scalars, const uint64_t *bitmap, size_t n) {
+    size_t off = 0;
+    if (scalars && !is_device_ptr(scalars)) off += align_up(n * 32);
+    if (bitmap && !is_device_ptr(bitmap)) off += align_up((n + 63) / 64 * 8);
+    return off;
+}
+
 static cuzk_status stage_inputs(cuzk__gpu_msm_bases *b, const uint64_t **d_scalars,
                                 const uint64_t *scalars, const uint64_t **d_bitmap,
                                 const uint64_t *bitmap, size_t n, size_t rest, size_t *offset) {
     const bool host_scalars = scalars && !is_device_ptr(scalars);
     const size_t words = (n + 63) / 64;
-    size_t off = 0;
+    const size_t off = staged_bytes(scalars, bitmap, n);
     if (d_bitmap) *d_bitmap = bitmap;
     if (bitmap && is_device_ptr(bitmap)) bitmap = nullptr; /* in place: nothing to copy */
-    if (host_scalars) off += align_up(n * 32);
-    if (bitmap) off += align_up(words * 8);
     cuzk_status st = ws_reserve(b, off + rest);
     if (st != CUZK_OK) return st;
     char *p = static_cast<char *>(b->work->p);
@@ -148,6 +154,21 @@ static cuzk_status stage_inputs(cuzk__gpu_msm_bases *b, const uint64_t **d_scala
     return CUZK_OK;
 }
 
+/* The points of n that a mask lets take part (all: n), which size the
+ * window and the entries (cuzk__gpu_msm_plan), and the work area past the
+ * staged inputs that an MSM of them needs. */
+static cuzk_status msm_rest(cuzk__gpu_msm_bases *b, size_t n, const uint64_t *mask, size_t *npts,
+                            size_t *rest) {
+    cuzk_status st = CUZK_OK;
+    *npts = n;
+    if (mask && is_device_ptr(mask))
+        st = cuzk__gpu_msm_popcount_dev(b, mask, n, npts);
+    else if (mask)
+        *npts = cuzk__msm_popcount(mask, n);
+    if (st == CUZK_OK) st = cuzk__gpu_msm_rest_bytes(b, n, mask != nullptr, *npts, rest);
+    return st;
+}
+
 extern "C" cuzk_status cuzk__gpu_msm(cuzk__gpu_msm_bases *b, uint64_t *result,
                                      const uint64_t *scalars, size_t n, const uint64_t *mask) {
     if (!b || !result || n > b->n || (n && !scalars)) return CUZK_ERR_INVALID_ARG;
@@ -157,14 +178,8 @@ extern "C" cuzk_status cuzk__gpu_msm(cuzk__gpu_msm_bases *b, uint64_t *result,
     }
     const uint64_t *ds = nullptr, *dm = nullptr;
     size_t off = 0, rest = 0, npts = n;
-    /* the mask's count sizes the window and the entries (cuzk__gpu_msm_plan) */
-    cuzk_status st = CUZK_OK;
-    if (mask && is_device_ptr(mask))
-        st = cuzk__gpu_msm_popcount_dev(b, mask, n, &npts);
-    else if (mask)
-        npts = cuzk__msm_popcount(mask, n);
+    cuzk_status st = msm_rest(b, n, mask, &npts, &rest);
     if (st == CUZK_OK && mask && npts > b->masked_npts) b->masked_npts = npts;
-    if (st == CUZK_OK) st = cuzk__gpu_msm_rest_bytes(b, n, mask != nullptr, npts, &rest);
     if (st == CUZK_OK) st = stage_inputs(b, &ds, scalars, &dm, mask, n, rest, &off);
     if (st != CUZK_OK) return st;
     return b->group == CUZK__GPU_MSM_G1 ? msm_dev<grp_g1>(b, result, ds, n, dm, npts, off)
@@ -184,6 +199,26 @@ extern "C" cuzk_status cuzk__gpu_msm_batch_add(cuzk__gpu_msm_bases *b, uint64_t 
                                   cuzk__gpu_msm_batch_add_bytes(b, n), &off);
     if (st != CUZK_OK) return st;
     return cuzk__gpu_msm_batch_add_dev(b, result, n, dm, off);
+}
+
+extern "C" cuzk_status cuzk__gpu_msm_split_fits(cuzk__gpu_msm_bases *b, size_t n, int with_ones,
+                                                const uint64_t *bm_one, int with_others,
+                                                const uint64_t *scalars,
+                                                const uint64_t *bm_other, int *fits) {
+    if (!b || !fits || n > b->n || (with_others && n && !scalars)) return CUZK_ERR_INVALID_ARG;
+    *fits = 0;
+    size_t need = 0;
+    if (with_ones) need = staged_bytes(nullptr, bm_one, n) + cuzk__gpu_msm_batch_add_bytes(b, n);
+    if (with_others && n != 0) {
+        size_t npts = 0, rest = 0;
+        const cuzk_status st = msm_rest(b, n, bm_other, &npts, &rest);
+        if (st == CUZK_ERR_INVALID_ARG) return CUZK_OK; /* an MSM too large to plan: no fit */
+        if (st != CUZK_OK) return st;
+        const size_t m = staged_bytes(scalars, bm_other, n) + rest;
+        if (m > need) need = m;
+    }
+    *fits = need <= b->work->bytes;
+    return CUZK_OK;
 }
 
 template <class G>

@@ -2,8 +2,9 @@
  * msm_stream.cu — MSMs over bases in host memory (gpu_msm_stream.h): two
  * device chunk buffers filled on a copy stream of their own, each chunk's
  * MSM or batch-add on a view handle of its buffer, the sums added on the
- * host; and the same pass over bases on the device, in pieces of a chunk
- * with nothing copied. VARIABLE TIME (public data, as the CPU MSM).
+ * host; and the same pass over bases on the device with nothing copied,
+ * in one piece where its calls fit the work area, else in pieces of a
+ * chunk. VARIABLE TIME (public data, as the CPU MSM).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -163,12 +164,27 @@ static void add_into(cuzk__gpu_msm_group group, uint64_t *acc, const uint64_t *p
 static cuzk_status streamed_body(cuzk__gpu_msm_streamer *s, cuzk__gpu_msm_group group,
                                  const void *bases, size_t n, const pass *p) {
     const int g = gi(group);
-    const size_t pb = point_bytes(group), per = s->per[g];
+    const size_t pb = point_bytes(group);
     const char *host = static_cast<const char *>(bases);
     cuzk__gpu_msm_bases *v = s->view[g];
     uint64_t part[36];
-    const size_t nch = (n + per - 1) / per;
     const int up = !p->on_device;
+    size_t per = s->per[g];
+    /* bases on the device in one piece where its calls fit the work area as
+     * it stands: a classified tail needs room for the points that take part,
+     * which the plan reckoned as a whole chunk's (every call in pieces of a
+     * chunk costs each piece a call's fixed work) */
+    if (!up && n > per &&
+        cuzk__gpu_msm_bases_retarget(v, const_cast<char *>(host), n) == CUZK_OK) {
+        int whole = 0;
+        const cuzk_status st = cuzk__gpu_msm_split_fits(
+            v, n, p->ones_result != nullptr, p->ones, p->others_result != nullptr, p->scalars,
+            p->others, &whole);
+        if (st != CUZK_OK) return st;
+        if (whole) per = n;
+        s->stats.whole += whole != 0;
+    }
+    const size_t nch = (n + per - 1) / per;
     /* chunks a prefetch of this very call sent ahead are not sent again */
     size_t have = 0;
     if (up) {

@@ -81,7 +81,8 @@ const char *cuzk__plan_bytes_str(char *buf, size_t len, uint64_t bytes) {
 
 /* The MSM work area of the largest call: every vector at its size
  * (chunk_bytes 0: resident), or at a chunk's points (a plan that streams
- * sums every vector in chunks, a resident one in pieces of a chunk). */
+ * sums every vector in chunks, a resident one in pieces of a chunk where a
+ * call over all of it does not fit that area). */
 static uint64_t area_of(const cuzk__plan_key *k, const cuzk__plan_device *d,
                         uint64_t chunk_bytes) {
     uint64_t area = 0;
@@ -294,8 +295,8 @@ void cuzk__plan_make(cuzk__plan *out, const cuzk__plan_key *k, const cuzk__plan_
         char what[64] = "every base", kept[96] = "";
         if (out->mode == CUZK__PLAN_PARTLY_RESIDENT) {
             snprintf(what, sizeof what, "the %s bases", names[0]);
-            snprintf(kept, sizeof kept, ", the %s bases kept on the device (summed in pieces of "
-                                        "a chunk)",
+            snprintf(kept, sizeof kept, ", the %s bases kept on the device (their work area a "
+                                        "chunk's)",
                      names[1]);
         }
         snprintf(out->reason, sizeof out->reason,

@@ -9,10 +9,13 @@
  *     masks, equal to the CPU's as points; a scalar >= 2^255 refused; the
  *     chunks counted; the first chunks sent ahead (prefetch) used by the
  *     call they were sent for, and ignored by another;
+ *   - a pass over bases on the device (a kept vector's) in pieces of a
+ *     chunk where the work area cannot hold one call over them all, in one
+ *     piece where it can, the same points either way;
  *   - every mode of the GPU backend forced by a vram limit (the smallest
  *     limit that gives it, found by the plan op): resident, partly
  *     resident (H alone streamed, and the fewest vectors kept; the kept
- *     ones summed in pieces), streaming, and streaming with a, b, c made on
+ *     ones summed in one piece or in pieces), streaming, and streaming with a, b, c made on
  *     the CPU (the circuit's lists alone on the device, the witness and
  *     gathered queries in a, b, c's later thirds): proofs bit for bit equal
  *     to the CPU backend's with the same r, s for porep, dense and sha circuits, parameters in
@@ -278,6 +281,89 @@ static const size_t chunk_sizes[] = {CUZK__GPU_MSM_STREAM_MIN_CHUNK, 1000 * 192,
     }
 STREAM_CHECKS(g1, CUZK__GPU_MSM_G1)
 STREAM_CHECKS(g2, CUZK__GPU_MSM_G2)
+
+/* A pass over points on the device (a kept vector's): in pieces of a chunk
+ * where the work area as it stands cannot hold one call over them all (a
+ * streamer whose area holds nothing yet), in one piece where it can (one
+ * sharing the area of a resident call over all of them, and a sparse tail
+ * on an area one chunk's call has grown, as a proof's tails find it),
+ * the area never grown by the one piece; nothing copied, the CPU's points
+ * either way. */
+static void test_g1_pieces(void) {
+    const size_t n = 20000, words = cuzk_msm_bitmap_words(n);
+    cuzk_g1_aff *bases = g1_walk(n);
+    uint64_t(*k)[4] = malloc(n * 32);
+    uint64_t *mask = calloc(words, 8), *bits = calloc(words, 8), *sparse = calloc(words, 8);
+    CHECK(bases && k && mask && bits && sparse);
+    if (!bases || !k || !mask || !bits || !sparse) goto out;
+    for (size_t i = 0; i < n; i++) {
+        cuzk_test_rand_scalar(k[i]);
+        if (cuzk_test_rand64() % 2) mask[i / 64] |= (uint64_t)1 << (i % 64);
+        if (cuzk_test_rand64() % 3 == 0) bits[i / 64] |= (uint64_t)1 << (i % 64);
+        if (i % 37 == 0) sparse[i / 64] |= (uint64_t)1 << (i % 64);
+    }
+    cuzk_g1_jac want_mask, want_bits, want_sparse, got, got_ones;
+    CHECK(cuzk_g1_msm_var(&want_mask, bases, (const uint64_t(*)[4])k, n, mask, 0, NULL) ==
+          CUZK_OK);
+    CHECK(cuzk_g1_msm_var(&want_sparse, bases, (const uint64_t(*)[4])k, n, sparse, 0, NULL) ==
+          CUZK_OK);
+    CHECK(cuzk_g1_batch_add_var(&want_bits, bases, n, bits, 0, NULL) == CUZK_OK);
+    uint64_t *db = on_device(bits, words), *dm = on_device(mask, words);
+    uint64_t *ds = on_device(sparse, words);
+    uint64_t *dk = on_device((const uint64_t *)k, 4 * n);
+    cuzk__gpu_msm_bases *res = NULL;
+    CHECK_EQ_INT(cuzk__gpu_msm_bases_upload(&res, CUZK__GPU_MSM_G1, (const uint64_t *)bases, n),
+                 CUZK_OK);
+    CHECK(db && dm && dk && ds && res);
+    if (db && dm && dk && ds && res) {
+        uint64_t r[18];
+        CHECK_EQ_INT(cuzk__gpu_msm(res, r, dk, n, NULL), CUZK_OK); /* its area: all n points */
+        const size_t chunk = 8 * CUZK__GPU_MSM_STREAM_MIN_CHUNK; /* 1024 G1 points */
+        /* 0: an empty area; 1: the resident call's; 2: one chunk's call's, a sparse tail */
+        for (int c = 0; c < 3; c++) {
+            cuzk__gpu_msm_streamer *s = NULL;
+            CHECK_EQ_INT(cuzk__gpu_msm_streamer_new(&s, chunk, c == 1 ? res : NULL), CUZK_OK);
+            if (s == NULL) continue;
+            cuzk__gpu_msm_bases *view = cuzk__gpu_msm_streamer_view(s, CUZK__GPU_MSM_G1);
+            const size_t per = cuzk__gpu_msm_streamer_chunk_points(s, CUZK__GPU_MSM_G1);
+            if (c == 2)
+                CHECK_EQ_INT(cuzk__gpu_msm_streamed_split(s, CUZK__GPU_MSM_G1, bases, NULL,
+                                                          r, dk, per, NULL, NULL),
+                             CUZK_OK);
+            const uint64_t *const m = c == 2 ? ds : dm;
+            const cuzk_g1_jac *const want = c == 2 ? &want_sparse : &want_mask;
+            const size_t area = cuzk__gpu_msm_bases_work_bytes(view);
+            cuzk__gpu_msm_stream_stats b0, b1;
+            cuzk__gpu_msm_streamer_stats(s, &b0);
+            memset(&got, 0x5a, sizeof got);
+            memset(&got_ones, 0x5a, sizeof got_ones);
+            CHECK_EQ_INT(cuzk__gpu_msm_pieces_split(s, CUZK__GPU_MSM_G1,
+                                                    cuzk__gpu_msm_bases_at(res, 0),
+                                                    (uint64_t *)&got_ones, (uint64_t *)&got, dk,
+                                                    n, db, m),
+                         CUZK_OK);
+            CHECK(g1_same(&got_ones, &want_bits) && g1_same(&got, want));
+            cuzk__gpu_msm_streamer_stats(s, &b1);
+            CHECK_EQ_INT(b1.whole - b0.whole, c != 0);
+            CHECK_EQ_INT(b1.chunks - b0.chunks, 0);
+            if (c != 0) CHECK(cuzk__gpu_msm_bases_work_bytes(view) == area);
+            /* the view back on its chunk buffer */
+            CHECK(cuzk__gpu_msm_bases_count(view) == per);
+            cuzk__gpu_msm_streamer_free(s);
+        }
+    }
+    cuzk__gpu_msm_bases_free(res);
+    cuzk__gpu_free(db);
+    cuzk__gpu_free(dm);
+    cuzk__gpu_free(dk);
+    cuzk__gpu_free(ds);
+out:
+    free(bases);
+    free(k);
+    free(mask);
+    free(bits);
+    free(sparse);
+}
 
 /* ---- the backend's modes ------------------------------------------------------------ */
 
@@ -764,6 +850,7 @@ int main(int argc, char **argv) {
     RUN(test_copy_rate);
     RUN(test_g1_streamed);
     if (!quick) RUN(test_g2_streamed);
+    RUN(test_g1_pieces);
     RUN(test_modes_small_chunks);
     RUN(test_modes_deferred);
     RUN(test_modes_pageable);
