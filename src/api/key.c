@@ -380,13 +380,15 @@ static cuzk_status lane_open(cuzk__lane *L, cuzk_error *err) {
     const int zk = k->kind == CUZK_KEY_ZKEY;
     const int on_cpu = k->backend == CUZK_BACKEND_GPU && L->floor >= (int)CUZK__PLAN_RUNG_CPU;
     const cuzk_backend_ops *ops = on_cpu ? &cuzk_backend_cpu : k->ops;
+    /* no plan known until the plan op answers (a failure before it steps
+     * from the floor, not from an earlier preparation's rung) */
+    atomic_store(&L->rung, on_cpu ? (int)CUZK__PLAN_RUNG_CPU : -1);
+    atomic_store(&L->below, on_cpu ? (int)CUZK__PLAN_RUNG_CPU : -1);
     cuzk_status st = cuzk_backend_open(&L->be, ops, L->threads, on_cpu ? -1 : L->device, err);
     if (st != CUZK_OK) return st;
     L->be.fault = &k->ctx->fault;
     L->be.vram_limit = k->ctx->opt.device_memory_limit;
     L->be.plan_floor = L->floor;
-    atomic_store(&L->rung, on_cpu ? (int)CUZK__PLAN_RUNG_CPU : -1);
-    atomic_store(&L->below, on_cpu ? (int)CUZK__PLAN_RUNG_CPU : -1);
     if (ops->plan != NULL) {
         /* the plan the preparation follows, as the device stands now */
         cuzk__plan plan;
@@ -432,13 +434,17 @@ cuzk_status cuzk__lane_prepare(cuzk__lane *L, cuzk_error *err) {
          * any other failure keeps nothing, and a later call tries again (it
          * may have been passing, such as memory another process held) */
         const int rung = atomic_load(&L->rung);
-        if (st != CUZK_ERR_DEVICE_NOMEM || rung < 0 || L->floor >= (int)CUZK__PLAN_RUNG_CPU)
+        if (st != CUZK_ERR_DEVICE_NOMEM || k->backend != CUZK_BACKEND_GPU ||
+            L->floor >= (int)CUZK__PLAN_RUNG_CPU)
             break;
-        const int below = atomic_load(&L->below); /* below the plan's rung, so the floor's */
+        /* below the plan's rung, so the floor's; no plan known (the device
+         * ran out before the plan op answered): one rung below the floor */
+        const int below = atomic_load(&L->below);
         L->floor = below > L->floor ? below : L->floor + 1;
         cuzk__api_log(k->ctx, "%s: GPU %d: preparing the key (plan: %s) ran out of device "
                               "memory: %s; prepared again %s",
-                      k->path, L->device, cuzk__plan_rung_name((cuzk__plan_rung)rung),
+                      k->path, L->device,
+                      rung < 0 ? "not made" : cuzk__plan_rung_name((cuzk__plan_rung)rung),
                       err != NULL ? cuzk__error_text(err) : cuzk_strerror(st),
                       L->floor >= (int)CUZK__PLAN_RUNG_CPU
                           ? "on the CPU"

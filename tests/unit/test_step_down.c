@@ -24,6 +24,8 @@ static int offers; /* the stand-in's keys offer a, b, c made on the CPU */
 static unsigned standin_prepares; /* preparations that got past the memory check */
 /* the host's memory runs out: 1 in the stand-in's preparation, 2 in its proofs */
 static int host_short;
+/* the stand-in's plan op runs out of device memory where its preparation would */
+static int plan_short;
 
 static cuzk__plan_rung floor_of(const cuzk_backend *be) {
     return be->plan_floor > CUZK__PLAN_RUNG_CPU ? CUZK__PLAN_RUNG_CPU
@@ -37,7 +39,9 @@ static cuzk_status standin_plan(cuzk_backend *be, cuzk__plan *out, const cuzk_ci
     (void)c;
     (void)p;
     (void)zk;
-    (void)err;
+    if (plan_short && (int)floor_of(be) < fits)
+        return cuzk__fail(err, CUZK_ERR_DEVICE_NOMEM, "stand-in GPU %d: no room to plan",
+                          be->device);
     static const cuzk__plan_mode mode_of[] = {CUZK__PLAN_RESIDENT,       CUZK__PLAN_PARTLY_RESIDENT,
                                               CUZK__PLAN_STREAMING,      CUZK__PLAN_PARTLY_RESIDENT,
                                               CUZK__PLAN_STREAMING,      CUZK__PLAN_CPU};
@@ -267,6 +271,24 @@ static void test_host_memory(void) {
     cuzk_context_destroy(ctx);
 }
 
+/* The device out of memory before the plan op answers (its own sizing
+ * failed): the lane steps down from its floor, one rung a try, to the rung
+ * the card holds. */
+static void test_no_plan(void) {
+    cuzk_context *ctx;
+    cuzk_key *key;
+    cuzk_error err;
+    if (!standin_key(CUZK__PLAN_RUNG_STREAMING, 0, &ctx, &key)) return;
+    plan_short = 1;
+    CHECK_EQ_INT(cuzk_key_prepare(key, &err), CUZK_OK);
+    CHECK_EQ_INT(count_in_book("(plan: not made) ran out of device memory"), 2);
+    CHECK_EQ_INT(count_in_book("prepared again streaming"), 1);
+    CHECK_EQ_INT(standin_prepares, 1);
+    plan_short = 0;
+    cuzk_key_release(key);
+    cuzk_context_destroy(ctx);
+}
+
 int main(int argc, char **argv) {
     cuzk_test_init(argc, argv);
     const char *src = getenv("CUZK_SOURCE_DIR");
@@ -280,5 +302,6 @@ int main(int argc, char **argv) {
     RUN(test_prepare_then_proof);
     RUN(test_walks);
     RUN(test_host_memory);
+    RUN(test_no_plan);
     return cuzk_test_finish();
 }
