@@ -23,27 +23,20 @@
 extern "C" void cuzk__gpu_record_error(cudaError_t err, const char *expr, const char *file,
                                        int line);
 
-#define CUZK__CUDA_TRY(expr)                                                  \
+/* oom: the status of cudaErrorMemoryAllocation (whose memory ran out) */
+#define CUZK__CUDA_CHECK(expr, oom)                                           \
     do {                                                                      \
         cudaError_t cuzk__err = (expr);                                       \
         if (cuzk__err != cudaSuccess) {                                       \
             cuzk__gpu_record_error(cuzk__err, #expr, __FILE__, __LINE__);     \
-            return cuzk__err == cudaErrorMemoryAllocation ? CUZK_ERR_DEVICE_NOMEM \
-                                                          : CUZK_ERR_GPU;     \
+            return cuzk__err == cudaErrorMemoryAllocation ? (oom) : CUZK_ERR_GPU; \
         }                                                                     \
     } while (0)
 
+#define CUZK__CUDA_TRY(expr) CUZK__CUDA_CHECK(expr, CUZK_ERR_DEVICE_NOMEM)
 /* The same for a call that allocates page-locked host memory: the host's
  * memory running out is CUZK_ERR_NOMEM, not the device's. */
-#define CUZK__CUDA_HOST_TRY(expr)                                             \
-    do {                                                                      \
-        cudaError_t cuzk__err = (expr);                                       \
-        if (cuzk__err != cudaSuccess) {                                       \
-            cuzk__gpu_record_error(cuzk__err, #expr, __FILE__, __LINE__);     \
-            return cuzk__err == cudaErrorMemoryAllocation ? CUZK_ERR_NOMEM    \
-                                                          : CUZK_ERR_GPU;     \
-        }                                                                     \
-    } while (0)
+#define CUZK__CUDA_HOST_TRY(expr) CUZK__CUDA_CHECK(expr, CUZK_ERR_NOMEM)
 
 /* A synchronous copy between the host and the legacy stream's work: waits for
  * the stream's kernels first, then copies. A cudaMemcpy to or from pageable
