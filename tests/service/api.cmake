@@ -43,12 +43,12 @@ if ! command -v systemd-analyze >/dev/null 2>&1; then
 fi
 d=$(mktemp -d /tmp/api-unit-XXXXXX) || exit 1
 sed "s|^ExecStart=/usr/local/bin/cuzk |ExecStart=$cuzk |" "$unit" >"$d/cuzk.service"
-out=$(systemd-analyze verify "$d/cuzk.service" 2>&1)
+complaints=$(systemd-analyze verify "$d/cuzk.service" 2>&1)
 rc=$?
 rm -rf "$d"
-if [ "$rc" -ne 0 ] || [ -n "$out" ]; then
+if [ "$rc" -ne 0 ] || [ -n "$complaints" ]; then
     echo "service_unit: systemd-analyze verify (status $rc):"
-    echo "$out"
+    echo "$complaints"
     exit 1
 fi
 fails=0
