@@ -29,9 +29,8 @@
 /* A failed GPU operation as an error naming the GPU, the input and the step. */
 static cuzk_status dev_fail(cuzk_error *err, const cuzk__gpu_abc_key *k,
                             const cuzk_groth16_abc_input *in, cuzk_status st, const char *what) {
-    const int dev = st == CUZK_ERR_GPU || st == CUZK_ERR_DEVICE_NOMEM;
     return cuzk__fail(err, st, "GPU %d: %s: %s: %s", k->device, in->name ? in->name : "(input)",
-                      what, dev ? cuzk__gpu_last_error() : cuzk_strerror(st));
+                      what, cuzk__gpu_status_text(st));
 }
 
 /* ---- MSMs split into the batch-add of the ones and a masked MSM of the others ---- */

@@ -52,9 +52,7 @@ static inline uint64_t cuzk__gpu_bitmap_bytes(uint64_t bits) { return ((bits + 6
 /* A failed call's error: the device's words for CUZK_ERR_GPU and
  * CUZK_ERR_DEVICE_NOMEM. */
 static inline cuzk_status gpu_fail(cuzk_error *err, cuzk_status st, const char *what) {
-    if (st == CUZK_ERR_GPU || st == CUZK_ERR_DEVICE_NOMEM)
-        return cuzk__fail(err, st, "GPU: %s: %s", what, cuzk__gpu_last_error());
-    return cuzk__fail(err, st, "GPU: %s: %s", what, cuzk_strerror(st));
+    return cuzk__fail(err, st, "GPU: %s: %s", what, cuzk__gpu_status_text(st));
 }
 
 /* Announcements a key keeps (cuzk_backend_stage); a fifth drops the oldest. */

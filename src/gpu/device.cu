@@ -18,6 +18,10 @@ extern "C" void cuzk__gpu_record_error(cudaError_t err, const char *expr, const 
 
 extern "C" const char *cuzk__gpu_last_error(void) { return gpu_last_error; }
 
+extern "C" const char *cuzk__gpu_status_text(cuzk_status st) {
+    return st == CUZK_ERR_GPU || st == CUZK_ERR_DEVICE_NOMEM ? gpu_last_error : cuzk_strerror(st);
+}
+
 extern "C" cuzk_status cuzk__gpu_device_count(int *count) {
     if (count == NULL) return CUZK_ERR_INVALID_ARG;
     *count = 0;

@@ -32,6 +32,10 @@ extern "C" {
 /* The message of the last failure on this thread ("" if none yet). Stays
  * valid until the next failing call on the same thread. */
 const char *cuzk__gpu_last_error(void);
+/* What a failed call's status says: the runtime's words (the last error)
+ * for the statuses a CUDA call returns, CUZK_ERR_GPU and
+ * CUZK_ERR_DEVICE_NOMEM; the status's own sentence for the others. */
+const char *cuzk__gpu_status_text(cuzk_status st);
 
 /*
  * Number of CUDA devices. When the runtime reports no device or no usable

@@ -115,12 +115,6 @@ static cuzk_status msm_dev(cuzk__gpu_msm_bases *b, uint64_t *result, const uint6
     return st;
 }
 
-/*
- * Places the inputs that live on the host (scalars, a bitmap of n bits) at
- * the start of the work area; *offset is where the rest begins. Device
- * pointers are used in place. The work area is first grown to what the
- * whole call needs (msm_dev/batch_add_dev recompute and check it).
- */
 /* The bytes stage_inputs places before the rest: host inputs only. */
 static size_t staged_bytes(const uint64_t *scalars, const uint64_t *bitmap, size_t n) {
     size_t off = 0;
@@ -129,6 +123,12 @@ static size_t staged_bytes(const uint64_t *scalars, const uint64_t *bitmap, size
     return off;
 }
 
+/*
+ * Places the inputs that live on the host (scalars, a bitmap of n bits) at
+ * the start of the work area; *offset is where the rest begins. Device
+ * pointers are used in place. The work area is first grown to what the
+ * whole call needs (msm_dev/batch_add_dev recompute and check it).
+ */
 static cuzk_status stage_inputs(cuzk__gpu_msm_bases *b, const uint64_t **d_scalars,
                                 const uint64_t *scalars, const uint64_t **d_bitmap,
                                 const uint64_t *bitmap, size_t n, size_t rest, size_t *offset) {

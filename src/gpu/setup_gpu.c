@@ -24,8 +24,7 @@ typedef struct {
 
 /* A failed GPU call's message (the runtime's words) or the status's name. */
 static cuzk_status gpu_fail(cuzk_error *err, cuzk_status st, const char *what) {
-    const int dev = st == CUZK_ERR_GPU || st == CUZK_ERR_DEVICE_NOMEM;
-    return cuzk__fail(err, st, "%s: %s", what, dev ? cuzk__gpu_last_error() : cuzk_strerror(st));
+    return cuzk__fail(err, st, "%s: %s", what, cuzk__gpu_status_text(st));
 }
 
 static void accel_unload(void *ctx) {
