@@ -133,7 +133,7 @@ nvcc "${flags[@]}" -x cu -c "$sppark/util/all_gpus.cpp" -o "$build_dir/all_gpus.
 nvcc "${gencode[@]}" --cudart static "$build_dir/sppark_msm.o" "$build_dir/all_gpus.o" \
      "$lib/libblst.a" -o "$build_dir/sppark_msm"
 { set +x; } 2> /dev/null
-if ldd "$build_dir/sppark_msm" | grep -q libcudart; then
+if grep -q libcudart <<<"$(ldd "$build_dir/sppark_msm")"; then
     echo "bench-sppark: $build_dir/sppark_msm links libcudart dynamically" >&2
     exit 1
 fi

@@ -47,7 +47,9 @@ run_embed() { # NAME BINARY
 
 cmake -S "$src/examples/embed" -B "$tmp/embed-cmake" -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
 cmake --build "$tmp/embed-cmake" >/dev/null
-ldd "$tmp/embed-cmake/embed" | grep -q "$prefix/lib/libcuzk.so" ||
+# ldd's lines read whole before grep, so that pipefail never sees ldd
+# killed by a grep -q that stopped reading at its match
+grep -qF "$prefix/lib/libcuzk.so" <<<"$(ldd "$tmp/embed-cmake/embed")" ||
     die "the CMake build of the example does not load the installed libcuzk.so"
 run_embed "find_package, shared" "$tmp/embed-cmake/embed"
 run_embed "find_package, static" "$tmp/embed-cmake/embed_static"

@@ -11,7 +11,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 
 need=()
 have_cmd() { command -v "$1" >/dev/null 2>&1; }
-have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
+have_pkg() { [ "$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null)" = "install ok installed" ]; }
 want_cmd() { have_cmd "$1" || need+=("$2"); }
 want_pkg() { have_pkg "$1" || need+=("$1"); }
 

@@ -134,7 +134,7 @@ temps_ok() {
     re=$(printf '%s|' "$@" | sed -e 's/\./\\./g' -e 's/|$//')
     extra=$(listing "$dir" | grep -vxF "$(printf '%s\n' "$@")")
     [ -z "$extra" ] && return 0
-    printf '%s\n' "$extra" | grep -qvxE "\.($re)\.[A-Za-z0-9]{6}" && return 1
+    grep -qvxE "\.($re)\.[A-Za-z0-9]{6}" <<<"$extra" && return 1
     [ -z "$(printf '%s\n' "$extra" | sed -E 's/\.[A-Za-z0-9]{6}$//' | sort | uniq -d)" ]
 }
 
@@ -183,7 +183,7 @@ cp kg/w0.wit saved.wit
 pid=$!
 for _ in $(seq 3000); do
     kill -0 $pid 2>/dev/null || break
-    if listing kg | grep -qE '^(\.w[0-9]+\.wit\..*|w[0-9]+\.wit\.tmp|w[1-9][0-9]*\.wit)$' ||
+    if grep -qE '^(\.w[0-9]+\.wit\..*|w[0-9]+\.wit\.tmp|w[1-9][0-9]*\.wit)$' <<<"$(listing kg)" ||
         ! cmp -s kg/circuit.cuzk saved.cuzk; then
         kill -9 $pid
         break

@@ -32,7 +32,7 @@ CUZK_SUPRASEAL_STATIC=1 CARGO_TARGET_DIR=$target/static "$cargo" test --offline 
 # the statically linked test program needs no libcuzk_supraseal.so at run time
 for t in "$target"/static/debug/deps/prove-*; do
     [ -x "$t" ] || continue
-    if ldd "$t" | grep -q cuzk_supraseal; then
+    if grep -q cuzk_supraseal <<<"$(ldd "$t")"; then
         echo "check_shim: $t depends on libcuzk_supraseal.so" >&2
         exit 1
     fi
