@@ -69,6 +69,9 @@ static cuzk_status ensure_open(cuzk_engine *e, cache_entry *ce, cuzk_error *err)
     if (ce->key != NULL) return CUZK_OK;
     ce->loading = 1;
     make_room(e, ce, ce->bytes);
+    /* counted while it opens, so that a key opening beside it makes its
+     * own room rather than taking the same */
+    e->cache_used += ce->bytes;
     pthread_mutex_unlock(&e->mu);
     cuzk_key *k = NULL;
     const cuzk_status st = open_files(e, ce, &k, err);
@@ -78,7 +81,8 @@ static cuzk_status ensure_open(cuzk_engine *e, cache_entry *ce, cuzk_error *err)
         ce->key = k;
         ce->tier = CUZK_KEY_WARM;
         ce->loads++;
-        e->cache_used += ce->bytes;
+    } else {
+        e->cache_used -= ce->bytes;
     }
     pthread_cond_broadcast(&e->changed);
     return st;

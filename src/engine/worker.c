@@ -8,11 +8,11 @@
  * back to back: while one computes, another loads, uploads, finishes and
  * verifies.
  *
- * A device fault (CUZK_ERR_GPU) sends the partition back once more
- * (max_retries), to another lane of its key when it has one, and retires
- * the lane: the slots sharing it take nothing until their partitions in
+ * A device fault (CUZK_ERR_GPU) retires the lane, whatever becomes of the
+ * partition: the slots sharing it take nothing until their partitions in
  * flight end, then the key's lane is reset (backend closed, key released)
- * and prepared again by the next proof. A GPU lane whose device memory ran
+ * and prepared again by the next proof. The partition goes back
+ * (max_retries times), to another lane of its key when it has one. A GPU lane whose device memory ran
  * out (CUZK_ERR_DEVICE_NOMEM) is retired the same way but steps down: the next
  * proof prepares it one memory plan lower (down to the CPU), and the
  * partition goes back as often as its lanes can step down. Any other
@@ -201,6 +201,15 @@ static int settle(cuzk_engine *e, size_t s, entry en, cuzk_key *key, cuzk_status
                    const cuzk_error *perr) {
     job *j = en.j;
     const size_t np = (size_t)j->n_public;
+    /* A lane that faulted, or whose device memory ran out where it can step
+     * down, is reset whatever becomes of the partition: failed, retried or
+     * its job already ended. */
+    const size_t lane = key != NULL ? s % key->n_lanes : 0;
+    const int fault = st == CUZK_ERR_GPU && key != NULL;
+    const int step = st == CUZK_ERR_DEVICE_NOMEM && key != NULL &&
+                     cuzk__lane_can_step_down(&key->lanes[lane]);
+    if (st == CUZK_ERR_GPU) e->stats.faults++;
+    if (fault || step) retire(e, key, lane, step);
     if (cuzk__job_ended(j)) {
         if (j->running == 0) {
             e->settled++;
@@ -218,18 +227,12 @@ static int settle(cuzk_engine *e, size_t s, entry en, cuzk_key *key, cuzk_status
         if (++j->done == j->n) cuzk__job_end(e, j, CUZK_JOB_DONE);
         return 0;
     }
-    if (st == CUZK_ERR_GPU) e->stats.faults++;
-    /* The partition goes back, its lane retired, after a device fault (at
-     * most max_retries times) or when the lane's device memory ran out and
-     * it can step down a plan (bounded: each step lowers its floor for
-     * good). The retry list holds one partition a worker; a lane that keeps
-     * faulting while the others are busy fails its partitions instead. */
-    const size_t lane = key != NULL ? s % key->n_lanes : 0;
-    const int step = st == CUZK_ERR_DEVICE_NOMEM && key != NULL &&
-                     cuzk__lane_can_step_down(&key->lanes[lane]);
-    const int fault = st == CUZK_ERR_GPU && key != NULL && en.attempt < e->opt.max_retries;
-    if ((step || fault) && e->retry_n < e->n_workers) {
-        retire(e, key, lane, step);
+    /* The partition goes back after a device fault (at most max_retries
+     * times) or when its lane can step down a plan (bounded: each step
+     * lowers the lane's floor for good). The retry list holds one partition
+     * a worker; a lane that keeps faulting while the others are busy fails
+     * its partitions instead. */
+    if ((step || (fault && en.attempt < e->opt.max_retries)) && e->retry_n < e->n_workers) {
         en.avoid = lane;
         en.attempt += fault;
         e->retry[e->retry_n++] = en; /* room: one per partition in flight */

@@ -5,8 +5,9 @@
  * backpressure, a failing partition named, and jobs from several threads at
  * once with nothing lost or duplicated; the host memory budget (held under a
  * flood, back to zero after cancels), injected device faults survived by a
- * retry on another lane (CPU lanes standing in for devices), the counts and
- * the timeline.
+ * retry on another lane (CPU lanes standing in for devices) and the lane
+ * reset even when the partition fails, the key cache's budget with keys
+ * opening at once, the counts and the timeline.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -55,6 +56,19 @@ static cuzk_job_info wait_ended(cuzk_engine *e, uint64_t id) {
         nanosleep(&ts, NULL);
     }
     return info;
+}
+
+/* The engine's stats once its lane resets reach n (a reset runs after the
+ * partition that asked for it has settled), or after 30 s. */
+static cuzk_engine_stats stats_after_resets(cuzk_engine *e, uint64_t n) {
+    cuzk_engine_stats s;
+    cuzk_engine_get_stats(e, &s);
+    for (int spins = 0; spins < 30000 && s.lane_resets < n; spins++) {
+        const struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+        cuzk_engine_get_stats(e, &s);
+    }
+    return s;
 }
 
 /* Collects a job and checks every proof. */
@@ -238,7 +252,8 @@ static void test_budget(void) {
 
 /* An injected device fault: the partition is proved again on the other
  * lane, the faulting lane is reset and serves again; with retries off the
- * job fails naming the partition and the fault. */
+ * job fails naming the partition and the fault, and the lane is reset all
+ * the same. */
 static void test_fault_retry(void) {
     cuzk_options co;
     cuzk_options_init(&co);
@@ -294,13 +309,19 @@ static void test_fault_retry(void) {
             CHECK(cuzk_engine_submit(e, &id, k2, in, 4, CUZK_PRIORITY_NORMAL, NULL, 0, &err) ==
                   CUZK_OK);
             CHECK(cuzk_engine_await(e, id, -1, NULL, NULL, NULL, &err) == CUZK_OK);
-            cuzk_engine_get_stats(e, &s);
+            s = stats_after_resets(e, 1);
             CHECK(s.lane_resets == 1 && s.proofs == 9);
         } else {
             CHECK(st == CUZK_ERR_GPU);
             CHECK(strstr(err.msg, "injected fault") != NULL && strstr(err.msg, o.fault_stage));
             CHECK(strncmp(err.msg, "partition ", 10) == 0);
             CHECK(s.retries == 0 && s.failed_partitions == 1);
+            /* the lane that faulted is reset although its partition failed */
+            CHECK(cuzk_engine_submit(e, &id, k2, in, 4, CUZK_PRIORITY_NORMAL, NULL, 0, &err) ==
+                  CUZK_OK);
+            CHECK(cuzk_engine_await(e, id, -1, NULL, NULL, NULL, &err) == CUZK_OK);
+            s = stats_after_resets(e, 1);
+            CHECK(s.lane_resets == 1 && s.faults == 1);
         }
         cuzk_engine_destroy(e);
     }
@@ -514,6 +535,63 @@ static void test_key_cache(void) {
     cuzk_engine_destroy(e);
 }
 
+/* Two keys opening at once with room for two keys, a third open and idle:
+ * each opening counts the other's bytes, so the idle key closes and no more
+ * than two are ever open (the budget held with nothing in use). */
+struct named_submit {
+    cuzk_engine *e;
+    const char *name;
+    pthread_barrier_t *start;
+    cuzk_status st;
+};
+
+static void *submit_named_main(void *arg) {
+    struct named_submit *ns = arg;
+    const cuzk_witness_input in[1] = {{.path = wtns}};
+    uint64_t id;
+    cuzk_error err;
+    pthread_barrier_wait(ns->start);
+    ns->st = cuzk_engine_submit_named(ns->e, &id, ns->name, in, 1, CUZK_PRIORITY_NORMAL, NULL,
+                                      0, &err);
+    return NULL;
+}
+
+static void test_key_cache_opening_together(void) {
+    cuzk_engine_options o;
+    cuzk_engine_options_init(&o);
+    o.start_paused = 1; /* the jobs wait: every open key stays idle */
+    cuzk_engine *e = NULL;
+    cuzk_error err;
+    const cuzk_key_source src = {.zkey = zkey};
+    cuzk_engine_key_info info;
+    CHECK(cuzk_engine_create(&e, ctx, &o, &err) == CUZK_OK);
+    CHECK(cuzk_engine_key_add(e, "probe", &src, &err) == CUZK_OK);
+    CHECK(cuzk_engine_key_get_info(e, "probe", &info, &err) == CUZK_OK && info.bytes > 0);
+    cuzk_engine_destroy(e);
+    o.key_cache_bytes = 2 * info.bytes + info.bytes / 2;
+    CHECK(cuzk_engine_create(&e, ctx, &o, &err) == CUZK_OK);
+    if (e == NULL) return;
+    const char *names[3] = {"a", "b", "c"};
+    for (int i = 0; i < 3; i++) CHECK(cuzk_engine_key_add(e, names[i], &src, &err) == CUZK_OK);
+    CHECK(cuzk_engine_key_preload(e, "c", CUZK_KEY_WARM, &err) == CUZK_OK);
+    pthread_barrier_t start;
+    pthread_barrier_init(&start, NULL, 2);
+    struct named_submit ns[2] = {{e, "a", &start, CUZK_ERR_BUSY},
+                                 {e, "b", &start, CUZK_ERR_BUSY}};
+    pthread_t th[2];
+    for (int i = 0; i < 2; i++) CHECK(pthread_create(&th[i], NULL, submit_named_main, &ns[i]) == 0);
+    for (int i = 0; i < 2; i++) pthread_join(th[i], NULL);
+    pthread_barrier_destroy(&start);
+    int open = 0;
+    for (int i = 0; i < 3; i++) {
+        CHECK(cuzk_engine_key_get_info(e, names[i], &info, &err) == CUZK_OK);
+        open += info.tier != CUZK_KEY_COLD;
+    }
+    CHECK(ns[0].st == CUZK_OK && ns[1].st == CUZK_OK);
+    CHECK(open == 2);
+    cuzk_engine_destroy(e);
+}
+
 /*
  * Same-key batching: keys a and b of which only one fits the cache, jobs
  * a, b, a, b queued while paused (b is open, a closed, after the
@@ -674,6 +752,7 @@ int main(int argc, char **argv) {
     RUN(test_fault_retry);
     RUN(test_timeline);
     RUN(test_key_cache);
+    RUN(test_key_cache_opening_together);
     RUN(test_key_batching);
     RUN(test_gpu_lane);
     RUN(test_nomem_cpu);
