@@ -61,14 +61,21 @@ static job *find_job(cuzk_engine *e, uint64_t id) {
     return NULL;
 }
 
+/* Frees a partition's witness values (wiped); the bytes they held. */
+static uint64_t values_free(cuzk_witness_input *in) {
+    if (in->values == NULL) return 0;
+    const uint64_t bytes = (uint64_t)in->n_values * 32;
+    cuzk__wipe((uint8_t *)in->values, bytes);
+    free((uint8_t *)in->values);
+    in->values = NULL;
+    return bytes;
+}
+
 /* Frees j's witness copies (paths and values). */
 static void inputs_free(job *j) {
     for (size_t i = 0; j->in != NULL && i < j->n; i++) {
         free((char *)j->in[i].path);
-        if (j->in[i].values != NULL) {
-            cuzk__wipe((uint8_t *)j->in[i].values, j->in[i].n_values * 32);
-            free((uint8_t *)j->in[i].values);
-        }
+        (void)values_free(&j->in[i]);
     }
     free(j->in);
     j->in = NULL;
@@ -77,6 +84,7 @@ static void inputs_free(job *j) {
 static void job_free(job *j) {
     if (j == NULL) return;
     inputs_free(j);
+    free(j->proving);
     free(j->proofs);
     free(j->pub);
     free(j->times);
@@ -86,20 +94,32 @@ static void job_free(job *j) {
 }
 
 void cuzk__job_drop_inputs(cuzk_engine *e, job *j) {
-    if (j->in == NULL || j->running != 0) return;
-    inputs_free(j);
-    e->host_used -= j->held_bytes;
-    j->held_bytes = 0;
+    if (j->in == NULL) return;
+    if (j->running == 0) {
+        inputs_free(j);
+        e->host_used -= j->held_bytes;
+        j->held_bytes = 0;
+        return;
+    }
+    /* the partitions being proved keep theirs until they stop */
+    for (size_t i = 0; i < j->n; i++)
+        if (!j->proving[i]) {
+            const uint64_t bytes = values_free(&j->in[i]);
+            e->host_used -= bytes;
+            j->held_bytes -= bytes;
+        }
 }
 
-static void forget_job(cuzk_engine *e, job *j) {
+/* Takes j out of the engine (the lock held); the caller frees it after
+ * unlocking, since its key's last reference may go with it. */
+static job *forget_job(cuzk_engine *e, job *j) {
     for (job **p = &e->jobs; *p != NULL; p = &(*p)->next)
         if (*p == j) {
             *p = j->next;
             break;
         }
     if (j->in != NULL) e->host_used -= j->held_bytes;
-    job_free(j);
+    return j;
 }
 
 void cuzk__job_end(cuzk_engine *e, job *j, cuzk_job_state state) {
@@ -217,8 +237,8 @@ cuzk_status cuzk_engine_create(cuzk_engine **out, cuzk_context *ctx,
         free(e);
         return cuzk__fail(err, CUZK_ERR_NOMEM, "no memory for an engine");
     }
-    pthread_cond_init(&e->work, NULL);
-    pthread_cond_init(&e->changed, NULL);
+    (void)cuzk__cond_init(&e->work);
+    (void)cuzk__cond_init(&e->changed);
     pthread_mutex_init(&e->hist_mu, NULL);
     if (o.fault_stage != NULL && o.fault_nth != 0) { /* armed last: nth publishes the rest */
         atomic_store(&ctx->fault.nth, 0);
@@ -254,7 +274,7 @@ void cuzk_engine_destroy(cuzk_engine *e) {
     pthread_cond_broadcast(&e->changed);
     pthread_mutex_unlock(&e->mu);
     for (size_t i = 0; i < e->n_workers; i++) pthread_join(e->workers[i], NULL);
-    while (e->jobs != NULL) forget_job(e, e->jobs);
+    while (e->jobs != NULL) job_free(forget_job(e, e->jobs));
     for (size_t i = 0; i < e->n_resets; i++) cuzk__key_unref(e->resets[i].key);
     cuzk__cache_free(e);
     if (e->armed_fault) atomic_store(&e->ctx->fault.nth, 0);
@@ -324,10 +344,12 @@ static cuzk_status job_new(job **out, cuzk_key *key, const cuzk_witness_input *i
     j->n = n;
     j->prio = prio;
     j->in = calloc(n, sizeof(*j->in));
+    j->proving = calloc(n, 1);
     j->proofs = calloc(n, sizeof(*j->proofs));
     j->pub = malloc(n * np * 32 + 1);
     j->times = calloc(n, sizeof(*j->times));
-    int ok = j->in != NULL && j->proofs != NULL && j->pub != NULL && j->times != NULL;
+    int ok = j->in != NULL && j->proving != NULL && j->proofs != NULL && j->pub != NULL &&
+             j->times != NULL;
     if (ok && request_id != NULL) ok = (j->request_id = cuzk__strdup(request_id)) != NULL;
     for (size_t i = 0; ok && i < n; i++) {
         if (in[i].path != NULL) {
@@ -502,6 +524,7 @@ cuzk_status cuzk_engine_await(cuzk_engine *e, uint64_t job_id, int timeout_ms, c
         }
     }
     cuzk_status st;
+    job *collected = j;
     if (j == NULL) {
         st = cuzk__fail(err, CUZK_ERR_NOT_FOUND, "job %llu: no such job",
                         (unsigned long long)job_id);
@@ -511,17 +534,18 @@ cuzk_status cuzk_engine_await(cuzk_engine *e, uint64_t job_id, int timeout_ms, c
         if (public_inputs != NULL) memcpy(public_inputs, j->pub, j->n * np * 32);
         if (times != NULL) memcpy(times, j->times, j->n * sizeof(*times));
         st = CUZK_OK;
-        forget_job(e, j);
+        (void)forget_job(e, j);
     } else if (j->state == CUZK_JOB_FAILED) {
         if (err != NULL) *err = j->err;
         st = j->err.status;
-        forget_job(e, j);
+        (void)forget_job(e, j);
     } else {
         st = cuzk__fail(err, CUZK_ERR_CANCELLED, "job %llu: cancelled",
                         (unsigned long long)job_id);
-        forget_job(e, j);
+        (void)forget_job(e, j);
     }
     pthread_mutex_unlock(&e->mu);
+    job_free(collected); /* outside the lock: a key may go with it */
     return st;
 }
 

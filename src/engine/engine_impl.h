@@ -42,6 +42,7 @@ typedef struct job {
     size_t n_lanes;
     size_t n;
     cuzk_witness_input *in; /* deep copies */
+    uint8_t *proving;       /* per partition: 1 while a worker reads or proves it */
     cuzk_proof *proofs;
     uint8_t *pub;
     cuzk_proof_times *times;
@@ -130,8 +131,9 @@ void cuzk__queue_remove_job(cuzk_engine *e, job *j);
 
 /* Ends j (DONE, FAILED or CANCELLED) and wakes whoever waits on it. */
 void cuzk__job_end(cuzk_engine *e, job *j, cuzk_job_state state);
-/* Frees an ended job's witness copies once no worker reads them (none
- * running), giving their bytes back to the budget. */
+/* Frees an ended job's witness values that no worker reads (those of the
+ * partitions not being proved), and every copy once none runs, giving
+ * their bytes back to the budget. */
 void cuzk__job_drop_inputs(cuzk_engine *e, job *j);
 static inline int cuzk__job_ended(const job *j) { return j->state >= CUZK_JOB_DONE; }
 /* Milliseconds on the engine's clock. */

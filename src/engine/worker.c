@@ -101,8 +101,10 @@ static void run_resets(cuzk_engine *e) {
                 break;
             }
         e->stats.lane_resets++;
-        cuzk__key_unref(key);
         pthread_cond_broadcast(&e->work);
+        pthread_mutex_unlock(&e->mu); /* the last reference may free the key */
+        cuzk__key_unref(key);
+        pthread_mutex_lock(&e->mu);
         i = (size_t)-1; /* the list changed: from the start */
     }
 }
@@ -211,9 +213,9 @@ static int settle(cuzk_engine *e, size_t s, entry en, cuzk_key *key, cuzk_status
     if (st == CUZK_ERR_GPU) e->stats.faults++;
     if (fault || step) retire(e, key, lane, step);
     if (cuzk__job_ended(j)) {
+        cuzk__job_drop_inputs(e, j); /* this partition's, or all once none runs */
         if (j->running == 0) {
             e->settled++;
-            cuzk__job_drop_inputs(e, j);
             pthread_cond_broadcast(&e->changed); /* a cancelled job is quiet now */
         }
         return 0;
@@ -261,6 +263,7 @@ void *cuzk__worker_main(void *arg) {
         job *j = en.j;
         j->queued--;
         j->running++;
+        j->proving[en.part] = 1;
         if (j->state == CUZK_JOB_QUEUED) j->state = CUZK_JOB_RUNNING;
         e->slots[s].busy++;
         /* the loaded witness, in flight until the proof has started */
@@ -290,6 +293,7 @@ void *cuzk__worker_main(void *arg) {
         e->host_used -= wbytes;
         e->slots[s].busy--;
         j->running--;
+        j->proving[en.part] = 0;
         if (key != NULL) cuzk__cache_release(e, j);
         const uint64_t job_id = j->id;
         const int retried = settle(e, s, en, key, st, &proof, pub, &t, &perr);

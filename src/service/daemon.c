@@ -158,10 +158,10 @@ cuzk_status cuzk__daemon_start(cuzk__daemon **out, const cuzk__daemon_config *cf
         snprintf(d->name, sizeof(d->name), "%s:%ld", host, (long)getpid());
     }
     pthread_mutex_init(&d->mu, NULL);
-    pthread_cond_init(&d->ended, NULL);
-    pthread_cond_init(&d->wake, NULL);
-    pthread_cond_init(&d->beat, NULL);
-    pthread_cond_init(&d->fetch, NULL);
+    (void)cuzk__cond_init(&d->ended);
+    (void)cuzk__cond_init(&d->wake);
+    (void)cuzk__cond_init(&d->beat);
+    (void)cuzk__cond_init(&d->fetch);
 
     cuzk_options copt;
     cuzk_engine_options eopt;

@@ -9,12 +9,14 @@
  * reset even when the partition fails, the key cache's budget with keys
  * opening at once, the counts and the timeline.
  */
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cuzk.h"
 #include "harness.h"
@@ -121,6 +123,16 @@ static void test_request_id_cancel_backpressure(void) {
     /* 2 of 3 queued: a job of 2 waits for room, then gives up */
     CHECK(submit(e, &z, 2, CUZK_PRIORITY_NORMAL, NULL, 30) == CUZK_ERR_BUSY);
     CHECK(submit(e, &z, 4, CUZK_PRIORITY_NORMAL, NULL, 0) == CUZK_ERR_INVALID_ARG);
+    {   /* timed waits last their time (deadline and wait on one clock) */
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        CHECK(cuzk_engine_await(e, x, 60, NULL, NULL, NULL, &err) == CUZK_ERR_TIMEOUT);
+        CHECK(cuzk_engine_wait_settled(e, 0, 60) == 0);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        const double ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
+                          (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+        CHECK(ms >= 119.0 && ms < 60000.0);
+    }
     {   /* a queue whose size in bytes would overflow is refused */
         cuzk_engine_options o;
         cuzk_engine_options_init(&o);
@@ -248,6 +260,44 @@ static void test_budget(void) {
     collect_and_verify(e, id[3], 2);
     CHECK(bytes_used(e) == 0);
     cuzk_engine_destroy(e);
+}
+
+/* A job cancelled while one partition is being proved gives back the
+ * values of the others at once: partition 0's witness is a FIFO, so its
+ * worker waits in the load until the test opens the other end. */
+static void test_budget_cancel_running(void) {
+    char dir[] = "/tmp/cuzk-engine-XXXXXX", fifo[64];
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(fifo, sizeof fifo, "%s/w0", dir);
+    CHECK(mkfifo(fifo, 0600) == 0);
+    cuzk_engine *e = engine(1, 16, 0);
+    if (e == NULL) return;
+    cuzk_witness_input in[4] = {{.path = fifo}, values_input(), values_input(), values_input()};
+    uint64_t id;
+    cuzk_error err;
+    CHECK(cuzk_engine_submit(e, &id, key, in, 4, CUZK_PRIORITY_NORMAL, NULL, 0, &err) == CUZK_OK);
+    cuzk_job_info info = {0};
+    for (int spins = 0; spins < 30000 && info.n_running == 0; spins++) {
+        CHECK(cuzk_engine_job_info(e, id, &info, &err) == CUZK_OK);
+        const struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
+    CHECK(info.n_running == 1);
+    /* three partitions' values and the witness being loaded */
+    CHECK(bytes_used(e) == 4 * n_vars * 32);
+    CHECK(cuzk_engine_cancel(e, id, &err) == CUZK_OK);
+    CHECK(bytes_used(e) == n_vars * 32);
+    const int fd = open(fifo, O_WRONLY); /* the load goes on, and fails: no witness */
+    CHECK(fd >= 0);
+    if (fd >= 0) {
+        CHECK(write(fd, "not-a-witness", 13) == 13);
+        close(fd);
+    }
+    CHECK(cuzk_engine_await(e, id, -1, NULL, NULL, NULL, &err) == CUZK_ERR_CANCELLED);
+    CHECK(bytes_used(e) == 0);
+    cuzk_engine_destroy(e);
+    unlink(fifo);
+    rmdir(dir);
 }
 
 /* An injected device fault: the partition is proved again on the other
@@ -749,6 +799,7 @@ int main(int argc, char **argv) {
     RUN(test_failing_partition);
     RUN(test_concurrent);
     RUN(test_budget);
+    RUN(test_budget_cancel_running);
     RUN(test_fault_retry);
     RUN(test_timeline);
     RUN(test_key_cache);
