@@ -8,7 +8,7 @@
 set -euo pipefail
 build=$(cd "${1:?usage: check-install.sh BUILD_DIR}" && pwd)
 src=$(cd "$(dirname "$0")/.." && pwd)
-tmp=$(mktemp -d)
+tmp=$(mktemp -d "$build/check-install.XXXXXX") # beside the build: /tmp may be noexec
 trap 'rm -rf "$tmp"' EXIT
 prefix=$tmp/prefix
 pass=0

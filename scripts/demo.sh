@@ -9,7 +9,8 @@
 #   scripts/demo.sh [BUILD_DIR]      (default: build)
 #
 # The daemon's state (database, spool, socket, token, log) lives in
-# BUILD_DIR/demo; jobs left there resume at the next run.
+# BUILD_DIR/demo (the socket in a short temporary folder where that path
+# would be too long for one); jobs left there resume at the next run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
@@ -27,6 +28,11 @@ fi
 chmod 600 "$state/token"
 token=$(cat "$state/token")
 sock=$state/cuzk.sock
+sock_dir=""
+if [ ${#sock} -gt 100 ]; then # a Unix socket's path holds 107 bytes at most
+    sock_dir=$(mktemp -d "${TMPDIR:-/tmp}/cuzk-demo.XXXXXX")
+    sock=$sock_dir/cuzk.sock
+fi
 export CUZK_ADDR=unix:$sock
 
 "$cuzk" daemon --server.unix_socket "$sock" --server.unix_socket_mode 0600 \
@@ -39,6 +45,7 @@ daemon=$!
 stop_daemon() {
     kill -TERM "$daemon" 2> /dev/null || true
     wait "$daemon" 2> /dev/null || true
+    [ -z "$sock_dir" ] || rm -rf "$sock_dir"
 }
 trap 'echo; echo "demo: stopping the daemon (it drains first)"; stop_daemon; exit 0' INT TERM
 trap stop_daemon EXIT

@@ -57,6 +57,16 @@ if [ ${#need[@]} -gt 0 ]; then
     fi
 fi
 
+if [ "$mode" = test ]; then
+    # the JavaScript tests' packages need node 20.19 or newer (Debian 12's nodejs is 18)
+    node_v=$(node -p 'process.versions.node')
+    IFS=. read -r node_major node_minor _ <<<"$node_v"
+    if [ "$node_major" -lt 20 ] || { [ "$node_major" -eq 20 ] && [ "$node_minor" -lt 19 ]; }; then
+        echo "install-deps: node $node_v is too old: the tests need node 20.19 or newer" >&2
+        exit 1
+    fi
+fi
+
 if [ "$mode" = test ] && [ -f "$here/tests/js/package-lock.json" ]; then
     lock="$here/tests/js/package-lock.json"
     stamp="$here/tests/js/node_modules/.cuzk-lock.sha256"

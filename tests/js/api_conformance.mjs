@@ -23,7 +23,6 @@ import {
   symlinkSync, writeFileSync,
 } from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
@@ -73,13 +72,6 @@ let PORT = 0;
 let daemon = null;
 let daemonExit = null;
 
-function freePort() {
-  return new Promise((res, rej) => {
-    const s = net.createServer();
-    s.on('error', rej);
-    s.listen(0, '127.0.0.1', () => { const p = s.address().port; s.close(() => res(p)); });
-  });
-}
 
 // ---- HTTP --------------------------------------------------------------------------
 
@@ -162,8 +154,13 @@ function expectStatus(r, want, what) {
 
 // ---- the daemon ----------------------------------------------------------------------
 
+// Starts the daemon and waits until it answers on its socket and its log
+// names the TCP port it took (it listens on port 0: no port is picked here
+// that another process could take before the daemon binds it).
 async function startDaemon(confPath, overrides) {
-  const logFd = (await import('node:fs')).openSync(LOG, 'a');
+  const fs = await import('node:fs');
+  const logFd = fs.openSync(LOG, 'a');
+  const logFrom = fs.fstatSync(logFd).size;
   daemonExit = null;
   daemon = spawn(CUZK, ['daemon', '--config', confPath, ...overrides], { stdio: ['ignore', logFd, logFd] });
   daemon.on('exit', (code, signal) => { daemonExit = { code, signal }; });
@@ -172,7 +169,12 @@ async function startDaemon(confPath, overrides) {
     if (daemonExit) break;
     try {
       const r = await request('unix', 'GET', '/v1/status', { timeoutMs: 5000 });
-      if (r.status === 200) return true;
+      const m = readFileSync(LOG).subarray(logFrom).toString('utf8')
+        .match(/listening on http:\/\/127\.0\.0\.1:(\d+)/);
+      if (r.status === 200 && m) {
+        PORT = Number(m[1]);
+        return true;
+      }
     } catch { /* not listening yet */ }
     await sleep(100);
   }
@@ -338,15 +340,16 @@ async function main() {
   }
   const SLOW_W = join(SLOW, 'w0.wit');
 
-  PORT = await freePort();
   writeFileSync(join(TMP, 'token'), `${TOKEN}\n`, { mode: 0o600 });
   chmodSync(join(TMP, 'token'), 0o600);
   const conf = join(TMP, 'cuzk.conf');
   writeFileSync(conf, [
-    '[server]', `unix_socket = ${SOCK}`, 'unix_socket_mode = 0600', `tcp_listen = 127.0.0.1:${PORT}`,
+    '[server]', `unix_socket = ${SOCK}`, 'unix_socket_mode = 0600', 'tcp_listen = 127.0.0.1:0',
     `token_file = ${join(TMP, 'token')}`, 'max_body_bytes = 1M', 'request_timeout_s = 300',
     '[store]', `database = ${join(TMP, 'cuzk.db')}`, `spool_dir = ${SPOOL}`, 'result_retention_s = 3600',
-    '[engine]', 'backend = auto', 'max_queued_partitions = 64',
+    // two threads a lane: the slow key's job outlasts the waits below on a
+    // machine of many cores too
+    '[engine]', 'backend = auto', 'max_queued_partitions = 64', 'threads = 2',
     '[key sample]', `zkey = ${join(SAMPLE, 'circuit.zkey')}`, `r1cs = ${join(SAMPLE, 'circuit.r1cs')}`, '',
   ].join('\n'));
   // the command line's overrides: the CPU backend and a 64K body limit

@@ -2,8 +2,8 @@
 # check_daemon.sh CUZK SOURCE_DIR — how a real daemon behaves under many
 # clients and bad ones.
 #
-# Starts `cuzk daemon` (CPU backend, one worker, so partitions run one at a
-# time) on a temporary Unix socket and a TCP port on 127.0.0.1 with a token,
+# Starts `cuzk daemon` (CPU backend, one worker of two threads, so partitions
+# run one at a time, as slowly on a machine of many cores) on a temporary Unix socket and a TCP port on 127.0.0.1 with a token,
 # request_timeout_s 2 and max_body_bytes 256K, serving examples/sample as key
 # "sample" and a small bellman circuit (gen-circuit, development setup) as key
 # "slow", whose partitions take a few hundred ms. Then checks:
@@ -353,6 +353,7 @@ spool_dir = $dir/spool
 [engine]
 backend = cpu
 workers_per_device = 1
+threads = 2
 [key sample]
 zkey = $sample/circuit.zkey
 r1cs = $sample/circuit.r1cs

@@ -128,6 +128,7 @@ spool_dir = $1/spool
 result_retention_s = $2
 [engine]
 backend = cpu
+threads = 2
 [key slow]
 circuit = $SLOW/circuit.cuzk
 params = $SLOW/circuit.params
