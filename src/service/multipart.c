@@ -11,6 +11,7 @@
 /* Bytes of content taken from the input per step, so that what is held
  * (the step and the boundary's tail) stays bounded. */
 #define STEP 65536
+#define PADDING_MAX 256 /* transport padding after a boundary (spaces, tabs) */
 
 typedef enum {
     ST_BODY,    /* content (or the preamble before the first boundary) */
@@ -198,6 +199,11 @@ static cuzk_status step(cuzk__mp_reader *r, cuzk_error *err) {
         case ST_AFTER: {
             size_t i = 0; /* transport padding before the CRLF */
             while (i < r->n && (r->buf[i] == ' ' || r->buf[i] == '\t')) i++;
+            if (i > PADDING_MAX) /* held, it would fill the buffer */
+                return failed(r, cuzk__fail(err, CUZK_ERR_INVALID_ARG,
+                                            "multipart: after boundary %zu: more than %d bytes "
+                                            "of padding",
+                                            r->parts + 1, PADDING_MAX));
             if (r->n - i < 2) return CUZK_OK;
             if (r->buf[i] == '-' && r->buf[i + 1] == '-') {
                 r->st = ST_DONE;
@@ -256,6 +262,9 @@ cuzk_status cuzk__mp_reader_feed(cuzk__mp_reader *r, const void *p, size_t n, cu
         size_t room = r->cap - r->n;
         if (room > STEP) room = STEP;
         const size_t k = n < room ? n : room;
+        if (k == 0) /* every state drops what it has read or fails before the buffer fills */
+            return failed(r, cuzk__fail(err, CUZK_ERR_INVALID_ARG,
+                                        "multipart: %zu bytes held and none handled", r->n));
         memcpy(r->buf + r->n, in, k);
         r->n += k;
         in += k;

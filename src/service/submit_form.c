@@ -114,7 +114,12 @@ static cuzk_status set_text(cuzk__submit_form *f, field which, const char *v, si
         if (len == 0 || v[0] != '/')
             return cuzk__fail(err, CUZK_ERR_INVALID_ARG,
                               "witness_path %zu: not an absolute path on the server", f->n);
-        char path[TEXT_MAX + 1];
+        /* the JSON reader's values are not bounded by TEXT_MAX as parts are */
+        if (len >= TEXT_MAX)
+            return cuzk__fail(err, CUZK_ERR_INVALID_ARG,
+                              "witness_path %zu: %zu bytes, longer than a path (%d at most)",
+                              f->n, len, TEXT_MAX - 1);
+        char path[TEXT_MAX];
         memcpy(path, v, len);
         path[len] = '\0';
         return add_witness(f, NULL, path, err);

@@ -181,6 +181,34 @@ static void test_refused(void) {
             CHECK(strstr(err.msg, bad[i].msg) != NULL);
         }
     }
+    /* padding after a boundary: a little is allowed, a flood refused at
+     * once (held, it would fill the reader's buffer), whole or in pieces */
+    {
+        static const char padded[] = "--XbX  \t \r\nContent-Disposition: form-data; "
+                                     "name=\"k\"\r\n\r\nv\r\n--XbX \r\n"
+                                     "Content-Disposition: form-data; name=\"j\"\r\n\r\nw"
+                                     "\r\n--XbX--";
+        parts ps;
+        cuzk_error err;
+        CHECK(read_split(padded, strlen(padded), 3, &ps, &err) == CUZK_OK && ps.n == 2);
+        const size_t pn = 100000;
+        char *pad = malloc(pn + 16);
+        memcpy(pad, "--XbX", 5);
+        memset(pad + 5, ' ', pn);
+        for (size_t piece = 1; piece <= pn + 5; piece *= 64) {
+            memset(&ps, 0, sizeof(ps));
+            const cuzk__mp_callbacks cb = {on_begin, on_data, on_end, &ps};
+            cuzk__mp_reader *r = NULL;
+            CHECK(cuzk__mp_reader_new(&r, CT, &cb, &err) == CUZK_OK);
+            cuzk_status st = CUZK_OK;
+            for (size_t at = 0; st == CUZK_OK && at < pn + 5; at += piece)
+                st = cuzk__mp_reader_feed(r, pad + at, at + piece < pn + 5 ? piece : pn + 5 - at,
+                                          &err);
+            CHECK(st == CUZK_ERR_INVALID_ARG && strstr(err.msg, "padding") != NULL);
+            cuzk__mp_reader_free(r);
+        }
+        free(pad);
+    }
     /* headers beyond the cap */
     const size_t hn = CUZK__MP_HEADERS_MAX + 100;
     char *h = malloc(hn + 64);
@@ -294,6 +322,23 @@ static void test_forms(void) {
     CHECK(cuzk__submit_form_request_id(f) == NULL);
     CHECK(cuzk__submit_form_priority(f) == CUZK_PRIORITY_NORMAL);
     cuzk__submit_form_free(f);
+
+    /* a JSON witness path: the longest a path can be, and one past it */
+    for (size_t len = 4094; len <= 9000; len += 9000 - 4094) {
+        char *body = malloc(len + 64);
+        const int k = snprintf(body, 64, "{\"key\":\"k\",\"witness_paths\":[\"/");
+        memset(body + k, 'p', len);
+        snprintf(body + k + len, 8, "\"]}");
+        const cuzk_status st = form_from(NULL, body, &s, &f, &err);
+        if (len == 4094) {
+            CHECK(st == CUZK_OK && cuzk__submit_form_witnesses(f, &n) != NULL && n == 1);
+            CHECK(strlen(cuzk__submit_form_witnesses(f, &n)[0].path) == 4095);
+        } else {
+            CHECK(st == CUZK_ERR_INVALID_ARG && strstr(err.msg, "longer than a path") != NULL);
+        }
+        cuzk__submit_form_free(f);
+        free(body);
+    }
 
     static const struct {
         const char *ct, *body, *msg;
