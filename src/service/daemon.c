@@ -104,9 +104,11 @@ static void describe(cuzk__daemon *d, char *out, size_t cap) {
     pthread_mutex_unlock(&d->mu);
 }
 
-/* A SQLite store's unfinished jobs of keys this configuration lacks fail:
- * no other daemon will prove them. */
-static cuzk_status fail_orphans(cuzk__daemon *d, cuzk_error *err) {
+/* A SQLite store's unfinished jobs of keys this daemon lacks now (one
+ * registered through the API before a restart, or gone from the
+ * configuration) wait in the queue, acknowledged and kept: registering the
+ * key again resumes them, cancelling ends them. Each is named in the log. */
+static cuzk_status report_waiting_jobs(cuzk__daemon *d, cuzk_error *err) {
     cuzk__jobstore_job *jobs = NULL;
     size_t n = 0;
     cuzk_status st = cuzk__jobstore_list(d->js, (1u << CUZK_JOB_QUEUED) | (1u << CUZK_JOB_RUNNING),
@@ -115,18 +117,13 @@ static cuzk_status fail_orphans(cuzk__daemon *d, cuzk_error *err) {
     size_t live = 0;
     for (size_t i = 0; i < n; i++) {
         const cuzk__store_job_info *r = &jobs[i].rec;
-        if (key_find(d, r->key_name) != NULL) {
+        if (key_find(d, r->key_name) != NULL)
             live++;
-            continue;
-        }
-        char msg[CUZK_ERROR_MSG_BYTES];
-        snprintf(msg, sizeof(msg), "job %llu cannot resume: key %s is not in the configuration",
-                 (unsigned long long)r->id, r->key_name);
-        cuzk__daemon_logf(d, "%s", msg);
-        cuzk_error ferr;
-        if (cuzk__jobstore_fail_job(d->js, r->id, CUZK_ERR_NOT_FOUND, msg, &ferr) != CUZK_OK)
-            cuzk__daemon_logf(d, "job %llu: %s", (unsigned long long)r->id,
-                              cuzk_error_text(&ferr));
+        else
+            cuzk__daemon_logf(d,
+                              "job %llu waits for key %s, which is not registered: register it "
+                              "(POST /v1/keys) to resume the job, or cancel it",
+                              (unsigned long long)r->id, r->key_name);
     }
     if (live != 0)
         cuzk__daemon_logf(d, "resuming %zu unfinished job%s", live, live == 1 ? "" : "s");
@@ -192,7 +189,7 @@ cuzk_status cuzk__daemon_start(cuzk__daemon **out, const cuzk__daemon_config *cf
         st = cuzk__jobstore_open(&d->js, &jo, log, log_user, err);
     }
     free(names);
-    if (st == CUZK_OK && !cuzk__jobstore_shared(d->js)) st = fail_orphans(d, err);
+    if (st == CUZK_OK && !cuzk__jobstore_shared(d->js)) st = report_waiting_jobs(d, err);
     if (st == CUZK_OK) st = cuzk__daemon_work_start(d, err);
     if (st != CUZK_OK) {
         cuzk__daemon_stop(d);

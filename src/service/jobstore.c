@@ -98,11 +98,6 @@ cuzk_status cuzk__jobstore_cancel(cuzk__jobstore *js, uint64_t id, cuzk_job_stat
     return js->ops->cancel(js->impl, id, state, err);
 }
 
-cuzk_status cuzk__jobstore_fail_job(cuzk__jobstore *js, uint64_t id, cuzk_status status,
-                                    const char *msg, cuzk_error *err) {
-    return js->ops->fail_job(js->impl, id, status, msg, err);
-}
-
 cuzk_status cuzk__jobstore_collect(cuzk__jobstore *js, uint64_t id, cuzk_error *err) {
     return js->ops->collect(js->impl, id, err);
 }

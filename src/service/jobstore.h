@@ -41,8 +41,9 @@
  * and of the keys that a daemon serving its key serves too: the daemons
  * that could prove it take those first, and no others. PostgreSQL knows
  * each daemon's keys from cuzk__jobstore_describe; SQLite's one daemon
- * serves every key of its live jobs (it fails the others at start and
- * refuses submissions of keys it lacks), so there every key counts.
+ * counts every key: it refuses submissions of keys it lacks, and the jobs
+ * of a key it lacks after a restart (one registered through the API) wait
+ * for the key to be registered again.
  *
  * Notifications (PostgreSQL): cuzk__jobstore_wait returns the ends and
  * submissions of jobs by any daemon (LISTEN/NOTIFY); after a reconnect it
@@ -155,12 +156,6 @@ CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__jobstore_backlog(cuzk__jobstore *js, s
  * renew. */
 CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__jobstore_cancel(cuzk__jobstore *js, uint64_t id,
                                                           cuzk_job_state *state, cuzk_error *err);
-/* Fails a job that has not ended, whoever proves its partitions (a job
- * this daemon finds it cannot run: its key is gone from the configuration).
- * CUZK_ERR_INVALID_ARG for a job that ended. */
-CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__jobstore_fail_job(cuzk__jobstore *js, uint64_t id,
-                                                            cuzk_status status, const char *msg,
-                                                            cuzk_error *err);
 /* Forgets a job that ended (CUZK_ERR_INVALID_ARG for a live one). */
 CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__jobstore_collect(cuzk__jobstore *js, uint64_t id,
                                                            cuzk_error *err);

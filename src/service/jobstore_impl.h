@@ -27,8 +27,6 @@ typedef struct {
     cuzk_status (*counts)(void *impl, uint64_t counts[5], cuzk_error *err);
     cuzk_status (*backlog)(void *impl, size_t *n, cuzk_error *err);
     cuzk_status (*cancel)(void *impl, uint64_t id, cuzk_job_state *state, cuzk_error *err);
-    cuzk_status (*fail_job)(void *impl, uint64_t id, cuzk_status status, const char *msg,
-                            cuzk_error *err);
     cuzk_status (*collect)(void *impl, uint64_t id, cuzk_error *err);
     cuzk_status (*results)(void *impl, uint64_t id, cuzk_proof *proofs, uint64_t *owners,
                            size_t cap, uint8_t **pub, size_t *pub_bytes, cuzk_error *err);

@@ -495,16 +495,6 @@ static cuzk_status pg_cancel(void *impl, uint64_t id, cuzk_job_state *state, cuz
     return cuzk__store_pg_cancel(((pg *)impl)->api, id, state, err);
 }
 
-static cuzk_status pg_fail_job(void *impl, uint64_t id, cuzk_status status, const char *msg,
-                               cuzk_error *err) {
-    cuzk__store_pg_outcome o;
-    cuzk_status st = cuzk__store_pg_fail(((pg *)impl)->api, id, NULL, status, msg, &o, err);
-    if (st == CUZK_OK && o != CUZK__PG_RECORDED)
-        return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "job %llu has already ended",
-                          (unsigned long long)id);
-    return st;
-}
-
 static cuzk_status pg_collect(void *impl, uint64_t id, cuzk_error *err) {
     return cuzk__store_pg_collect(((pg *)impl)->api, id, err);
 }
@@ -803,7 +793,6 @@ static const cuzk__jobstore_ops PG_OPS = {
     .counts = pg_counts,
     .backlog = pg_backlog,
     .cancel = pg_cancel,
-    .fail_job = pg_fail_job,
     .collect = pg_collect,
     .results = pg_results,
     .expire = pg_expire,

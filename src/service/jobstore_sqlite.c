@@ -192,11 +192,6 @@ static cuzk_status sq_cancel(void *impl, uint64_t id, cuzk_job_state *state, cuz
     return cuzk__store_cancel(((sq *)impl)->s, id, state, err);
 }
 
-static cuzk_status sq_fail_job(void *impl, uint64_t id, cuzk_status status, const char *msg,
-                               cuzk_error *err) {
-    return cuzk__store_fail(((sq *)impl)->s, id, status, msg, err);
-}
-
 static cuzk_status sq_collect(void *impl, uint64_t id, cuzk_error *err) {
     sq *q = impl;
     cuzk__store_job_info info;
@@ -431,7 +426,6 @@ static const cuzk__jobstore_ops SQLITE_OPS = {
     .counts = sq_counts,
     .backlog = sq_backlog,
     .cancel = sq_cancel,
-    .fail_job = sq_fail_job,
     .collect = sq_collect,
     .results = sq_results,
     .expire = sq_expire,

@@ -7,7 +7,8 @@
 #      after a restart on the same database and spool every acknowledged
 #      job completes exactly once (listed once, done, its request id still
 #      answering with it), its proofs verify, and once the jobs are
-#      collected the spool holds no file.
+#      collected the spool holds no file; a job of a key registered through
+#      the API waits after the restart until the key is registered again.
 #  (b) SIGTERM drains: submissions are refused with 503 while the daemon
 #      drains, it exits with status 0, and a restart finishes every job it
 #      had acknowledged.
@@ -257,6 +258,14 @@ for i in 1 2; do
         fail "upload dur-a-m$i: $code $(body)"
     fi
 done
+# a job of a key registered through the API (which lasts until the daemon stops)
+api_id=
+req POST /v1/keys -H 'Content-Type: application/json' \
+    --data-binary "{\"name\": \"api-slow\", \"circuit\": \"$SLOW/circuit.cuzk\", \"params\": \"$SLOW/circuit.params\"}"
+[ "$code" = 201 ] || fail "POST /v1/keys api-slow: $code $(body)"
+req POST /v1/jobs -H 'Content-Type: application/json' \
+    --data-binary "{\"key\": \"api-slow\", \"witness_paths\": [\"$W\", \"$W\"]}"
+if [ "$code" = 201 ]; then api_id=$(jget 'v["id"]'); else fail "submit to api-slow: $code $(body)"; fi
 # an upload still being sent when the daemon dies
 curl -sS --max-time 60 --limit-rate 200K --unix-socket "$SOCK" -o /dev/null \
     -F key=slow -F request_id=dur-a-cut -F "witness=@$W" http://x/v1/jobs 2>/dev/null &
@@ -273,13 +282,25 @@ echo "   killed with ${#acked[@]} jobs acknowledged, $unfinished unfinished; spo
 [ "$rc" = 137 ] || fail "kill -9 left exit status $rc"
 
 start "$A/cuzk.conf" || exit 1
+if [ -n "$api_id" ]; then
+    # the key is gone with the daemon: its job waits, named in the log, and
+    # resumes once the key is registered again
+    req GET "/v1/jobs/$api_id"
+    [ "$(jget 'v["state"]')" = queued ] || fail "job $api_id of the unregistered key after the restart: $(body)"
+    grep -q "job $api_id waits for key api-slow" "$T/daemon.log" ||
+        fail "the log does not name job $api_id as waiting for its key"
+    req POST /v1/keys -H 'Content-Type: application/json' \
+        --data-binary "{\"name\": \"api-slow\", \"circuit\": \"$SLOW/circuit.cuzk\", \"params\": \"$SLOW/circuit.params\"}"
+    [ "$code" = 201 ] || fail "POST /v1/keys api-slow again: $code $(body)"
+    await_done "$api_id" && verify_bellman "$api_id" 2
+fi
 for id in "${acked[@]}"; do await_done "$id"; done
 listed=$(ids_of '' | sorted_words)
-want=$(echo "${acked[*]}" | sorted_words)
+want=$(echo "${acked[*]} $api_id" | sorted_words)
 [ "$listed" = "$want" ] || fail "jobs after the restart: [$listed], acknowledged: [$want]"
 req GET /v1/status
 jobs_counts=$(jget '[v["jobs"][s] for s in ("queued", "running", "done", "failed", "cancelled")]')
-[ "$jobs_counts" = "0 0 ${#acked[@]} 0 0" ] || fail "status jobs (queued running done failed cancelled): $jobs_counts"
+[ "$jobs_counts" = "0 0 $((${#acked[@]} + 1)) 0 0" ] || fail "status jobs (queued running done failed cancelled): $jobs_counts"
 for k in "${!rids[@]}"; do
     if [ "${rids[$k]}" = "${rids[$k]#dur-a-m}" ]; then submit_json "${rids[$k]}" 4; else submit_upload "${rids[$k]}"; fi
     [ "$code" = 200 ] && [ "$(jget 'v["id"]')" = "${acked[$k]}" ] ||
