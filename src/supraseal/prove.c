@@ -21,10 +21,12 @@
  * which is more than the contract of §17.8 asks) and leaves a handle that
  * owns the MSM results, r and s (plain, wiped when freed), the public inputs
  * and a reference to the SRS, so the SRS may be dropped before finalize.
- * Finalize assembles and verifies; both free the handle. Live handles are
- * kept in a registry: finalize of a handle not in it is an error that
- * touches nothing, destroy of one is ignored (Curio's bellperson calls
- * destroy on a handle that a failed finalize has freed).
+ * Finalize assembles and verifies; both free the handle. A handle is a
+ * number never given twice, not an address, and live ones are kept in a
+ * registry: finalize of a handle not in it is an error that touches
+ * nothing, destroy of one is ignored (Curio's bellperson calls destroy on a
+ * handle that a failed finalize has freed, by which time another start may
+ * have been given that memory).
  */
 #include "supraseal/supraseal_impl.h"
 
@@ -71,6 +73,7 @@ static pthread_mutex_t *mutex_of(void *gpu_mtx) {
 
 typedef struct pending {
     struct pending *next; /* the registry's list */
+    uintptr_t id;         /* the caller's handle */
     size_t n;
     const cuzk__ss_srs *srs; /* one reference */
     cuzk_groth16_partial *parts;
@@ -81,12 +84,16 @@ typedef struct pending {
 
 static pthread_mutex_t registry_mu = PTHREAD_MUTEX_INITIALIZER;
 static pending *registry;
+static uintptr_t registry_last_id;
 
-static void registry_add(pending *p) {
+/* Registers p under a new id: its handle. */
+static void *registry_add(pending *p) {
     pthread_mutex_lock(&registry_mu);
+    p->id = ++registry_last_id; /* from 1: a handle is never NULL */
     p->next = registry;
     registry = p;
     pthread_mutex_unlock(&registry_mu);
+    return (void *)p->id;
 }
 
 /* Unlinks handle if it is live; returns it, or NULL when it is not. */
@@ -94,7 +101,7 @@ static pending *registry_take(const void *handle) {
     pending *found = NULL;
     pthread_mutex_lock(&registry_mu);
     for (pending **pp = &registry; *pp != NULL; pp = &(*pp)->next)
-        if (*pp == handle) {
+        if ((*pp)->id == (uintptr_t)handle) {
             found = *pp;
             *pp = found->next;
             found->next = NULL;
@@ -324,12 +331,8 @@ static cuzk_supraseal_error finish(pending *p, cuzk_supraseal_proof proofs[], co
     }
     if (bad < p->n) {
         /* name a corrupt point of the parameters, if there is one */
-        cuzk_params chk;
         cuzk_error perr;
-        memset(&chk, 0, sizeof(chk));
-        cuzk_status pst = cuzk_params_open(&chk, p->srs->path, CUZK_PARAMS_DEFER_POINTS, &perr);
-        if (pst == CUZK_OK) pst = cuzk_params_check_vectors(&chk, &perr);
-        cuzk_params_close(&chk);
+        const cuzk_status pst = cuzk__ss_srs_check_points(p->srs, &perr);
         if (pst != CUZK_OK)
             e = cuzk__ss_fail(EBADMSG,
                               "%s: circuit %zu: the proof does not verify, and the parameters "
@@ -384,8 +387,7 @@ cuzk_supraseal_error generate_groth16_proofs_start_c(const cuzk_supraseal_assign
     cuzk_supraseal_error e =
         start(&p, provers, num_circuits, r_s, s_s, srs, gpu_mtx, gpu_index, who);
     if (e.code != 0) return e;
-    registry_add(p);
-    *pending_out = p;
+    *pending_out = registry_add(p);
     return e;
 }
 

@@ -64,6 +64,7 @@ static void body_free(cuzk__ss_srs *s) {
     cuzk__ss_devices_free(s->dev); /* before the parameters its keys borrow */
     cuzk_ntt_domain_free(&s->dom);
     pthread_mutex_destroy(&s->dom_mu);
+    pthread_mutex_destroy(&s->check_mu);
     cuzk_groth16_vk_free(&s->vk);
     if (!s->borrowed) cuzk_params_close(&s->p);
     free(s->path);
@@ -94,11 +95,34 @@ cuzk_status cuzk__ss_srs_cpu_domain(const cuzk__ss_srs *cs, const cuzk_ntt_domai
     return st;
 }
 
-/* A new body for path (copied), its mutex made; NULL when out of memory. */
+cuzk_status cuzk__ss_srs_check_points(const cuzk__ss_srs *cs, cuzk_error *err) {
+    cuzk__ss_srs *s = (cuzk__ss_srs *)cs;
+    pthread_mutex_lock(&s->check_mu);
+    if (!s->checked) {
+        cuzk_params chk;
+        memset(&chk, 0, sizeof(chk));
+        s->check_st = cuzk_params_open(&chk, s->path, CUZK_PARAMS_DEFER_POINTS, &s->check_err);
+        if (s->check_st == CUZK_OK) s->check_st = cuzk_params_check_vectors(&chk, &s->check_err);
+        cuzk_params_close(&chk);
+        s->checked = 1;
+    }
+    const cuzk_status st = s->check_st;
+    if (st != CUZK_OK && err != NULL) *err = s->check_err;
+    pthread_mutex_unlock(&s->check_mu);
+    return st;
+}
+
+/* A new body for path (copied), its mutexes made; NULL when out of memory. */
 static cuzk__ss_srs *body_new(const char *path) {
     cuzk__ss_srs *s = calloc(1, sizeof(*s));
     char *copy = strdup(path);
     if (s == NULL || copy == NULL || pthread_mutex_init(&s->dom_mu, NULL) != 0) {
+        free(s);
+        free(copy);
+        return NULL;
+    }
+    if (pthread_mutex_init(&s->check_mu, NULL) != 0) {
+        pthread_mutex_destroy(&s->dom_mu);
         free(s);
         free(copy);
         return NULL;

@@ -84,6 +84,10 @@ typedef struct cuzk__ss_srs {
     int dom_ready;
     cuzk_ntt_domain dom; /* the domain of p (root 7), once a CPU proof needs it */
     cuzk__ss_devices *dev;
+    pthread_mutex_t check_mu;
+    int checked;          /* the file's points checked (cuzk__ss_srs_check_points) */
+    cuzk_status check_st; /* and the verdict */
+    cuzk_error check_err;
 } cuzk__ss_srs;
 
 /* The body of a handle: NULL (with *why set to a sentence) for a NULL
@@ -93,6 +97,13 @@ const cuzk__ss_srs *cuzk__ss_srs_of(const cuzk_supraseal_srs *h, const char **wh
 /* One more reference / one less (the last frees the body). */
 void cuzk__ss_srs_ref(const cuzk__ss_srs *s);
 void cuzk__ss_srs_unref(const cuzk__ss_srs *s);
+
+/* Every point of the file s was loaded from checked (flags, coordinates,
+ * the curve, the subgroup), at the first call only: a failed self-check asks
+ * whether the parameters are to blame, and a check reads the whole file,
+ * so later failures take the first verdict. CUZK_OK, or the first bad
+ * point's status and message. */
+cuzk_status cuzk__ss_srs_check_points(const cuzk__ss_srs *s, cuzk_error *err);
 
 /* s's NTT domain for the CPU prover, made at the first call. */
 CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__ss_srs_cpu_domain(const cuzk__ss_srs *s,

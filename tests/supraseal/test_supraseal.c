@@ -192,10 +192,23 @@ static void test_pending_lifecycle(void) {
     destroy_pending_proof(NULL);
     CHECK_ERR(finalize_groth16_proof_c(h, NULL), EINVAL, "not a pending proof");
     CHECK_ERR(finalize_groth16_proof_c(NULL, NULL), EINVAL, "not a pending proof");
-    /* finalize without room for the proofs fails and frees the handle */
+    /* finalize without room for the proofs fails and frees the handle; a
+     * proof started next (its memory may be the freed one's) is not the
+     * freed handle's, so destroying that one leaves it be */
     CHECK_OK(generate_groth16_proofs_start_c(&x.as, 1, &rm, &sm, &srs, NULL, -1, &h));
     CHECK_ERR(finalize_groth16_proof_c(h, NULL), EINVAL, "proofs is NULL");
+    void *next = NULL, *seen[16];
+    for (int i = 0; i < 16; i++) { /* handles are never given twice */
+        CHECK_OK(generate_groth16_proofs_start_c(&x.as, 1, &rm, &sm, &srs, NULL, -1, &next));
+        seen[i] = next;
+        for (int k = 0; k < i; k++) CHECK(seen[k] != next);
+        CHECK(next != h);
+        if (i < 15) CHECK_ERR(finalize_groth16_proof_c(next, NULL), EINVAL, "proofs is NULL");
+    }
     destroy_pending_proof(h);
+    for (int i = 0; i < 15; i++) destroy_pending_proof(seen[i]);
+    cuzk_supraseal_proof one;
+    CHECK_OK(finalize_groth16_proof_c(next, &one));
     /* no circuits: nothing to do, nothing written */
     CHECK_OK(generate_groth16_proofs_start_c(NULL, 0, NULL, NULL, &srs, NULL, -1, &h));
     CHECK(h != NULL);

@@ -14,8 +14,10 @@
 //! Types are generic as upstream's: `S` is the scalar (blstrs::Scalar, 32
 //! bytes of Montgomery limbs), `PR` the proof (bellperson's #[repr(C)]
 //! Proof<Bls12>: G1 affine, G2 affine, G1 affine, 384 bytes), `D` a density
-//! bitmap word (usize, 64 bits). Nothing is checked about them here beyond
-//! what upstream asserts; the library checks every size it is given
+//! bitmap word (usize, 64 bits). Their sizes are asserted here, and the
+//! proofs a split proof writes must fit the slice `finish_groth16_proof` is
+//! given (the handle's circuit count is kept here), so that no safe call
+//! writes past a buffer; the library checks every size it is given
 //! against the SRS and returns an error, which these functions turn into a
 //! panic with the library's message, as upstream does.
 //!
@@ -26,6 +28,29 @@ use std::fmt;
 use std::os::raw::c_char;
 use std::path::PathBuf;
 use std::ptr::NonNull;
+use std::sync::Mutex;
+
+/// Bytes of a scalar and of a proof, as the C interface lays them out.
+const SCALAR_BYTES: usize = 32;
+const PROOF_BYTES: usize = 384;
+
+fn assert_scalar<S>() {
+    assert_eq!(std::mem::size_of::<S>(), SCALAR_BYTES, "a scalar is {} bytes", SCALAR_BYTES);
+}
+
+fn assert_proof<PR>() {
+    assert_eq!(std::mem::size_of::<PR>(), PROOF_BYTES, "a proof is {} bytes", PROOF_BYTES);
+}
+
+/// The split proofs started and not yet finished or dropped: handle, circuits.
+static PENDING: Mutex<Vec<(usize, usize)>> = Mutex::new(Vec::new());
+
+/// Takes handle's entry out of PENDING: its circuit count, if it is there.
+fn pending_take(handle: *mut c_void) -> Option<usize> {
+    let mut list = PENDING.lock().unwrap_or_else(|e| e.into_inner());
+    let at = list.iter().position(|&(h, _)| h == handle as usize)?;
+    Some(list.swap_remove(at).1)
+}
 
 /// The status libcuzk_supraseal returns by value (sppark's `cuda::Error`
 /// layout: an i32 code, 0 for success, and a message the library allocated
@@ -250,6 +275,7 @@ fn assignments<S, D>(
     ] {
         assert_eq!(len, num_circuits, "{} has {} entries for {} circuits", what, len, num_circuits);
     }
+    assert_scalar::<S>();
     let word_bits = std::mem::size_of::<D>() * 8;
     assert_eq!(word_bits, 64, "only 64-bit words in density bitmaps are supported");
     assert!(a_aux_density_bv.len() * word_bits >= aux_assignments_size);
@@ -289,6 +315,8 @@ pub fn generate_groth16_proofs<S, PR>(
     proofs: &mut [PR],
     srs: &SRS,
 ) {
+    assert_scalar::<S>();
+    assert_proof::<PR>();
     let n = provers.len();
     assert_eq!(r_s.len(), n);
     assert_eq!(s_s.len(), n);
@@ -336,6 +364,7 @@ pub fn generate_groth16_proof<S, D, PR>(
     gpu_mtx: *mut c_void,
     gpu_index: i32,
 ) {
+    assert_proof::<PR>();
     assert_eq!(r_s.len(), num_circuits);
     assert_eq!(s_s.len(), num_circuits);
     assert_eq!(proofs.len(), num_circuits);
@@ -430,12 +459,21 @@ pub fn start_groth16_proof<S, D>(
             &mut pending,
         )
     });
+    PENDING.lock().unwrap_or_else(|e| e.into_inner()).push((pending as usize, num_circuits));
     pending
 }
 
-/// Writes the proofs of a handle from `start_groth16_proof` (proofs has
-/// room for its circuits) and frees the handle, also when it panics.
+/// Writes the proofs of a handle from `start_groth16_proof` (proofs holds
+/// one per circuit) and frees the handle, also when it panics.
 pub fn finish_groth16_proof<PR>(handle: *mut c_void, proofs: &mut [PR]) {
+    assert_proof::<PR>();
+    if let Some(n) = pending_take(handle) {
+        if proofs.len() != n {
+            unsafe { destroy_pending_proof(handle) };
+            panic!("finish_groth16_proof: room for {} proofs, the handle has {}", proofs.len(), n);
+        }
+    }
+    // a handle not started here (or finished already): the library refuses it
     check(unsafe { finalize_groth16_proof_c(handle, proofs.as_mut_ptr() as *mut c_void) });
 }
 
@@ -445,6 +483,7 @@ pub fn finish_groth16_proof<PR>(handle: *mut c_void, proofs: &mut [PR]) {
 /// # Safety
 /// handle must come from `start_groth16_proof`.
 pub unsafe fn drop_pending_proof(handle: *mut c_void) {
+    let _ = pending_take(handle);
     destroy_pending_proof(handle)
 }
 

@@ -363,4 +363,47 @@ fn errors_come_back_with_messages() {
     assert!(text.contains("constraint 3 is not satisfied"), "{}", text);
     // the proofs were not written
     assert!(proofs[0].bytes().iter().all(|&x| x == 0));
+
+    // a split proof finished into too little room: a panic, nothing written
+    // past the slice, and the handle gone
+    let start = || {
+        start_groth16_proof(
+            &[c.a.as_ptr()],
+            &[c.b.as_ptr()],
+            &[c.c.as_ptr()],
+            f.abc_size,
+            &[c.inp.as_ptr()],
+            &[c.aux.as_ptr()],
+            f.n_inp,
+            f.n_aux,
+            &f.a_aux,
+            &f.b_inp,
+            &f.b_aux,
+            f.a_aux_pop,
+            f.b_inp_pop,
+            f.b_aux_pop,
+            1,
+            &[c.r],
+            &[c.s],
+            &srs,
+            std::ptr::null_mut(),
+            -1,
+        )
+    };
+    let handle = start();
+    let mut none: Vec<Proof> = Vec::new();
+    let got = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        finish_groth16_proof(handle, &mut none)
+    }));
+    let text = panic_text(got.expect_err("a finish without room was accepted"));
+    assert!(text.contains("room for 0 proofs, the handle has 1"), "{}", text);
+    let got = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        finish_groth16_proof(handle, &mut proofs)
+    }));
+    let text = panic_text(got.expect_err("a handle was finished twice"));
+    assert!(text.contains("not a pending proof"), "{}", text);
+    // with room, the same proof as the one-call form
+    let handle = start();
+    finish_groth16_proof(handle, &mut proofs);
+    assert!(proofs[0].bytes() == c.proof, "the split proof is not cuzk's");
 }
