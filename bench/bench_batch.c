@@ -252,10 +252,16 @@ int cuzk__bench_batch(int argc, char **argv) {
     }
     if (devices != NULL && !cuzk__cli_devices("bench batch", &o, devices, 0)) goto out;
     cuzk_error err;
-    /* a picture that cannot be written is refused before the run */
-    if (svg != NULL && cuzk__out_check(svg, &err) != CUZK_OK) {
-        rc = cuzk__cli_fail("bench batch", &err);
-        goto out;
+    /* a picture that cannot be written, or would replace an input, is
+     * refused before the run */
+    if (svg != NULL) {
+        const char *out_svg[] = {svg}, *keys[] = {zkey, circuit, params};
+        const cuzk__cli_files f[] = {{"--svg", out_svg, 1, 1},
+                                     {"--zkey", keys, 1, 0},
+                                     {"--circuit", keys + 1, 1, 0},
+                                     {"--params", keys + 2, 1, 0},
+                                     {"--witness", wit, n_wit, 0}};
+        if (!cuzk__cli_files_ok("bench batch", f, sizeof(f) / sizeof(f[0]))) goto out;
     }
     cuzk_context *ctx = NULL;
     cuzk_key *key = NULL;

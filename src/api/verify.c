@@ -139,6 +139,10 @@ cuzk_status cuzk_verify(const cuzk_vk *vk, const cuzk_proof *proof, const uint8_
     cuzk__error_clear(err);
     if (vk == NULL || proof == NULL || (public_inputs == NULL && n_public != 0))
         return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "verify: NULL argument");
+    if (n_public != vk->vk.n_public) /* before reading that many */
+        return cuzk__fail(err, CUZK_ERR_INVALID_ARG,
+                          "public inputs: %zu given, the verifying key expects %zu", n_public,
+                          vk->vk.n_public);
     cuzk_groth16_proof g;
     cuzk_status st = cuzk_proof192_decode(&g, proof->bytes, err);
     if (st != CUZK_OK) return st;

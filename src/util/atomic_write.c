@@ -504,6 +504,16 @@ static char *canonical_new(const char *path) {
     return out;
 }
 
+char *cuzk__file_identity(const char *path) {
+    struct stat sb;
+    if (stat(path, &sb) == 0) {
+        char id[64];
+        snprintf(id, sizeof(id), "@%ju:%ju", (uintmax_t)sb.st_dev, (uintmax_t)sb.st_ino);
+        return dup_str(id);
+    }
+    return canonical_new(path);
+}
+
 int cuzk__same_file(const char *a, const char *b) {
     if (a == NULL || b == NULL) return 0;
     struct stat sa, sb;

@@ -151,4 +151,12 @@ CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__out_check(const char *path, cuzk_error
  */
 int cuzk__same_file(const char *a, const char *b);
 
+/*
+ * What names path's file, as a string (malloc'd; NULL when out of memory):
+ * "@DEV:INO" when it exists, else its absolute path as cuzk__same_file
+ * resolves it. Two paths name one file when theirs are equal, so that many
+ * paths are compared by sorting these rather than pair by pair.
+ */
+char *cuzk__file_identity(const char *path);
+
 #endif /* CUZK_ATOMIC_WRITE_H */

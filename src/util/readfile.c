@@ -18,6 +18,7 @@ cuzk_status cuzk__read_file(const char *path, size_t max, uint8_t **out, size_t 
         fclose(f);
         return cuzk__fail(err, CUZK_ERR_IO, "%s: is a directory", path);
     }
+    if (max > SIZE_MAX / 2) max = SIZE_MAX / 2; /* max + 1 and cap * 2 stay in range */
     size_t cap = 4096 < max + 1 ? 4096 : max + 1, n = 0;
     uint8_t *buf = malloc(cap + 1);
     while (buf != NULL) {

@@ -70,6 +70,10 @@ expect "gen log-constraints" "--log-constraints 40: must be 10..27" -- gen-circu
 expect "gen boolean-fraction" "--boolean-fraction 1.5: must be a number from 0 to 1" -- gen-circuit --boolean-fraction 1.5
 expect "gen partitions" "--partitions 0: must be 1.." -- gen-circuit --partitions 0
 expect "gen seed" "--seed -3: must be 0.." -- gen-circuit --seed -3
+# numbers are decimal (a leading 0 is no octal), or hex after 0x
+expect "gen log-constraints 030 is thirty" "--log-constraints 030: must be 10..27" -- gen-circuit --profile dense --log-constraints 030 -o d
+expect "gen log-constraints 0x is no number" "--log-constraints 0x: must be 10..27" -- gen-circuit --profile dense --log-constraints 0x -o d
+expect "gen log-constraints 0x1c is 28" "--log-constraints 0x1c: must be 10..27" -- gen-circuit --profile dense --log-constraints 0x1c -o d
 expect "gen threads" "--threads many: must be 0..4096" -- gen-circuit --threads many
 expect "gen missing value" "-o: needs a value" -- gen-circuit --profile dense --log-constraints 10 -o
 expect "gen unknown option" "unknown option '--rows'" -- gen-circuit --rows 5
@@ -96,6 +100,8 @@ expect "info unknown option" "cuzk info: unknown option '--deep'" -- info --deep
 expect "info missing value" "cuzk info: --circuit: needs a value" -- info x.wit --circuit
 expect "info two files" "one FILE at a time" -- info a.params b.params
 expect "info no file" "cuzk info: no FILE given" -- info
+mkdir -p adir
+expect "info a folder" "cuzk info: adir: not a regular file" -- info adir
 
 # bench field, ntt, msm, prove (nothing runs: the options are refused first)
 expect "bench field iters" "cuzk bench field: --iters 0: must be 1..100000" -- bench field --iters 0

@@ -80,6 +80,8 @@ cp "$sample/circuit.zkey" "$sample/witness.wtns" "$sample/circuit.r1cs" r/
     { echo "FAIL - could not make the keys and proofs the checks start from"; exit 1; }
 ln r/k.params r/hard.params
 ln -s circuit.cuzk r/link.cuzk
+mkdir r/gl r/gd r/gd/w1.wit
+ln -s circuit.cuzk r/gl/w0.wit
 cp -a r r.orig
 
 # ---- an output that is an input, two outputs that are one file ------------------------------
@@ -120,6 +122,13 @@ refused "import: two -w are one file" "-w a.wit" "-w ./a.wit" \
     "$cuzk" import circuit.r1cs -o s.cuzk witness.wtns -w a.wit witness.wtns -w ./a.wit
 refused "ptau new: -o is a directory" "." "is a directory" \
     "$cuzk" ptau new --power 1 -o .
+refused "gen-circuit: w0.wit is a link to circuit.cuzk" "gl/circuit.cuzk and gl/w0.wit" \
+    "are one file" "$cuzk" gen-circuit --profile dense --log-constraints 10 --seed 1 -o gl
+refused "gen-circuit: w1.wit is a folder, found before the work" "gd/w1.wit" "is a directory" \
+    "$cuzk" gen-circuit --profile dense --log-constraints 10 --seed 1 --partitions 2 -o gd
+refused "bench batch: --svg is the key" "--svg circuit.zkey" "--zkey input" \
+    "$cuzk" bench batch --zkey circuit.zkey --wtns witness.wtns --jobs 1 --backend cpu \
+    --svg circuit.zkey
 # devices are no files to protect: /dev/null twice is fine
 (cd r && $G /dev/null /dev/null) >/dev/null 2>"$work/err" &&
     ok "groth16 prove: /dev/null as both outputs" ||

@@ -138,6 +138,20 @@ fi
 check "jobs --limit 1 --json pages" 0 '"next_after": [0-9]+' "$cuzk" jobs --limit 1 --json
 check "jobs --after the last: none" 0 '^no jobs$' "$cuzk" jobs --after "$long"
 
+# ---- outputs that are inputs: refused before anything is sent ----------------------------
+cp "$sample/witness.wtns" "$dir/wcopy.wtns"
+cp "$dir/token" "$dir/tcopy"
+check "prove --addr: -o is an uploaded --witness" 2 "-o $dir/wcopy.wtns is also the --witness input" \
+  "$cuzk" prove --addr "$unix" --key sample --witness "$dir/wcopy.wtns" -o "$dir/wcopy.wtns"
+check "prove --addr: --public is an uploaded --witness" 2 "--witness input" \
+  "$cuzk" prove --addr "$unix" --key sample --witness "$sample/witness.wtns" \
+  "$dir/wcopy.wtns" --public "$dir/wcopy.wtns"
+check "await: -o is the --token-file" 2 "-o $dir/tcopy is also the --token-file input" \
+  "$cuzk" await "$id" --token-file "$dir/tcopy" -o "$dir/tcopy"
+if cmp -s "$sample/witness.wtns" "$dir/wcopy.wtns" && cmp -s "$dir/token" "$dir/tcopy"; then
+  ok "the witness and the token file are unchanged"; else
+  say_fail "the witness and the token file are unchanged" "overwritten"; fi
+
 # ---- bad input --------------------------------------------------------------------------
 check "an unknown key" 2 "$unix: 404 .*nope" \
   "$cuzk" submit --key nope --witness "$sample/witness.wtns"

@@ -94,6 +94,13 @@ static void test_zkey_prove_verify(void) {
     CHECK(cuzk_verify(vk1, &proof, pub, np, &e) == CUZK_OK);
     CHECK(cuzk_verify(vk2, &proof, pub, np, &e) == CUZK_OK);
     CHECK(cuzk_verify(vk2, &proof, pub, np - 1, &e) != CUZK_OK);
+    {   /* one input too many: refused before any is read (ASan sees a read past these) */
+        uint8_t *exact = malloc(np * 32 + 1);
+        memcpy(exact, pub, np * 32);
+        CHECK(cuzk_verify(vk2, &proof, exact, np + 1, &e) == CUZK_ERR_INVALID_ARG);
+        CHECK(strstr(e.msg, "expects") != NULL);
+        free(exact);
+    }
     pub[0] ^= 1; /* another statement */
     CHECK(cuzk_verify(vk2, &proof, pub, np, &e) == CUZK_ERR_PROOF_INVALID);
     pub[0] ^= 1;
@@ -431,6 +438,10 @@ static void test_files_write(void) {
     size_t len = 0;
     CHECK(cuzk_file_read(&got, &len, a, 100, &e) == CUZK_OK && len == 5 &&
           memcmp(got, "first", 5) == 0); /* untouched by the failed set */
+    cuzk_free(got);
+    /* no limit at all (the largest size_t) */
+    CHECK(cuzk_file_read(&got, &len, a, SIZE_MAX, &e) == CUZK_OK && len == 5 &&
+          memcmp(got, "first", 5) == 0);
     cuzk_free(got);
 }
 

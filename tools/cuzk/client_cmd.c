@@ -472,7 +472,17 @@ typedef struct {
     const char *proof, *pub; /* -o, --public (NULL: not written) */
     double timeout_s;        /* --timeout (0: none) */
     int json;
+    /* files the command reads, which no output may be: --witness uploads, --token-file */
+    const char **uploads;
+    size_t n_uploads;
+    const char *token_file;
 } out_opts;
+
+/* The files of o's command that are read (for cuzk__cli_files_ok). */
+static void read_files(const out_opts *o, cuzk__cli_files f[2]) {
+    f[0] = (cuzk__cli_files){"--witness", o->uploads, o->n_uploads, 0};
+    f[1] = (cuzk__cli_files){"--token-file", &o->token_file, o->token_file != NULL, 0};
+}
 
 /* path with "-<i>" before its extension when there are n > 1 partitions. */
 static char *part_path(const char *p, size_t i, size_t n) {
@@ -671,10 +681,11 @@ static int write_outputs(const char *cmd, const cuzk__http_client *c, uint64_t i
                 for (size_t i = 0; i < s.n; i++)
                     if (s.is_pub[i] == pub) paths[np++] = s.paths[i];
             for (size_t i = 0; i < s.n; i++) n_proof += !s.is_pub[i];
-            const cuzk__cli_files f[2] = {{"-o", paths, n_proof, 1},
-                                          {"--public", paths + n_proof, s.n - n_proof, 1}};
+            cuzk__cli_files f[4] = {{"-o", paths, n_proof, 1},
+                                    {"--public", paths + n_proof, s.n - n_proof, 1}};
+            read_files(o, f + 2);
             const char *name = strchr(cmd, ' ') != NULL ? strchr(cmd, ' ') + 1 : cmd;
-            ok = cuzk__cli_files_ok(name, f, 2);
+            ok = cuzk__cli_files_ok(name, f, 4);
         }
         free(paths);
     }
@@ -786,11 +797,13 @@ static int out_opt(out_opts *o, const char *cmd, int argc, char **argv, int *i) 
     return 1;
 }
 
-/* -o and --public can be written, and are not one file. */
+/* -o and --public can be written, are not one file, and are none of the
+ * files the command reads. */
 static int outs_ok(const char *cmd, const out_opts *o) {
     const char *p[] = {o->proof}, *q[] = {o->pub};
-    const cuzk__cli_files f[] = {{"-o", p, 1, 1}, {"--public", q, 1, 1}};
-    return cuzk__cli_files_ok(cmd, f, 2);
+    cuzk__cli_files f[4] = {{"-o", p, 1, 1}, {"--public", q, 1, 1}};
+    read_files(o, f + 2);
+    return cuzk__cli_files_ok(cmd, f, 4);
 }
 
 static int parse_id(const char *cmd, const char *s, uint64_t *id) {
@@ -935,6 +948,7 @@ int cuzk__cmd_await(int argc, char **argv) {
     }
     uint64_t id;
     if (id_arg == NULL) return help(1, await_help);
+    o.token_file = co.token_file;
     if (!parse_id(cmd, id_arg, &id) || !outs_ok("await", &o)) return EXIT_USAGE;
     o.json = co.json;
     cuzk__http_client c;
@@ -980,6 +994,11 @@ int cuzk__client_prove(int argc, char **argv) {
         goto out;
     }
     o.json = co.json;
+    o.token_file = co.token_file;
+    o.uploads = calloc(job.n + 1, sizeof(*o.uploads));
+    if (o.uploads == NULL) goto out;
+    for (size_t i = 0; i < job.n; i++)
+        if (!job.w[i].on_server) o.uploads[o.n_uploads++] = job.w[i].path;
     if (!cuzk__client_job_ok(&job, cmd) || !outs_ok("prove", &o) ||
         !cuzk__client_setup(&c, cmd, co.addr, co.token_file))
         goto out;
@@ -1000,6 +1019,7 @@ int cuzk__client_prove(int argc, char **argv) {
     cuzk_json_free(j);
     cuzk__http_response_free(&rs);
 out:
+    free(o.uploads);
     free(job.w);
     return rc;
 }

@@ -81,6 +81,60 @@ static void print_stat(const char *name, double got, double want, int pct) {
         printf("  %-22s %10.4f%s\n", name, got * k, pct ? "%" : " ");
 }
 
+typedef struct {
+    char *id;    /* cuzk__file_identity */
+    uint64_t i;  /* 0: circuit.cuzk, 1 + k: wk.wit */
+} output_id;
+
+static int by_id(const void *a, const void *b) {
+    return strcmp(((const output_id *)a)->id, ((const output_id *)b)->id);
+}
+
+static void output_name(char *buf, size_t cap, const char *dir, uint64_t i) {
+    if (i == 0) snprintf(buf, cap, "%s/circuit.cuzk", dir);
+    else snprintf(buf, cap, "%s/w%" PRIu64 ".wit", dir, i - 1);
+}
+
+/* 1 when DIR/circuit.cuzk and DIR/w0.wit .. w<parts-1>.wit can all be
+ * written and are parts + 1 files (links could make two names one file,
+ * which the set would overwrite); else 0 after saying why. Sorted, not
+ * compared pair by pair: there may be a million. */
+static int outputs_ok(const char *dir, uint64_t parts) {
+    const size_t cap = strlen(dir) + 32;
+    char *a = malloc(cap), *b = malloc(cap);
+    output_id *ids = calloc(parts + 1, sizeof(*ids));
+    int ok = a != NULL && b != NULL && ids != NULL;
+    if (!ok) fprintf(stderr, "cuzk gen-circuit: out of memory\n");
+    uint64_t n = 0;
+    for (; ok && n <= parts; n++) {
+        output_name(a, cap, dir, n);
+        cuzk_error err;
+        cuzk__error_clear(&err);
+        if (cuzk__out_check(a, &err) != CUZK_OK) {
+            fprintf(stderr, "cuzk gen-circuit: %s\n", cuzk__error_text(&err));
+            ok = 0;
+        } else if ((ids[n].id = cuzk__file_identity(a)) == NULL) {
+            fprintf(stderr, "cuzk gen-circuit: out of memory\n");
+            ok = 0;
+        }
+        ids[n].i = n;
+    }
+    if (ok) qsort(ids, parts + 1, sizeof(*ids), by_id);
+    for (uint64_t k = 1; ok && k <= parts; k++)
+        if (strcmp(ids[k - 1].id, ids[k].id) == 0) {
+            output_name(a, cap, dir, ids[k - 1].i < ids[k].i ? ids[k - 1].i : ids[k].i);
+            output_name(b, cap, dir, ids[k - 1].i < ids[k].i ? ids[k].i : ids[k - 1].i);
+            fprintf(stderr, "cuzk gen-circuit: %s and %s are one file (a link): both are outputs\n",
+                    a, b);
+            ok = 0;
+        }
+    for (uint64_t k = 0; ids != NULL && k <= parts; k++) free(ids[k].id);
+    free(ids);
+    free(a);
+    free(b);
+    return ok;
+}
+
 int cuzk__cmd_gen_circuit(int argc, char **argv) {
     cuzk_gen_params p = {CUZK_GEN_POREP, 0, -1, 0, 0};
     int have_profile = 0, have_k = 0, have_seed = 0;
@@ -143,8 +197,7 @@ int cuzk__cmd_gen_circuit(int argc, char **argv) {
     size_t dl = strlen(dir);
     char *path = malloc(dl + 32);
     if (path == NULL) return 2;
-    snprintf(path, dl + 32, "%s/circuit.cuzk", dir);
-    if (!cuzk__cli_output_ok(path, "gen-circuit")) { /* before the work */
+    if (!outputs_ok(dir, parts)) { /* before the work */
         free(path);
         return 2;
     }

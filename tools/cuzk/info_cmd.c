@@ -494,11 +494,16 @@ static int is_json_space(int c) { return c == ' ' || c == '\n' || c == '\r' || c
 
 /* The first cap bytes of path into head (*got of them) and its first
  * character after JSON whitespace (*first, EOF when none); 0 when the file
- * cannot be opened (errno says why). */
+ * cannot be opened (errno says why), -1 when it is not a regular file. */
 static int read_head(const char *path, unsigned char *head, size_t cap, size_t *got,
                      int *first) {
     FILE *f = fopen(path, "rb");
     if (f == NULL) return 0;
+    struct stat sb;
+    if (fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        fclose(f);
+        return -1;
+    }
     *got = fread(head, 1, cap, f);
     size_t k = 0;
     while (k < *got && is_json_space(head[k])) k++;
@@ -521,8 +526,12 @@ int cuzk__cmd_info(int argc, char **argv) {
     unsigned char head[CUZK_PARAMS_VK_HEAD_BYTES + 4];
     size_t got = 0;
     int c = EOF;
-    if (!read_head(path, head, sizeof(head), &got, &c)) {
-        fprintf(stderr, "%s: %s: cannot open: %s\n", CMD, path, strerror(errno));
+    const int opened = read_head(path, head, sizeof(head), &got, &c);
+    if (opened <= 0) {
+        if (opened == 0)
+            fprintf(stderr, "%s: %s: cannot open: %s\n", CMD, path, strerror(errno));
+        else
+            fprintf(stderr, "%s: %s: not a regular file\n", CMD, path);
         return 2;
     }
     if (o.circuit != NULL && !(got >= 8 && memcmp(head, CUZK_WITNESS_MAGIC, 8) == 0)) {

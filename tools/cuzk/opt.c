@@ -16,12 +16,15 @@ const char *cuzk__opt_value(const char *cmd, int argc, char **argv, int *i) {
     return argv[*i];
 }
 
-/* An unsigned integer, all of s, no sign; 0 when it is none or overflows. */
+/* An unsigned integer, all of s, decimal or hex after 0x (a leading 0 is
+ * no octal: 010 is ten), no sign; 0 when it is none or overflows. */
 static int parse_u64(const char *s, uint64_t *v) {
     if (s == NULL || *s == '\0' || *s == '-' || *s == '+' || *s == ' ') return 0;
+    const int hex = s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+    if (hex && (s[2] == '\0' || s[2] == '-' || s[2] == '+' || s[2] == ' ')) return 0;
     char *end;
     errno = 0;
-    unsigned long long x = strtoull(s, &end, 0);
+    unsigned long long x = strtoull(hex ? s + 2 : s, &end, hex ? 16 : 10);
     if (*end != '\0' || errno != 0) return 0;
     *v = (uint64_t)x;
     return 1;
