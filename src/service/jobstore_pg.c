@@ -36,6 +36,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -50,6 +51,7 @@
 #define UPLOAD_PREFIX "pgw-"
 #define FORGET_MIN_MS 60000     /* a daemon's row outlives 10 leases and this */
 #define SWEEP_AGE_S 60          /* scratch folders older than this may go */
+#define SCRATCH_LOCK ".lock"    /* in a scratch folder: locked by its daemon while it lives */
 #define LOOSE_UPLOAD_MS 3600000 /* an upload no job took is removed after this */
 #define MAX_FETCHERS 64         /* fetch connections at most */
 
@@ -68,7 +70,9 @@ typedef struct {
     char name[CUZK__STORE_NAME_MAX + 1];
     uint32_t lease_ms;
     char spool[PATH_MAX], scratch[PATH_MAX];
+    int scratch_lock; /* holds an flock on scratch/.lock while the process lives; -1: none */
     pthread_mutex_t mu; /* self, info, keys, listening, uploads, fetch_busy */
+    pthread_mutex_t reg_mu; /* one registration again at a time (reregister) */
     pthread_cond_t fetch_free; /* a fetch connection was given back */
     int fetch_busy[MAX_FETCHERS];
     uint64_t self;
@@ -129,17 +133,27 @@ static cuzk_status send_description(pg *p, cuzk__store_pg *s, uint64_t id, cuzk_
 
 /* Registers again after the cluster forgot this daemon (was id). */
 static cuzk_status reregister(pg *p, uint64_t was, cuzk_error *err) {
+    /* the claimer and the heartbeat may both find the daemon forgotten:
+     * one registers, the other then sees the new id */
+    pthread_mutex_lock(&p->reg_mu);
     pthread_mutex_lock(&p->mu);
     const uint64_t now = p->self;
     pthread_mutex_unlock(&p->mu);
-    if (now != was) return CUZK_OK; /* another thread did */
+    if (now != was) { /* another thread did */
+        pthread_mutex_unlock(&p->reg_mu);
+        return CUZK_OK;
+    }
     uint64_t id = 0;
     cuzk_status st = cuzk__store_pg_register(p->beat, p->name, &id, err);
     if (st == CUZK_OK) st = send_description(p, p->beat, id, err);
-    if (st != CUZK_OK) return st;
+    if (st != CUZK_OK) {
+        pthread_mutex_unlock(&p->reg_mu);
+        return st;
+    }
     pthread_mutex_lock(&p->mu);
     p->self = id;
     pthread_mutex_unlock(&p->mu);
+    pthread_mutex_unlock(&p->reg_mu);
     logf_(p, "the cluster had forgotten this daemon (id %llu): registered again as %llu",
           (unsigned long long)was, (unsigned long long)id);
     return CUZK_OK;
@@ -171,7 +185,8 @@ static void remove_scratch(const char *dir) {
     if (d == NULL) return;
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
-        if (strncmp(e->d_name, "claim-", 6) != 0 && strncmp(e->d_name, "check-", 6) != 0)
+        if (strncmp(e->d_name, "claim-", 6) != 0 && strncmp(e->d_name, "check-", 6) != 0 &&
+            strcmp(e->d_name, SCRATCH_LOCK) != 0)
             continue;
         char path[PATH_MAX];
         if (snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) < (int)sizeof(path))
@@ -181,7 +196,25 @@ static void remove_scratch(const char *dir) {
     (void)rmdir(dir);
 }
 
-/* The scratch folders of daemons no longer registered, left by a crash. */
+/* Locks dir's lock file (made if missing) without waiting: its descriptor,
+ * or -1 when the file cannot be opened or another process holds it. */
+static int lock_scratch(const char *dir, int create) {
+    char path[PATH_MAX];
+    if (snprintf(path, sizeof(path), "%s/%s", dir, SCRATCH_LOCK) >= (int)sizeof(path)) return -1;
+    const int fd = open(path, O_RDWR | O_CLOEXEC | (create ? O_CREAT : 0), 0600);
+    if (fd < 0) return -1;
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* The scratch folders left by daemons of this machine that died: a folder
+ * whose lock no process holds (a daemon holds its own while it lives, so a
+ * restart finds its predecessor's at once); one without a lock file (a
+ * daemon making it this moment) only once its daemon is no longer
+ * registered and the folder has aged. */
 static void sweep_scratch(pg *p) {
     cuzk__store_pg_daemon *v = NULL;
     size_t n = 0;
@@ -195,20 +228,30 @@ static void sweep_scratch(pg *p) {
         if (strncmp(e->d_name, "pg-", 3) != 0) continue;
         const unsigned long long id = strtoull(e->d_name + 3, &end, 10);
         if (end == e->d_name + 3 || *end != '\0') continue;
+        if (id == p->self) continue;
+        char path[PATH_MAX], lock[PATH_MAX];
+        if (snprintf(path, sizeof(path), "%s/%s", p->spool, e->d_name) >= (int)sizeof(path) ||
+            snprintf(lock, sizeof(lock), "%s/%s", path, SCRATCH_LOCK) >= (int)sizeof(lock))
+            continue;
+        struct stat sb;
+        if (stat(lock, &sb) == 0) {
+            const int fd = lock_scratch(path, 0);
+            if (fd < 0) continue; /* its daemon lives */
+            remove_scratch(path);
+            close(fd);
+            removed++;
+            continue;
+        }
         int live = 0;
         for (size_t i = 0; i < n && !live; i++) live = v[i].id == id;
-        char path[PATH_MAX];
-        struct stat sb;
-        if (live || snprintf(path, sizeof(path), "%s/%s", p->spool, e->d_name) >= (int)sizeof(path) ||
-            stat(path, &sb) != 0 || sb.st_mtime > time(NULL) - SWEEP_AGE_S)
-            continue;
+        if (live || stat(path, &sb) != 0 || sb.st_mtime > time(NULL) - SWEEP_AGE_S) continue;
         remove_scratch(path);
         removed++;
     }
     if (d != NULL) closedir(d);
     free(v);
     if (removed != 0)
-        logf_(p, "removed %zu scratch folder%s of daemons that left the cluster", removed,
+        logf_(p, "removed %zu scratch folder%s of daemons that are gone", removed,
               removed == 1 ? "" : "s");
 }
 
@@ -234,6 +277,7 @@ static cuzk_status keep_keys(pg *p, const char *const *keys, size_t n, cuzk_erro
 static void pg_close(void *impl) {
     pg *p = impl;
     if (p->scratch[0] != '\0') remove_scratch(p->scratch);
+    if (p->scratch_lock >= 0) close(p->scratch_lock); /* after: no one takes it meanwhile */
     cuzk__store_pg_close(p->api);
     cuzk__store_pg_close(p->claim);
     cuzk__store_pg_close(p->finish);
@@ -246,6 +290,7 @@ static void pg_close(void *impl) {
     free(p->keys);
     pthread_cond_destroy(&p->fetch_free);
     pthread_mutex_destroy(&p->mu);
+    pthread_mutex_destroy(&p->reg_mu);
     free(p);
 }
 
@@ -815,6 +860,8 @@ cuzk_status cuzk__jobstore_open_pg(const cuzk__jobstore_ops **ops, void **impl,
     pg *p = calloc(1, sizeof(*p));
     if (p == NULL) return cuzk__fail(err, CUZK_ERR_NOMEM, "no memory for the job store");
     pthread_mutex_init(&p->mu, NULL);
+    pthread_mutex_init(&p->reg_mu, NULL);
+    p->scratch_lock = -1;
     pthread_cond_init(&p->fetch_free, NULL);
     p->log = log;
     p->log_user = log_user;
@@ -853,6 +900,9 @@ cuzk_status cuzk__jobstore_open_pg(const cuzk__jobstore_ops **ops, void **impl,
         st = cuzk__fail(err, CUZK_ERR_INVALID_ARG, "%s: the scratch folder's path is too long",
                         p->spool);
     if (st == CUZK_OK) st = make_dir(p->scratch, err);
+    if (st == CUZK_OK && (p->scratch_lock = lock_scratch(p->scratch, 1)) < 0)
+        st = cuzk__fail(err, CUZK_ERR_IO, "%s/%s: cannot lock it: %s", p->scratch, SCRATCH_LOCK,
+                        strerror(errno));
     if (st != CUZK_OK) {
         if (p->self != 0) {
             cuzk_error lerr;

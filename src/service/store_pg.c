@@ -1640,7 +1640,7 @@ typedef struct {
     uint32_t lease_ms;
     cuzk__store_pg_lease *held;
     size_t n;
-    const char *jobs, *idxs; /* int8[] and int4[] literals of held */
+    const char *jobs, *idxs, *gens; /* int8[], int4[] and int8[] literals of held */
     size_t renewed;
 } renew_ctx;
 
@@ -1649,18 +1649,27 @@ static cuzk_status renew_body(cuzk__store_pg *s, void *ctx, cuzk_error *err) {
     c->renewed = 0;
     cuzk_status st = heartbeat(s, c->owner, err);
     if (st != CUZK_OK) return st;
-    params p = {0};
-    p_u64(&p, c->owner);
-    p_u64(&p, c->lease_ms);
     PGresult *r;
-    st = q(s, "extend the leases",
-           "UPDATE cuzk.partitions p SET lease_expires = now() + $2 * interval '1 millisecond'"
-           " FROM cuzk.jobs j WHERE p.owner = $1 AND p.state = 1 AND j.id = p.job_id"
-           " AND j.state = 0",
-           &p, 0, &r, err);
-    if (st != CUZK_OK) return st;
-    c->renewed = (size_t)strtoull(PQcmdTuples(r), NULL, 10);
-    PQclear(r);
+    if (c->n != 0) {
+        /* only the leases the owner lists: a claim it has forgotten (its
+         * release or failure not recorded, a claim whose commit it never
+         * heard of) lapses and is reaped, not kept while the owner lives */
+        params p = {0};
+        p_u64(&p, c->owner);
+        p_u64(&p, c->lease_ms);
+        p_text(&p, c->jobs);
+        p_text(&p, c->idxs);
+        p_text(&p, c->gens);
+        st = q(s, "extend the leases",
+               "UPDATE cuzk.partitions p SET lease_expires = now() + $2 * interval '1 millisecond'"
+               " FROM cuzk.jobs j, unnest($3::bigint[], $4::integer[], $5::bigint[]) AS t(job, idx,"
+               " gen) WHERE p.owner = $1 AND p.state = 1 AND p.job_id = t.job AND p.idx = t.idx"
+               " AND p.generation = t.gen AND j.id = p.job_id AND j.state = 0",
+               &p, 0, &r, err);
+        if (st != CUZK_OK) return st;
+        c->renewed = (size_t)strtoull(PQcmdTuples(r), NULL, 10);
+        PQclear(r);
+    }
     params pd = {0};
     p_u64(&pd, c->owner);
     st = q(s, "drop partitions of ended jobs",
@@ -1709,11 +1718,16 @@ cuzk_status cuzk__store_pg_renew(cuzk__store_pg *s, uint64_t owner, uint32_t lea
     if (n > 0 && held == NULL) return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "renew: NULL leases");
     cuzk_status st = check_lease("renew", lease_ms, err);
     if (st != CUZK_OK) return st;
-    sbuf jobs = {0}, idxs = {0};
+    sbuf jobs = {0}, idxs = {0}, gens = {0};
     char num[24];
     sb_str(&jobs, "{");
     sb_str(&idxs, "{");
+    sb_str(&gens, "{");
     for (size_t i = 0; i < n; i++) {
+        snprintf(num, sizeof(num), "%s%llu", i ? "," : "",
+                 (unsigned long long)(held[i].ref.generation <= INT64_MAX ? held[i].ref.generation
+                                                                          : 0));
+        sb_str(&gens, num);
         snprintf(num, sizeof(num), "%s%llu", i ? "," : "",
                  (unsigned long long)(held[i].ref.job_id <= INT64_MAX ? held[i].ref.job_id : 0));
         sb_str(&jobs, num);
@@ -1723,16 +1737,18 @@ cuzk_status cuzk__store_pg_renew(cuzk__store_pg *s, uint64_t owner, uint32_t lea
     }
     sb_str(&jobs, "}");
     sb_str(&idxs, "}");
-    if (jobs.oom || idxs.oom) {
+    sb_str(&gens, "}");
+    if (jobs.oom || idxs.oom || gens.oom) {
         st = cuzk__fail(err, CUZK_ERR_NOMEM, "renew: out of memory");
     } else {
         renew_ctx c = {.owner = owner, .lease_ms = lease_ms, .held = held, .n = n,
-                       .jobs = jobs.p, .idxs = idxs.p};
+                       .jobs = jobs.p, .idxs = idxs.p, .gens = gens.p};
         st = transact(s, "renew", TX_IDEMPOTENT, renew_body, &c, err);
         if (st == CUZK_OK && renewed != NULL) *renewed = c.renewed;
     }
     free(jobs.p);
     free(idxs.p);
+    free(gens.p);
     return st;
 }
 

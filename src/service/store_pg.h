@@ -380,10 +380,12 @@ typedef struct {
 } cuzk__store_pg_lease;
 
 /*
- * The owner's heartbeat: its daemon row's heartbeat, and every lease it
- * holds on a live job extended to now() + lease_ms; its claimed partitions
- * of jobs that ended are dropped. held[0..n) (may be NULL with n 0): the
- * leases the owner believes it holds, each told HELD, LOST or JOB_ENDED.
+ * The owner's heartbeat: its daemon row's heartbeat, and each lease of
+ * held[] it still holds on a live job extended to now() + lease_ms (a
+ * partition it claimed and does not list lapses, so that a claim it lost
+ * track of is reaped); its claimed partitions of jobs that ended are
+ * dropped. held[0..n) (may be NULL with n 0): the leases the owner
+ * believes it holds, each told HELD, LOST or JOB_ENDED.
  * *renewed (may be NULL): how many leases were extended.
  * CUZK_ERR_NOT_FOUND for an owner not registered (left).
  */

@@ -233,9 +233,15 @@ if grep -q "put back .* whose lease expired" "$dir/d1.log" "$dir/d3.log"; then
 # shellcheck disable=SC2046
 rejoin=$("$cuzk" submit --addr "unix:$dir/d1.sock" --key slow --witness-path $(paths 30 "$dir/slow/w0.wit"))
 sleep 0.5
+dead2=$id2
+[ -d "$dir/scratch2/pg-$dead2" ] || say_fail "the killed daemon 2 left its scratch folder" "none"
 start 2
 ready 2
 id2=$(self 2)
+# its predecessor's scratch folder is swept at once: no process holds its lock
+if [ ! -e "$dir/scratch2/pg-$dead2" ] && [ -d "$dir/scratch2/pg-$id2" ]; then
+  ok "daemon 2 started again (as $id2) removed the scratch folder of the killed one ($dead2)"; else
+  say_fail "daemon 2 started again removed the killed one's scratch folder" "$(ls -a "$dir/scratch2")"; fi
 if verify_slow "$rejoin" 30 && once "$rejoin" 30; then
   ok "job $rejoin: done once, every proof verifies"; else
   say_fail "job $rejoin: done once, every proof verifies" "$(tail -n 5 "$dir"/d*.log)"; fi

@@ -972,6 +972,22 @@ static void test_leases(void) {
     }
     CHECK(complete(a, &ca[0].ref, &done) == CUZK__PG_RECORDED && done == 1);
 
+    /* a claim its owner no longer lists (a release it could not record) is
+     * not extended by its heartbeats: it lapses and is reaped */
+    const uint64_t job4 = submit_paths(a, NULL, "k", CUZK_PRIORITY_NORMAL, 1);
+    CHECK(cuzk__store_pg_claim(a, da, keys, 1, 1, 300, ca, &n, &e) == CUZK_OK);
+    CHECK(n == 1 && ca[0].ref.job_id == job4);
+    for (int i = 0; i < 4; i++) {
+        sleep_ms(120);
+        CHECK(cuzk__store_pg_renew(a, da, 300, NULL, 0, &renewed, &e) == CUZK_OK);
+        CHECK_EQ_INT(renewed, 0);
+    }
+    CHECK(cuzk__store_pg_reap(b, &requeued, &e) == CUZK_OK);
+    CHECK_EQ_INT(requeued, 1);
+    CHECK(cuzk__store_pg_claim(b, db, keys, 1, 1, 30000, cb, &n, &e) == CUZK_OK);
+    CHECK(n == 1 && cb[0].ref.job_id == job4);
+    CHECK(complete(b, &cb[0].ref, &done) == CUZK__PG_RECORDED && done == 1);
+
     /* release: back to the queue, the old lease fenced */
     const uint64_t job3 = submit_paths(a, NULL, "k", CUZK_PRIORITY_NORMAL, 1);
     CHECK(cuzk__store_pg_claim(a, da, keys, 1, 1, 30000, ca, &n, &e) == CUZK_OK);
