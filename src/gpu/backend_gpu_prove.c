@@ -291,6 +291,7 @@ typedef struct {
     gpu_key *k;
     const cuzk_witness *w;
     cuzk_status st;
+    cuzk_error err; /* its words, made on the thread whose CUDA call failed */
     pthread_t thread;
     int running;
 } witness_upload;
@@ -300,6 +301,7 @@ static void *witness_upload_run(void *arg) {
     u->st = cuzk__gpu_set_device(u->k->device);
     if (u->st == CUZK_OK)
         u->st = cuzk__gpu_upload_beside(u->k, u->k->w_plain, u->w->values, u->k->n_vars * 32);
+    if (u->st != CUZK_OK) (void)gpu_fail(&u->err, u->st, "uploading the witness");
     return NULL;
 }
 
@@ -319,7 +321,10 @@ static cuzk_status witness_beside_end(witness_upload *u, cuzk_groth16_stage_time
     if (u->running) (void)pthread_join(u->thread, NULL);
     u->running = 0;
     t->spmv_ms += cuzk__now_ms() - t0;
-    if (u->st != CUZK_OK) return gpu_fail(err, u->st, "uploading the witness");
+    if (u->st != CUZK_OK) {
+        if (err != NULL) *err = u->err; /* the failed call's words are the upload thread's */
+        return u->st;
+    }
     return CUZK_OK;
 }
 
