@@ -13,10 +13,11 @@
  *
  * The cache (cache = true): the four most recently used bodies by path,
  * exactly as the string was given (no canonicalisation), most recent first,
- * under one mutex held across a load so that two callers of one path load
- * it once. A hit moves the entry to the front; a miss loads, then drops the
- * least recently used entry if four are held, and inserts the new one at the
- * front. The cache holds one reference, every handle another. A failed load
+ * under one mutex that a load does not hold (minutes for a 47 GB file, in
+ * which hits and other paths' loads go on); a caller of a path being loaded
+ * waits for that load, so that two callers of one path load it once. A hit
+ * moves the entry to the front; a miss loads, then drops the least recently
+ * used entry if four are held, and inserts the new one at the front. The cache holds one reference, every handle another. A failed load
  * leaves the cache as it was (upstream drops its oldest entry first).
  * cache = false loads a private body the cache never sees (what bellperson
  * and Curio do).
@@ -36,6 +37,21 @@
 static pthread_mutex_t cache_mu = PTHREAD_MUTEX_INITIALIZER;
 static cuzk__ss_srs *cache[CACHE_MAX]; /* most recently used first */
 static int cache_n;
+
+/* The paths being loaded for the cache (nodes on their loaders' stacks),
+ * under cache_mu; cache_cv tells of each load's end. */
+typedef struct loading {
+    const char *path;
+    struct loading *next;
+} loading;
+static loading *cache_loading;
+static pthread_cond_t cache_cv = PTHREAD_COND_INITIALIZER;
+
+static int being_loaded(const char *path) {
+    for (const loading *l = cache_loading; l != NULL; l = l->next)
+        if (strcmp(l->path, path) == 0) return 1;
+    return 0;
+}
 
 const cuzk__ss_srs *cuzk__ss_srs_of(const cuzk_supraseal_srs *h, const char **why) {
     if (h == NULL) {
@@ -203,19 +219,33 @@ cuzk_supraseal_error create_SRS(cuzk_supraseal_srs *ret, const char *srs_path, b
         return e;
     }
     pthread_mutex_lock(&cache_mu);
-    for (int i = 0; i < cache_n; i++)
-        if (strcmp(cache[i]->path, srs_path) == 0) {
-            cuzk__ss_srs *s = cache_take(i);
-            memmove(&cache[1], &cache[0], (size_t)cache_n * sizeof(cache[0]));
-            cache[0] = s;
-            cache_n++;
-            cuzk__ss_srs_ref(s);
-            pthread_mutex_unlock(&cache_mu);
-            ret->ptr = s;
-            return cuzk__ss_ok();
-        }
+    for (;;) {
+        for (int i = 0; i < cache_n; i++)
+            if (strcmp(cache[i]->path, srs_path) == 0) {
+                cuzk__ss_srs *s = cache_take(i);
+                memmove(&cache[1], &cache[0], (size_t)cache_n * sizeof(cache[0]));
+                cache[0] = s;
+                cache_n++;
+                cuzk__ss_srs_ref(s);
+                pthread_mutex_unlock(&cache_mu);
+                ret->ptr = s;
+                return cuzk__ss_ok();
+            }
+        if (!being_loaded(srs_path)) break;
+        pthread_cond_wait(&cache_cv, &cache_mu); /* then a hit, or its load failed */
+    }
+    loading me = {srs_path, cache_loading};
+    cache_loading = &me;
+    pthread_mutex_unlock(&cache_mu);
     cuzk__ss_srs *s;
     cuzk_supraseal_error e = load(&s, srs_path);
+    pthread_mutex_lock(&cache_mu);
+    for (loading **l = &cache_loading; *l != NULL; l = &(*l)->next)
+        if (*l == &me) {
+            *l = me.next;
+            break;
+        }
+    pthread_cond_broadcast(&cache_cv);
     if (e.code != 0) {
         pthread_mutex_unlock(&cache_mu);
         return e;

@@ -29,6 +29,7 @@
  * exports are then all it reaches of the library (test_supraseal_shared).
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -481,6 +482,41 @@ static long refs_of(const cuzk_supraseal_srs *h) {
 #define CHECK_REFS(h, n) ((void)(h))
 #endif
 
+/* Callers of one path at once, from threads: one load, one body. */
+typedef struct {
+    const char *path;
+    pthread_barrier_t *start;
+    cuzk_supraseal_srs h;
+    int code;
+} cache_caller;
+
+static void *cache_caller_main(void *arg) {
+    cache_caller *c = arg;
+    pthread_barrier_wait(c->start);
+    cuzk_supraseal_error e = create_SRS(&c->h, c->path, true);
+    c->code = e.code;
+    free(e.message);
+    return NULL;
+}
+
+static void test_cache_threads(void) {
+    enum { N = 6 };
+    pthread_barrier_t start;
+    pthread_barrier_init(&start, NULL, N);
+    cache_caller c[N];
+    pthread_t th[N];
+    for (int i = 0; i < N; i++) {
+        c[i] = (cache_caller){fx_porep.path, &start, {NULL}, -1};
+        CHECK(pthread_create(&th[i], NULL, cache_caller_main, &c[i]) == 0);
+    }
+    for (int i = 0; i < N; i++) pthread_join(th[i], NULL);
+    pthread_barrier_destroy(&start);
+    for (int i = 0; i < N; i++) CHECK(c[i].code == 0 && c[i].h.ptr == c[0].h.ptr);
+    CHECK_REFS(&c[0].h, N + 1); /* the cache's and each caller's */
+    evict_SRS(&c[0].h);
+    for (int i = 0; i < N; i++) drop_SRS(&c[i].h);
+}
+
 static void test_cache(void) {
     const char *path = fx_porep.path;
     cuzk_supraseal_srs a = {NULL}, b = {NULL}, c = {NULL}, d = {NULL};
@@ -587,6 +623,7 @@ int main(int argc, char **argv) {
         RUN(test_bad_assignments);
         RUN(test_bad_srs);
         RUN(test_cache);
+        RUN(test_cache_threads);
     }
     fixture_free(&fx_porep);
     fixture_free(&fx_dense);
