@@ -188,6 +188,10 @@ int cuzk__bench_batch(int argc, char **argv) {
             json = 1;
         } else if (strcmp(a, "--log") == 0) {
             log = 1;
+        } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            (void)usage();
+            rc = 0;
+            goto out;
         } else if (strcmp(a, "--witness") == 0) {
             while (i + 1 < argc && argv[i + 1][0] != '-') wit[n_wit++] = argv[++i];
         } else {

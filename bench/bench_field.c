@@ -125,7 +125,7 @@ static uint64_t op_fr_mul(void *vc, uint64_t n) {
     return x.l[0];
 }
 
-/* Extension fields: not in the brief's list, but they locate a gap between
+/* Extension fields: not in the list above, but they locate a gap between
  * the Fp rows and the group/pairing rows. */
 static uint64_t op_fp2_mul(void *vc, uint64_t n) {
     field_ctx *c = vc;

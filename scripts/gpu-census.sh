@@ -3,7 +3,7 @@
 # the first COUNT launches of the kernels matching REGEX in one run of a
 # binary, Nsight Compute's pipe and issue metrics (printed as a table) and
 # its per-PC executed-instruction counts, plus the binary's SASS, which
-# scripts/sass-census.py joins on the development machine:
+# scripts/sass-census.py joins on any machine:
 #
 #   scripts/gpu-census.sh OUTDIR REGEX COUNT BINARY [ARGS...]
 #   scripts/sass-census.py --ncu OUTDIR/census.txt --sass OUTDIR/binary.sass.gz \

@@ -98,7 +98,7 @@ static int usage(FILE *f) {
             "        GPU or CPU lane; --devices the GPUs, as for prove; --fault STAGE:N\n"
             "        fails the Nth launch of a kernel stage, e.g. msm_h:7, as a device\n"
             "        error: the partition is retried on another lane).\n"
-            "    bench stress --addr A --clients C --jobs J --key K\n"
+            "    bench stress [--addr A] --clients C --jobs J --key K\n"
             "              (--witness FILE.. | --witness-path P..) [--priority P] [--json]\n"
             "        C clients prove J jobs through a daemon: jobs and partitions a second,\n"
             "        latency percentiles, errors by HTTP status.\n"
