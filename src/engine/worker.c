@@ -12,11 +12,11 @@
  * partition: the slots sharing it take nothing until their partitions in
  * flight end, then the key's lane is reset (backend closed, key released)
  * and prepared again by the next proof. The partition goes back
- * (max_retries times), to another lane of its key when it has one. A GPU lane whose device memory ran
- * out (CUZK_ERR_DEVICE_NOMEM) is retired the same way but steps down: the next
- * proof prepares it one memory plan lower (down to the CPU), and the
- * partition goes back as often as its lanes can step down. Any other
- * failure fails the job.
+ * (max_retries times), to another lane of its key when it has one. A GPU
+ * lane whose device memory ran out (CUZK_ERR_DEVICE_NOMEM) is retired the
+ * same way but steps down: the next proof prepares it one memory plan lower
+ * (down to the CPU), and the partition goes back as often as its lanes can
+ * step down. Any other failure fails the job.
  */
 #include <stdlib.h>
 #include <string.h>
