@@ -17,8 +17,9 @@
  * which hits and other paths' loads go on); a caller of a path being loaded
  * waits for that load, so that two callers of one path load it once. A hit
  * moves the entry to the front; a miss loads, then drops the least recently
- * used entry if four are held, and inserts the new one at the front. The cache holds one reference, every handle another. A failed load
- * leaves the cache as it was (upstream drops its oldest entry first).
+ * used entry if four are held, and inserts the new one at the front. The
+ * cache holds one reference, every handle another. A failed load leaves the
+ * cache as it was (upstream drops its oldest entry first).
  * cache = false loads a private body the cache never sees (what bellperson
  * and Curio do).
  */
