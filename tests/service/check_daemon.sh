@@ -3,8 +3,9 @@
 # clients and bad ones.
 #
 # Starts `cuzk daemon` (CPU backend, one worker of two threads, so partitions
-# run one at a time, as slowly on a machine of many cores) on a temporary Unix socket and a TCP port on 127.0.0.1 with a token,
-# request_timeout_s 2 and max_body_bytes 256K, serving examples/sample as key
+# run one at a time, as slowly on a machine of many cores) on a temporary
+# Unix socket and a TCP port on 127.0.0.1 with a token, request_timeout_s 2
+# and max_body_bytes 256K, serving examples/sample as key
 # "sample" and a small bellman circuit (gen-circuit, development setup) as key
 # "slow", whose partitions take a few hundred ms. Then checks:
 #
