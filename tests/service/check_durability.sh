@@ -11,7 +11,8 @@
 #      the API waits after the restart until the key is registered again.
 #  (b) SIGTERM drains: submissions are refused with 503 while the daemon
 #      drains, it exits with status 0, and a restart finishes every job it
-#      had acknowledged.
+#      had acknowledged; a second SIGTERM during a drain exits at once
+#      (status 1) and its job finishes after a restart.
 #  (c) results survive a restart (after a kill -9 as well) unchanged, and
 #      are gone result_retention_s after their job ended: at the next start
 #      and in a daemon that keeps running.
@@ -412,7 +413,33 @@ left=$(spool_files "$B")
 [ -z "$left" ] || fail "spool files with every job done: $left"
 stop TERM
 [ "$rc" = 0 ] || fail "SIGTERM after (b): exit status $rc"
-passed "(b) the drain refused submissions, exited 0, and the restart finished its ${#acked[@]} jobs"
+# a second SIGTERM during the drain exits at once; the job resumes at the next start
+start "$B/cuzk.conf" || exit 1
+submit_json dur-b-twice 4
+twice=
+[ "$code" = 201 ] && twice=$(jget 'v["id"]') || fail "submit dur-b-twice: $code $(body)"
+for i in $(seq 200); do
+    req GET "/v1/jobs/$twice"
+    [ "$(jget 'v["state"]')" = running ] && break
+    sleep 0.05
+done
+t0=$(now_ms)
+kill -TERM "$PID"
+sleep 0.1
+kill -TERM "$PID"
+{ wait "$PID"; } 2>/dev/null
+rc=$?
+PID=
+took=$(($(now_ms) - t0))
+[ "$rc" = 1 ] || fail "exit status after a second SIGTERM: $rc"
+[ "$took" -lt 5000 ] || fail "a second SIGTERM took $took ms to end the daemon"
+grep -q "SIGTERM again: exiting without waiting" "$T/daemon.log" ||
+    fail "the log does not say why the daemon left at the second SIGTERM"
+start "$B/cuzk.conf" || exit 1
+[ -n "$twice" ] && await_done "$twice" && verify_bellman "$twice" 4
+stop TERM
+[ "$rc" = 0 ] || fail "SIGTERM after the second-signal case: exit status $rc"
+passed "(b) the drain refused submissions, exited 0, and the restart finished its ${#acked[@]} jobs; a second SIGTERM exited at once and its job finished after a restart"
 
 # ---- (c) results across restarts, and their retention -------------------------------------
 

@@ -9,6 +9,7 @@
  * second signal during the drain exits at once (status 1); nothing
  * acknowledged is lost, since the store has it.
  */
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -83,9 +84,22 @@ static void *signal_main(void *arg) {
         pthread_cond_broadcast(&sig_cv);
         pthread_mutex_unlock(&sig_mu);
         if (!first) {
-            logf_("%s again: exiting without waiting (queued and running jobs resume at the "
-                  "next start)",
-                  sig == SIGINT ? "SIGINT" : "SIGTERM");
+            /* at once: not through log_line, whose lock a thread blocked on a
+             * full stderr pipe may hold, and a write that cannot block */
+            char line[256];
+            const time_t now = time(NULL);
+            struct tm tm;
+            gmtime_r(&now, &tm);
+            size_t n = strftime(line, sizeof(line), "%Y-%m-%dT%H:%M:%SZ", &tm);
+            n += (size_t)snprintf(line + n, sizeof(line) - n,
+                                  " cuzk daemon: %s again: exiting without waiting (queued and "
+                                  "running jobs resume at the next start)\n",
+                                  sig == SIGINT ? "SIGINT" : "SIGTERM");
+            const int fl = fcntl(STDERR_FILENO, F_GETFL);
+            if (fl >= 0) (void)fcntl(STDERR_FILENO, F_SETFL, fl | O_NONBLOCK);
+            if (write(STDERR_FILENO, line, n < sizeof(line) ? n : sizeof(line) - 1) < 0) {
+                /* nothing more to do: exiting */
+            }
             _exit(1);
         }
     }
