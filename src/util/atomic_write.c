@@ -516,13 +516,10 @@ char *cuzk__file_identity(const char *path) {
 
 int cuzk__same_file(const char *a, const char *b) {
     if (a == NULL || b == NULL) return 0;
-    struct stat sa, sb;
-    int ea = stat(a, &sa) == 0, eb = stat(b, &sb) == 0;
-    if (ea && eb) return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-    if (ea || eb) return 0;
-    char *ca = canonical_new(a), *cb = canonical_new(b);
-    int same = ca != NULL && cb != NULL ? strcmp(ca, cb) == 0 : strcmp(a, b) == 0;
-    free(ca);
-    free(cb);
+    /* an existing file's "@DEV:INO" never equals a path, which starts '/' */
+    char *ia = cuzk__file_identity(a), *ib = cuzk__file_identity(b);
+    const int same = ia != NULL && ib != NULL ? strcmp(ia, ib) == 0 : strcmp(a, b) == 0;
+    free(ia);
+    free(ib);
     return same;
 }

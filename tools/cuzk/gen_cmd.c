@@ -218,7 +218,7 @@ int cuzk__cmd_gen_circuit(int argc, char **argv) {
     cuzk__outset set;
     cuzk__out *o = NULL;
     cuzk__outset_init(&set);
-    snprintf(path, dl + 32, "%s/circuit.cuzk", dir);
+    output_name(path, dl + 32, dir, 0);
     if (cuzk__outset_add(&set, &o, path, &err) != CUZK_OK ||
         cuzk__circuit_write_out(o, c, &err) != CUZK_OK || cuzk__out_finish(o, &err) != CUZK_OK) {
         fprintf(stderr, "cuzk gen-circuit: %s\n", cuzk__error_text(&err));
@@ -244,7 +244,7 @@ int cuzk__cmd_gen_circuit(int argc, char **argv) {
         }
         double s1 = now_s();
         if (i == 0) boolean = cuzk_gen_witness_boolean_fraction(&w, p.threads);
-        snprintf(path, dl + 32, "%s/w%" PRIu64 ".wit", dir, i);
+        output_name(path, dl + 32, dir, i + 1);
         cuzk_status st = cuzk__outset_add(&set, &o, path, &err);
         if (st == CUZK_OK) st = cuzk__witness_write_out(o, &w, &err);
         if (st == CUZK_OK) st = cuzk__out_finish(o, &err);
