@@ -178,6 +178,41 @@ fn assignment(f: &Fixture, c: &Circuit) -> Assignment<Scalar> {
     }
 }
 
+/// Curio's split start for one circuit of the fixture, with a, b, c from
+/// the caller (copies it may free once the call returns); r and s go as
+/// temporaries, freed when the call returns too.
+fn start_one(
+    f: &Fixture,
+    c: &Circuit,
+    abc: [&[Scalar]; 3],
+    srs: &SRS,
+    gpu_mtx: *mut c_void,
+    gpu_index: i32,
+) -> *mut c_void {
+    start_groth16_proof(
+        &[abc[0].as_ptr()],
+        &[abc[1].as_ptr()],
+        &[abc[2].as_ptr()],
+        f.abc_size,
+        &[c.inp.as_ptr()],
+        &[c.aux.as_ptr()],
+        f.n_inp,
+        f.n_aux,
+        &f.a_aux,
+        &f.b_inp,
+        &f.b_aux,
+        f.a_aux_pop,
+        f.b_inp_pop,
+        f.b_aux_pop,
+        1,
+        &[c.r],
+        &[c.s],
+        srs,
+        gpu_mtx,
+        gpu_index,
+    )
+}
+
 fn panic_text(p: Box<dyn std::any::Any + Send>) -> String {
     if let Some(s) = p.downcast_ref::<String>() {
         s.clone()
@@ -266,31 +301,10 @@ fn curio_split_calls_from_threads_equal_cuzk() {
                 let c = &f.circuits[i];
                 // copies that are freed right after start, as Curio's bellperson does
                 let (a, b, cc) = (c.a.clone(), c.b.clone(), c.c.clone());
-                let (r_s, s_s) = (vec![c.r], vec![c.s]);
-                let handle = start_groth16_proof(
-                    &[a.as_ptr()],
-                    &[b.as_ptr()],
-                    &[cc.as_ptr()],
-                    f.abc_size,
-                    &[c.inp.as_ptr()],
-                    &[c.aux.as_ptr()],
-                    f.n_inp,
-                    f.n_aux,
-                    &f.a_aux,
-                    &f.b_inp,
-                    &f.b_aux,
-                    f.a_aux_pop,
-                    f.b_inp_pop,
-                    f.b_aux_pop,
-                    1,
-                    &r_s,
-                    &s_s,
-                    &srs,
-                    mutexes[i % 2].0,
-                    (i % 2) as i32,
-                );
+                let handle =
+                    start_one(&f, c, [&a, &b, &cc], &srs, mutexes[i % 2].0, (i % 2) as i32);
                 assert!(!handle.is_null());
-                drop((a, b, cc, r_s, s_s));
+                drop((a, b, cc));
                 let mut proofs = vec![Proof::default(); 1];
                 finish_groth16_proof(handle, &mut proofs);
                 unsafe { drop_pending_proof(handle) };
@@ -366,30 +380,7 @@ fn errors_come_back_with_messages() {
 
     // a split proof finished into too little room: a panic, nothing written
     // past the slice, and the handle gone
-    let start = || {
-        start_groth16_proof(
-            &[c.a.as_ptr()],
-            &[c.b.as_ptr()],
-            &[c.c.as_ptr()],
-            f.abc_size,
-            &[c.inp.as_ptr()],
-            &[c.aux.as_ptr()],
-            f.n_inp,
-            f.n_aux,
-            &f.a_aux,
-            &f.b_inp,
-            &f.b_aux,
-            f.a_aux_pop,
-            f.b_inp_pop,
-            f.b_aux_pop,
-            1,
-            &[c.r],
-            &[c.s],
-            &srs,
-            std::ptr::null_mut(),
-            -1,
-        )
-    };
+    let start = || start_one(&f, c, [&c.a, &c.b, &c.c], &srs, std::ptr::null_mut(), -1);
     let handle = start();
     let mut none: Vec<Proof> = Vec::new();
     let got = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
