@@ -228,10 +228,9 @@ out:
     if (R->st != CUZK_OK && !R->stopped) atomic_store(&sh->stop, 1);
     if (job != NULL) cuzk_backend_release_job(&L->be, job);
     /* the key lives on: withdraw announcements before their witnesses close */
-    if (staged_any) {
-        cuzk_error we;
-        (void)cuzk_backend_stage(&L->be, L->bkey, NULL, &we);
-    }
+    if (staged_any)
+        for (int b = 0; b < 2; b++)
+            if (open[b]) cuzk_backend_withdraw(&L->be, L->bkey, &ws[b]);
     for (int b = 0; b < 2; b++)
         if (open[b]) cuzk_witness_close(&ws[b]);
     free(pub);

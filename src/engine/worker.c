@@ -163,18 +163,14 @@ static cuzk_status prove_one(cuzk_engine *e, size_t s, uint32_t w, job *j, size_
     const double t_start = cuzk__engine_now(e);
     event(e, j, part, w, dev, CUZK_STAGE_LOAD, t_load, t_start);
     if (st != CUZK_OK || !job_live(e, j)) {
-        if (announced) { /* withdrawn before the witness closes */
-            cuzk_error we;
-            (void)cuzk_backend_stage(&L->be, L->bkey, NULL, &we);
-        }
+        if (announced) cuzk_backend_withdraw(&L->be, L->bkey, &wit); /* before it closes */
         cuzk_witness_close(&wit);
         return st != CUZK_OK ? st : cuzk__fail(err, CUZK_ERR_CANCELLED, "job cancelled");
     }
     cuzk_pending_proof *p = NULL;
     st = cuzk__prove_start_loaded(key, s, &p, &wit, err); /* takes the witness */
     if (st != CUZK_OK) {
-        cuzk_error we;
-        (void)cuzk_backend_stage(&L->be, L->bkey, NULL, &we); /* its announcement, if left */
+        cuzk_backend_withdraw(&L->be, L->bkey, &wit); /* its announcement, if left */
         cuzk_witness_close(&wit);
         return st;
     }

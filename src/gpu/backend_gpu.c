@@ -86,6 +86,7 @@ const cuzk_backend_ops cuzk_backend_gpu = {
     .key_plan = cuzk__gpu_op_key_plan,
     .prove_start = cuzk__gpu_op_prove_start,
     .stage = cuzk__gpu_op_stage,
+    .withdraw = cuzk__gpu_op_withdraw,
     .prove_finish = cuzk__backend_partial_finish,
     .release_job = cuzk__backend_partial_release,
     .release_key = cuzk__gpu_op_release_key,

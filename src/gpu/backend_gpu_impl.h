@@ -285,6 +285,7 @@ cuzk_status cuzk__gpu_upload_beside(gpu_key *k, void *dst, const void *src, size
 cuzk_status cuzk__gpu_staged_copy(void *ctx, void *dst, const void *src, size_t bytes);
 cuzk_status cuzk__gpu_op_stage(cuzk_backend *be, cuzk_backend_key *key, const cuzk_witness *w,
                                cuzk_error *err);
+void cuzk__gpu_op_withdraw(cuzk_backend *be, cuzk_backend_key *key, const cuzk_witness *w);
 void cuzk__gpu_stage_setup(gpu_key *k);
 void cuzk__gpu_stage_stop(gpu_key *k);
 int cuzk__gpu_stage_take(gpu_key *k, const cuzk_witness *w);

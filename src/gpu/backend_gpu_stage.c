@@ -391,14 +391,10 @@ cuzk_status cuzk__gpu_op_stage(cuzk_backend *be, cuzk_backend_key *key, const cu
     (void)be;
     cuzk__error_clear(err);
     gpu_key *k = (gpu_key *)key;
-    cuzk_status st;
-    if (w != NULL && (st = cuzk__gpu_witness_check(k, w, "stage", err)) != CUZK_OK) return st;
+    const cuzk_status st = cuzk__gpu_witness_check(k, w, "stage", err);
+    if (st != CUZK_OK) return st;
     pthread_mutex_lock(&k->st_mu);
-    if (w == NULL) { /* withdraw: nothing announced is read after this returns */
-        k->st_nq = 0;
-        while (k->st_state == SLOT_COPYING) pthread_cond_wait(&k->st_cv, &k->st_mu);
-        slot_clear(k); /* also wakes a proof waiting for an announcement just cleared */
-    } else if (!k->st_off) {
+    if (!k->st_off) {
         k->st_wanted = 1;
         if (k->st_nq == STAGE_QUEUE) stage_unqueue(k, 0);
         k->st_q[k->st_nq++] = w;
@@ -408,3 +404,21 @@ cuzk_status cuzk__gpu_op_stage(cuzk_backend *be, cuzk_backend_key *key, const cu
     return CUZK_OK;
 }
 
+void cuzk__gpu_op_withdraw(cuzk_backend *be, cuzk_backend_key *key, const cuzk_witness *w) {
+    (void)be;
+    gpu_key *k = (gpu_key *)key;
+    pthread_mutex_lock(&k->st_mu);
+    for (unsigned i = 0; i < k->st_nq;) {
+        if (w == NULL || k->st_q[i] == w)
+            stage_unqueue(k, i);
+        else
+            i++;
+    }
+    while (k->st_state == SLOT_COPYING && (w == NULL || k->st_have == w))
+        pthread_cond_wait(&k->st_cv, &k->st_mu);
+    if (w == NULL || k->st_have == w)
+        slot_clear(k);
+    else /* wakes a proof waiting for an announcement just dropped */
+        pthread_cond_broadcast(&k->st_cv);
+    pthread_mutex_unlock(&k->st_mu);
+}

@@ -129,9 +129,11 @@ struct cuzk_backend_ops {
     void (*key_plan)(const cuzk_backend_key *key, struct cuzk__plan *out);
     cuzk_status (*prove_start)(cuzk_backend *be, cuzk_backend_job **out, cuzk_backend_key *key,
                                const cuzk_witness *w, cuzk_error *err);
-    /* Optional (NULL: nothing to do; see cuzk_backend_stage). */
+    /* Optional, both or neither (NULL: nothing to do; see cuzk_backend_stage
+     * and cuzk_backend_withdraw). */
     cuzk_status (*stage)(cuzk_backend *be, cuzk_backend_key *key, const cuzk_witness *w,
                          cuzk_error *err);
+    void (*withdraw)(cuzk_backend *be, cuzk_backend_key *key, const cuzk_witness *w);
     cuzk_status (*prove_finish)(cuzk_backend *be, cuzk_groth16_proof *proof,
                                 cuzk_backend_job *job, const uint64_t r[4], const uint64_t s[4],
                                 cuzk_error *err);
@@ -268,16 +270,16 @@ static inline cuzk_status cuzk_backend_prove_start(cuzk_backend *be, cuzk_backen
  * prove_start of w has begun nothing is copied from w for it any more (its
  * announcement and older ones it overtook are dropped). With several threads proving on one
  * key, or announcements out of order, proofs stay right but may not gain.
- * A key keeps 4 announcements (a fifth drops the oldest). w == NULL
- * withdraws them all, waiting for a copy in progress. The caller keeps an
- * announced w open and unchanged until its prove_start has begun (the copy
- * reads w until then), a withdrawal, or release_key; announcing w twice
- * means two prove_starts of w. Checks that w fits the key
- * (CUZK_ERR_INVALID_ARG otherwise), also on backends without staging.
+ * A key keeps 4 announcements (a fifth drops the oldest). The caller keeps
+ * an announced w open and unchanged until its prove_start has begun (the
+ * copy reads w until then), its withdrawal (cuzk_backend_withdraw), or
+ * release_key; announcing w twice means two prove_starts of w. Checks that
+ * w (not NULL) fits the key (CUZK_ERR_INVALID_ARG otherwise), also on
+ * backends without staging.
  */
 static inline cuzk_status cuzk_backend_stage(cuzk_backend *be, cuzk_backend_key *key,
                                              const cuzk_witness *w, cuzk_error *err) {
-    if (w != NULL && w->n_inputs + w->n_aux != key->n_inputs + key->n_aux)
+    if (w->n_inputs + w->n_aux != key->n_inputs + key->n_aux)
         return cuzk__fail(err, CUZK_ERR_INVALID_ARG,
                           "stage: %s has %llu variables, the key expects %llu",
                           w->path ? w->path : "(witness)",
@@ -285,6 +287,18 @@ static inline cuzk_status cuzk_backend_stage(cuzk_backend *be, cuzk_backend_key 
                           (unsigned long long)(key->n_inputs + key->n_aux));
     if (be->ops->stage == NULL) return CUZK_OK;
     return be->ops->stage(be, key, w, err);
+}
+
+/*
+ * Withdraws the announcements of w (cuzk_backend_stage) whose prove_start
+ * will not come, or every announcement of the key when w is NULL: once it
+ * returns nothing reads w any more (a copy of w in progress is waited for),
+ * so w may close. Other callers' announcements and a slot holding another
+ * witness stay as they are.
+ */
+static inline void cuzk_backend_withdraw(cuzk_backend *be, cuzk_backend_key *key,
+                                         const cuzk_witness *w) {
+    if (be->ops->withdraw != NULL) be->ops->withdraw(be, key, w);
 }
 
 static inline cuzk_status cuzk_backend_prove_finish(cuzk_backend *be, cuzk_groth16_proof *proof,

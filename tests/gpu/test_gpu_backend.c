@@ -553,25 +553,34 @@ static void prestaged_case(int slot) {
     for (unsigned i = 0; i < NW; i++) CHECK_EQ_INT(cuzk_gen_witness(g, i, &w[i], &err), CUZK_OK);
 
     /* (announce before, witness proved, expect a staged hit) */
+    enum { NONE = -1, ALL = -2 };
     static const struct {
         int reopen;   /* index reopened (closed, then another partition's witness in the
-                         same struct, so at the same address) before this step, -1 none */
-        int announce; /* index to announce before the proof, -1 none, -2 withdraw */
+                         same struct, so at the same address) before this step, NONE none */
+        int announce; /* indices to announce before the proof, in order, NONE none */
         int announce2;
+        int withdraw; /* then withdrawn: an index, ALL every announcement, NONE none */
         unsigned prove;
         int hit;
     } steps[] = {
-        {-1, 0, 1, 0, 0},   /* first proof: no worker yet, its own announcement dropped; the
-                               slot is made after it and w1 copied */
-        {-1, 2, -1, 1, 1},  /* w1 in the slot; w2 copied during this proof */
-        {-1, 3, -1, 2, 1},  /* w3 copied during this one */
-        {-1, -1, -1, 0, 0}, /* w0 unannounced, w3 in the slot: a miss that empties it */
-        {-1, 3, 3, 3, 1},   /* w3 announced twice: a copy now, the second during it */
-        {-1, -1, -1, 3, 1}, /* ... and taken here */
-        {-1, 1, -2, 1, 0},  /* withdrawn: a plain upload */
-        {-1, 0, 1, 1, 0},   /* w1 overtakes w0: a miss that drops both announcements */
-        {1, 1, -1, 1, 1},   /* w1 reopened with other values at the same address: its new
-                               values are copied and taken, never the old ones */
+        {NONE, 0, 1, NONE, 0, 0},    /* first proof: no worker yet, its own announcement
+                                        dropped; the slot is made after it and w1 copied */
+        {NONE, 2, NONE, NONE, 1, 1}, /* w1 in the slot; w2 copied during this proof */
+        {NONE, 3, NONE, NONE, 2, 1}, /* w3 copied during this one */
+        {NONE, NONE, NONE, NONE, 0, 0}, /* w0 unannounced, w3 in the slot: a miss that
+                                           empties it */
+        {NONE, 3, 3, NONE, 3, 1},       /* w3 announced twice: a copy now, the second
+                                           during it */
+        {NONE, NONE, NONE, NONE, 3, 1}, /* ... and taken here */
+        {NONE, 1, NONE, ALL, 1, 0},     /* withdrawn: a plain upload */
+        {NONE, 0, 1, NONE, 1, 0},       /* w1 overtakes w0: a miss that drops both */
+        {1, 1, NONE, NONE, 1, 1},       /* w1 reopened with other values at the same
+                                           address: its new values are copied and taken,
+                                           never the old ones */
+        {NONE, 2, 3, 3, 2, 1},          /* w3's withdrawal leaves w2's copy */
+        {NONE, 0, NONE, 0, 0, 0},       /* w0 withdrawn, copied or not: a plain upload */
+        {NONE, 1, 2, 1, 2, 1},          /* w1 withdrawn from the slot or the queue: w2
+                                           copied after it and taken */
     };
     for (size_t si = 0; si < sizeof steps / sizeof steps[0] && kg; si++) {
         if (steps[si].reopen >= 0) {
@@ -580,11 +589,12 @@ static void prestaged_case(int slot) {
             CHECK_EQ_INT(cuzk_gen_witness(g, NW + r, &w[r], &err), CUZK_OK);
         }
         const int ann[2] = {steps[si].announce, steps[si].announce2};
-        for (int a = 0; a < 2; a++) {
+        for (int a = 0; a < 2; a++)
             if (ann[a] >= 0)
                 CHECK_EQ_INT(cuzk_backend_stage(gpu, kg, &w[ann[a]], &err), CUZK_OK);
-            if (ann[a] == -2) CHECK_EQ_INT(cuzk_backend_stage(gpu, kg, NULL, &err), CUZK_OK);
-        }
+        if (steps[si].withdraw != NONE)
+            cuzk_backend_withdraw(gpu, kg,
+                                  steps[si].withdraw == ALL ? NULL : &w[steps[si].withdraw]);
         const cuzk__gpu_backend_upload_counts before = stats_of(gpu);
         prove_both(&f, &w[steps[si].prove]);
         CHECK_EQ_INT(last_witness_staged, steps[si].hit); /* the job says what the counters do */
