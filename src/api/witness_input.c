@@ -73,14 +73,35 @@ static cuzk_status count_mismatch(const cuzk_key *k, const char *name, uint64_t 
                       (unsigned long long)k->n_vars, zk ? " (nVars)" : "");
 }
 
+/* A witness file that its writer may still change or truncate: read, never
+ * mapped (a mapping truncated under a reader kills the process), and only
+ * when it is a regular file (a FIFO would block the reader forever). */
 static cuzk_status load_file(const cuzk_key *k, cuzk_witness *w, const char *path,
                              cuzk_error *err) {
-    char magic[8] = {0};
-    const size_t got = cuzk__file_head(magic, sizeof(magic), path);
-    cuzk_status st;
-    /* an unreadable or empty file: our reader says why */
-    if (got == 0 || (got == sizeof(magic) && memcmp(magic, CUZK_WITNESS_MAGIC, 8) == 0)) {
-        if ((st = cuzk_witness_open(w, path, err)) != CUZK_OK) return st;
+    int fd;
+    uint64_t size;
+    cuzk_status st = cuzk__open_regular(path, &fd, &size, err);
+    if (st != CUZK_OK) return st;
+    if (size < 8) {
+        close(fd);
+        return cuzk__fail(err, CUZK_ERR_BAD_ENCODING,
+                          "%s: %llu bytes: neither a snarkjs .wtns nor a cuzk witness file", path,
+                          (unsigned long long)size);
+    }
+    uint8_t *buf = size <= SIZE_MAX ? malloc((size_t)size) : NULL;
+    if (buf == NULL) {
+        close(fd);
+        return cuzk__fail(err, CUZK_ERR_NOMEM, "%s: no memory to read its %llu bytes", path,
+                          (unsigned long long)size);
+    }
+    st = cuzk__pread_all(fd, buf, (size_t)size, k->ctx->opt.threads, path, err);
+    close(fd);
+    if (st != CUZK_OK) {
+        free(buf);
+        return st;
+    }
+    if (memcmp(buf, CUZK_WITNESS_MAGIC, 8) == 0) {
+        if ((st = cuzk__witness_adopt(w, buf, (size_t)size, path, err)) != CUZK_OK) return st;
         const int fits = k->kind == CUZK_KEY_PARAMS
                              ? w->n_inputs == k->c.n_inputs && w->n_aux == k->c.n_aux
                              : cuzk_witness_n_vars(w) == k->n_vars;
@@ -98,21 +119,26 @@ static cuzk_status load_file(const cuzk_key *k, cuzk_witness *w, const char *pat
         }
         return st;
     }
-    if (got >= 4 && memcmp(magic, "wtns", 4) == 0) {
+    if (memcmp(buf, "wtns", 4) == 0) {
         cuzk_wtns wt;
         memset(&wt, 0, sizeof(wt));
-        if ((st = cuzk_wtns_open(&wt, path, err)) != CUZK_OK) return st;
-        if (k->kind == CUZK_KEY_PARAMS) {
-            st = cuzk_witness_from_wtns(w, &k->c, &wt, err);
-        } else if (wt.n_witness != k->n_vars) {
-            st = count_mismatch(k, path, wt.n_witness, err);
-        } else if ((st = check_values(wt.values, wt.n_witness, path, 1, wt.values_offset, err)) ==
-                   CUZK_OK) {
-            st = cuzk_witness_from_values(w, wt.values, 1, (uint64_t)wt.n_witness - 1, path, err);
+        if ((st = cuzk_wtns_open_mem(&wt, buf, (size_t)size, path, err)) == CUZK_OK) {
+            if (k->kind == CUZK_KEY_PARAMS) {
+                st = cuzk_witness_from_wtns(w, &k->c, &wt, err);
+            } else if (wt.n_witness != k->n_vars) {
+                st = count_mismatch(k, path, wt.n_witness, err);
+            } else if ((st = check_values(wt.values, wt.n_witness, path, 1, wt.values_offset,
+                                          err)) == CUZK_OK) {
+                st = cuzk_witness_from_values(w, wt.values, 1, (uint64_t)wt.n_witness - 1, path,
+                                              err);
+            }
+            cuzk_wtns_close(&wt);
         }
-        cuzk_wtns_close(&wt);
+        cuzk__wipe(buf, (size_t)size);
+        free(buf);
         return st;
     }
+    free(buf);
     return cuzk__fail(err, CUZK_ERR_BAD_ENCODING,
                       "%s: neither a snarkjs .wtns nor a cuzk witness file (first bytes)", path);
 }
@@ -128,9 +154,7 @@ static uint32_t le32(const uint8_t *p) { return (uint32_t)le_n(p, 4); }
 /* A .wtns file's section headers (type u32, size u64, from offset 12) walked
  * with pread: they must cover the file exactly, so a truncated or padded
  * file is named at once. */
-static cuzk_status wtns_sections_fit(const char *path, uint64_t size, cuzk_error *err) {
-    const int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "%s: %s", path, strerror(errno));
+static cuzk_status wtns_sections_fit(int fd, const char *path, uint64_t size, cuzk_error *err) {
     uint8_t h[12];
     cuzk_status st = CUZK_OK;
     uint64_t pos = 12;
@@ -164,28 +188,25 @@ static cuzk_status wtns_sections_fit(const char *path, uint64_t size, cuzk_error
         st = cuzk__fail(err, CUZK_ERR_INVALID_ARG,
                         "%s: %llu bytes, but its %u sections end at %llu", path,
                         (unsigned long long)size, n_sections, (unsigned long long)pos);
-    close(fd);
     return st;
 }
 
-cuzk_status cuzk__witness_check_head(const cuzk_key *k, const char *path, cuzk_error *err) {
+/* check_head on the open file fd of size bytes. */
+static cuzk_status check_head_fd(const cuzk_key *k, int fd, uint64_t size, const char *path,
+                                 cuzk_error *err) {
     uint8_t h[64];
     memset(h, 0, sizeof(h));
-    const size_t got = cuzk__file_head(h, sizeof(h), path);
-    struct stat sb;
-    if (stat(path, &sb) != 0)
-        return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "%s: %s", path, strerror(errno));
-    if (!S_ISREG(sb.st_mode))
-        return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "%s: not a regular file", path);
+    ssize_t r = pread(fd, h, sizeof(h), 0);
+    const size_t got = r > 0 ? (size_t)r : 0;
     if (got == 0) return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "%s: empty or unreadable", path);
     if (got >= 32 && memcmp(h, CUZK_WITNESS_MAGIC, 8) == 0) {
         const uint64_t n_in = le64(h + 16), n_aux = le64(h + 24);
         const uint64_t n = n_in + n_aux;
-        if (n < n_in || n > (UINT64_MAX - 32) / 32 || (uint64_t)sb.st_size != 32 + 32 * n)
+        if (n < n_in || n > (UINT64_MAX - 32) / 32 || size != 32 + 32 * n)
             return cuzk__fail(err, CUZK_ERR_INVALID_ARG,
                               "%s: %llu bytes, but its header counts %llu + %llu values "
                               "(a truncated or damaged witness file)",
-                              path, (unsigned long long)sb.st_size, (unsigned long long)n_in,
+                              path, (unsigned long long)size, (unsigned long long)n_in,
                               (unsigned long long)n_aux);
         if (k->kind == CUZK_KEY_PARAMS && (n_in != k->c.n_inputs || n_aux != k->c.n_aux))
             return cuzk__fail(err, CUZK_ERR_INVALID_ARG,
@@ -206,11 +227,24 @@ cuzk_status cuzk__witness_check_head(const cuzk_key *k, const char *path, cuzk_e
             if (k->kind == CUZK_KEY_ZKEY && n != k->n_vars) return count_mismatch(k, path, n, err);
         }
         /* the sections, by their headers alone, must fill the file exactly */
-        const cuzk_status st = wtns_sections_fit(path, (uint64_t)sb.st_size, err);
-        return st; /* the values are checked when the witness loads */
+        return wtns_sections_fit(fd, path, size, err); /* the values: when it loads */
     }
     return cuzk__fail(err, CUZK_ERR_BAD_ENCODING,
                       "%s: neither a snarkjs .wtns nor a cuzk witness file (first bytes)", path);
+}
+
+cuzk_status cuzk__witness_check_head(const cuzk_key *k, const char *path, cuzk_error *err) {
+    int fd;
+    uint64_t size;
+    cuzk_status st = cuzk__open_regular(path, &fd, &size, err);
+    if (st == CUZK_ERR_IO) { /* a path the caller named: its mistake */
+        if (err != NULL) err->status = CUZK_ERR_INVALID_ARG;
+        return CUZK_ERR_INVALID_ARG;
+    }
+    if (st != CUZK_OK) return st;
+    st = check_head_fd(k, fd, size, path, err);
+    close(fd);
+    return st;
 }
 
 cuzk_status cuzk__witness_load(const cuzk_key *k, cuzk_witness *w, const cuzk_witness_input *in,

@@ -138,6 +138,22 @@ cuzk_status cuzk_witness_open_mem(cuzk_witness *w, const void *data, size_t size
     return st;
 }
 
+cuzk_status cuzk__witness_adopt(cuzk_witness *w, void *buf, size_t size, const char *name,
+                                cuzk_error *err) {
+    memset(w, 0, sizeof(*w));
+    w->owned = buf; /* malloc's alignment covers the limbs' */
+    w->path = cuzk__strdup(name);
+    if (w->path == NULL) {
+        cuzk_witness_close(w);
+        return cuzk__fail(err, CUZK_ERR_NOMEM, "%s: out of memory", name);
+    }
+    w->image = buf;
+    w->size = size;
+    const cuzk_status st = validate(w, err);
+    if (st != CUZK_OK) cuzk_witness_close(w);
+    return st;
+}
+
 cuzk_status cuzk_witness_open(cuzk_witness *w, const char *path, cuzk_error *err) {
     memset(w, 0, sizeof(*w));
     if (path == NULL) return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "cuzk_witness_open: no path");

@@ -56,6 +56,11 @@ CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_witness_open_mem(cuzk_witness *w, const
                                                           cuzk_error *err);
 void cuzk_witness_close(cuzk_witness *w);
 
+/* Over buf, a malloc'd image of size bytes that the witness takes (freed at
+ * close, or here on failure). name stands in for the path. */
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__witness_adopt(cuzk_witness *w, void *buf, size_t size,
+                                                        const char *name, cuzk_error *err);
+
 /* A witness in memory from n_inputs + n_aux plain values (4 limbs each);
  * copies. The same checks as the reader (ERR_NOT_CANONICAL, ERR_INVALID_ARG). */
 CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_witness_from_values(cuzk_witness *w,
