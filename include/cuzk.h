@@ -593,9 +593,10 @@ typedef struct {
     /* Bytes the keys named in the engine (cuzk_engine_key_add) may hold
      * open or prepared, counted by their files' sizes; opening one evicts
      * the least recently used idle keys until it fits (a key in use is
-     * never evicted, so busy keys may pass it). 0 (default): a GPU
-     * context's smallest card (its device_memory_limit when lower), so keys
-     * kept resident together fit a card; no limit on the CPU. */
+     * never evicted, so busy keys may pass it). 0 (default): with a GPU
+     * context, or an AUTO one on a host with a card, the smallest card's
+     * memory (its device_memory_limit when lower), so keys kept resident
+     * together fit a card; no limit on the CPU. */
     uint64_t key_cache_bytes;
     /* Timeline events kept (cuzk_engine_timeline; default 65536, 0: none). */
     size_t timeline_events;

@@ -187,16 +187,13 @@ static cuzk_status check_options(cuzk_engine_options *o, const cuzk_engine_optio
         return cuzk__fail(err, CUZK_ERR_INVALID_ARG,
                           "engine options: fault_status %d: CUZK_ERR_GPU or CUZK_ERR_DEVICE_NOMEM",
                           (int)o->fault_status);
-    if (o->workers_per_device == 0) {
-        const int gpu = ctx->opt.backend == CUZK_BACKEND_GPU ||
-                        (ctx->opt.backend == CUZK_BACKEND_AUTO && cuzk_gpu_count() > 0);
-        o->workers_per_device = gpu ? 2 : 1;
-    }
+    const int gpu = ctx->opt.backend == CUZK_BACKEND_GPU ||
+                    (ctx->opt.backend == CUZK_BACKEND_AUTO && cuzk_gpu_count() > 0);
+    if (o->workers_per_device == 0) o->workers_per_device = gpu ? 2 : 1;
     if (o->host_memory_budget == 0) o->host_memory_budget = default_budget();
     /* keys resident on a card at once must fit it: a GPU engine's named keys
      * count against the smallest card's memory unless told otherwise */
-    if (o->key_cache_bytes == 0 && ctx->opt.backend == CUZK_BACKEND_GPU)
-        o->key_cache_bytes = cuzk__context_card_bytes(ctx);
+    if (o->key_cache_bytes == 0 && gpu) o->key_cache_bytes = cuzk__context_card_bytes(ctx);
     return CUZK_OK;
 }
 
@@ -464,7 +461,7 @@ cuzk_status cuzk__engine_submit(cuzk_engine *e, uint64_t *job_id, cuzk_key *key,
     j->submit_ms = cuzk__engine_now(e);
     e->jobs = j;
     e->host_used += j->held_bytes;
-    for (size_t i = 0; i < n; i++) cuzk__queue_push(e, (entry){j, i, SIZE_MAX, 0});
+    for (size_t i = 0; i < n; i++) cuzk__queue_push(e, (entry){j, i, SIZE_MAX, 0, 0});
     j->queued = n;
     *job_id = j->id;
     pthread_cond_broadcast(&e->work);

@@ -57,12 +57,14 @@ typedef struct job {
 } job;
 
 /* A queued partition. avoid: the lane slot that faulted on it (SIZE_MAX:
- * none); attempt: 0 first, 1.. retries. */
+ * none); attempt: 0 first, 1.. retries after faults; requeued: back after
+ * a fault or a plan's step down (its queue wait is on the timeline once). */
 typedef struct {
     job *j;
     size_t part;
     size_t avoid;
     unsigned attempt;
+    int requeued;
 } entry;
 
 /* A lane slot: lane s of every key (a GPU listed, or a CPU lane) and the
@@ -111,6 +113,10 @@ struct cuzk_engine {
     cuzk_stage_histogram hist[CUZK_STAGE_COUNT];
     cache_entry *keys; /* the named keys */
     uint64_t cache_used; /* bytes of the named keys open */
+    /* Tests: called by a worker once a partition's witness has loaded,
+     * before its proof starts (set before the first submission; NULL: none). */
+    void (*loaded_hook)(void *user);
+    void *loaded_hook_user;
 };
 
 /* ---- queue.c: the ordered queue (called with mu held) ---- */
@@ -154,8 +160,12 @@ cuzk_status cuzk__engine_submit(cuzk_engine *e, uint64_t *job_id, cuzk_key *key,
  * cuzk__key_unref): the job's own, or its named key's, opened again if it
  * was evicted. */
 cuzk_status cuzk__cache_acquire(cuzk_engine *e, job *j, cuzk_key **out, cuzk_error *err);
-/* A partition of j ended (named keys: no longer running, last use now). */
-void cuzk__cache_release(cuzk_engine *e, job *j);
+/* A partition of j ended (named keys: no longer running, last use now;
+ * proved: it proved, so its lane is prepared: the key is HOT). */
+void cuzk__cache_release(cuzk_engine *e, job *j, int proved);
+/* A lane of key was reset or stepped down: a named key's tier goes back to
+ * WARM (prepared again by its next proof). */
+void cuzk__cache_unprepared(cuzk_engine *e, const cuzk_key *key);
 /* Frees the entries (engine destroy). */
 void cuzk__cache_free(cuzk_engine *e);
 

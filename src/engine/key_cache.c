@@ -97,18 +97,33 @@ cuzk_status cuzk__cache_acquire(cuzk_engine *e, job *j, cuzk_key **out, cuzk_err
     }
     const cuzk_status st = ensure_open(e, j->ce, err);
     if (st != CUZK_OK) return st;
+    /* reopened from its files, which may have changed since the job was
+     * submitted: the job's buffers are sized by the key it was checked with */
+    const cuzk_key *k = j->ce->key;
+    if (k->n_vars != j->n_vars || k->n_public != j->n_public)
+        return cuzk__fail(err, CUZK_ERR_INVALID_ARG,
+                          "key %s: reopened with %llu variables and %llu public inputs, the "
+                          "job was submitted for %llu and %llu (its files changed?)",
+                          j->ce->name, (unsigned long long)k->n_vars,
+                          (unsigned long long)k->n_public, (unsigned long long)j->n_vars,
+                          (unsigned long long)j->n_public);
     atomic_fetch_add(&j->ce->key->refs, 1);
     *out = j->ce->key;
     j->ce->running++;
     return CUZK_OK;
 }
 
-void cuzk__cache_release(cuzk_engine *e, job *j) {
+void cuzk__cache_release(cuzk_engine *e, job *j, int proved) {
     cache_entry *ce = j->ce;
     if (ce == NULL) return;
     ce->running--;
     ce->last_used_ms = cuzk__engine_now(e);
-    if (ce->key != NULL) ce->tier = CUZK_KEY_HOT; /* a proof prepared its lane */
+    if (ce->key != NULL && proved) ce->tier = CUZK_KEY_HOT;
+}
+
+void cuzk__cache_unprepared(cuzk_engine *e, const cuzk_key *key) {
+    for (cache_entry *c = e->keys; c != NULL; c = c->next)
+        if (c->key == key && c->tier == CUZK_KEY_HOT) c->tier = CUZK_KEY_WARM;
 }
 
 static void entry_free(cache_entry *c) {

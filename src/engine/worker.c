@@ -92,6 +92,7 @@ static void run_resets(cuzk_engine *e) {
             cuzk__lane_reset(&key->lanes[lane]);
         }
         pthread_mutex_lock(&e->mu);
+        cuzk__cache_unprepared(e, key);
         if (to != NULL) e->stats.lane_step_downs++;
         for (size_t k = 0; k < e->n_resets; k++) /* the array may have moved on */
             if (e->resets[k].key == key && e->resets[k].lane == lane && e->resets[k].running) {
@@ -153,6 +154,7 @@ static cuzk_status prove_one(cuzk_engine *e, size_t s, uint32_t w, job *j, size_
     cuzk_witness wit;
     cuzk_status st = cuzk__witness_load(key, &wit, &j->in[part], err);
     if (st != CUZK_OK) return st;
+    if (e->loaded_hook != NULL) e->loaded_hook(e->loaded_hook_user);
     if ((st = cuzk__lane_prepare(L, err)) != CUZK_OK) {
         cuzk_witness_close(&wit);
         return st;
@@ -233,6 +235,7 @@ static int settle(cuzk_engine *e, size_t s, entry en, cuzk_key *key, cuzk_status
     if ((step || (fault && en.attempt < e->opt.max_retries)) && e->retry_n < e->n_workers) {
         en.avoid = lane;
         en.attempt += fault;
+        en.requeued = 1;
         e->retry[e->retry_n++] = en; /* room: one per partition in flight */
         j->queued++;
         e->stats.retries++;
@@ -266,7 +269,7 @@ void *cuzk__worker_main(void *arg) {
         const uint64_t wbytes = j->n_vars * 32;
         e->host_used += wbytes;
         const size_t np = (size_t)j->n_public;
-        if (en.attempt == 0)
+        if (!en.requeued)
             event(e, j, en.part, UINT32_MAX, -1, CUZK_STAGE_QUEUED, j->submit_ms,
                   cuzk__engine_now(e));
         pthread_cond_broadcast(&e->changed); /* room in the queue */
@@ -290,7 +293,7 @@ void *cuzk__worker_main(void *arg) {
         e->slots[s].busy--;
         j->running--;
         j->proving[en.part] = 0;
-        if (key != NULL) cuzk__cache_release(e, j);
+        if (key != NULL) cuzk__cache_release(e, j, st == CUZK_OK);
         const uint64_t job_id = j->id;
         const int retried = settle(e, s, en, key, st, &proof, pub, &t, &perr);
         free(pub);

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "cuzk.h"
+#include "engine/engine_impl.h"
 #include "harness.h"
 
 static char zkey[1100], wtns[1100];
@@ -163,6 +164,37 @@ static void test_failing_partition(void) {
     CHECK(cuzk_engine_submit(e, &id, key, in, 3, CUZK_PRIORITY_NORMAL, NULL, 0, &err) == CUZK_OK);
     CHECK(cuzk_engine_await(e, id, -1, NULL, NULL, NULL, &err) == CUZK_ERR_IO);
     CHECK(strstr(err.msg, "partition 1 (/nonexistent/w.wtns)") != NULL);
+    /* a FIFO is refused, never read (its reader would wait for a writer
+     * forever), and so is a witness cut short after it was checked */
+    char dir[] = "/tmp/cuzk-engine-XXXXXX", fifo[64], cut[64];
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(fifo, sizeof fifo, "%s/fifo", dir);
+    snprintf(cut, sizeof cut, "%s/cut.wtns", dir);
+    CHECK(mkfifo(fifo, 0600) == 0);
+    CHECK(cuzk_engine_key_add(e, "k", &(cuzk_key_source){.zkey = zkey}, &err) == CUZK_OK);
+    CHECK(cuzk_engine_key_check_witness(e, "k", fifo, &err) == CUZK_ERR_INVALID_ARG);
+    CHECK(strstr(err.msg, "not a regular file") != NULL);
+    FILE *src = fopen(wtns, "rb"), *dst = fopen(cut, "wb");
+    CHECK(src != NULL && dst != NULL);
+    char buf[4096];
+    size_t got;
+    while (src != NULL && dst != NULL && (got = fread(buf, 1, sizeof buf, src)) > 0)
+        CHECK(fwrite(buf, 1, got, dst) == got);
+    if (src) fclose(src);
+    if (dst) fclose(dst);
+    CHECK(cuzk_engine_key_check_witness(e, "k", cut, &err) == CUZK_OK);
+    CHECK(truncate(cut, 100) == 0);
+    cuzk_witness_input bad[2] = {{.path = fifo}, {.path = cut}};
+    for (int i = 0; i < 2; i++) {
+        CHECK(cuzk_engine_submit(e, &id, key, &bad[i], 1, CUZK_PRIORITY_NORMAL, NULL, 0, &err) ==
+              CUZK_OK);
+        CHECK(cuzk_engine_await(e, id, -1, NULL, NULL, NULL, &err) != CUZK_OK);
+        CHECK(strstr(err.msg, bad[i].path) != NULL);
+        if (i == 0) CHECK(strstr(err.msg, "not a regular file") != NULL);
+    }
+    unlink(fifo);
+    unlink(cut);
+    rmdir(dir);
     cuzk_engine_destroy(e);
 }
 
@@ -262,42 +294,57 @@ static void test_budget(void) {
     cuzk_engine_destroy(e);
 }
 
+/* The engine's loaded hook (engine_impl.h): the first partition loaded
+ * waits there until the test lets it go. */
+typedef struct {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int held, go;
+} load_gate;
+static void gate_hold(void *user) {
+    load_gate *g = user;
+    pthread_mutex_lock(&g->mu);
+    if (g->held++ == 0)
+        while (!g->go) pthread_cond_wait(&g->cv, &g->mu);
+    pthread_mutex_unlock(&g->mu);
+}
+
 /* A job cancelled while one partition is being proved gives back the
- * values of the others at once: partition 0's witness is a FIFO, so its
- * worker waits in the load until the test opens the other end. */
+ * values of the others at once: partition 0 is held once its witness has
+ * loaded, until the test lets it go. */
 static void test_budget_cancel_running(void) {
-    char dir[] = "/tmp/cuzk-engine-XXXXXX", fifo[64];
-    CHECK(mkdtemp(dir) != NULL);
-    snprintf(fifo, sizeof fifo, "%s/w0", dir);
-    CHECK(mkfifo(fifo, 0600) == 0);
+    load_gate g = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0};
     cuzk_engine *e = engine(1, 16, 0);
     if (e == NULL) return;
-    cuzk_witness_input in[4] = {{.path = fifo}, values_input(), values_input(), values_input()};
+    e->loaded_hook = gate_hold;
+    e->loaded_hook_user = &g;
+    cuzk_witness_input in[4] = {{.path = wtns}, values_input(), values_input(), values_input()};
     uint64_t id;
     cuzk_error err;
     CHECK(cuzk_engine_submit(e, &id, key, in, 4, CUZK_PRIORITY_NORMAL, NULL, 0, &err) == CUZK_OK);
-    cuzk_job_info info = {0};
-    for (int spins = 0; spins < 30000 && info.n_running == 0; spins++) {
-        CHECK(cuzk_engine_job_info(e, id, &info, &err) == CUZK_OK);
+    int held = 0;
+    for (int spins = 0; spins < 30000 && !held; spins++) {
+        pthread_mutex_lock(&g.mu);
+        held = g.held;
+        pthread_mutex_unlock(&g.mu);
         const struct timespec ts = {0, 1000000};
         nanosleep(&ts, NULL);
     }
+    CHECK(held == 1);
+    cuzk_job_info info = {0};
+    CHECK(cuzk_engine_job_info(e, id, &info, &err) == CUZK_OK);
     CHECK(info.n_running == 1);
-    /* three partitions' values and the witness being loaded */
+    /* three partitions' values and the witness loaded */
     CHECK(bytes_used(e) == 4 * n_vars * 32);
     CHECK(cuzk_engine_cancel(e, id, &err) == CUZK_OK);
     CHECK(bytes_used(e) == n_vars * 32);
-    const int fd = open(fifo, O_WRONLY); /* the load goes on, and fails: no witness */
-    CHECK(fd >= 0);
-    if (fd >= 0) {
-        CHECK(write(fd, "not-a-witness", 13) == 13);
-        close(fd);
-    }
+    pthread_mutex_lock(&g.mu); /* the partition goes on, and stops: its job ended */
+    g.go = 1;
+    pthread_cond_broadcast(&g.cv);
+    pthread_mutex_unlock(&g.mu);
     CHECK(cuzk_engine_await(e, id, -1, NULL, NULL, NULL, &err) == CUZK_ERR_CANCELLED);
     CHECK(bytes_used(e) == 0);
     cuzk_engine_destroy(e);
-    unlink(fifo);
-    rmdir(dir);
 }
 
 /* An injected device fault: the partition is proved again on the other
