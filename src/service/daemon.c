@@ -264,7 +264,8 @@ cuzk_status cuzk__daemon_job_get(cuzk__daemon *d, uint64_t id, cuzk__daemon_job 
 }
 
 /* Refuses now (400) a witness of another circuit, or a truncated one, that
- * would otherwise be accepted only to fail its job later. */
+ * would otherwise be accepted only to fail its job later. A failure on the
+ * daemon's side (its key's files, its spool) keeps its own status (500). */
 static cuzk_status check_witnesses(cuzk__daemon *d, const cuzk__daemon_submission *sub,
                                    cuzk_error *err) {
     for (size_t i = 0; i < sub->n; i++) {
@@ -282,8 +283,8 @@ static cuzk_status check_witnesses(cuzk__daemon *d, const cuzk__daemon_submissio
         if (st != CUZK_OK) {
             char msg[CUZK_ERROR_MSG_BYTES];
             snprintf(msg, sizeof(msg), "%s", cuzk_error_text(err));
-            return cuzk__fail(err, st == CUZK_ERR_NOT_FOUND ? st : CUZK_ERR_INVALID_ARG,
-                              "witness %zu%s: %s", i, w->spool != NULL ? " (uploaded)" : "", msg);
+            return cuzk__fail(err, st, "witness %zu%s: %s", i,
+                              w->spool != NULL ? " (uploaded)" : "", msg);
         }
     }
     return CUZK_OK;

@@ -21,7 +21,6 @@
 typedef struct {
     cuzk__http *h;
     int tcp; /* needs the token */
-    int fd;
     struct MHD_Daemon *mhd;
 } listener;
 
@@ -182,6 +181,8 @@ static enum MHD_Result body(cuzk__http *h, request_state *rs, const char *data, 
                  (unsigned long long)h->max_body);
         return refuse(rs, 413, CUZK_ERR_BAD_LENGTH, msg);
     }
+    if (rs->kind == CUZK__BODY_NONE) /* never buffered: a body here only costs memory */
+        return refuse(rs, 413, CUZK_ERR_BAD_LENGTH, "this route takes no body");
     if (rs->form != NULL) {
         cuzk_error err;
         if (cuzk__submit_form_feed(rs->form, data, n, &err) != CUZK_OK)
@@ -354,7 +355,6 @@ static cuzk_status serve(cuzk__http *h, int fd, int tcp, unsigned timeout_s, cuz
     listener *l = &h->l[h->n];
     l->h = h;
     l->tcp = tcp;
-    l->fd = fd;
     l->mhd = MHD_start_daemon(
         MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL |
             MHD_USE_ITC,
@@ -402,8 +402,7 @@ unsigned cuzk__http_tcp_port(const cuzk__http *h) { return h != NULL ? h->tcp_po
 void cuzk__http_stop(cuzk__http *h) {
     if (h == NULL) return;
     for (size_t i = 0; i < h->n; i++) {
-        MHD_stop_daemon(h->l[i].mhd);
-        close(h->l[i].fd);
+        MHD_stop_daemon(h->l[i].mhd); /* closes the listening socket it was given */
     }
     struct stat st;
     if (h->unix_path[0] != '\0' && lstat(h->unix_path, &st) == 0 && st.st_dev == h->unix_dev &&

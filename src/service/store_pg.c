@@ -2032,8 +2032,8 @@ static cuzk_status cancel_body(cuzk__store_pg *s, void *ctx, cuzk_error *err) {
 
 cuzk_status cuzk__store_pg_cancel(cuzk__store_pg *s, uint64_t job_id, cuzk_job_state *state,
                                   cuzk_error *err) {
-    if (job_id == 0 || job_id > INT64_MAX)
-        return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "cancel: job id %llu",
+    if (job_id == 0 || job_id > INT64_MAX) /* never made: as SQLite answers */
+        return cuzk__fail(err, CUZK_ERR_NOT_FOUND, "job %llu: no such job",
                           (unsigned long long)job_id);
     end_ctx c = {.job_id = job_id};
     cuzk_status st = transact(s, "cancel", 0, cancel_body, &c, err);
