@@ -467,24 +467,28 @@ pub fn start_groth16_proof<S, D>(
 /// one per circuit) and frees the handle, also when it panics.
 pub fn finish_groth16_proof<PR>(handle: *mut c_void, proofs: &mut [PR]) {
     assert_proof::<PR>();
-    if let Some(n) = pending_take(handle) {
-        if proofs.len() != n {
-            unsafe { destroy_pending_proof(handle) };
-            panic!("finish_groth16_proof: room for {} proofs, the handle has {}", proofs.len(), n);
-        }
+    // a handle not started here (or finished already) never reaches the
+    // library: handles are small numbers, so a guess could be another live one
+    let n = match pending_take(handle) {
+        Some(n) => n,
+        None => panic!("finish_groth16_proof: not a pending proof (finished already?)"),
+    };
+    if proofs.len() != n {
+        unsafe { destroy_pending_proof(handle) };
+        panic!("finish_groth16_proof: room for {} proofs, the handle has {}", proofs.len(), n);
     }
-    // a handle not started here (or finished already): the library refuses it
     check(unsafe { finalize_groth16_proof_c(handle, proofs.as_mut_ptr() as *mut c_void) });
 }
 
 /// Abandons a handle from `start_groth16_proof`. A handle already finished
-/// (or dropped) is ignored by libcuzk_supraseal.
+/// (or dropped) is ignored, never passed to the library.
 ///
 /// # Safety
 /// handle must come from `start_groth16_proof`.
 pub unsafe fn drop_pending_proof(handle: *mut c_void) {
-    let _ = pending_take(handle);
-    destroy_pending_proof(handle)
+    if pending_take(handle).is_some() {
+        destroy_pending_proof(handle)
+    }
 }
 
 /// A mutex for `gpu_mtx`: one per GPU, held around the part of a proof that
