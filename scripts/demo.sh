@@ -35,7 +35,9 @@ if [ ${#sock} -gt 100 ]; then # a Unix socket's path holds 107 bytes at most
 fi
 export CUZK_ADDR=unix:$sock
 
-"$cuzk" daemon --server.unix_socket "$sock" --server.unix_socket_mode 0600 \
+# in a session of its own: Ctrl-C reaches this script alone, which asks the
+# daemon once to drain (a second signal would make it exit at once)
+setsid "$cuzk" daemon --server.unix_socket "$sock" --server.unix_socket_mode 0600 \
     --server.tcp_listen 127.0.0.1:0 --server.token_file "$state/token" \
     --store.database "$state/cuzk.db" --store.spool_dir "$state/spool" \
     --engine.backend auto \
