@@ -333,10 +333,10 @@ static int wait_changed(cuzk_engine *e, int timeout_ms, const struct timespec *u
 }
 
 /* A job with deep copies of its witnesses. */
-static cuzk_status job_new(job **out, cuzk_key *key, const cuzk_witness_input *in, size_t n,
-                           cuzk_priority prio, const char *request_id, cuzk_error *err) {
+static cuzk_status job_new(job **out, const cuzk__key_shape *shape, const cuzk_witness_input *in,
+                           size_t n, cuzk_priority prio, const char *request_id, cuzk_error *err) {
     job *j = calloc(1, sizeof(*j));
-    const size_t np = (size_t)key->n_public;
+    const size_t np = (size_t)shape->n_public;
     if (j == NULL) return cuzk__fail(err, CUZK_ERR_NOMEM, "no memory for a job");
     j->n = n;
     j->prio = prio;
@@ -377,17 +377,43 @@ cuzk_status cuzk_engine_submit(cuzk_engine *e, uint64_t *job_id, cuzk_key *key,
                                cuzk_priority priority, const char *request_id, int timeout_ms,
                                cuzk_error *err) {
     cuzk__error_clear(err);
-    return cuzk__engine_submit(e, job_id, key, NULL, witnesses, n, priority, request_id,
+    if (key == NULL)
+        return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "engine_submit: NULL argument or no partition");
+    const cuzk__key_shape shape = cuzk__shape_of(key);
+    return cuzk__engine_submit(e, job_id, key, NULL, &shape, witnesses, n, priority, request_id,
                                timeout_ms, err);
 }
 
+/* A resubmission returns the job its request id made (1, with *st: OK, or
+ * INVALID_ARG when that job has another key or partition count); 0 when no
+ * job has the id. With the lock held. */
+static int find_request(cuzk_engine *e, const char *request_id, const cuzk_key *key,
+                        const cache_entry *ce, size_t n, uint64_t *job_id, cuzk_status *st,
+                        cuzk_error *err) {
+    /* (a named key's job keeps no key: key is NULL for both) */
+    if (request_id == NULL) return 0;
+    for (job *k = e->jobs; k != NULL; k = k->next)
+        if (k->request_id != NULL && strcmp(k->request_id, request_id) == 0) {
+            *st = k->key == key && k->ce == ce && k->n == n
+                      ? CUZK_OK
+                      : cuzk__fail(err, CUZK_ERR_INVALID_ARG,
+                                   "request %s was submitted with another key or partition "
+                                   "count",
+                                   request_id);
+            *job_id = k->id;
+            return 1;
+        }
+    return 0;
+}
+
 cuzk_status cuzk__engine_submit(cuzk_engine *e, uint64_t *job_id, cuzk_key *key, cache_entry *ce,
+                                const cuzk__key_shape *shape,
                                 const cuzk_witness_input *witnesses, size_t n,
                                 cuzk_priority priority, const char *request_id, int timeout_ms,
                                 cuzk_error *err) {
-    if (e == NULL || job_id == NULL || key == NULL || witnesses == NULL || n == 0)
+    if (e == NULL || job_id == NULL || (key == NULL) == (ce == NULL) || witnesses == NULL || n == 0)
         return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "engine_submit: NULL argument or no partition");
-    if (key->ctx != e->ctx)
+    if (shape->ctx != e->ctx)
         return cuzk__fail(err, CUZK_ERR_INVALID_ARG,
                           "engine_submit: the key belongs to another context than the engine");
     if (priority < CUZK_PRIORITY_LOW || priority > CUZK_PRIORITY_CRITICAL)
@@ -397,70 +423,81 @@ cuzk_status cuzk__engine_submit(cuzk_engine *e, uint64_t *job_id, cuzk_key *key,
         return cuzk__fail(err, CUZK_ERR_INVALID_ARG,
                           "engine_submit: %zu partitions, the queue holds %zu", n,
                           e->opt.max_queued_partitions);
-    if (key->n_public != 0 && n > SIZE_MAX / 32 / key->n_public)
+    if (shape->n_public != 0 && n > SIZE_MAX / 32 / shape->n_public)
         return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "engine_submit: %zu partitions: too many", n);
-    job *j = NULL;
-    cuzk_status st = job_new(&j, key, witnesses, n, priority, request_id, err);
-    if (st != CUZK_OK) return st;
-    if (j->held_bytes > e->opt.host_memory_budget) {
-        const uint64_t held = j->held_bytes;
-        job_free(j);
+    /* the values' bytes first: a submission waiting for room holds no copy */
+    uint64_t bytes = 0;
+    for (size_t i = 0; i < n; i++)
+        if (witnesses[i].path == NULL && witnesses[i].values != NULL) {
+            if (witnesses[i].n_values > (UINT64_MAX - bytes) / 32)
+                return cuzk__fail(err, CUZK_ERR_INVALID_ARG,
+                                  "engine_submit: partition %zu: %zu values: too many", i,
+                                  witnesses[i].n_values);
+            bytes += (uint64_t)witnesses[i].n_values * 32;
+        }
+    if (bytes > e->opt.host_memory_budget)
         return cuzk__fail(err, CUZK_ERR_INVALID_ARG,
                           "engine_submit: the witness values take %llu bytes, the host memory "
                           "budget is %llu",
-                          (unsigned long long)held,
+                          (unsigned long long)bytes,
                           (unsigned long long)e->opt.host_memory_budget);
-    }
+    job *j = NULL;
+    cuzk_status st;
     const struct timespec until = cuzk__deadline_in_ms(timeout_ms > 0 ? timeout_ms : 0);
     pthread_mutex_lock(&e->mu);
     for (;;) {
-        if (request_id != NULL) /* a resubmission returns the job it made */
-            for (job *k = e->jobs; k != NULL; k = k->next)
-                if (k->request_id != NULL && strcmp(k->request_id, request_id) == 0) {
-                    st = k->key == (ce ? NULL : key) && k->ce == ce && k->n == n
-                             ? CUZK_OK
-                             : cuzk__fail(err, CUZK_ERR_INVALID_ARG,
-                                          "request %s was submitted with another key or "
-                                          "partition count",
-                                          request_id);
-                    *job_id = k->id;
-                    pthread_mutex_unlock(&e->mu);
-                    job_free(j);
-                    return st;
-                }
-        const int room = e->heap_n + n <= e->opt.max_queued_partitions;
-        const int memory = e->host_used + j->held_bytes <= e->opt.host_memory_budget;
+        if (find_request(e, request_id, key, ce, n, job_id, &st, err)) {
+            pthread_mutex_unlock(&e->mu);
+            return st;
+        }
+        const int room = e->heap_n + e->reserved_partitions + n <= e->opt.max_queued_partitions;
+        const int memory = e->host_used + bytes <= e->opt.host_memory_budget;
         if (room && memory) break;
         if (e->stop || timeout_ms == 0 || !wait_changed(e, timeout_ms, &until)) {
             st = !room ? cuzk__fail(err, CUZK_ERR_BUSY,
                                     "engine_submit: no room for %zu partitions (%zu of %zu "
                                     "queued)",
-                                    n, e->heap_n, e->opt.max_queued_partitions)
+                                    n, e->heap_n + e->reserved_partitions,
+                                    e->opt.max_queued_partitions)
                        : cuzk__fail(err, CUZK_ERR_BUSY,
                                     "engine_submit: %llu bytes of witness values would pass the "
                                     "host memory budget (%llu of %llu bytes held)",
-                                    (unsigned long long)j->held_bytes,
-                                    (unsigned long long)e->host_used,
+                                    (unsigned long long)bytes, (unsigned long long)e->host_used,
                                     (unsigned long long)e->opt.host_memory_budget);
             pthread_mutex_unlock(&e->mu);
-            job_free(j);
             return st;
         }
     }
-    if (ce == NULL) {
+    /* room and bytes held while the values are copied, outside the lock */
+    e->host_used += bytes;
+    e->reserved_partitions += n;
+    pthread_mutex_unlock(&e->mu);
+    st = job_new(&j, shape, witnesses, n, priority, request_id, err);
+    pthread_mutex_lock(&e->mu);
+    e->reserved_partitions -= n;
+    int existed = 0;
+    if (st == CUZK_OK) /* the same request admitted meanwhile by another thread */
+        existed = find_request(e, request_id, key, ce, n, job_id, &st, err);
+    if (st != CUZK_OK || existed) {
+        e->host_used -= bytes;
+        pthread_cond_broadcast(&e->changed);
+        pthread_mutex_unlock(&e->mu);
+        job_free(j);
+        return st;
+    }
+    if (key != NULL) {
         atomic_fetch_add(&key->refs, 1);
         j->key = key;
     }
     j->ce = ce;
-    j->n_public = key->n_public;
-    j->n_vars = key->n_vars;
-    j->n_lanes = key->n_lanes;
+    j->n_public = shape->n_public;
+    j->n_vars = shape->n_vars;
+    j->n_lanes = shape->n_lanes;
     j->id = e->next_id++;
     j->seq = e->next_seq++;
     j->next = e->jobs;
     j->submit_ms = cuzk__engine_now(e);
-    e->jobs = j;
-    e->host_used += j->held_bytes;
+    e->jobs = j; /* its held_bytes, the bytes counted above, are in host_used */
     for (size_t i = 0; i < n; i++) cuzk__queue_push(e, (entry){j, i, SIZE_MAX, 0, 0});
     j->queued = n;
     *job_id = j->id;

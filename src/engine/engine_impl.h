@@ -105,6 +105,7 @@ struct cuzk_engine {
     reset_req *resets; /* at most n_workers pending (one per fault in flight) */
     size_t n_resets;
     uint64_t host_used; /* bytes charged to opt.host_memory_budget */
+    size_t reserved_partitions; /* queue room held by submissions copying their values */
     cuzk_engine_stats stats;
     cuzk__timeline *timeline;
     int armed_fault; /* this engine armed its context's fault slot */
@@ -147,9 +148,21 @@ double cuzk__engine_now(const cuzk_engine *e);
 /* Counts one stage's duration in its histogram. */
 void cuzk__engine_count_stage(cuzk_engine *e, cuzk_stage stage, double ms);
 
-/* Queues a job of key's partitions; ce: the job names the key (ce's), and
- * key only gives its counts. */
+/* What a job needs of its key's shape. */
+typedef struct {
+    const cuzk_context *ctx;
+    uint64_t n_public, n_vars;
+    size_t n_lanes;
+} cuzk__key_shape;
+static inline cuzk__key_shape cuzk__shape_of(const cuzk_key *k) {
+    return (cuzk__key_shape){k->ctx, k->n_public, k->n_vars, k->n_lanes};
+}
+
+/* Queues a job of partitions of key (a reference taken), or of the named
+ * key ce (key NULL: the job names it, and may wait for room without keeping
+ * it open); shape: the key's. */
 cuzk_status cuzk__engine_submit(cuzk_engine *e, uint64_t *job_id, cuzk_key *key, cache_entry *ce,
+                                const cuzk__key_shape *shape,
                                 const cuzk_witness_input *witnesses, size_t n,
                                 cuzk_priority priority, const char *request_id, int timeout_ms,
                                 cuzk_error *err);

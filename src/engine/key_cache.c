@@ -302,10 +302,9 @@ cuzk_status cuzk_engine_submit_named(cuzk_engine *e, uint64_t *job_id, const cha
     cache_entry *c;
     cuzk_status st = open_named(e, key_name, &c, err);
     if (st != CUZK_OK) return st;
-    cuzk_key *k = c->key; /* its counts, even if it is closed meanwhile */
-    atomic_fetch_add(&k->refs, 1);
+    /* its counts: the key may close while the submission waits for room */
+    const cuzk__key_shape shape = cuzk__shape_of(c->key);
     pthread_mutex_unlock(&e->mu);
-    st = cuzk__engine_submit(e, job_id, k, c, witnesses, n, priority, request_id, timeout_ms, err);
-    cuzk__key_unref(k);
-    return st;
+    return cuzk__engine_submit(e, job_id, NULL, c, &shape, witnesses, n, priority, request_id,
+                               timeout_ms, err);
 }
