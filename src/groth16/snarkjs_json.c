@@ -379,7 +379,7 @@ static cuzk_status parse_doc(const reader *rd, cuzk_json **root, const char *tex
                              size_t max_bytes) {
     cuzk_error e;
     cuzk__error_clear(&e);
-    cuzk_json_limits lim = {max_bytes, 0};
+    cuzk_json_limits lim = {max_bytes, 0, 0};
     cuzk_status st = cuzk_json_parse(root, text, len, &lim, &e);
     if (st != CUZK_OK) return cuzk__fail(rd->err, st, "%s: %s", rd->file, cuzk__error_text(&e));
     return CUZK_OK;

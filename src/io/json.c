@@ -488,6 +488,9 @@ cuzk_status cuzk_json_parse(cuzk_json **root, const char *text, size_t len,
     cuzk_json *unused = NULL;
     cuzk_status st = run_pass(&ps, text, len, &unused);
     if (st != CUZK_OK) return st;
+    if (lim != NULL && lim->max_values != 0 && ps.n_nodes > lim->max_values)
+        return cuzk__fail(err, CUZK_ERR_BAD_LENGTH, "%zu values, more than the limit of %zu",
+                          ps.n_nodes, lim->max_values);
 
     /* nodes <= len and bytes <= len + nodes, with len <= 2^32: no overflow of
      * the sum below on 64-bit size_t; checked anyway for 32-bit hosts. */

@@ -68,10 +68,14 @@ struct cuzk_json {
     cuzk_json *next;     /* the next sibling in the parent, or NULL */
 };
 
-/* Zero fields take the defaults above. max_bytes may not exceed UINT32_MAX. */
+/* Zero fields take the defaults above. max_bytes may not exceed UINT32_MAX.
+ * max_values: the most values (of any kind, nesting ones included) the tree
+ * may hold, counted before anything is allocated (a tree costs ~80 bytes a
+ * value, many times the input for "[0,0,...]"); 0: no limit. */
 typedef struct {
     size_t max_bytes;
     unsigned max_depth;
+    size_t max_values;
 } cuzk_json_limits;
 
 /*

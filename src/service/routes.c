@@ -494,7 +494,7 @@ static void write_keys(cuzk__daemon *d, cuzk_json_writer *w) {
 static void route_key_add(cuzk__daemon *d, const cuzk__request *req, cuzk__response *resp) {
     cuzk_json *root = NULL;
     cuzk_error err;
-    const cuzk_json_limits lim = {CUZK__ROUTE_JSON_MAX, 4};
+    const cuzk_json_limits lim = {CUZK__ROUTE_JSON_MAX, 4, 4096};
     if (cuzk_json_parse(&root, req->json, req->json_len, &lim, &err) != CUZK_OK)
         return answer_err(resp, &err);
     static const char *const names[] = {"name", "zkey", "r1cs", "circuit", "params"};

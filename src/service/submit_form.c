@@ -11,6 +11,9 @@
 
 #define TEXT_MAX 4096          /* a text field (a server path the longest) */
 #define JSON_BODY_MAX (1u << 20) /* the JSON form: paths only */
+/* its values: a few members and a witness path a partition (a tree takes
+ * ~80 bytes a value: without a bound 1 MiB of "[0,0,...]" costs ~40 MB) */
+#define JSON_VALUES_MAX ((size_t)65536 + 64)
 
 typedef enum { F_NONE, F_KEY, F_PRIORITY, F_REQUEST_ID, F_WITNESS, F_WITNESS_PATH } field;
 
@@ -227,7 +230,7 @@ static cuzk_status json_text(cuzk__submit_form *f, const cuzk_json *v, field whi
 cuzk_status cuzk__submit_form_json(cuzk__submit_form *f, const char *text, size_t len,
                                    cuzk_error *err) {
     cuzk_json *root = NULL;
-    const cuzk_json_limits lim = {JSON_BODY_MAX, 8};
+    const cuzk_json_limits lim = {JSON_BODY_MAX, 8, JSON_VALUES_MAX};
     cuzk_status st = cuzk_json_parse(&root, text, len, &lim, err);
     if (st != CUZK_OK) return st;
     if (root->type != CUZK_JSON_OBJECT) {

@@ -412,7 +412,7 @@ static void test_limits(void) {
         CHECK(strstr(err.msg, "nesting deeper than 64") != NULL);
     }
     /* Custom limits; a deep document far past the cap fails cleanly. */
-    cuzk_json_limits lim = {0, 3};
+    cuzk_json_limits lim = {0, 3, 0};
     nest(buf, 3, 0);
     CHECK_EQ_INT(cuzk_json_parse(&root, buf, strlen(buf), &lim, &err), CUZK_OK);
     cuzk_json_free(root);
@@ -428,6 +428,18 @@ static void test_limits(void) {
     CHECK(root == NULL);
     CHECK_EQ_INT(cuzk_json_parse(&root, "[1,2,3,45]", 10, &lim, &err), CUZK_OK);
     cuzk_json_free(root);
+    /* values: counted before the tree is made (the array is one of them) */
+    lim.max_values = 5;
+    lim.max_bytes = 0;
+    CHECK_EQ_INT(cuzk_json_parse(&root, "[1,2,3,45]", 10, &lim, &err), CUZK_OK);
+    cuzk_json_free(root);
+    CHECK_EQ_INT(cuzk_json_parse(&root, "[1,2,3,4,5]", 11, &lim, &err), CUZK_ERR_BAD_LENGTH);
+    CHECK_EQ_INT(cuzk_json_parse(&root, "[[1],2,3]", 9, &lim, &err), CUZK_OK);
+    cuzk_json_free(root);
+    CHECK_EQ_INT(cuzk_json_parse(&root, "[[1,[]],2,3]", 12, &lim, &err), CUZK_ERR_BAD_LENGTH);
+    CHECK(root == NULL);
+    CHECK(strstr(err.msg, "6 values, more than the limit of 5") != NULL);
+    lim.max_values = 0;
     /* A NULL error pointer is allowed. */
     CHECK_EQ_INT(cuzk_json_parse(&root, "[", 1, NULL, NULL), CUZK_ERR_BAD_ENCODING);
 }

@@ -327,7 +327,7 @@ void cuzk__client_body_free(cuzk__client_body *b) {
 
 static cuzk_json *parse_json(const cuzk__http_response *rs) {
     cuzk_json *root = NULL;
-    cuzk_json_limits lim = {rs->len + 1, 0};
+    cuzk_json_limits lim = {rs->len + 1, 0, 0};
     if (cuzk_json_parse(&root, rs->body, rs->len, &lim, NULL) != CUZK_OK) return NULL;
     return root;
 }

@@ -104,7 +104,7 @@ static void count_end(shared *sh, const cuzk_json *job, double t0) {
 
 static cuzk_json *parse(const cuzk__http_response *rs) {
     cuzk_json *root = NULL;
-    cuzk_json_limits lim = {rs->len + 1, 0};
+    cuzk_json_limits lim = {rs->len + 1, 0, 0};
     (void)cuzk_json_parse(&root, rs->body, rs->len, &lim, NULL);
     return root;
 }
