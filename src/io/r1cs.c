@@ -103,6 +103,15 @@ static cuzk_status r1cs_parse(cuzk_r1cs *r, cuzk_error *err) {
             (st = check_lc(r, &c, k, 'C', err)) != CUZK_OK)
             return st;
     if ((st = cuzk_binfile_cursor_done(&c, err)) != CUZK_OK) return st;
+    /* PLONK custom gates constrain wires outside section 2: a Groth16 proof
+     * of section 2 alone would prove less than the circuit says */
+    for (uint32_t id = CUZK_R1CS_SEC_CUSTOM_GATES_LIST; id <= CUZK_R1CS_SEC_CUSTOM_GATES_USES;
+         id++)
+        if ((s = cuzk_binfile_find(&r->file, id)) != NULL)
+            return cuzk__fail(err, CUZK_ERR_UNSUPPORTED,
+                              "%s: offset %llu: section %u (PLONK custom gates): their "
+                              "constraints cannot be proved with Groth16",
+                              r->file.path, (unsigned long long)s->offset, id);
 
     s = cuzk_binfile_find(&r->file, CUZK_R1CS_SEC_WIRE2LABEL);
     if (s != NULL) {

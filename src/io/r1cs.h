@@ -24,7 +24,13 @@
 #include "util/error.h"
 #include "ff/fr.h"
 
-enum { CUZK_R1CS_SEC_HEADER = 1, CUZK_R1CS_SEC_CONSTRAINTS = 2, CUZK_R1CS_SEC_WIRE2LABEL = 3 };
+enum {
+    CUZK_R1CS_SEC_HEADER = 1,
+    CUZK_R1CS_SEC_CONSTRAINTS = 2,
+    CUZK_R1CS_SEC_WIRE2LABEL = 3,
+    CUZK_R1CS_SEC_CUSTOM_GATES_LIST = 4, /* refused: PLONK only */
+    CUZK_R1CS_SEC_CUSTOM_GATES_USES = 5
+};
 
 #define CUZK_R1CS_TERM_BYTES 36u /* u32 wireId + 32-byte coefficient */
 

@@ -1478,7 +1478,7 @@ static void test_r1cs_corrupt(void) {
         EXPECT_FAIL(cuzk_r1cs_open_mem(&r, g.p, g.n, RNAME, &e), CUZK_ERR_BAD_ENCODING, e, RNAME,
                     "missing section 2");
         free(g.p);
-        section extra = {4, {0}};
+        section extra = {9, {0}};
         cuzk_test_put_le32(&extra.b, 0);
         o[0] = extra;
         o[1] = s[1];
@@ -1489,6 +1489,15 @@ static void test_r1cs_corrupt(void) {
         if (r.n_wires) r1cs_compare(&r, &m, false);
         cuzk_r1cs_close(&r);
         free(g.p);
+        /* custom gates (sections 4, 5): constraints a Groth16 proof would leave out */
+        for (uint32_t id = 4; id <= 5; id++) {
+            o[0].id = id;
+            g = build("r1cs", 1, o, 3);
+            EXPECT_FAIL(cuzk_r1cs_open_mem(&r, g.p, g.n, RNAME, &e), CUZK_ERR_UNSUPPORTED, e,
+                        RNAME, "custom gates");
+            free(g.p);
+        }
+        o[0].id = 9;
         g = build("r1cs", 1, o, 4);
         EXPECT_FAIL(cuzk_r1cs_open_mem(&r, g.p, g.n, RNAME, &e), CUZK_ERR_BAD_ENCODING, e, RNAME,
                     "duplicate section 2");
