@@ -60,12 +60,20 @@ cuzk_status cuzk_groth16_vk_from_zkey(cuzk_groth16_vk *vk, const cuzk_zkey *zk,
 }
 
 /* a[row] += v*w and b[row] += v*w over the coefficient records (serial: the
- * records come in no particular order and may repeat a (matrix, row)). */
-static void witness_products(cuzk_fr *a, cuzk_fr *b, const cuzk_zkey *zk,
-                             const uint64_t (*w)[4]) {
+ * records come in no particular order and may repeat a (matrix, row)). The
+ * records are read from the key's mapping, checked when it opened; each
+ * index is checked again here, since the file may have been rewritten in
+ * place since (two compares against a write out of bounds). */
+static cuzk_status witness_products(cuzk_fr *a, cuzk_fr *b, const cuzk_zkey *zk,
+                                    const uint64_t (*w)[4], cuzk_error *err) {
     for (uint32_t i = 0; i < zk->n_coefs; i++) {
         cuzk_zkey_coef rec;
         cuzk_zkey_coef_get(zk, i, &rec);
+        if (rec.signal >= zk->n_vars || rec.constraint >= zk->domain_size || rec.matrix > 1)
+            return cuzk__fail(err, CUZK_ERR_KEY_CORRUPT,
+                              "%s: coefficient %u (matrix %u, row %u, signal %u) is out of "
+                              "range: the file changed after it was opened?",
+                              zk->file.path, i, rec.matrix, rec.constraint, rec.signal);
         cuzk_fr v, x;
         memcpy(v.l, rec.value, sizeof(v.l));
         memcpy(x.l, w[rec.signal], sizeof(x.l));
@@ -73,6 +81,7 @@ static void witness_products(cuzk_fr *a, cuzk_fr *b, const cuzk_zkey *zk,
         cuzk_fr *dst = rec.matrix == 0 ? &a[rec.constraint] : &b[rec.constraint];
         cuzk_fr_add(dst, dst, &x);
     }
+    return CUZK_OK;
 }
 
 cuzk_status cuzk__groth16_zkey_abc(const cuzk_zkey *zk, const uint64_t (*witness)[4],
@@ -97,7 +106,8 @@ cuzk_status cuzk__groth16_zkey_abc(const cuzk_zkey *zk, const uint64_t (*witness
     const size_t n = zk->domain_size;
     cuzk_fr *a = abc, *b = abc + n, *c = abc + 2 * n;
     memset(abc, 0, 3 * n * sizeof(cuzk_fr));
-    witness_products(a, b, zk, witness);
+    const cuzk_status st = witness_products(a, b, zk, witness, err);
+    if (st != CUZK_OK) return st;
     for (size_t i = 0; i < n; i++) cuzk_fr_mul(&c[i], &a[i], &b[i]);
     return CUZK_OK;
 }
