@@ -199,7 +199,12 @@ static cuzk_status check_head_fd(const cuzk_key *k, int fd, uint64_t size, const
     ssize_t r = pread(fd, h, sizeof(h), 0);
     const size_t got = r > 0 ? (size_t)r : 0;
     if (got == 0) return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "%s: empty or unreadable", path);
-    if (got >= 32 && memcmp(h, CUZK_WITNESS_MAGIC, 8) == 0) {
+    if (got >= 8 && memcmp(h, CUZK_WITNESS_MAGIC, 8) == 0) {
+        if (got < 32)
+            return cuzk__fail(err, CUZK_ERR_INVALID_ARG,
+                              "%s: %llu bytes: a cuzk witness file cut short in its 32-byte "
+                              "header",
+                              path, (unsigned long long)size);
         const uint64_t n_in = le64(h + 16), n_aux = le64(h + 24);
         const uint64_t n = n_in + n_aux;
         if (n < n_in || n > (UINT64_MAX - 32) / 32 || size != 32 + 32 * n)

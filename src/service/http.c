@@ -181,8 +181,10 @@ static enum MHD_Result body(cuzk__http *h, request_state *rs, const char *data, 
                  (unsigned long long)h->max_body);
         return refuse(rs, 413, CUZK_ERR_BAD_LENGTH, msg);
     }
-    if (rs->kind == CUZK__BODY_NONE) /* never buffered: a body here only costs memory */
-        return refuse(rs, 413, CUZK_ERR_BAD_LENGTH, "this route takes no body");
+    if (rs->kind == CUZK__BODY_NONE) { /* read and dropped, never held: the route answers */
+        rs->dropped += n;
+        return rs->dropped <= DROP_MAX ? MHD_YES : MHD_NO;
+    }
     if (rs->form != NULL) {
         cuzk_error err;
         if (cuzk__submit_form_feed(rs->form, data, n, &err) != CUZK_OK)
