@@ -667,7 +667,11 @@ CUZK_API void cuzk_engine_get_stats(cuzk_engine *e, cuzk_engine_stats *stats);
  * room for n partitions, or the host memory budget none for the witness
  * values, the call waits up to timeout_ms (0: not at all, -1: without
  * limit), then fails with CUZK_ERR_BUSY; n above max_queued_partitions,
- * or values above the whole budget, is CUZK_ERR_INVALID_ARG.
+ * or values above the whole budget, is CUZK_ERR_INVALID_ARG. Waiting
+ * submissions are let in by priority, then in the order they came: one
+ * that would fit waits behind an earlier or more urgent one that does not
+ * yet (so a large or CRITICAL job is never starved by a flood of small
+ * ones). The values are copied once the job is let in.
  */
 CUZK_API CUZK_WARN_UNUSED_RESULT cuzk_status cuzk_engine_submit(
     cuzk_engine *e, uint64_t *job_id, cuzk_key *key, const cuzk_witness_input *witnesses,

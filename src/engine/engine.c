@@ -384,6 +384,25 @@ cuzk_status cuzk_engine_submit(cuzk_engine *e, uint64_t *job_id, cuzk_key *key,
                                timeout_ms, err);
 }
 
+/* Admission order (cuzk__admit_waiter): higher priority, then earlier. */
+static void waiter_insert(cuzk_engine *e, cuzk__admit_waiter *w) {
+    cuzk__admit_waiter **p = &e->waiters;
+    while (*p != NULL && ((*p)->prio > w->prio || ((*p)->prio == w->prio && (*p)->seq < w->seq)))
+        p = &(*p)->next;
+    w->next = *p;
+    *p = w;
+}
+
+/* w leaves the line; the next in it may fit now. */
+static void waiter_remove(cuzk_engine *e, cuzk__admit_waiter *w) {
+    for (cuzk__admit_waiter **p = &e->waiters; *p != NULL; p = &(*p)->next)
+        if (*p == w) {
+            *p = w->next;
+            break;
+        }
+    pthread_cond_broadcast(&e->changed);
+}
+
 /* A resubmission returns the job its request id made (1, with *st: OK, or
  * INVALID_ARG when that job has another key or partition count); 0 when no
  * job has the id. With the lock held. */
@@ -445,29 +464,39 @@ cuzk_status cuzk__engine_submit(cuzk_engine *e, uint64_t *job_id, cuzk_key *key,
     cuzk_status st;
     const struct timespec until = cuzk__deadline_in_ms(timeout_ms > 0 ? timeout_ms : 0);
     pthread_mutex_lock(&e->mu);
+    cuzk__admit_waiter me = {priority, e->admit_seq++, NULL};
+    waiter_insert(e, &me);
     for (;;) {
         if (find_request(e, request_id, key, ce, n, job_id, &st, err)) {
+            waiter_remove(e, &me);
             pthread_mutex_unlock(&e->mu);
             return st;
         }
         const int room = e->heap_n + e->reserved_partitions + n <= e->opt.max_queued_partitions;
         const int memory = e->host_used + bytes <= e->opt.host_memory_budget;
-        if (room && memory) break;
+        const int first = e->waiters == &me;
+        if (room && memory && first) break;
         if (e->stop || timeout_ms == 0 || !wait_changed(e, timeout_ms, &until)) {
-            st = !room ? cuzk__fail(err, CUZK_ERR_BUSY,
-                                    "engine_submit: no room for %zu partitions (%zu of %zu "
-                                    "queued)",
-                                    n, e->heap_n + e->reserved_partitions,
-                                    e->opt.max_queued_partitions)
-                       : cuzk__fail(err, CUZK_ERR_BUSY,
-                                    "engine_submit: %llu bytes of witness values would pass the "
-                                    "host memory budget (%llu of %llu bytes held)",
-                                    (unsigned long long)bytes, (unsigned long long)e->host_used,
-                                    (unsigned long long)e->opt.host_memory_budget);
+            st = !room     ? cuzk__fail(err, CUZK_ERR_BUSY,
+                                        "engine_submit: no room for %zu partitions (%zu of %zu "
+                                        "queued)",
+                                        n, e->heap_n + e->reserved_partitions,
+                                        e->opt.max_queued_partitions)
+                 : !memory ? cuzk__fail(err, CUZK_ERR_BUSY,
+                                        "engine_submit: %llu bytes of witness values would pass "
+                                        "the host memory budget (%llu of %llu bytes held)",
+                                        (unsigned long long)bytes,
+                                        (unsigned long long)e->host_used,
+                                        (unsigned long long)e->opt.host_memory_budget)
+                           : cuzk__fail(err, CUZK_ERR_BUSY,
+                                        "engine_submit: submissions of higher priority or "
+                                        "older wait for room ahead of this one");
+            waiter_remove(e, &me);
             pthread_mutex_unlock(&e->mu);
             return st;
         }
     }
+    waiter_remove(e, &me);
     /* room and bytes held while the values are copied, outside the lock */
     e->host_used += bytes;
     e->reserved_partitions += n;

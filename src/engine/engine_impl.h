@@ -106,6 +106,8 @@ struct cuzk_engine {
     size_t n_resets;
     uint64_t host_used; /* bytes charged to opt.host_memory_budget */
     size_t reserved_partitions; /* queue room held by submissions copying their values */
+    struct cuzk__admit_waiter *waiters; /* submissions waiting for room, in admission order */
+    uint64_t admit_seq;
     cuzk_engine_stats stats;
     cuzk__timeline *timeline;
     int armed_fault; /* this engine armed its context's fault slot */
@@ -147,6 +149,15 @@ static inline int cuzk__job_ended(const job *j) { return j->state >= CUZK_JOB_DO
 double cuzk__engine_now(const cuzk_engine *e);
 /* Counts one stage's duration in its histogram. */
 void cuzk__engine_count_stage(cuzk_engine *e, cuzk_stage stage, double ms);
+
+/* A submission waiting for room in the queue and the budget: admitted in
+ * order of priority, then arrival (one that fits never overtakes one that
+ * waits ahead of it, which could then wait forever). */
+typedef struct cuzk__admit_waiter {
+    cuzk_priority prio;
+    uint64_t seq;
+    struct cuzk__admit_waiter *next;
+} cuzk__admit_waiter;
 
 /* What a job needs of its key's shape. */
 typedef struct {

@@ -198,6 +198,58 @@ static void test_failing_partition(void) {
     cuzk_engine_destroy(e);
 }
 
+/* Submissions waiting for room are let in by priority, then arrival: a
+ * CRITICAL job of 3 partitions that waits for room is let in before a
+ * LOW job of 1 that came after it, though the LOW one fits first (job ids
+ * are given as jobs are let in). */
+typedef struct {
+    cuzk_engine *e;
+    size_t n;
+    cuzk_priority prio;
+    uint64_t id;
+    cuzk_status st;
+} waiting_submit;
+static void *waiting_submit_main(void *arg) {
+    waiting_submit *w = arg;
+    w->st = submit(w->e, &w->id, w->n, w->prio, NULL, -1);
+    return NULL;
+}
+static size_t waiters(cuzk_engine *e) {
+    size_t n = 0;
+    pthread_mutex_lock(&e->mu);
+    for (const cuzk__admit_waiter *w = e->waiters; w != NULL; w = w->next) n++;
+    pthread_mutex_unlock(&e->mu);
+    return n;
+}
+static void test_admission_order(void) {
+    cuzk_engine *e = engine(1, 4, 1);
+    if (e == NULL) return;
+    uint64_t full;
+    CHECK(submit(e, &full, 4, CUZK_PRIORITY_LOW, NULL, 0) == CUZK_OK);
+    waiting_submit w[2] = {{e, 3, CUZK_PRIORITY_CRITICAL, 0, CUZK_OK},
+                           {e, 1, CUZK_PRIORITY_LOW, 0, CUZK_OK}};
+    pthread_t t[2];
+    for (int i = 0; i < 2; i++) {
+        CHECK(pthread_create(&t[i], NULL, waiting_submit_main, &w[i]) == 0);
+        for (int spins = 0; spins < 30000 && waiters(e) != (size_t)i + 1; spins++) {
+            const struct timespec ts = {0, 1000000};
+            nanosleep(&ts, NULL);
+        }
+        CHECK(waiters(e) == (size_t)i + 1);
+    }
+    /* one that would not wait is turned away while others wait ahead */
+    uint64_t none;
+    CHECK(submit(e, &none, 1, CUZK_PRIORITY_NORMAL, NULL, 0) == CUZK_ERR_BUSY);
+    cuzk_engine_pause(e, 0);
+    for (int i = 0; i < 2; i++) pthread_join(t[i], NULL);
+    CHECK(w[0].st == CUZK_OK && w[1].st == CUZK_OK);
+    CHECK(w[0].id < w[1].id);
+    collect_and_verify(e, full, 4);
+    collect_and_verify(e, w[0].id, 3);
+    collect_and_verify(e, w[1].id, 1);
+    cuzk_engine_destroy(e);
+}
+
 /* Two threads submit jobs of random priority to two workers: every job ends
  * done, once, with proofs that verify. */
 typedef struct {
@@ -843,6 +895,7 @@ int main(int argc, char **argv) {
     }
     RUN(test_order);
     RUN(test_request_id_cancel_backpressure);
+    RUN(test_admission_order);
     RUN(test_failing_partition);
     RUN(test_concurrent);
     RUN(test_budget);
