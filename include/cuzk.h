@@ -580,8 +580,10 @@ typedef struct {
     size_t max_queued_partitions;
     /* Host bytes the engine may hold for jobs: the witness values submitted
      * in memory (copied) and the witnesses loaded by running partitions.
-     * A submission that would pass it waits like a full queue. 0 (default):
-     * three quarters of the physical memory. */
+     * A submission that would pass it waits like a full queue. Running
+     * partitions are counted but never wait (that could stall the workers
+     * that free the budget), so the engine may pass it by one witness a
+     * worker. 0 (default): three quarters of the physical memory. */
     uint64_t host_memory_budget;
     /* Times a partition is proved again after a device fault (CUZK_ERR_GPU),
      * on another lane of its key where it has one (default 1). A GPU lane
