@@ -9,6 +9,11 @@
 //!                           and the libraries it needs), or, without that
 //!                           file, libgomp, libpthread and libm: nothing of
 //!                           cuzk to install beside the binary
+//!   CUZK_SUPRASEAL_EXTRA_LIBS  more linker flags (-L and -l only), for a
+//!                           program that used what upstream's library
+//!                           brought along: Curio's engine calls the CUDA
+//!                           runtime itself (e.g. "-L/usr/local/cuda/lib64
+//!                           -lcudart"), which libcuzk_supraseal keeps private
 //! A program linked dynamically finds libcuzk_supraseal.so through the usual
 //! means (an installed library, LD_LIBRARY_PATH).
 use std::env;
@@ -53,5 +58,9 @@ fn main() {
         }
     } else {
         println!("cargo:rustc-link-lib=dylib=cuzk_supraseal");
+    }
+    println!("cargo:rerun-if-env-changed=CUZK_SUPRASEAL_EXTRA_LIBS");
+    if let Ok(extra) = env::var("CUZK_SUPRASEAL_EXTRA_LIBS") {
+        link_flags(&extra);
     }
 }
