@@ -73,13 +73,25 @@ cuzk_status cuzk__aligned_view(const uint8_t **image, void **owned, const void *
     return CUZK_OK;
 }
 
-void cuzk__memcpy_parallel(void *dst, const void *src, size_t n, unsigned threads) {
+size_t cuzk__parallel_slices(size_t n, unsigned threads, size_t least, size_t *slice) {
 #ifdef CUZK_HAVE_OPENMP
     size_t nt = threads ? threads : (size_t)omp_get_max_threads();
+#else
+    size_t nt = 1;
+    (void)threads;
+#endif
     if (nt > 16) nt = 16;
-    if (nt > n >> 18) nt = n >> 18; /* 256 KiB each at least */
+    if (nt > n / least) nt = n / least;
+    if (nt < 1) nt = 1;
+    *slice = ((n + nt - 1) / nt + 4095) & ~(size_t)4095;
+    return nt;
+}
+
+void cuzk__memcpy_parallel(void *dst, const void *src, size_t n, unsigned threads) {
+#ifdef CUZK_HAVE_OPENMP
+    size_t slice;
+    const size_t nt = cuzk__parallel_slices(n, threads, (size_t)1 << 18, &slice);
     if (nt > 1) {
-        const size_t slice = ((n + nt - 1) / nt + 4095) & ~(size_t)4095;
         const int nti = (int)nt;
 #pragma omp parallel for num_threads(nti) schedule(static)
         for (int i = 0; i < nti; i++) {

@@ -40,6 +40,11 @@ void cuzk__wipe(void *p, size_t n);
  */
 void cuzk__memcpy_parallel(void *dst, const void *src, size_t n, unsigned threads);
 
+/* How n bytes split for up to threads threads (0: OpenMP's count; at most
+ * 16), each slice least bytes at least: the thread count (1 or more) and
+ * each slice's bytes in *slice (a multiple of 4 KiB; the last is shorter). */
+size_t cuzk__parallel_slices(size_t n, unsigned threads, size_t least, size_t *slice);
+
 /* A malloc'd copy of the NUL-terminated string s (NULL when out of memory). */
 char *cuzk__strdup(const char *s);
 

@@ -9,9 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#ifdef CUZK_HAVE_OPENMP
-#include <omp.h>
-#endif
+#include "util/mem.h"
 
 cuzk_status cuzk__read_file(const char *path, size_t max, uint8_t **out, size_t *len,
                             cuzk_error *err) {
@@ -106,11 +104,9 @@ cuzk_status cuzk__pread_all(int fd, void *buf, size_t size, unsigned threads, co
                             cuzk_error *err) {
     int failed = 0;
 #ifdef CUZK_HAVE_OPENMP
-    size_t nt = threads ? threads : (size_t)omp_get_max_threads();
-    if (nt > 16) nt = 16;
-    if (nt > size >> 24) nt = size >> 24; /* 16 MiB each at least */
+    size_t slice;
+    const size_t nt = cuzk__parallel_slices(size, threads, (size_t)16 << 20, &slice);
     if (nt > 1) {
-        const size_t slice = ((size + nt - 1) / nt + 4095) & ~(size_t)4095;
         const int nti = (int)nt;
 #pragma omp parallel for num_threads(nti) schedule(static) reduction(| : failed)
         for (int i = 0; i < nti; i++) {
