@@ -11,7 +11,10 @@
  *     every coefficient record is in range and canonical, every point
  *     canonical and on its curve; small keys are also subgroup-checked
  *     through cuzk_zkey_check_points, which must then agree with a serial
- *     re-check.
+ *     re-check;
+ *   - the open a prover makes (flags 0) accepts whatever the checked open
+ *     does, and a key it accepts gives its witness products (a, b, c) for a
+ *     witness of 1 then zeros without reading or writing out of bounds.
  * fuzz/replay_main.c turns this file into a corpus replayer for any compiler.
  */
 #include <stdbool.h>
@@ -19,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "groth16/groth16.h"
 #include "io/zkey.h"
 #include "fuzz_common.h"
 
@@ -88,6 +92,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         }
         cuzk_zkey_close(&zk);
         FUZZ_ASSERT(all_zero(&zk, sizeof(zk)));
+    }
+    /* the open a prover makes (no curve check) takes at least as much, and
+     * the witness products (a, b, c) of a key it takes stay in bounds */
+    cuzk_zkey z0;
+    cuzk_status st0 = cuzk_zkey_open_mem(&z0, in, size, NAME, 0, &e);
+    if (st == CUZK_OK) FUZZ_ASSERT(st0 == CUZK_OK);
+    if (st0 != CUZK_OK) {
+        check_error(st0, &e);
+    } else {
+        uint64_t(*w)[4] = calloc(z0.n_vars, 32);
+        cuzk_fr *abc = malloc(3 * (size_t)z0.domain_size * sizeof(cuzk_fr));
+        if (w != NULL && abc != NULL) {
+            w[0][0] = 1;
+            FUZZ_ASSERT(cuzk__groth16_zkey_abc(&z0, (const uint64_t(*)[4])w, z0.n_vars, abc, &e) ==
+                        CUZK_OK);
+        }
+        free(w);
+        free(abc);
+        cuzk_zkey_close(&z0);
     }
     free(in);
     return 0;
