@@ -552,7 +552,17 @@ static cuzk_status pg_results(void *impl, uint64_t id, cuzk_proof *proofs, uint6
 static cuzk_status pg_expire(void *impl, int64_t age_ms, size_t *removed, cuzk_error *err) {
     pg *p = impl;
     cuzk_status st = cuzk__store_pg_expire(p->api, age_ms, removed, err);
-    /* payloads uploaded but never submitted (their daemon died between) */
+    /* payloads uploaded but never submitted (their daemon died between):
+     * those this daemon holds for a form still arriving are kept fresh */
+    pthread_mutex_lock(&p->mu);
+    const size_t n_up = p->n_up;
+    uint64_t *held = n_up ? malloc(n_up * sizeof(*held)) : NULL;
+    for (size_t i = 0; held != NULL && i < n_up; i++) held[i] = p->up[i].id;
+    pthread_mutex_unlock(&p->mu);
+    if (st == CUZK_OK && n_up != 0)
+        st = held != NULL ? cuzk__store_pg_witness_touch(p->api, held, n_up, err)
+                          : cuzk__fail(err, CUZK_ERR_NOMEM, "expiry: no memory");
+    free(held);
     size_t loose = 0;
     if (st == CUZK_OK) st = cuzk__store_pg_sweep_witnesses(p->api, LOOSE_UPLOAD_MS, &loose, err);
     if (st == CUZK_OK && loose != 0)

@@ -1258,6 +1258,38 @@ cuzk_status cuzk__store_pg_sweep_witnesses(cuzk__store_pg *s, int64_t age_ms, si
     return st;
 }
 
+typedef struct {
+    const char *ids; /* a bigint[] literal */
+} touch_ctx;
+
+static cuzk_status touch_body(cuzk__store_pg *s, void *ctx, cuzk_error *err) {
+    params p = {0};
+    p_text(&p, ((touch_ctx *)ctx)->ids);
+    return q(s, "touch uploads",
+             "UPDATE cuzk.witnesses SET touched_at = now()"
+             " WHERE job_id IS NULL AND id = ANY($1::bigint[])",
+             &p, 0, NULL, err);
+}
+
+cuzk_status cuzk__store_pg_witness_touch(cuzk__store_pg *s, const uint64_t *ids, size_t n,
+                                         cuzk_error *err) {
+    if (n == 0) return CUZK_OK;
+    if (ids == NULL) return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "touch uploads: NULL ids");
+    sbuf b = {0};
+    sb_str(&b, "{");
+    for (size_t i = 0; i < n; i++) {
+        char num[24];
+        snprintf(num, sizeof(num), "%s%llu", i ? "," : "", (unsigned long long)ids[i]);
+        sb_str(&b, num);
+    }
+    sb_str(&b, "}");
+    cuzk_status st = b.oom ? cuzk__fail(err, CUZK_ERR_NOMEM, "touch uploads: out of memory")
+                           : transact(s, "touch uploads", TX_IDEMPOTENT, touch_body,
+                                      &(touch_ctx){b.p}, err);
+    free(b.p);
+    return st;
+}
+
 /* ---- submit -------------------------------------------------------------- */
 
 typedef struct {

@@ -286,6 +286,14 @@ CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__store_pg_sweep_witnesses(cuzk__store_p
                                                                    size_t *removed,
                                                                    cuzk_error *err);
 
+/* Marks the payloads ids[0..n) (uploads no job took yet) as written now,
+ * so that a sweep leaves them: the uploads a live daemon holds for a
+ * submission still arriving (a multipart form's earlier witnesses while its
+ * later ones upload, which may take longer than the sweep's age). */
+CUZK_WARN_UNUSED_RESULT cuzk_status cuzk__store_pg_witness_touch(cuzk__store_pg *s,
+                                                                 const uint64_t *ids, size_t n,
+                                                                 cuzk_error *err);
+
 /* ---- jobs ------------------------------------------------------------------- */
 
 /* A partition's witness: exactly one of the two is set. */

@@ -483,6 +483,16 @@ static void test_witnesses(void) {
     uint64_t id = 0;
     CHECK(cuzk__store_pg_witness_commit(w, &id, &e) == CUZK_ERR_NOT_FOUND);
     CHECK(id == 0);
+    /* two uploads last written 2 h ago; the one a daemon still holds for a
+     * form is touched, and only the other is swept */
+    const uint64_t held = put_witness(s, data, 10), left = put_witness(s, data, 10);
+    CHECK(admin("t_witness", "UPDATE cuzk.witnesses SET touched_at = now() - interval '2 hours'"));
+    CHECK(cuzk__store_pg_witness_touch(s, &held, 1, &e) == CUZK_OK);
+    CHECK(cuzk__store_pg_sweep_witnesses(s, 3600000, &removed, &e) == CUZK_OK);
+    CHECK_EQ_INT(removed, 1);
+    CHECK(cuzk__store_pg_witness_size(s, held, &bytes, &e) == CUZK_OK);
+    CHECK(cuzk__store_pg_witness_size(s, left, &bytes, &e) == CUZK_ERR_NOT_FOUND);
+    CHECK(cuzk__store_pg_witness_touch(s, NULL, 0, &e) == CUZK_OK);
     free(data);
     free(back);
     cuzk__store_pg_close(s);
