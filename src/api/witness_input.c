@@ -88,6 +88,15 @@ static cuzk_status load_file(const cuzk_key *k, cuzk_witness *w, const char *pat
                           "%s: %llu bytes: neither a snarkjs .wtns nor a cuzk witness file", path,
                           (unsigned long long)size);
     }
+    /* a file far larger than any witness of the key is not read at all (a
+     * .wtns adds its small header sections to the values) */
+    if (size > 32 * k->n_vars + ((uint64_t)1 << 20)) {
+        close(fd);
+        return cuzk__fail(err, CUZK_ERR_INVALID_ARG,
+                          "%s: %llu bytes, more than a witness of %llu values takes: a witness "
+                          "of another circuit?",
+                          path, (unsigned long long)size, (unsigned long long)k->n_vars);
+    }
     uint8_t *buf = size <= SIZE_MAX ? malloc((size_t)size) : NULL;
     if (buf == NULL) {
         close(fd);
