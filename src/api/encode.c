@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "api/api.h"
 #include "ff/fr.h"
@@ -168,10 +169,13 @@ static int parse_scalar(uint64_t out[4], const char *s, size_t n) {
     return 1;
 }
 
+/* The public inputs of a cuzk witness: from the file at path, or (data not
+ * NULL) from its len bytes already read from there. */
 static cuzk_status inputs_from_witness(uint8_t *out, size_t n_public, const char *path,
-                                       cuzk_error *err) {
+                                       const void *data, size_t len, cuzk_error *err) {
     cuzk_witness w;
-    cuzk_status st = cuzk_witness_open(&w, path, err);
+    cuzk_status st = data != NULL ? cuzk_witness_open_mem(&w, data, len, path, err)
+                                  : cuzk_witness_open(&w, path, err);
     if (st != CUZK_OK) return st;
     if (w.n_inputs - 1 != n_public) {
         st = cuzk__fail(err, CUZK_ERR_INVALID_ARG,
@@ -231,15 +235,22 @@ cuzk_status cuzk_public_read(uint8_t *out, size_t n_public, const char *path, cu
     cuzk__error_clear(err);
     if (path == NULL || (out == NULL && n_public != 0))
         return cuzk__fail(err, CUZK_ERR_INVALID_ARG, "public_read: NULL argument");
+    /* a regular file's first bytes tell a witness (mapped, however large)
+     * from text; a pipe or device can be read once only: read whole, then told */
+    struct stat sb;
+    const int regular = stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
     char magic[8];
-    if (cuzk__file_head(magic, sizeof(magic), path) == sizeof(magic) &&
+    if (regular && cuzk__file_head(magic, sizeof(magic), path) == sizeof(magic) &&
         memcmp(magic, CUZK_WITNESS_MAGIC, 8) == 0)
-        return inputs_from_witness(out, n_public, path, err);
+        return inputs_from_witness(out, n_public, path, NULL, 0, err);
     uint8_t *text = NULL;
     size_t len = 0;
     cuzk_status st = cuzk_file_read(&text, &len, path, INPUTS_TEXT_MAX_BYTES, err);
     if (st != CUZK_OK) return st;
-    st = cuzk__public_parse_text(out, n_public, (const char *)text, len, path, err);
+    if (!regular && len >= 8 && memcmp(text, CUZK_WITNESS_MAGIC, 8) == 0)
+        st = inputs_from_witness(out, n_public, path, text, len, err);
+    else
+        st = cuzk__public_parse_text(out, n_public, (const char *)text, len, path, err);
     free(text);
     return st;
 }

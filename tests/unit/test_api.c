@@ -421,6 +421,17 @@ static void test_public_read_text(void) {
         "52435875175126190479447740508185965837690552500527637822603658699938581184513\n";
     CHECK(cuzk_test_write_file(path, big, sizeof big - 1));
     CHECK(cuzk_public_read(out, 1, path, &e) == CUZK_ERR_NOT_CANONICAL);
+    /* a pipe is read once: its first bytes are not lost to telling the kinds apart */
+    int fds[2];
+    CHECK(pipe(fds) == 0);
+    CHECK(write(fds[1], good, sizeof good - 1) == (ssize_t)(sizeof good - 1));
+    close(fds[1]);
+    char dev[64];
+    snprintf(dev, sizeof dev, "/dev/fd/%d", fds[0]);
+    memset(out, 0, sizeof out);
+    CHECK(cuzk_public_read(out, 3, dev, &e) == CUZK_OK);
+    CHECK(out[0] == 5 && out[32] == 16 && out[64] == 7);
+    close(fds[0]);
 }
 
 static void test_files_write(void) {
