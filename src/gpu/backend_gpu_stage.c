@@ -409,14 +409,14 @@ void cuzk__gpu_op_withdraw(cuzk_backend *be, cuzk_backend_key *key, const cuzk_w
     gpu_key *k = (gpu_key *)key;
     pthread_mutex_lock(&k->st_mu);
     for (unsigned i = 0; i < k->st_nq;) {
-        if (w == NULL || k->st_q[i] == w)
+        if (k->st_q[i] == w)
             stage_unqueue(k, i);
         else
             i++;
     }
-    while (k->st_state == SLOT_COPYING && (w == NULL || k->st_have == w))
+    while (k->st_state == SLOT_COPYING && k->st_have == w)
         pthread_cond_wait(&k->st_cv, &k->st_mu);
-    if (w == NULL || k->st_have == w)
+    if (k->st_have == w)
         slot_clear(k);
     else /* wakes a proof waiting for an announcement just dropped */
         pthread_cond_broadcast(&k->st_cv);

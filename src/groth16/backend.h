@@ -290,11 +290,10 @@ static inline cuzk_status cuzk_backend_stage(cuzk_backend *be, cuzk_backend_key 
 }
 
 /*
- * Withdraws the announcements of w (cuzk_backend_stage) whose prove_start
- * will not come, or every announcement of the key when w is NULL: once it
- * returns nothing reads w any more (a copy of w in progress is waited for),
- * so w may close. Other callers' announcements and a slot holding another
- * witness stay as they are.
+ * Withdraws the announcements of w (cuzk_backend_stage, w not NULL) whose
+ * prove_start will not come: once it returns nothing reads w any more (a
+ * copy of w in progress is waited for), so w may close. Other callers'
+ * announcements and a slot holding another witness stay as they are.
  */
 static inline void cuzk_backend_withdraw(cuzk_backend *be, cuzk_backend_key *key,
                                          const cuzk_witness *w) {

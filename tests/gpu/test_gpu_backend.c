@@ -532,10 +532,10 @@ static void test_bellman_early_release(void) {
  * proof still equals the CPU's (same r, s) whatever was staged. Covers the
  * first proof (nothing set up yet), a hit per announcement, the same witness
  * announced twice (two hits), an unannounced witness while another sits in
- * the slot (a miss that empties it), a withdrawal, an announcement
- * overtaken, a witness reopened at the same address with other values (its
- * old values must never be used), a witness of the wrong size, and a key
- * released while a copy may be running. With the slot a buffer of its own
+ * the slot (a miss that empties it), withdrawals (another witness's copy
+ * kept), an announcement overtaken, a witness reopened at the same address
+ * with other values (its old values must never be used), a witness of the
+ * wrong size, and a key released while a copy may be running. With the slot a buffer of its own
  * (slot CUZK__GPU_STAGE_SLOT_OWN) and in b's third of a, b, c (_ABC: each
  * copy after the NTTs of the proof before, the same hits).
  */
@@ -553,13 +553,13 @@ static void prestaged_case(int slot) {
     for (unsigned i = 0; i < NW; i++) CHECK_EQ_INT(cuzk_gen_witness(g, i, &w[i], &err), CUZK_OK);
 
     /* (announce before, witness proved, expect a staged hit) */
-    enum { NONE = -1, ALL = -2 };
+    enum { NONE = -1 };
     static const struct {
         int reopen;   /* index reopened (closed, then another partition's witness in the
                          same struct, so at the same address) before this step, NONE none */
         int announce; /* indices to announce before the proof, in order, NONE none */
         int announce2;
-        int withdraw; /* then withdrawn: an index, ALL every announcement, NONE none */
+        int withdraw; /* then withdrawn: an index, NONE none */
         unsigned prove;
         int hit;
     } steps[] = {
@@ -572,7 +572,7 @@ static void prestaged_case(int slot) {
         {NONE, 3, 3, NONE, 3, 1},       /* w3 announced twice: a copy now, the second
                                            during it */
         {NONE, NONE, NONE, NONE, 3, 1}, /* ... and taken here */
-        {NONE, 1, NONE, ALL, 1, 0},     /* withdrawn: a plain upload */
+        {NONE, 1, NONE, 1, 1, 0},       /* withdrawn: a plain upload */
         {NONE, 0, 1, NONE, 1, 0},       /* w1 overtakes w0: a miss that drops both */
         {1, 1, NONE, NONE, 1, 1},       /* w1 reopened with other values at the same
                                            address: its new values are copied and taken,
@@ -592,9 +592,7 @@ static void prestaged_case(int slot) {
         for (int a = 0; a < 2; a++)
             if (ann[a] >= 0)
                 CHECK_EQ_INT(cuzk_backend_stage(gpu, kg, &w[ann[a]], &err), CUZK_OK);
-        if (steps[si].withdraw != NONE)
-            cuzk_backend_withdraw(gpu, kg,
-                                  steps[si].withdraw == ALL ? NULL : &w[steps[si].withdraw]);
+        if (steps[si].withdraw != NONE) cuzk_backend_withdraw(gpu, kg, &w[steps[si].withdraw]);
         const cuzk__gpu_backend_upload_counts before = stats_of(gpu);
         prove_both(&f, &w[steps[si].prove]);
         CHECK_EQ_INT(last_witness_staged, steps[si].hit); /* the job says what the counters do */

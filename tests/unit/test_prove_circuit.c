@@ -34,6 +34,7 @@
 #include "circuit/witness.h"
 #include "io/wtns.h"
 #include "io/zkey.h"
+#include "util/readfile.h"
 
 static int slow;
 
@@ -606,7 +607,6 @@ static void backend_case(unsigned log_n) {
     EXPECT_FAIL(cuzk_backend_stage(&be, key, &odd, &err), CUZK_ERR_INVALID_ARG, err, "odd.wit",
                 "variables");
     cuzk_backend_withdraw(&be, key, &w);
-    cuzk_backend_withdraw(&be, key, NULL);
     cuzk_backend_job *job = NULL;
     st = cuzk_backend_prove_start(&be, &job, key, &w, &err);
     CHECK_EQ_INT(st, CUZK_OK);
@@ -638,18 +638,25 @@ static void backend_case(unsigned log_n) {
     fixture_free(&f);
 }
 
-/* A snarkjs key through the same backend interface (CUZK_SNARKJS_FIXTURES,
- * the fixtures of tests/interop/fixtures.sh; skipped without): the same bytes
- * as the direct zkey prover, the key closed before finish, and valid. */
-static void test_backend_zkey(void) {
+/* The snarkjs fixture's key and witness paths (CUZK_SNARKJS_FIXTURES, the
+ * fixtures of tests/interop/fixtures.sh): 0, with a line, without it. */
+static int zkey_fixture(char zpath[1024], char wpath[1024]) {
     const char *dir = getenv("CUZK_SNARKJS_FIXTURES");
     if (dir == NULL) {
         printf("  (no CUZK_SNARKJS_FIXTURES: the zkey case is skipped)\n");
-        return;
+        return 0;
     }
+    snprintf(zpath, 1024, "%s/multi_public/circuit.zkey", dir);
+    snprintf(wpath, 1024, "%s/multi_public/witness.wtns", dir);
+    return 1;
+}
+
+/* A snarkjs key through the same backend interface (skipped without the
+ * fixtures): the same bytes as the direct zkey prover, the key closed
+ * before finish, and valid. */
+static void test_backend_zkey(void) {
     char zpath[1024], wpath[1024];
-    snprintf(zpath, sizeof(zpath), "%s/multi_public/circuit.zkey", dir);
-    snprintf(wpath, sizeof(wpath), "%s/multi_public/witness.wtns", dir);
+    if (!zkey_fixture(zpath, wpath)) return;
     cuzk_error err;
     cuzk_zkey zk;
     cuzk_wtns wt;
@@ -715,28 +722,17 @@ out:
  * rewritten in place under its mapping; here a buffer it borrows): an index
  * out of range is refused at the proof, not written through. */
 static void test_zkey_changed(void) {
-    const char *dir = getenv("CUZK_SNARKJS_FIXTURES");
-    if (dir == NULL) {
-        printf("  (no CUZK_SNARKJS_FIXTURES: skipped)\n");
-        return;
-    }
     char zpath[1024], wpath[1024];
-    snprintf(zpath, sizeof(zpath), "%s/multi_public/circuit.zkey", dir);
-    snprintf(wpath, sizeof(wpath), "%s/multi_public/witness.wtns", dir);
-    FILE *f = fopen(zpath, "rb");
-    CHECK(f != NULL);
-    if (f == NULL) return;
-    fseek(f, 0, SEEK_END);
-    const long size = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *buf = malloc((size_t)size);
-    CHECK(buf != NULL && fread(buf, 1, (size_t)size, f) == (size_t)size);
-    fclose(f);
+    if (!zkey_fixture(zpath, wpath)) return;
     cuzk_error err;
+    uint8_t *buf = NULL;
+    size_t size = 0;
+    CHECK_EQ_INT(cuzk__read_file(zpath, SIZE_MAX, &buf, &size, &err), CUZK_OK);
+    if (buf == NULL) return;
     cuzk_zkey zk;
     cuzk_wtns wt;
     memset(&wt, 0, sizeof(wt));
-    CHECK_EQ_INT(cuzk_zkey_open_mem(&zk, buf, (size_t)size, zpath, 0, &err), CUZK_OK);
+    CHECK_EQ_INT(cuzk_zkey_open_mem(&zk, buf, size, zpath, 0, &err), CUZK_OK);
     CHECK_EQ_INT(cuzk_wtns_open(&wt, wpath, &err), CUZK_OK);
     const size_t rec = (size_t)(zk.coef_bytes - buf) + 2 * CUZK_ZKEY_COEF_BYTES;
     for (int field = 1; field <= 2; field++) { /* the constraint, then the signal */
